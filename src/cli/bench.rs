@@ -1,0 +1,148 @@
+//! `isocheck bench parse`: parse throughput and peak memory on a history,
+//! generated when none is given.
+
+use crate::gen::list_append::{self, Params};
+use crate::history::{self, jepsen, Format};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+#[derive(clap::Args, Debug)]
+pub struct BenchArgs {
+    /// What to measure.
+    #[arg(value_enum)]
+    pub what: BenchWhat,
+    /// History to parse; by default a list-append history of --mb megabytes is generated.
+    #[arg(long)]
+    pub file: Option<PathBuf>,
+    #[arg(long, default_value_t = 100)]
+    pub mb: u64,
+    /// Timed parse runs (the best is reported).
+    #[arg(long, default_value_t = 3)]
+    pub runs: u32,
+    #[arg(long, value_enum, default_value = "human")]
+    pub format: super::OutputFormat,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+pub enum BenchWhat {
+    Parse,
+}
+
+#[derive(serde::Serialize)]
+struct ParseBench {
+    file: String,
+    bytes: usize,
+    ops: usize,
+    transactions: usize,
+    parse_seconds_best: f64,
+    parse_mb_per_second: f64,
+    load_seconds: f64,
+    load_mb_per_second: f64,
+    load_txns_per_second: f64,
+    peak_rss_bytes: u64,
+    peak_rss_over_file: f64,
+}
+
+pub fn run(a: &BenchArgs) -> ExitCode {
+    match parse_bench(a) {
+        Ok(b) => {
+            print_bench(&b, a.format);
+            ExitCode::SUCCESS
+        }
+        Err(msg) => {
+            eprintln!("error: {msg}");
+            ExitCode::from(super::EXIT_INPUT)
+        }
+    }
+}
+
+fn bench_file(a: &BenchArgs) -> Result<PathBuf, String> {
+    if let Some(f) = &a.file {
+        return Ok(f.clone());
+    }
+    let path = std::env::temp_dir().join(format!("isocheck-bench-list-append-{}mb.edn", a.mb));
+    if !path.exists() {
+        eprintln!("generating {} ...", path.display());
+        let params = Params {
+            txns: u64::MAX,
+            max_bytes: a.mb * 1_000_000,
+            processes: 20,
+            ..Params::default()
+        };
+        let tmp = path.with_extension("partial");
+        std::fs::File::create(&tmp)
+            .and_then(|f| list_append::write(f, &params))
+            .and_then(|_| std::fs::rename(&tmp, &path))
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    }
+    Ok(path)
+}
+
+fn parse_bench(a: &BenchArgs) -> Result<ParseBench, String> {
+    let path = bench_file(a)?;
+    let text = std::fs::read_to_string(&path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let mut best = f64::MAX;
+    for _ in 0..a.runs.max(1) {
+        let start = Instant::now();
+        let ops = jepsen::read_ops(&text).map_err(|e| e.to_string())?;
+        best = best.min(start.elapsed().as_secs_f64());
+        drop(ops);
+    }
+    let bytes = text.len();
+    let start = Instant::now();
+    let h = history::parse_text(Format::Edn, &path.display().to_string(), text, None)
+        .map_err(|e| e.to_string())?;
+    let load = start.elapsed().as_secs_f64();
+    let peak = peak_rss().unwrap_or(0);
+    let mb = bytes as f64 / 1e6;
+    Ok(ParseBench {
+        file: path.display().to_string(),
+        bytes,
+        ops: h.ops.len(),
+        transactions: h.txns.len(),
+        parse_seconds_best: best,
+        parse_mb_per_second: mb / best,
+        load_seconds: load,
+        load_mb_per_second: mb / load,
+        load_txns_per_second: h.txns.len() as f64 / load,
+        peak_rss_bytes: peak,
+        peak_rss_over_file: peak as f64 / bytes as f64,
+    })
+}
+
+/// Peak resident set size of this process (Linux `VmHWM`).
+fn peak_rss() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}
+
+fn print_bench(b: &ParseBench, format: super::OutputFormat) {
+    if format == super::OutputFormat::Json {
+        println!("{}", serde_json::to_string_pretty(b).unwrap_or_default());
+        return;
+    }
+    println!(
+        "file            {} ({:.1} MB, {} ops, {} txns)",
+        b.file,
+        b.bytes as f64 / 1e6,
+        b.ops,
+        b.transactions
+    );
+    println!(
+        "parse (best)    {:.3} s  {:.0} MB/s",
+        b.parse_seconds_best, b.parse_mb_per_second
+    );
+    println!(
+        "parse + pair    {:.3} s  {:.0} MB/s  {:.0} txns/s",
+        b.load_seconds, b.load_mb_per_second, b.load_txns_per_second
+    );
+    println!(
+        "peak RSS        {:.1} MB  ({:.2}x the file)",
+        b.peak_rss_bytes as f64 / 1e6,
+        b.peak_rss_over_file
+    );
+}

@@ -1,0 +1,260 @@
+//! From ops to transactions: pairing invocations with completions per
+//! process, deciding the workload, and the checks every later stage relies
+//! on (reads have the workload's shape; writes are unique per key).
+
+use super::error::{ErrorKind, HistoryError};
+use super::jepsen::Ops;
+use super::model::{
+    History, MicroOp, MopKind, MopValue, Op, OpId, OpType, OpValue, Process, Status, Txn, Workload,
+    WorkloadSource,
+};
+use super::source::SourceFile;
+use super::span::Span;
+use super::value::Val;
+use std::collections::HashMap;
+
+/// Builds the history from the ops of a file.
+pub fn build(
+    source: SourceFile,
+    mut ops: Ops,
+    workload: Option<Workload>,
+) -> Result<History, HistoryError> {
+    let txn_f = ops.values.intern_canonical(":txn");
+    let (txns, other_client_ops) = pair(&ops, txn_f)?;
+    let (workload, workload_source) = decide_workload(&ops, &txns, workload)?;
+    shape_reads(&mut ops, &txns, workload)?;
+    check_unique_writes(&ops, &txns)?;
+    Ok(History {
+        source,
+        ops: ops.ops,
+        mops: ops.mops,
+        elems: ops.elems,
+        extras: ops.extras,
+        values: ops.values,
+        txns,
+        other_client_ops,
+        workload,
+        workload_source,
+        has_realtime: !ops.untimed,
+    })
+}
+
+/// Pairs each client invocation with its process's next completion.
+fn pair(ops: &Ops, txn_f: Val) -> Result<(Vec<Txn>, Vec<OpId>), HistoryError> {
+    let mut pending: HashMap<i64, OpId> = HashMap::new();
+    let mut pairs: Vec<(Option<OpId>, Option<OpId>)> = Vec::new();
+    // Invocations get their slot when they appear, so transactions stay in invocation order.
+    let mut slot_of_invoke: HashMap<OpId, usize> = HashMap::new();
+    for (id, op) in ops.ops.iter().enumerate() {
+        let id = id as OpId;
+        let Process::Client(p) = op.process else {
+            continue;
+        };
+        if op.ty == OpType::Invoke {
+            if let Some(prev) = pending.insert(p, id) {
+                return Err(double_invoke(ops, p, prev, id));
+            }
+            slot_of_invoke.insert(id, pairs.len());
+            pairs.push((Some(id), None));
+        } else {
+            match pending.remove(&p) {
+                Some(inv) => pairs[slot_of_invoke[&inv]].1 = Some(id),
+                None => pairs.push((None, Some(id))),
+            }
+        }
+    }
+    let mut txns = Vec::new();
+    let mut others = Vec::new();
+    for (invoke, completion) in pairs {
+        match transaction(ops, txn_f, invoke, completion)? {
+            Some(t) => txns.push(t),
+            None => others.extend(completion.or(invoke)),
+        }
+    }
+    Ok((txns, others))
+}
+
+fn double_invoke(ops: &Ops, process: i64, first: OpId, second: OpId) -> HistoryError {
+    let span = |id: OpId| ops.ops[id as usize].span;
+    HistoryError::new(
+        ErrorKind::DoubleInvoke { process },
+        "a Jepsen process runs one op at a time: each :invoke needs a completion (:ok, :fail or :info) before the next",
+    )
+    .at(span(second), "second invocation")
+    .at(span(first), "first invocation, never completed")
+}
+
+/// The transaction a pair stands for, or `None` for a non-transactional op.
+fn transaction(
+    ops: &Ops,
+    txn_f: Val,
+    invoke: Option<OpId>,
+    completion: Option<OpId>,
+) -> Result<Option<Txn>, HistoryError> {
+    let op = |id: Option<OpId>| id.map(|i| &ops.ops[i as usize]);
+    let (inv, comp) = (op(invoke), op(completion));
+    let is_txn = [inv, comp]
+        .into_iter()
+        .flatten()
+        .any(|o| matches!(o.value, OpValue::Txn { .. }) || o.f == txn_f);
+    if !is_txn {
+        return Ok(None);
+    }
+    for o in [inv, comp].into_iter().flatten() {
+        if let OpValue::Other(span) = o.value {
+            return Err(not_a_transaction(span));
+        }
+    }
+    let mops = comp
+        .and_then(Op::txn_mops)
+        .or_else(|| inv.and_then(Op::txn_mops))
+        .unwrap_or(0..0);
+    let status = match comp.map(|c| c.ty) {
+        Some(OpType::Ok) => Status::Committed,
+        Some(OpType::Fail) => Status::Aborted,
+        _ => Status::Indeterminate,
+    };
+    let process = [inv, comp]
+        .into_iter()
+        .flatten()
+        .find_map(|o| o.process.client())
+        .unwrap_or(0);
+    Ok(Some(Txn {
+        process,
+        invoke,
+        completion,
+        status,
+        mops,
+    }))
+}
+
+fn not_a_transaction(span: Span) -> HistoryError {
+    HistoryError::new(
+        ErrorKind::NotATransaction,
+        "a transaction is a vector of micro-ops [:r k v], [:append k v] or [:w k v]",
+    )
+    .at(span, "this value")
+}
+
+fn judged_mops<'o>(ops: &'o Ops, txns: &'o [Txn]) -> impl Iterator<Item = &'o MicroOp> + 'o {
+    txns.iter()
+        .flat_map(|t| &ops.mops[t.mops.start as usize..t.mops.end as usize])
+}
+
+fn decide_workload(
+    ops: &Ops,
+    txns: &[Txn],
+    flag: Option<Workload>,
+) -> Result<(Workload, WorkloadSource), HistoryError> {
+    let first = |kind| {
+        judged_mops(ops, txns)
+            .find(|m| m.kind == kind)
+            .map(|m| m.span)
+    };
+    let (append, write) = (first(MopKind::Append), first(MopKind::Write));
+    let mixed = |a: Span, w: Span, help: &str| {
+        HistoryError::new(ErrorKind::MixedWorkload, help)
+            .at(a, "an append")
+            .at(w, "a write")
+    };
+    match (flag, append, write) {
+        (_, Some(a), Some(w)) => Err(mixed(
+            a,
+            w,
+            "a history is either list-append (:append) or rw-register (:w)",
+        )),
+        (Some(Workload::ListAppend), None, Some(w)) => Err(wrong_flag(w, "list-append", ":w")),
+        (Some(Workload::RwRegister), Some(a), None) => Err(wrong_flag(a, "rw-register", ":append")),
+        (Some(w), _, _) => Ok((w, WorkloadSource::Flag)),
+        (None, Some(_), None) => Ok((Workload::ListAppend, WorkloadSource::Detected)),
+        (None, None, Some(_)) => Ok((Workload::RwRegister, WorkloadSource::Detected)),
+        (None, None, None) => Ok(workload_from_reads(ops, txns)),
+    }
+}
+
+fn wrong_flag(span: Span, flag: &str, mop: &str) -> HistoryError {
+    HistoryError::new(
+        ErrorKind::MixedWorkload,
+        format!("--workload {flag} was given, but the history has {mop} micro-ops; drop the flag to detect the workload"),
+    )
+    .at(span, format!("{mop} micro-op"))
+}
+
+/// With no writes at all, the reads may still tell: a list or a scalar.
+fn workload_from_reads(ops: &Ops, txns: &[Txn]) -> (Workload, WorkloadSource) {
+    for m in judged_mops(ops, txns).filter(|m| m.kind == MopKind::Read) {
+        match m.value() {
+            MopValue::List { len, .. } if len > 0 => {
+                return (Workload::ListAppend, WorkloadSource::Detected)
+            }
+            MopValue::Val(v) if !v.is_nil() => {
+                return (Workload::RwRegister, WorkloadSource::Detected)
+            }
+            _ => {}
+        }
+    }
+    (Workload::ListAppend, WorkloadSource::Assumed)
+}
+
+/// List-append reads must be lists (or nil); a register read of a list is
+/// an opaque value like any other.
+fn shape_reads(ops: &mut Ops, txns: &[Txn], workload: Workload) -> Result<(), HistoryError> {
+    for t in txns {
+        for m in &mut ops.mops[t.mops.start as usize..t.mops.end as usize] {
+            if m.kind != MopKind::Read {
+                continue;
+            }
+            match (workload, m.value()) {
+                (Workload::ListAppend, MopValue::Val(v)) if !v.is_nil() => {
+                    let key = ops.values.display(m.key);
+                    return Err(HistoryError::new(
+                        ErrorKind::ReadNotAList { key },
+                        "list-append reads return the whole list, e.g. [:r 5 [1 2 3]], or nil",
+                    )
+                    .at(m.span, "this read"));
+                }
+                (Workload::RwRegister, MopValue::List { start, len }) => {
+                    let items = &ops.elems[start as usize..(start + len) as usize];
+                    let v = ops.values.list(items);
+                    *m = MicroOp::new(m.kind, m.key, MopValue::Val(v), m.span);
+                }
+                _ => {}
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Elle relies on every (key, value) being written at most once, by one
+/// micro-op of one transaction; a repeat makes the history unreadable.
+fn check_unique_writes(ops: &Ops, txns: &[Txn]) -> Result<(), HistoryError> {
+    let mut writes: Vec<(u64, u32)> = Vec::new();
+    for t in txns {
+        for i in t.mops.clone() {
+            let m = &ops.mops[i as usize];
+            if let (MopKind::Append | MopKind::Write, MopValue::Val(v)) = (m.kind, m.value()) {
+                writes.push(((m.key.raw() as u64) << 32 | v.raw() as u64, i));
+            }
+        }
+    }
+    writes.sort_unstable();
+    let Some(w) = writes.windows(2).find(|w| w[0].0 == w[1].0) else {
+        return Ok(());
+    };
+    let (a, b) = (&ops.mops[w[0].1 as usize], &ops.mops[w[1].1 as usize]);
+    let kind = if a.kind == MopKind::Append {
+        "append of"
+    } else {
+        "write of"
+    };
+    let value = match a.value() {
+        MopValue::Val(v) => ops.values.display(v),
+        MopValue::List { .. } => String::new(),
+    };
+    Err(HistoryError::new(
+        ErrorKind::DuplicateWrite { kind, key: ops.values.display(a.key), value },
+        "isolation checking infers versions from values, so each value may be written to a key once; make the workload generate unique values",
+    )
+    .at(b.span, "written again here")
+    .at(a.span, "first written here"))
+}

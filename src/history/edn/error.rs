@@ -1,0 +1,138 @@
+//! What can be wrong with EDN text.
+
+use nom::error::{ErrorKind, ParseError};
+
+/// A syntax problem, without its position.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Problem {
+    #[error("unexpected end of input: expected {0}")]
+    Eof(&'static str),
+    #[error("unexpected {found}: expected {expected}")]
+    Unexpected {
+        found: String,
+        expected: &'static str,
+    },
+    #[error("unmatched closing `{0}`")]
+    Unmatched(char),
+    #[error("string is never closed")]
+    UnterminatedString,
+    #[error("invalid escape `\\{0}` in string")]
+    InvalidEscape(String),
+    #[error("invalid character literal `{0}`")]
+    InvalidChar(String),
+    #[error("invalid number `{0}`")]
+    InvalidNumber(String),
+    #[error("invalid symbol or keyword `{0}`")]
+    InvalidSymbol(String),
+    #[error("invalid tag `#{0}`")]
+    InvalidTag(String),
+    #[error("map has a key without a value")]
+    OddMap,
+    #[error("duplicate key {0} in map")]
+    DuplicateKey(String),
+    #[error("duplicate element {0} in set")]
+    DuplicateSetElement(String),
+    #[error("`#_` must be followed by a form to discard")]
+    EmptyDiscard,
+    #[error("nesting is deeper than {0} levels")]
+    TooDeep(usize),
+    #[error("input is not valid UTF-8")]
+    InvalidUtf8,
+    #[error("{0}")]
+    Other(String),
+}
+
+impl Problem {
+    /// A line of advice shown under the diagnostic.
+    pub fn help(&self) -> String {
+        match self {
+            Problem::Eof(_) => "the file ends in the middle of a form; was it truncated?".into(),
+            Problem::Unexpected { .. } => {
+                "check the brackets and the form before this point".into()
+            }
+            Problem::Unmatched(_) => "remove it, or add the opening bracket it closes".into(),
+            Problem::UnterminatedString => "add the closing `\"`".into(),
+            Problem::InvalidEscape(_) => {
+                "EDN strings allow \\t \\r \\n \\\\ \\\" \\f \\b and \\uXXXX".into()
+            }
+            Problem::InvalidChar(_) => {
+                "use \\c, \\newline, \\return, \\space, \\tab, \\formfeed, \\backspace or \\uXXXX"
+                    .into()
+            }
+            Problem::InvalidNumber(_) => {
+                "EDN numbers look like 12, -3, 12N, 1.5, 1e3 or 1.5M (no leading zeros, no ratios)"
+                    .into()
+            }
+            Problem::InvalidSymbol(_) => {
+                "symbols and keywords are made of letters, digits and .*+!-_?$%&=<>/'#: ".into()
+            }
+            Problem::InvalidTag(_) => "a tag is `#` followed by a symbol, e.g. #inst".into(),
+            Problem::OddMap => "every key in a map needs a value".into(),
+            Problem::DuplicateKey(_) => "each key may appear once in a map".into(),
+            Problem::DuplicateSetElement(_) => "each element may appear once in a set".into(),
+            Problem::EmptyDiscard => "remove the `#_` or put a form after it".into(),
+            Problem::TooDeep(_) => "histories never nest this deep; is the file corrupt?".into(),
+            Problem::InvalidUtf8 => "EDN files are UTF-8 text".into(),
+            Problem::Other(_) => "see the EDN grammar in grammar/edn.ebnf".into(),
+        }
+    }
+}
+
+/// A nom error: a problem at a point of the input, with the length of the
+/// offending text (0 for a point).
+#[derive(Debug, Clone, PartialEq)]
+pub struct EdnError<'a> {
+    pub at: &'a [u8],
+    pub len: usize,
+    pub problem: Problem,
+}
+
+impl<'a> EdnError<'a> {
+    pub fn new(at: &'a [u8], len: usize, problem: Problem) -> Self {
+        EdnError { at, len, problem }
+    }
+
+    /// "unexpected X: expected Y" at `at`, naming what `at` starts with.
+    pub fn unexpected(at: &'a [u8], expected: &'static str) -> Self {
+        match at.first() {
+            None => EdnError::new(at, 0, Problem::Eof(expected)),
+            Some(_) => {
+                let found = describe(at);
+                let len = utf8_len(at[0]).min(at.len());
+                EdnError::new(at, len, Problem::Unexpected { found, expected })
+            }
+        }
+    }
+}
+
+fn utf8_len(first: u8) -> usize {
+    match first {
+        0xF0.. => 4,
+        0xE0.. => 3,
+        0xC0.. => 2,
+        _ => 1,
+    }
+}
+
+/// How to name the first character of `at` in a message.
+fn describe(at: &[u8]) -> String {
+    let c = std::str::from_utf8(&at[..utf8_len(at[0]).min(at.len())])
+        .ok()
+        .and_then(|s| s.chars().next());
+    match c {
+        Some('\n') => "end of line".into(),
+        Some(c) if c.is_control() => format!("control character U+{:04X}", c as u32),
+        Some(c) => format!("`{c}`"),
+        None => format!("byte 0x{:02X}", at[0]),
+    }
+}
+
+impl<'a> ParseError<&'a [u8]> for EdnError<'a> {
+    fn from_error_kind(input: &'a [u8], kind: ErrorKind) -> Self {
+        EdnError::new(input, 0, Problem::Other(format!("syntax error ({kind:?})")))
+    }
+
+    fn append(_: &'a [u8], _: ErrorKind, other: Self) -> Self {
+        other
+    }
+}

@@ -1,0 +1,262 @@
+//! A zero-copy EDN reader with byte spans, written with nom.
+//!
+//! [`read_all`] reads every top-level form of a text into [`Node`]s, each with
+//! the span it came from; strings borrow from the input unless they contain
+//! escapes. The typed Jepsen op reader ([`crate::history::jepsen`]) shares the
+//! lexical parsers of [`lex`] and falls back to [`lex::Reader::value`] for
+//! everything it does not read itself. The accepted language is written down
+//! in `grammar/edn.ebnf`.
+
+pub mod error;
+pub mod lex;
+
+pub use error::{EdnError, Problem};
+
+use crate::history::span::Span;
+use std::borrow::Cow;
+use std::fmt::Write;
+
+/// An EDN value with the span it was read from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Node<'a> {
+    pub span: Span,
+    pub kind: Kind<'a>,
+}
+
+/// The EDN value kinds.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Kind<'a> {
+    Nil,
+    Bool(bool),
+    Int(i64),
+    /// An integer with an `N` suffix or beyond 64 bits: its digits (with sign, without `N`).
+    BigInt(&'a str),
+    Float(f64),
+    /// A decimal with an `M` suffix: its text without the `M`.
+    BigDec(&'a str),
+    Str(Cow<'a, str>),
+    Char(char),
+    /// A keyword's name, without the colon (`jepsen.history/op` for `:jepsen.history/op`).
+    Keyword(&'a str),
+    Symbol(&'a str),
+    List(Vec<Node<'a>>),
+    Vector(Vec<Node<'a>>),
+    Map(Vec<(Node<'a>, Node<'a>)>),
+    Set(Vec<Node<'a>>),
+    Tagged(&'a str, Box<Node<'a>>),
+}
+
+/// A syntax error at a byte offset.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SyntaxError {
+    pub span: Span,
+    pub problem: Problem,
+}
+
+impl SyntaxError {
+    pub fn from_nom(full: &[u8], e: nom::Err<EdnError<'_>>) -> SyntaxError {
+        match e {
+            nom::Err::Error(e) | nom::Err::Failure(e) => {
+                let start = full.len() - e.at.len();
+                SyntaxError {
+                    span: Span::new(start, start + e.len),
+                    problem: e.problem,
+                }
+            }
+            nom::Err::Incomplete(_) => SyntaxError {
+                span: Span::new(full.len(), full.len()),
+                problem: Problem::Eof("more input"),
+            },
+        }
+    }
+}
+
+/// Reads every top-level form of `text`.
+pub fn read_all(text: &str) -> Result<Vec<Node<'_>>, SyntaxError> {
+    let r = lex::Reader::new(text);
+    let mut i = r.full;
+    let mut out = Vec::new();
+    loop {
+        let step = r.skip_ws(i, 0).and_then(|(rest, ())| match rest.first() {
+            None => Ok((rest, None)),
+            Some(_) => r.value(rest, 0).map(|(rest, v)| (rest, Some(v))),
+        });
+        match step {
+            Ok((_, None)) => return Ok(out),
+            Ok((rest, Some(v))) => {
+                out.push(v);
+                i = rest;
+            }
+            Err(e) => return Err(SyntaxError::from_nom(r.full, e)),
+        }
+    }
+}
+
+impl<'a> Node<'a> {
+    /// The canonical EDN text of this value: equal for values that Clojure's
+    /// `=` considers equal (`1` and `1N`; a list and a vector with the same
+    /// elements; maps and sets in any order), and different otherwise.
+    pub fn canonical(&self) -> String {
+        let mut s = String::new();
+        self.write_canonical(&mut s);
+        s
+    }
+
+    pub fn write_canonical(&self, out: &mut String) {
+        match &self.kind {
+            Kind::Nil => out.push_str("nil"),
+            Kind::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+            Kind::Int(n) => {
+                let _ = write!(out, "{n}");
+            }
+            Kind::BigInt(digits) => write_big_int(digits, out),
+            Kind::Float(f) => write_float(*f, out),
+            Kind::BigDec(text) => write_big_dec(text, out),
+            Kind::Str(s) => write_string(s, out),
+            Kind::Char(c) => write_char(*c, out),
+            Kind::Keyword(k) => {
+                out.push(':');
+                out.push_str(k);
+            }
+            Kind::Symbol(s) => out.push_str(s),
+            Kind::List(items) | Kind::Vector(items) => write_seq(items, "[", "]", out),
+            Kind::Set(items) => write_sorted(items.iter().map(Node::canonical), "#{", "}", out),
+            Kind::Map(entries) => {
+                let parts = entries
+                    .iter()
+                    .map(|(k, v)| format!("{} {}", k.canonical(), v.canonical()));
+                write_sorted(parts, "{", "}", out)
+            }
+            Kind::Tagged(tag, v) => {
+                out.push('#');
+                out.push_str(tag);
+                out.push(' ');
+                v.write_canonical(out);
+            }
+        }
+    }
+
+    /// The value of a map entry whose key is the keyword `:name`.
+    pub fn get(&self, name: &str) -> Option<&Node<'a>> {
+        match &self.untagged().kind {
+            Kind::Map(entries) => entries
+                .iter()
+                .find(|(k, _)| k.kind == Kind::Keyword(name))
+                .map(|(_, v)| v),
+            _ => None,
+        }
+    }
+
+    /// The value under any number of tags.
+    pub fn untagged(&self) -> &Node<'a> {
+        match &self.kind {
+            Kind::Tagged(_, v) => v.untagged(),
+            _ => self,
+        }
+    }
+}
+
+fn write_seq(items: &[Node<'_>], open: &str, close: &str, out: &mut String) {
+    out.push_str(open);
+    for (i, item) in items.iter().enumerate() {
+        if i > 0 {
+            out.push(' ');
+        }
+        item.write_canonical(out);
+    }
+    out.push_str(close);
+}
+
+fn write_sorted(parts: impl Iterator<Item = String>, open: &str, close: &str, out: &mut String) {
+    let mut parts: Vec<String> = parts.collect();
+    parts.sort_unstable();
+    out.push_str(open);
+    out.push_str(&parts.join(" "));
+    out.push_str(close);
+}
+
+fn write_big_int(digits: &str, out: &mut String) {
+    match digits.parse::<i64>() {
+        Ok(n) => {
+            let _ = write!(out, "{n}");
+        }
+        Err(_) => {
+            let (neg, body) = match digits.strip_prefix('-') {
+                Some(b) => (true, b),
+                None => (false, digits.strip_prefix('+').unwrap_or(digits)),
+            };
+            if neg {
+                out.push('-');
+            }
+            out.push_str(body);
+            out.push('N');
+        }
+    }
+}
+
+fn write_float(f: f64, out: &mut String) {
+    if f.is_nan() {
+        out.push_str("##NaN");
+    } else if f.is_infinite() {
+        out.push_str(if f > 0.0 { "##Inf" } else { "##-Inf" });
+    } else {
+        let _ = write!(out, "{f:?}");
+    }
+}
+
+/// `1.50M` and `1.5M` are `=` in Clojure: drop trailing fraction zeros.
+fn write_big_dec(text: &str, out: &mut String) {
+    let text = text.strip_prefix('+').unwrap_or(text);
+    let (mantissa, exp) = match text.find(['e', 'E']) {
+        Some(i) => (&text[..i], &text[i..]),
+        None => (text, ""),
+    };
+    let mantissa = match mantissa.contains('.') {
+        true => mantissa.trim_end_matches('0').trim_end_matches('.'),
+        false => mantissa,
+    };
+    out.push_str(mantissa);
+    out.push_str(exp);
+    out.push('M');
+}
+
+fn write_string(s: &str, out: &mut String) {
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            '\u{0C}' => out.push_str("\\f"),
+            '\u{08}' => out.push_str("\\b"),
+            c if c.is_control() => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+fn write_char(c: char, out: &mut String) {
+    match c {
+        '\n' => out.push_str("\\newline"),
+        '\r' => out.push_str("\\return"),
+        ' ' => out.push_str("\\space"),
+        '\t' => out.push_str("\\tab"),
+        '\u{0C}' => out.push_str("\\formfeed"),
+        '\u{08}' => out.push_str("\\backspace"),
+        c if c.is_control() => {
+            let _ = write!(out, "\\u{:04x}", c as u32);
+        }
+        c => {
+            out.push('\\');
+            out.push(c);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

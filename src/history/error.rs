@@ -1,0 +1,185 @@
+//! Why a history could not be read: typed errors with labelled spans, and
+//! their miette rendering.
+
+use super::edn::{Problem, SyntaxError};
+use super::source::SourceFile;
+use super::span::Span;
+use miette::{Diagnostic, LabeledSpan, SourceCode};
+use std::fmt;
+
+/// What is wrong, without where.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ErrorKind {
+    #[error("cannot read {path}: {message}")]
+    Io { path: String, message: String },
+    #[error("{0}")]
+    Syntax(Problem),
+    #[error("expected an op map, found {0}")]
+    NotAnOp(String),
+    #[error("op has no :type")]
+    MissingType,
+    #[error("this is a map, but not a Jepsen op: it has no :type")]
+    NotAHistory,
+    #[error(":{field} must be {expected}")]
+    BadField {
+        field: &'static str,
+        expected: &'static str,
+    },
+    #[error("op has :{0} twice")]
+    DuplicateField(String),
+    #[error("op of :f :txn has a value that is not a transaction")]
+    NotATransaction,
+    #[error("process {process} invokes again before its previous invocation completed")]
+    DoubleInvoke { process: i64 },
+    #[error("{kind} {value} to key {key} appears twice: values written to a key must be unique")]
+    DuplicateWrite {
+        kind: &'static str,
+        key: String,
+        value: String,
+    },
+    #[error("the history mixes :append and :w micro-ops")]
+    MixedWorkload,
+    #[error("read of key {key} is not a list, but this is a list-append history")]
+    ReadNotAList { key: String },
+    #[error("{0}")]
+    Format(String),
+}
+
+/// A labelled place in the input.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Label {
+    pub span: Span,
+    pub text: String,
+}
+
+/// A history that could not be read: what, where, and what to do about it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{kind}")]
+pub struct HistoryError {
+    pub kind: ErrorKind,
+    /// The first label is the primary one.
+    pub labels: Vec<Label>,
+    pub help: String,
+}
+
+impl HistoryError {
+    pub fn new(kind: ErrorKind, help: impl Into<String>) -> Self {
+        HistoryError {
+            kind,
+            labels: Vec::new(),
+            help: help.into(),
+        }
+    }
+
+    pub fn at(mut self, span: Span, text: impl Into<String>) -> Self {
+        self.labels.push(Label {
+            span,
+            text: text.into(),
+        });
+        self
+    }
+
+    pub fn io(path: &std::path::Path, e: &std::io::Error) -> Self {
+        let kind = ErrorKind::Io {
+            path: path.display().to_string(),
+            message: e.to_string(),
+        };
+        HistoryError::new(kind, "check the path and its permissions")
+    }
+
+    /// The primary span, if the error has a place.
+    pub fn span(&self) -> Option<Span> {
+        self.labels.first().map(|l| l.span)
+    }
+
+    /// A stable short name for the error, used as the diagnostic code.
+    pub fn code(&self) -> &'static str {
+        match self.kind {
+            ErrorKind::Io { .. } => "isocheck::io",
+            ErrorKind::Syntax(_) => "isocheck::syntax",
+            ErrorKind::DoubleInvoke { .. } => "isocheck::double_invoke",
+            ErrorKind::DuplicateWrite { .. } => "isocheck::duplicate_write",
+            ErrorKind::MixedWorkload | ErrorKind::ReadNotAList { .. } => "isocheck::workload",
+            ErrorKind::Format(_) => "isocheck::format",
+            _ => "isocheck::op",
+        }
+    }
+}
+
+impl From<SyntaxError> for HistoryError {
+    fn from(e: SyntaxError) -> Self {
+        let help = e.problem.help();
+        let label = match &e.problem {
+            Problem::Eof(_) | Problem::UnterminatedString => "opened here",
+            Problem::DuplicateKey(_) | Problem::DuplicateSetElement(_) => "seen before",
+            Problem::OddMap => "this key has no value",
+            _ => "here",
+        };
+        HistoryError::new(ErrorKind::Syntax(e.problem), help).at(e.span, label)
+    }
+}
+
+/// A [`HistoryError`] with the file it is about: what miette renders.
+pub struct InputDiagnostic {
+    pub error: HistoryError,
+    pub source: Option<SourceFile>,
+}
+
+impl InputDiagnostic {
+    pub fn new(error: HistoryError, source: Option<SourceFile>) -> Self {
+        InputDiagnostic { error, source }
+    }
+
+    /// `file:line:column` of the primary span, when there is one.
+    pub fn location(&self) -> Option<String> {
+        let (src, span) = (self.source.as_ref()?, self.error.span()?);
+        let (line, col) = src.line_col(span.start());
+        Some(format!("{}:{line}:{col}", src.name()))
+    }
+}
+
+impl fmt::Debug for InputDiagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&self.error, f)
+    }
+}
+
+impl fmt::Display for InputDiagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.location() {
+            Some(loc) => write!(f, "{loc}: {}", self.error),
+            None => write!(f, "{}", self.error),
+        }
+    }
+}
+
+impl std::error::Error for InputDiagnostic {}
+
+impl Diagnostic for InputDiagnostic {
+    fn code<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
+        Some(Box::new(self.error.code()))
+    }
+
+    fn help<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
+        Some(Box::new(&self.error.help))
+    }
+
+    fn source_code(&self) -> Option<&dyn SourceCode> {
+        self.source
+            .as_ref()
+            .filter(|_| !self.error.labels.is_empty())
+            .map(|s| s as &dyn SourceCode)
+    }
+
+    fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
+        self.source.as_ref()?;
+        let labels = self.error.labels.iter().enumerate().map(|(i, l)| {
+            let span: miette::SourceSpan = l.span.into();
+            match i {
+                0 => LabeledSpan::new_primary_with_span(Some(l.text.clone()), span),
+                _ => LabeledSpan::new_with_span(Some(l.text.clone()), span),
+            }
+        });
+        Some(Box::new(labels))
+    }
+}

@@ -1,0 +1,454 @@
+//! Cobra's client logs: a directory with one `T<n>.log` per client (other
+//! files, such as `.debug` and `.error`, are ignored).
+//!
+//! Each log is a big-endian record stream: `S` txn (start), `W` write-id key
+//! value, `R` writer-txn write-id key value, `C` txn (commit). Write ids
+//! are unique, so a write's id is its value, for writes and reads alike;
+//! the logged value itself is a hash we ignore. Reads of the initial version
+//! name magic ids instead of a writer. Aborted transactions are not logged,
+//! and every started transaction must commit. We follow PolySI's
+//! `CobraHistoryLoader`, except that we refuse logs it would read
+//! inconsistently (see [`read_dir`]).
+
+use super::{format_error, Bytes, TxnOps};
+use crate::history::error::HistoryError;
+use crate::history::jepsen::Ops;
+use crate::history::model::MopKind;
+use crate::history::span::Span;
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+
+const HELP: &str = "Cobra client logs are streams of S (start), W (write), R (read) and C (commit) records; aborted transactions are not logged";
+
+/// Writer ids of reads that saw no logged write (Cobra's `VeriConstants`).
+const INIT_TXN_ID: u64 = 0xbebe_ebee;
+const INIT_WRITE_ID: u64 = 0xbebe_ebee;
+/// A read of a key that does not exist yet: also the initial version.
+const NULL_ID: u64 = 0xdead_beef;
+/// Write ids of the garbage collector's flag key, written by a client that
+/// logs nothing; such reads keep the id as their value, so, as in PolySI,
+/// they read a write the history does not hold.
+const GC_WID_TRUE: u64 = 0x2333_2333;
+const GC_WID_FALSE: u64 = 0x6666_6666;
+
+/// Reads every transaction of a directory of Cobra logs. Sessions are the
+/// `.log` files, numbered from 0 in the order of the number in their names
+/// (`T1`, `T2`, ..., `T10`); names without one come last, by name.
+///
+/// Where PolySI would quietly carry on, this refuses: a transaction started
+/// twice, or before the previous one committed, a commit naming another
+/// transaction, a micro-op outside a transaction, and a read naming as its
+/// writer a transaction other than the one that logged the write.
+pub fn read_dir(dir: &Path) -> Result<Ops, HistoryError> {
+    let files = log_files(dir)?;
+    let mut out = TxnOps::new();
+    let mut seen = Seen::default();
+    for (session, path) in files.iter().enumerate() {
+        let bytes = std::fs::read(path).map_err(|e| HistoryError::io(path, &e))?;
+        let file = format!(" of {}", file_name(path));
+        let mut r = Bytes::new(&bytes, &file, HELP);
+        read_log(&mut r, &mut out, &mut seen, session)?;
+    }
+    seen.check_writers(&files)?;
+    Ok(out.finish())
+}
+
+/// The client logs of `dir`, in session order.
+fn log_files(dir: &Path) -> Result<Vec<PathBuf>, HistoryError> {
+    let io = |e: std::io::Error| HistoryError::io(dir, &e);
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).map_err(io)? {
+        let path = entry.map_err(io)?.path();
+        if path.extension().is_some_and(|e| e == "log") && path.is_file() {
+            files.push(path);
+        }
+    }
+    files.sort_by_cached_key(|p| {
+        let n = client_number(p);
+        (n.is_none(), n, p.clone())
+    });
+    if files.is_empty() {
+        let msg = format!("{} holds no .log files", dir.display());
+        return Err(format_error(
+            msg,
+            "a Cobra history is a directory of T<n>.log client logs",
+        ));
+    }
+    Ok(files)
+}
+
+/// `T12.log` → 12.
+fn client_number(path: &Path) -> Option<u64> {
+    path.file_stem()?.to_str()?.strip_prefix('T')?.parse().ok()
+}
+
+fn file_name(path: &Path) -> String {
+    path.file_name().map_or_else(
+        || path.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    )
+}
+
+/// What the logs read so far have shown, across files.
+#[derive(Default)]
+struct Seen {
+    txns: HashSet<u64>,
+    /// `(key, write id)` → the transaction that logged the write.
+    writer_of: HashMap<(u64, u64), u64>,
+    /// Reads of logged writes, checked against `writer_of` once every
+    /// file is read (the write may sit in a later file).
+    reads: Vec<NamedWriter>,
+}
+
+/// A read's claim that transaction `txn` wrote `write` to `key`.
+struct NamedWriter {
+    key: u64,
+    write: u64,
+    txn: u64,
+    file: usize,
+    at: usize,
+}
+
+impl Seen {
+    fn check_writers(&self, files: &[PathBuf]) -> Result<(), HistoryError> {
+        for read in &self.reads {
+            let Some(&writer) = self.writer_of.get(&(read.key, read.write)) else {
+                continue;
+            };
+            if writer != read.txn {
+                let file = files
+                    .get(read.file)
+                    .map(|p| file_name(p))
+                    .unwrap_or_default();
+                let msg = format!(
+                    "the read at byte {} of {file} names transaction {:#x} as the writer of write {:#x}, but transaction {writer:#x} logged that write",
+                    read.at, read.txn, read.write
+                );
+                return Err(format_error(
+                    msg,
+                    "the logs contradict each other; they may be corrupt",
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The transaction being read: its id, where its micro-ops start in
+/// `ops.mops`, and the byte of its `S` record.
+struct Open {
+    id: u64,
+    start: usize,
+    at: usize,
+}
+
+/// One client's log: the transactions of `session`.
+fn read_log(
+    r: &mut Bytes<'_>,
+    out: &mut TxnOps,
+    seen: &mut Seen,
+    session: usize,
+) -> Result<(), HistoryError> {
+    let mut open: Option<Open> = None;
+    while r.remaining() > 0 {
+        let at = r.pos();
+        match r.u8("a record type")? {
+            b'S' => {
+                let id = r.u64_be("a transaction id")?;
+                open = Some(start(r, seen, open.as_ref(), id, at, out.ops.mops.len())?);
+            }
+            b'C' => {
+                let id = r.u64_be("a transaction id")?;
+                let txn = open.take().filter(|t| t.id == id);
+                let txn = txn.ok_or_else(|| {
+                    r.error(
+                        at,
+                        format!("commit of transaction {id:#x}, which is not running"),
+                    )
+                })?;
+                out.txn(txn.start, session as u64, true, Span::default())?;
+            }
+            b'W' => {
+                let txn = running(r, open.as_ref(), at)?;
+                let (write, key) = (r.u64_be("a write id")?, r.u64_be("a key")?);
+                r.u64_be("a value")?;
+                seen.writer_of.insert((key, write), txn);
+                out.mop(MopKind::Write, key, Some(write), Span::default());
+            }
+            b'R' => {
+                running(r, open.as_ref(), at)?;
+                let (txn, write) = (
+                    r.u64_be("a writer transaction id")?,
+                    r.u64_be("a write id")?,
+                );
+                let key = r.u64_be("a key")?;
+                r.u64_be("a value")?;
+                let value = read_value(txn, write).ok_or_else(|| {
+                    r.error(at, format!("read of write {write:#x} by transaction {txn:#x}: a reserved writer id with an unknown write id"))
+                })?;
+                if !reserved_writer(txn) {
+                    seen.reads.push(NamedWriter {
+                        key,
+                        write,
+                        txn,
+                        file: session,
+                        at,
+                    });
+                }
+                out.mop(MopKind::Read, key, value, Span::default());
+            }
+            t => return Err(r.error(at, format!("unknown record type {}", show_byte(t)))),
+        }
+    }
+    match open {
+        Some(t) => Err(r.error(
+            t.at,
+            format!("transaction {:#x} starts here but never commits", t.id),
+        )),
+        None => Ok(()),
+    }
+}
+
+/// An `S` record: a fresh transaction, with none still running.
+fn start(
+    r: &Bytes<'_>,
+    seen: &mut Seen,
+    open: Option<&Open>,
+    id: u64,
+    at: usize,
+    mops: usize,
+) -> Result<Open, HistoryError> {
+    if let Some(t) = open {
+        let msg = format!(
+            "transaction {id:#x} starts before transaction {:#x} (started at byte {}) commits",
+            t.id, t.at
+        );
+        return Err(r.error(at, msg));
+    }
+    if !seen.txns.insert(id) {
+        return Err(r.error(at, format!("transaction {id:#x} starts a second time")));
+    }
+    Ok(Open {
+        id,
+        start: mops,
+        at,
+    })
+}
+
+/// The running transaction's id, for a micro-op record at `at`.
+fn running(r: &Bytes<'_>, open: Option<&Open>, at: usize) -> Result<u64, HistoryError> {
+    open.map(|t| t.id)
+        .ok_or_else(|| r.error(at, "a micro-op outside any transaction"))
+}
+
+/// Whether a read's writer id is one of the reserved ones, not a transaction.
+fn reserved_writer(txn: u64) -> bool {
+    txn == INIT_TXN_ID || txn == NULL_ID
+}
+
+/// The value a read saw, given the writer it names: `Some(Some(write id))`,
+/// or `Some(None)` for the initial version. `None` for a reserved writer id
+/// with a write id PolySI does not accept either.
+fn read_value(txn: u64, write: u64) -> Option<Option<u64>> {
+    if !reserved_writer(txn) {
+        return Some(Some(write));
+    }
+    if write == INIT_WRITE_ID || write == NULL_ID {
+        return Some(None);
+    }
+    (txn == INIT_TXN_ID && (write == GC_WID_TRUE || write == GC_WID_FALSE)).then_some(Some(write))
+}
+
+fn show_byte(b: u8) -> String {
+    match b.is_ascii_graphic() {
+        true => format!("'{}'", b as char),
+        false => format!("{b:#04x}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::history::formats::tests::{summary, Mop};
+
+    /// Writes Cobra records.
+    #[derive(Default)]
+    struct Log(Vec<u8>);
+
+    impl Log {
+        fn rec(&mut self, tag: u8, fields: &[u64]) -> &mut Self {
+            self.0.push(tag);
+            for f in fields {
+                self.0.extend_from_slice(&f.to_be_bytes());
+            }
+            self
+        }
+        fn s(&mut self, txn: u64) -> &mut Self {
+            self.rec(b'S', &[txn])
+        }
+        fn c(&mut self, txn: u64) -> &mut Self {
+            self.rec(b'C', &[txn])
+        }
+        fn w(&mut self, write: u64, key: u64) -> &mut Self {
+            self.rec(b'W', &[write, key, 0x5eed])
+        }
+        fn r(&mut self, txn: u64, write: u64, key: u64) -> &mut Self {
+            self.rec(b'R', &[txn, write, key, 0x5eed])
+        }
+    }
+
+    /// A fresh directory holding `files`, removed on drop.
+    struct TempDir(PathBuf);
+
+    impl TempDir {
+        fn new(name: &str, files: &[(&str, &[u8])]) -> TempDir {
+            let dir =
+                std::env::temp_dir().join(format!("isocheck-cobra-{}-{name}", std::process::id()));
+            let _ = std::fs::remove_dir_all(&dir);
+            std::fs::create_dir_all(&dir).unwrap();
+            for (file, bytes) in files {
+                std::fs::write(dir.join(file), bytes).unwrap();
+            }
+            TempDir(dir)
+        }
+    }
+
+    impl Drop for TempDir {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/formats/cobra");
+
+    /// The logs of `fixtures/formats/cobra`: T1 writes key 7 and reads it
+    /// back; T2 reads key 7 from T1, key 8 initial (INIT) and key 9 missing
+    /// (NULL); T10 reads the GC flag; T1.debug is not a log.
+    fn fixture_logs() -> [(&'static str, Vec<u8>); 4] {
+        let mut t1 = Log::default();
+        t1.s(100).w(1000, 7).c(100).s(101).r(100, 1000, 7).c(101);
+        let mut t2 = Log::default();
+        t2.s(200)
+            .r(100, 1000, 7)
+            .r(INIT_TXN_ID, INIT_WRITE_ID, 8)
+            .r(NULL_ID, NULL_ID, 9)
+            .w(2000, 8)
+            .c(200);
+        let mut t10 = Log::default();
+        t10.s(300).r(INIT_TXN_ID, GC_WID_TRUE, 5).c(300);
+        [
+            ("T1.log", t1.0),
+            ("T2.log", t2.0),
+            ("T10.log", t10.0),
+            ("T1.debug", b"not a log".to_vec()),
+        ]
+    }
+
+    #[test]
+    fn fixture_matches_its_recipe() {
+        for (name, bytes) in fixture_logs() {
+            let on_disk = std::fs::read(Path::new(FIXTURE).join(name)).unwrap();
+            assert_eq!(on_disk, bytes, "fixtures/formats/cobra/{name}");
+        }
+    }
+
+    #[test]
+    fn reads_sessions_in_numeric_order_and_initial_reads() {
+        let ops = read_dir(Path::new(FIXTURE)).unwrap();
+        assert!(ops.untimed);
+        use Mop::{R, W};
+        assert_eq!(
+            summary(&ops),
+            vec![
+                (0, true, vec![W(7, Some(1000))]),
+                (0, true, vec![R(7, Some(1000))]),
+                (
+                    1,
+                    true,
+                    vec![R(7, Some(1000)), R(8, None), R(9, None), W(8, Some(2000))]
+                ),
+                (2, true, vec![R(5, Some(GC_WID_TRUE))]),
+            ]
+        );
+        crate::history::formats::tests::build_ok("cobra", ops);
+    }
+
+    fn error_of(name: &str, log: &Log) -> String {
+        let dir = TempDir::new(name, &[("T1.log", &log.0)]);
+        read_dir(&dir.0).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn uncommitted_txn_is_an_error() {
+        let e = error_of("uncommitted", Log::default().s(1).c(1).s(2).w(5, 5));
+        assert!(
+            e.contains("never commits") && e.contains("at byte 9 of T1.log"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn malformed_logs_are_errors() {
+        let cases: [(&str, &mut Log, &str); 8] = [
+            (
+                "abort",
+                Log::default().s(1).rec(b'A', &[1]),
+                "unknown record type 'A'",
+            ),
+            ("nested", Log::default().s(1).s(2), "starts before"),
+            ("twice", Log::default().s(1).c(1).s(1), "second time"),
+            ("commit-other", Log::default().s(1).c(2), "not running"),
+            ("outside", Log::default().w(1, 1), "outside any transaction"),
+            (
+                "null-writer",
+                Log::default().s(1).r(NULL_ID, 5, 5),
+                "reserved writer id",
+            ),
+            (
+                "gc-null",
+                Log::default().s(1).r(NULL_ID, GC_WID_FALSE, 5),
+                "reserved writer id",
+            ),
+            (
+                "truncated",
+                Log::default().s(1).rec(b'W', &[1, 2]),
+                "input ends inside a value",
+            ),
+        ];
+        for (name, log, want) in cases {
+            let e = error_of(name, log);
+            assert!(e.contains(want), "{name}: {e}");
+        }
+    }
+
+    #[test]
+    fn every_truncation_is_an_error_or_a_shorter_history() {
+        let bytes = &fixture_logs()[1].1;
+        for n in 0..bytes.len() {
+            let dir = TempDir::new(&format!("trunc-{n}"), &[("T1.log", &bytes[..n])]);
+            // Only the empty log is whole.
+            assert_eq!(read_dir(&dir.0).is_ok(), n == 0, "prefix of {n} bytes");
+        }
+    }
+
+    #[test]
+    fn read_naming_the_wrong_writer_is_an_error() {
+        let mut t1 = Log::default();
+        t1.s(1).r(3, 30, 7).c(1);
+        let mut t2 = Log::default();
+        t2.s(2).w(30, 7).c(2);
+        let dir = TempDir::new("wrong-writer", &[("T1.log", &t1.0), ("T2.log", &t2.0)]);
+        let e = read_dir(&dir.0).unwrap_err().to_string();
+        assert!(
+            e.contains("at byte 9 of T1.log") && e.contains("transaction 0x2 logged"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn directory_without_logs_is_an_error() {
+        let dir = TempDir::new("empty", &[("T1.debug", b"")]);
+        assert!(read_dir(&dir.0).is_err());
+        assert!(read_dir(Path::new("/nonexistent/isocheck")).is_err());
+    }
+}

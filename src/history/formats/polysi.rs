@@ -1,0 +1,266 @@
+//! PolySI's text format: one micro-op per line, `r(key,value,session,txn)`
+//! or `w(key,value,session,txn)`, all non-negative integers.
+//!
+//! Transaction ids are global; a session's transactions come in the order
+//! their ids first appear; every transaction committed; an implicit initial
+//! transaction writes 0 to every key. The format cannot say a transaction
+//! aborted, and records no timing.
+
+use super::{format_error, TxnOps};
+use crate::history::error::HistoryError;
+use crate::history::jepsen::Ops;
+use crate::history::model::MopKind;
+use crate::history::span::Span;
+use std::collections::HashMap;
+
+const HELP: &str = "PolySI text histories hold one micro-op per line: r(key,value,session,txn) or w(key,value,session,txn)";
+
+/// One line of the file.
+struct Line {
+    kind: MopKind,
+    key: u64,
+    value: u64,
+    session: u64,
+    txn: u64,
+    span: Span,
+}
+
+/// A transaction: its session's rank (order of first appearance) and the
+/// line that introduced it.
+struct Group {
+    session_rank: usize,
+    first_line: usize,
+}
+
+/// Reads every transaction of a PolySI text history.
+pub fn read(text: &str) -> Result<Ops, HistoryError> {
+    let lines = parse_lines(text)?;
+    let (group_of, groups) = group(&lines)?;
+    // Session by session, each session's transactions in first-appearance
+    // order; a stable sort keeps each transaction's lines in file order.
+    let mut order: Vec<usize> = (0..lines.len()).collect();
+    order.sort_by_key(|&i| (groups[group_of[i]].session_rank, group_of[i]));
+    let mut out = TxnOps::new();
+    for run in order.chunk_by(|&a, &b| group_of[a] == group_of[b]) {
+        emit(&mut out, &lines, run)?;
+    }
+    Ok(out.finish_zero_initial())
+}
+
+/// The non-blank lines, parsed.
+fn parse_lines(text: &str) -> Result<Vec<Line>, HistoryError> {
+    let mut lines = Vec::with_capacity(text.len() / 12);
+    let mut start = 0;
+    for raw in text.split('\n') {
+        let content = raw.strip_suffix('\r').unwrap_or(raw);
+        let span = Span::new(start, start + content.len());
+        start += raw.len() + 1;
+        if content.trim().is_empty() {
+            continue;
+        }
+        let (kind, [key, value, session, txn]) = parse_line(content).map_err(|why| {
+            format_error(format!("not a PolySI history line: {why}"), HELP).at(span, "this line")
+        })?;
+        lines.push(Line {
+            kind,
+            key,
+            value,
+            session,
+            txn,
+            span,
+        });
+    }
+    Ok(lines)
+}
+
+/// `r(1,2,3,4)` → `(Read, [1, 2, 3, 4])`, or why not.
+fn parse_line(line: &str) -> Result<(MopKind, [u64; 4]), &'static str> {
+    let (kind, rest) = match (line.strip_prefix("r("), line.strip_prefix("w(")) {
+        (Some(rest), _) => (MopKind::Read, rest),
+        (_, Some(rest)) => (MopKind::Write, rest),
+        _ => return Err("expected `r(` or `w(`"),
+    };
+    let inner = rest
+        .strip_suffix(')')
+        .ok_or("expected `)` at the end of the line")?;
+    let mut parts = inner.split(',');
+    let mut nums = [0; 4];
+    for n in &mut nums {
+        *n = parse_uint(parts.next().ok_or("expected four numbers")?)?;
+    }
+    match parts.next() {
+        Some(_) => Err("expected four numbers"),
+        None => Ok((kind, nums)),
+    }
+}
+
+fn parse_uint(s: &str) -> Result<u64, &'static str> {
+    // `u64::from_str` also takes a leading `+`; the format has digits only.
+    if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
+        return Err("expected a non-negative integer");
+    }
+    s.parse().map_err(|_| "number too large for 64 bits")
+}
+
+/// Assigns each line its transaction's group, refusing a transaction id
+/// used by two sessions.
+fn group(lines: &[Line]) -> Result<(Vec<usize>, Vec<Group>), HistoryError> {
+    let mut session_rank: HashMap<u64, usize> = HashMap::new();
+    let mut group_of_txn: HashMap<u64, usize> = HashMap::new();
+    let mut groups: Vec<Group> = Vec::new();
+    let mut group_of = Vec::with_capacity(lines.len());
+    for (i, line) in lines.iter().enumerate() {
+        let next_rank = session_rank.len();
+        let rank = *session_rank.entry(line.session).or_insert(next_rank);
+        let g = *group_of_txn.entry(line.txn).or_insert_with(|| {
+            groups.push(Group {
+                session_rank: rank,
+                first_line: i,
+            });
+            groups.len() - 1
+        });
+        let first = &lines[groups[g].first_line];
+        if first.session != line.session {
+            return Err(two_sessions(first, line));
+        }
+        group_of.push(g);
+    }
+    Ok((group_of, groups))
+}
+
+fn two_sessions(first: &Line, line: &Line) -> HistoryError {
+    format_error(
+        format!(
+            "transaction {} appears in sessions {} and {}",
+            line.txn, first.session, line.session
+        ),
+        "transaction ids are global: each transaction belongs to one session",
+    )
+    .at(line.span, format!("in session {}", line.session))
+    .at(
+        first.span,
+        format!("first seen in session {}", first.session),
+    )
+}
+
+/// One transaction: the lines `run` (indices into `lines`, all of one group).
+fn emit(out: &mut TxnOps, lines: &[Line], run: &[usize]) -> Result<(), HistoryError> {
+    let start = out.ops.mops.len();
+    let mut span: Option<Span> = None;
+    for &i in run {
+        let line = &lines[i];
+        out.mop(line.kind, line.key, Some(line.value), line.span);
+        span = Some(span.map_or(line.span, |s| s.to(line.span)));
+    }
+    let span = span.unwrap_or_default();
+    let session = run.first().map_or(0, |&i| lines[i].session);
+    out.txn(start, session, true, span)
+        .map_err(|e| e.at(span, "this transaction"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::history::formats::tests::{summary, Mop};
+
+    #[test]
+    fn reads_sessions_in_order_and_maps_zero_reads_to_initial() {
+        let text = "w(1,5,7,10)\nr(2,0,7,10)\n\nr(1,5,3,11)\r\nw(2,6,7,12)\nr(1,0,3,11)\n";
+        let ops = read(text).unwrap();
+        assert!(ops.untimed);
+        let got = summary(&ops);
+        use Mop::{R, W};
+        assert_eq!(
+            got,
+            vec![
+                (7, true, vec![W(1, Some(5)), R(2, None)]),
+                (7, true, vec![W(2, Some(6))]),
+                (3, true, vec![R(1, Some(5)), R(1, None)]),
+            ]
+        );
+        // Spans: a mop is its line without the newline (nor `\r`); an op
+        // covers its lines, here non-contiguous ones.
+        let span_text = |s: Span| &text[s.start()..s.end()];
+        assert_eq!(span_text(ops.mops[3].span), "r(1,5,3,11)");
+        assert_eq!(
+            span_text(ops.ops[2].span),
+            "r(1,5,3,11)\r\nw(2,6,7,12)\nr(1,0,3,11)"
+        );
+        assert_eq!(span_text(ops.ops[0].span), "w(1,5,7,10)\nr(2,0,7,10)");
+        assert_eq!(
+            ops.ops.iter().map(|o| o.index).collect::<Vec<_>>(),
+            [0, 1, 2]
+        );
+    }
+
+    #[test]
+    fn explicit_zero_write_is_read_as_itself() {
+        let ops = read("w(1,0,0,0)\nr(1,0,1,1)\nr(2,0,1,1)").unwrap();
+        use Mop::{R, W};
+        assert_eq!(
+            summary(&ops),
+            vec![
+                (0, true, vec![W(1, Some(0))]),
+                (1, true, vec![R(1, Some(0)), R(2, None)])
+            ]
+        );
+    }
+
+    #[test]
+    fn bad_lines_are_errors_at_the_line() {
+        for (text, bad) in [
+            ("w(1,2,3,4)\nx(1,2,3,4)\n", "x(1,2,3,4)"),
+            ("w(1,2,3)\n", "w(1,2,3)"),
+            ("w(1,2,3,4,5)\n", "w(1,2,3,4,5)"),
+            ("w(1,+2,3,4)\n", "w(1,+2,3,4)"),
+            ("w(1,-2,3,4)\n", "w(1,-2,3,4)"),
+            ("r(1,2,3,4\n", "r(1,2,3,4"),
+            (" r(1,2,3,4)\n", " r(1,2,3,4)"),
+            (
+                "r(1,99999999999999999999,3,4)",
+                "r(1,99999999999999999999,3,4)",
+            ),
+            ("r(é,1,1,1)", "r(é,1,1,1)"),
+        ] {
+            let e = read(text).unwrap_err();
+            let s = e.span().unwrap();
+            assert_eq!(&text[s.start()..s.end()], bad, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn session_beyond_i64_is_an_error() {
+        assert!(read("w(1,2,9223372036854775808,4)").is_err());
+        assert!(read("w(1,2,9223372036854775807,4)").is_ok());
+    }
+
+    #[test]
+    fn txn_in_two_sessions_is_an_error() {
+        let text = "w(1,1,0,5)\nw(2,1,1,5)\n";
+        let e = read(text).unwrap_err();
+        let spans: Vec<_> = e
+            .labels
+            .iter()
+            .map(|l| &text[l.span.start()..l.span.end()])
+            .collect();
+        assert_eq!(spans, ["w(2,1,1,5)", "w(1,1,0,5)"]);
+    }
+
+    #[test]
+    fn empty_text_has_no_ops() {
+        assert!(read("").unwrap().ops.is_empty());
+        assert!(read("\n\n  \n").unwrap().ops.is_empty());
+    }
+
+    #[test]
+    fn fixture_builds() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/fixtures/formats/small.polysi.txt"
+        );
+        let text = std::fs::read_to_string(path).unwrap();
+        let ops = read(&text).unwrap();
+        assert_eq!(ops.ops.len(), 4);
+        crate::history::formats::tests::build_ok("small.polysi.txt", ops);
+    }
+}

@@ -1,0 +1,353 @@
+//! Shared test helpers for the format readers, and the corpus test: every
+//! published PolySI/IsoVista history in `../shared/corpus` loads, with the
+//! counts other sources give, and builds.
+
+use super::{cobra, dbcop, polysi};
+use crate::history::build::build;
+use crate::history::jepsen::Ops;
+use crate::history::model::{
+    History, MopKind, MopValue, OpType, OpValue, Process, Workload, WorkloadSource,
+};
+use crate::history::source::SourceFile;
+use crate::history::value::Val;
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+/// A micro-op with plain numbers; `None` is the initial version (nil).
+#[derive(Debug, PartialEq, Eq)]
+pub enum Mop {
+    R(u64, Option<u64>),
+    W(u64, Option<u64>),
+}
+
+fn number(ops: &Ops, v: Val) -> Option<u64> {
+    (!v.is_nil()).then(|| ops.values.display(v).parse().expect("an integer"))
+}
+
+/// `(session, committed, micro-ops)` per op, checking the shape every
+/// reader promises: completion-only `:txn` ops indexed by position, their
+/// micro-ops contiguous and in op order.
+pub fn summary(ops: &Ops) -> Vec<(i64, bool, Vec<Mop>)> {
+    let mut next = 0;
+    let mut out = Vec::new();
+    for (i, op) in ops.ops.iter().enumerate() {
+        assert_eq!(op.index, i as i64);
+        assert_eq!(ops.values.display(op.f), ":txn");
+        let OpValue::Txn { start, len } = op.value else {
+            panic!("op {i} is not a transaction")
+        };
+        assert_eq!(start, next, "micro-ops of op {i} are contiguous");
+        next = start + len;
+        let Process::Client(session) = op.process else {
+            panic!("op {i} has no client")
+        };
+        let committed = match op.ty {
+            OpType::Ok => true,
+            OpType::Fail => false,
+            t => panic!("op {i} is {t:?}"),
+        };
+        let mops = ops.mops[start as usize..next as usize]
+            .iter()
+            .map(|m| {
+                let MopValue::Val(v) = m.value() else {
+                    panic!("a list value")
+                };
+                let (k, v) = (number(ops, m.key).expect("a key"), number(ops, v));
+                match m.kind {
+                    MopKind::Read => Mop::R(k, v),
+                    MopKind::Write => Mop::W(k, v),
+                    MopKind::Append => panic!("an append"),
+                }
+            })
+            .collect();
+        out.push((session, committed, mops));
+    }
+    assert_eq!(
+        next as usize,
+        ops.mops.len(),
+        "every micro-op belongs to an op"
+    );
+    out
+}
+
+/// Builds `ops` into a history, which must succeed and be a register
+/// history (or, with no writes at all, an undecided one).
+pub fn build_ok(name: &str, ops: Ops) -> History {
+    let writes = ops.mops.iter().any(|m| m.kind == MopKind::Write);
+    let h = build(SourceFile::new(name, ""), ops, None).unwrap_or_else(|e| panic!("{name}: {e}"));
+    assert!(!h.has_realtime, "{name}");
+    match writes {
+        true => assert_eq!(h.workload, Workload::RwRegister, "{name}"),
+        false => assert_eq!(h.workload_source, WorkloadSource::Assumed, "{name}"),
+    }
+    h
+}
+
+/// Counts of a loaded history.
+#[derive(Debug, Default, PartialEq, Eq)]
+struct Counts {
+    sessions: usize,
+    txns: usize,
+    committed: usize,
+    reads: usize,
+    writes: usize,
+}
+
+fn counts(ops: &Ops) -> Counts {
+    let sessions: HashSet<_> = ops.ops.iter().map(|o| o.process).collect();
+    let kind = |k| ops.mops.iter().filter(|m| m.kind == k).count();
+    Counts {
+        sessions: sessions.len(),
+        txns: ops.ops.len(),
+        committed: ops.ops.iter().filter(|o| o.ty == OpType::Ok).count(),
+        reads: kind(MopKind::Read),
+        writes: kind(MopKind::Write),
+    }
+}
+
+fn corpus() -> Option<PathBuf> {
+    let dir = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus"));
+    if dir.is_dir() {
+        Some(dir.to_path_buf())
+    } else {
+        eprintln!("skipping: ../shared not found");
+        None
+    }
+}
+
+/// The directories of `dir`, sorted.
+fn subdirs(dir: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_dir())
+        .collect();
+    v.sort();
+    v
+}
+
+fn name(path: &Path) -> String {
+    path.file_name().unwrap().to_string_lossy().into_owned()
+}
+
+/// Header of a dbcop file: (n_node, n_transaction per session, n_event per txn).
+fn dbcop_header(bytes: &[u8]) -> (usize, usize, usize) {
+    let u = |i: usize| u64::from_le_bytes(bytes[8 * i..8 * i + 8].try_into().unwrap()) as usize;
+    (u(1), u(3), u(4))
+}
+
+fn check_dbcop(path: &Path, expect: impl FnOnce(&Counts, (usize, usize, usize))) {
+    let bytes = std::fs::read(path).unwrap();
+    let ops = dbcop::read(&bytes).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let c = counts(&ops);
+    expect(&c, dbcop_header(&bytes));
+    build_ok(&path.display().to_string(), ops);
+}
+
+/// PostgreSQL histories: every transaction commits and every event succeeds,
+/// so the header's sizes give every count.
+fn check_valid_dbcop(path: &Path) {
+    check_dbcop(path, |c, (nodes, txns, events)| {
+        assert_eq!(
+            (c.sessions, c.txns, c.committed),
+            (nodes, nodes * txns, nodes * txns),
+            "{}",
+            path.display()
+        );
+        assert_eq!(
+            c.reads + c.writes,
+            nodes * txns * events,
+            "{}",
+            path.display()
+        );
+    });
+}
+
+#[test]
+fn corpus_dbcop() {
+    let Some(corpus) = corpus() else { return };
+    let polysi = corpus.join("PolySIHistories");
+    let fig7 = subdirs(&polysi.join("fig7"));
+    assert_eq!(fig7.len(), 31);
+    for dir in fig7 {
+        // The directory name says sessions_txns_ops_...: the header must agree.
+        let dims: Vec<usize> = name(&dir)
+            .split('_')
+            .take(3)
+            .map(|n| n.parse().unwrap())
+            .collect();
+        let path = dir.join("hist-00000/history.bincode");
+        assert_eq!(
+            dbcop_header(&std::fs::read(&path).unwrap()),
+            (dims[0], dims[1], dims[2])
+        );
+        check_valid_dbcop(&path);
+    }
+    for mix in ["0.3", "0.5", "0.95"] {
+        let path = polysi.join(format!(
+            "fig8_9_10/25_400_8_10000_{mix}_uniform/hist-00000/history.bincode"
+        ));
+        check_valid_dbcop(&path);
+        check_dbcop(&path, |c, _| {
+            assert_eq!(
+                (c.sessions, c.txns, c.reads + c.writes),
+                (25, 10_000, 80_000)
+            )
+        });
+    }
+    // Dgraph: 10 sessions of 80 transactions of 20 events, 480 committed.
+    check_dbcop(&polysi.join("violations/dgraph/history.bincode"), |c, _| {
+        assert_eq!(
+            (c.sessions, c.txns, c.committed, c.reads + c.writes),
+            (10, 800, 480, 16_000)
+        );
+    });
+}
+
+/// Counts of a PolySI text file by plain string splitting.
+fn text_counts(text: &str) -> Counts {
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    let field = |l: &str, i: usize| {
+        l.trim_end_matches(')')
+            .split(',')
+            .nth(i)
+            .unwrap()
+            .to_owned()
+    };
+    let distinct = |i| {
+        lines
+            .iter()
+            .map(|l| field(l, i))
+            .collect::<HashSet<_>>()
+            .len()
+    };
+    let reads = lines.iter().filter(|l| l.starts_with('r')).count();
+    let txns = distinct(3);
+    Counts {
+        sessions: distinct(2),
+        txns,
+        committed: txns,
+        reads,
+        writes: lines.len() - reads,
+    }
+}
+
+#[test]
+fn corpus_text() {
+    let Some(corpus) = corpus() else { return };
+    let violations = corpus.join("PolySIHistories/violations");
+    // (file, micro-ops, sessions, transactions) from peers.md §2.1.
+    for (file, mops, sessions, txns) in [
+        ("galera/galera.txt", 14, 2, 7),
+        ("yugabyte/yugabyte.txt", 200, 2, 20),
+    ] {
+        let path = violations.join(file);
+        let text = std::fs::read_to_string(&path).unwrap();
+        let c = counts(&polysi::read(&text).unwrap());
+        assert_eq!(
+            (c.reads + c.writes, c.sessions, c.txns, c.committed),
+            (mops, sessions, txns, txns),
+            "{file}"
+        );
+        assert_eq!(c, text_counts(&text), "{file}");
+        build_ok(file, polysi::read(&text).unwrap());
+    }
+    let bugs = corpus.join("IsoVista/history/bugs");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&bugs)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.retain(|p| p.extension().is_some_and(|e| e == "txt"));
+    files.sort();
+    assert_eq!(files.len(), 3);
+    for path in files {
+        let text = std::fs::read_to_string(&path).unwrap();
+        let ops = polysi::read(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        assert_eq!(counts(&ops), text_counts(&text), "{}", path.display());
+        build_ok(&name(&path), ops);
+    }
+}
+
+/// Counts of a Cobra log directory by walking records by their sizes alone.
+fn cobra_counts(dir: &Path) -> Counts {
+    let mut c = Counts::default();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "log") {
+            continue;
+        }
+        c.sessions += 1;
+        let bytes = std::fs::read(&path).unwrap();
+        let mut i = 0;
+        while i < bytes.len() {
+            let (size, count) = match bytes[i] {
+                b'S' => (8, None),
+                b'C' => (8, Some(&mut c.txns)),
+                b'W' => (24, Some(&mut c.writes)),
+                b'R' => (32, Some(&mut c.reads)),
+                b => panic!("record {b} in {}", path.display()),
+            };
+            count.into_iter().for_each(|n| *n += 1);
+            i += 1 + size;
+        }
+    }
+    c.committed = c.txns;
+    c
+}
+
+#[test]
+fn corpus_cobra() {
+    let Some(corpus) = corpus() else { return };
+    let fig = corpus.join("PolySIHistories/fig8_9_10");
+    // (benchmark, sessions, txns, reads, writes) from peers.md §2.1 (twitter's
+    // reads and writes are not given there).
+    for (bench, sessions, txns, rw) in [
+        ("rubis", 24, 9358, Some((35_770, 11_257))),
+        ("tpcc", 24, 13_870, Some((256_711, 63_506))),
+        ("twitter", 25, 9571, None),
+    ] {
+        let dir = fig.join(format!("{bench}-10000/hist-00000"));
+        let ops = cobra::read_dir(&dir).unwrap_or_else(|e| panic!("{bench}: {e}"));
+        let c = counts(&ops);
+        assert_eq!(
+            (c.sessions, c.txns, c.committed),
+            (sessions, txns, txns),
+            "{bench}"
+        );
+        if let Some(rw) = rw {
+            assert_eq!((c.reads, c.writes), rw, "{bench}");
+        }
+        assert_eq!(c, cobra_counts(&dir), "{bench}");
+        build_ok(bench, ops);
+    }
+}
+
+/// Load times of the largest inputs; run with
+/// `cargo test --release --lib formats::tests::load_times -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn load_times() {
+    let Some(corpus) = corpus() else { return };
+    let polysi = corpus.join("PolySIHistories");
+    let time = |what: &str, f: &dyn Fn() -> Ops| {
+        let t = std::time::Instant::now();
+        let ops = f();
+        let read = t.elapsed();
+        let n = ops.ops.len();
+        build_ok(what, ops);
+        eprintln!(
+            "{what}: {n} txns, read {read:.2?}, read+build {:.2?}",
+            t.elapsed()
+        );
+    };
+    let tpcc = polysi.join("fig8_9_10/tpcc-10000/hist-00000");
+    time("tpcc cobra", &|| cobra::read_dir(&tpcc).unwrap());
+    let fig7 = polysi.join("fig7/20_250_15_10000_0.5_uniform/hist-00000/history.bincode");
+    time("largest fig7", &|| {
+        dbcop::read(&std::fs::read(&fig7).unwrap()).unwrap()
+    });
+    let dgraph = corpus.join("IsoVista/history/bugs/dgraph_si.txt");
+    time("dgraph_si.txt", &|| {
+        polysi::read(&std::fs::read_to_string(&dgraph).unwrap()).unwrap()
+    });
+}

@@ -1,0 +1,557 @@
+//! The typed reader of Jepsen `history.edn` files: op maps straight into the
+//! model's arenas, without building a generic tree for the common parts.
+//!
+//! Accepted framings: one op map per top-level form (what `jepsen.store`
+//! writes), or a single top-level vector or list of op maps. Maps may be
+//! tagged (`#jepsen.history.Op{...}`), keys come in any order, unknown keys
+//! are kept as extras. Transactions (`:value` a vector of `[f k v]` micro-ops
+//! with `f` one of `:r`, `:append`, `:w`) are read by a fast path; any other
+//! value goes through the generic reader ([`super::edn::lex::Reader::value`]).
+
+use super::edn::lex::{is_delim, token, In, PResult, Reader};
+use super::edn::{EdnError, Kind, Node, Problem, SyntaxError};
+use super::error::{ErrorKind, HistoryError};
+use super::model::{MicroOp, MopKind, MopValue, Op, OpType, OpValue, Process};
+use super::span::Span;
+use super::value::{Val, ValueTable};
+use nom::Err;
+
+/// The ops of a file and the arenas they point into.
+#[derive(Debug, Default)]
+pub struct Ops {
+    pub ops: Vec<Op>,
+    pub mops: Vec<crate::history::model::MicroOp>,
+    pub elems: Vec<Val>,
+    pub extras: Vec<(Span, Span)>,
+    pub values: ValueTable,
+    /// True for formats that record no timing (dbcop, Cobra, PolySI text):
+    /// positions in `ops` then say nothing about real time.
+    pub untimed: bool,
+}
+
+/// Reads every op of a Jepsen EDN history.
+pub fn read_ops(text: &str) -> Result<Ops, HistoryError> {
+    let mut r = OpReader {
+        r: Reader::new(text),
+        out: Ops::default(),
+        last_f: (&[], Val::NIL),
+    };
+    r.out.ops.reserve(text.len() / 128);
+    r.out.mops.reserve(text.len() / 48);
+    match r.top() {
+        Ok(()) => Ok(r.out),
+        Err(ReadErr::Nom(e)) => Err(SyntaxError::from_nom(r.r.full, e).into()),
+        Err(ReadErr::Op(e)) => Err(*e),
+    }
+}
+
+enum ReadErr<'a> {
+    Nom(Err<EdnError<'a>>),
+    Op(Box<HistoryError>),
+}
+
+impl<'a> From<Err<EdnError<'a>>> for ReadErr<'a> {
+    fn from(e: Err<EdnError<'a>>) -> Self {
+        ReadErr::Nom(e)
+    }
+}
+
+impl From<HistoryError> for ReadErr<'_> {
+    fn from(e: HistoryError) -> Self {
+        ReadErr::Op(Box::new(e))
+    }
+}
+
+/// The keys of an op that the model reads itself.
+#[derive(Clone, Copy)]
+enum Field {
+    Type,
+    Process,
+    Index,
+    Time,
+    F,
+    Value,
+}
+
+impl Field {
+    fn from_name(name: &[u8]) -> Option<Field> {
+        Some(match name {
+            b"type" => Field::Type,
+            b"process" => Field::Process,
+            b"index" => Field::Index,
+            b"time" => Field::Time,
+            b"f" => Field::F,
+            b"value" => Field::Value,
+            _ => return None,
+        })
+    }
+
+    fn bit(self) -> u8 {
+        1 << self as u8
+    }
+}
+
+struct OpReader<'a> {
+    r: Reader<'a>,
+    out: Ops,
+    /// The last `:f` read and its value: nearly every op has the same one.
+    last_f: (&'a [u8], Val),
+}
+
+/// A non-negative integer of at most 18 digits followed by a delimiter:
+/// the common case, read without the generic number parser.
+#[inline]
+fn fast_uint(i: In<'_>) -> Option<(In<'_>, u64)> {
+    let mut n: u64 = 0;
+    let mut k = 0;
+    while k < i.len() && k < 19 && i[k].is_ascii_digit() {
+        n = n * 10 + (i[k] - b'0') as u64;
+        k += 1;
+    }
+    let ends = k == i.len() || is_delim(i[k]);
+    (k > 0 && k < 19 && ends && (k == 1 || i[0] != b'0')).then(|| (&i[k..], n))
+}
+
+fn not_txn<'a, T>(i: In<'a>, what: &'static str) -> PResult<'a, T> {
+    Err(Err::Error(EdnError::unexpected(i, what)))
+}
+
+impl<'a> OpReader<'a> {
+    fn top(&mut self) -> Result<(), ReadErr<'a>> {
+        let (mut i, ()) = self.r.skip_ws(self.r.full, 0)?;
+        let close = match i.first() {
+            Some(b'[') => b']',
+            Some(b'(') => b')',
+            _ => {
+                while !i.is_empty() {
+                    i = self.op(i, 0)?;
+                    (i, ()) = self.r.skip_ws(i, 0)?;
+                }
+                return Ok(());
+            }
+        };
+        let open = i;
+        i = &i[1..];
+        loop {
+            (i, ()) = self.r.skip_ws(i, 1)?;
+            match i.first() {
+                None => Err(Err::Failure(EdnError::new(
+                    open,
+                    1,
+                    Problem::Eof("the closing bracket"),
+                )))?,
+                Some(&c) if c == close => break,
+                Some(_) => i = self.op(i, 1)?,
+            }
+        }
+        let (rest, ()) = self.r.skip_ws(&i[1..], 0)?;
+        if !rest.is_empty() {
+            Err(Err::Failure(EdnError::unexpected(
+                rest,
+                "nothing after the vector of ops",
+            )))?;
+        }
+        Ok(())
+    }
+
+    /// One op: an optionally tagged map.
+    fn op(&mut self, i: In<'a>, depth: usize) -> Result<In<'a>, ReadErr<'a>> {
+        let mut body = i;
+        if i[0] == b'#' && i.get(1).is_some_and(u8::is_ascii_alphabetic) {
+            let (rest, _tag) = token(&i[1..])?;
+            body = self.r.skip_ws(rest, depth)?.0;
+        }
+        if body.first() == Some(&b'{') {
+            return self.op_map(i, body, depth);
+        }
+        let (_, node) = self.r.value(i, depth)?;
+        let err = HistoryError::new(
+            ErrorKind::NotAnOp(describe(&node)),
+            "a history holds one op map per line, like {:type :ok, :process 0, :value [...]}",
+        );
+        Err(err.at(node.span, "not an op map").into())
+    }
+
+    fn op_map(&mut self, start: In<'a>, i: In<'a>, depth: usize) -> Result<In<'a>, ReadErr<'a>> {
+        let d = depth + 1;
+        let mut op = Op::new(self.out.ops.len() as i64, OpType::Info, Span::default());
+        let (mut ty, mut seen) = (None, 0u8);
+        let extras_start = self.out.extras.len();
+        let mut i = &i[1..];
+        loop {
+            (i, ()) = self.r.skip_ws(i, d)?;
+            match i.first() {
+                Some(b'}') => break,
+                None => Err(Err::Failure(EdnError::new(start, 1, Problem::Eof("`}`"))))?,
+                Some(_) => {}
+            }
+            let key_at = i;
+            let (rest, name) = match i[0] {
+                b':' => match known_key(i) {
+                    Some((rest, name)) => (rest, Some(name)),
+                    None => self.r.keyword_bytes(i).map(|(r, n)| (r, Some(n)))?,
+                },
+                _ => self.r.value(i, d).map(|(r, _)| (r, None))?,
+            };
+            let key_span = self.r.span(key_at, rest);
+            let (rest, ()) = self.r.skip_ws(rest, d)?;
+            if matches!(rest.first(), None | Some(b'}')) {
+                Err(Err::Failure(EdnError::new(
+                    key_at,
+                    key_span.len(),
+                    Problem::OddMap,
+                )))?;
+            }
+            let field = name.and_then(Field::from_name);
+            if let Some(f) = field {
+                if seen & f.bit() != 0 {
+                    let name = String::from_utf8_lossy(name.unwrap_or(b"")).into_owned();
+                    let e = HistoryError::new(
+                        ErrorKind::DuplicateField(name),
+                        "each key may appear once in an op",
+                    );
+                    Err(e.at(key_span, "again here"))?;
+                }
+                seen |= f.bit();
+            }
+            i = match field {
+                Some(Field::Type) => {
+                    let (rest, t) = self.op_type(rest, d)?;
+                    ty = Some(t);
+                    rest
+                }
+                Some(Field::Process) => {
+                    let (rest, p) = self.process(rest, d)?;
+                    op.process = p;
+                    rest
+                }
+                Some(Field::Index) => {
+                    let (rest, n) = self.int_field(rest, "index", "an integer", d)?;
+                    op.index = n;
+                    rest
+                }
+                Some(Field::Time) => {
+                    let (rest, n) = self.int_field(rest, "time", "an integer (nanoseconds)", d)?;
+                    op.set_time(n);
+                    rest
+                }
+                Some(Field::F) => {
+                    let (rest, f) = self.f(rest, d)?;
+                    op.f = f;
+                    rest
+                }
+                Some(Field::Value) => {
+                    let (rest, v) = self.op_value(rest, d)?;
+                    op.value = v;
+                    rest
+                }
+                None => self.extra(key_span, extras_start, rest, d)?,
+            };
+        }
+        let end = &i[1..];
+        op.span = self.r.span(start, end);
+        op.extras_start = extras_start as u32;
+        op.extras_len = (self.out.extras.len() - extras_start) as u32;
+        op.ty = match ty {
+            Some(t) => t,
+            None => return Err(self.missing_type(&op).into()),
+        };
+        self.out.ops.push(op);
+        Ok(end)
+    }
+
+    fn missing_type(&self, op: &Op) -> HistoryError {
+        let is_results = self.out.extras[op.extras_range()]
+            .iter()
+            .any(|(k, _)| &self.r.full[k.start()..k.end()] == b":valid?");
+        let (kind, help) = match is_results {
+            true => (
+                ErrorKind::NotAHistory,
+                "this looks like a results.edn; pass the history.edn beside it",
+            ),
+            false => (
+                ErrorKind::MissingType,
+                "every op needs :type, one of :invoke, :ok, :fail, :info",
+            ),
+        };
+        let head = Span::new(op.span.start(), op.span.start() + 1);
+        HistoryError::new(kind, help).at(head, "this op")
+    }
+
+    /// An unknown key: validated, kept by span, refused when repeated.
+    fn extra(
+        &mut self,
+        key: Span,
+        from: usize,
+        i: In<'a>,
+        d: usize,
+    ) -> Result<In<'a>, ReadErr<'a>> {
+        let (rest, node) = self.r.value(i, d)?;
+        let text = |s: Span| &self.r.full[s.start()..s.end()];
+        if self.out.extras[from..]
+            .iter()
+            .any(|(k, _)| text(*k) == text(key))
+        {
+            let name = String::from_utf8_lossy(text(key)).into_owned();
+            let e = HistoryError::new(
+                ErrorKind::DuplicateField(name.trim_start_matches(':').into()),
+                "each key may appear once in an op",
+            );
+            return Err(e.at(key, "again here").into());
+        }
+        self.out.extras.push((key, node.span));
+        Ok(rest)
+    }
+
+    fn bad_field(
+        &self,
+        node: &Node<'_>,
+        field: &'static str,
+        expected: &'static str,
+    ) -> HistoryError {
+        HistoryError::new(
+            ErrorKind::BadField { field, expected },
+            format!("found {}", describe(node)),
+        )
+        .at(node.span, "here")
+    }
+
+    fn op_type(&mut self, i: In<'a>, d: usize) -> Result<(In<'a>, OpType), ReadErr<'a>> {
+        if i[0] == b':' {
+            let (rest, name) = self.r.keyword_bytes(i)?;
+            if let Some(t) = op_type_of(name) {
+                return Ok((rest, t));
+            }
+        }
+        let (_, node) = self.r.value(i, d)?;
+        Err(self
+            .bad_field(&node, "type", "one of :invoke, :ok, :fail, :info")
+            .into())
+    }
+
+    /// `:f`: usually the same keyword op after op, so the last one is cached.
+    fn f(&mut self, i: In<'a>, d: usize) -> PResult<'a, Val> {
+        let (rest, v) = match i[0] {
+            b':' => {
+                let (rest, _) = self.r.keyword_bytes(i)?;
+                let text = &i[..i.len() - rest.len()];
+                if text == self.last_f.0 {
+                    return Ok((rest, self.last_f.1));
+                }
+                let name = self.r.str_of(text)?;
+                (rest, self.out.values.intern_canonical(name))
+            }
+            _ => self.val(i, d)?,
+        };
+        self.last_f = (&i[..i.len() - rest.len()], v);
+        Ok((rest, v))
+    }
+
+    fn process(&mut self, i: In<'a>, d: usize) -> Result<(In<'a>, Process), ReadErr<'a>> {
+        if let Some((rest, n)) = fast_uint(i) {
+            return Ok((rest, Process::Client(n as i64)));
+        }
+        let (rest, node) = self.r.value(i, d)?;
+        let p = match node.kind {
+            Kind::Int(n) => Process::Client(n),
+            _ => Process::Other(self.out.values.node(&node)),
+        };
+        Ok((rest, p))
+    }
+
+    fn int_field(
+        &mut self,
+        i: In<'a>,
+        field: &'static str,
+        expected: &'static str,
+        d: usize,
+    ) -> Result<(In<'a>, i64), ReadErr<'a>> {
+        if let Some((rest, n)) = fast_uint(i) {
+            return Ok((rest, n as i64));
+        }
+        let (rest, node) = self.r.value(i, d)?;
+        match node.kind {
+            Kind::Int(n) => Ok((rest, n)),
+            _ => Err(self.bad_field(&node, field, expected).into()),
+        }
+    }
+
+    /// A key or value: small integers and `nil` without the generic reader.
+    #[inline]
+    fn val(&mut self, i: In<'a>, d: usize) -> PResult<'a, Val> {
+        if let Some((rest, n)) = fast_uint(i) {
+            return Ok((rest, self.out.values.uint(n)));
+        }
+        if i.starts_with(b"nil") && i.get(3).is_none_or(|&b| is_delim(b)) {
+            return Ok((&i[3..], Val::NIL));
+        }
+        let (rest, node) = self.r.value(i, d)?;
+        Ok((rest, self.out.values.node(&node)))
+    }
+
+    fn op_value(&mut self, i: In<'a>, d: usize) -> PResult<'a, OpValue> {
+        if matches!(i.first(), Some(b'[' | b'(')) {
+            let (mops, elems) = (self.out.mops.len(), self.out.elems.len());
+            match self.txn(i, d) {
+                Ok((rest, (start, len))) => return Ok((rest, OpValue::Txn { start, len })),
+                Err(Err::Error(_)) => {
+                    self.out.mops.truncate(mops);
+                    self.out.elems.truncate(elems);
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        let (rest, node) = self.r.value(i, d)?;
+        let v = match node.kind {
+            Kind::Nil => OpValue::Nil,
+            _ => OpValue::Other(node.span),
+        };
+        Ok((rest, v))
+    }
+
+    /// A vector of micro-ops. `Err::Error` means "not a transaction".
+    fn txn(&mut self, i: In<'a>, d: usize) -> PResult<'a, (u32, u32)> {
+        let close = if i[0] == b'[' { b']' } else { b')' };
+        let start = self.out.mops.len();
+        let mut i = &i[1..];
+        loop {
+            (i, ()) = self.r.skip_ws(i, d + 1)?;
+            match i.first() {
+                Some(&c) if c == close => {
+                    let len = self.out.mops.len() - start;
+                    return Ok((&i[1..], (start as u32, len as u32)));
+                }
+                Some(b'[') => i = self.mop(i, d + 1)?.0,
+                _ => return not_txn(i, "a micro-op"),
+            }
+        }
+    }
+
+    /// `[:r k v]`, `[:r k]`, `[:append k v]`, `[:w k v]`.
+    fn mop(&mut self, open: In<'a>, d: usize) -> PResult<'a, In<'a>> {
+        let (i, ()) = self.r.skip_ws(&open[1..], d + 1)?;
+        if i.first() != Some(&b':') {
+            return not_txn(i, "a micro-op function");
+        }
+        let (rest, name) = self.r.keyword_bytes(i)?;
+        let kind = match name {
+            b"r" => Some(MopKind::Read),
+            b"append" => Some(MopKind::Append),
+            b"w" => Some(MopKind::Write),
+            _ => None,
+        };
+        let Some(kind) = kind else {
+            return not_txn(i, ":r, :append or :w");
+        };
+        let (i, ()) = self.r.skip_ws(rest, d + 1)?;
+        if matches!(i.first(), None | Some(b']')) {
+            return not_txn(i, "a key");
+        }
+        let (rest, key) = self.val(i, d + 1)?;
+        let (mut i, ()) = self.r.skip_ws(rest, d + 1)?;
+        let value = match i.first() {
+            Some(b']') => MopValue::Val(Val::NIL),
+            Some(b'[' | b'(') if kind == MopKind::Read => {
+                let (rest, v) = self.read_list(i, d + 1)?;
+                i = self.r.skip_ws(rest, d + 1)?.0;
+                v
+            }
+            _ => {
+                let (rest, v) = self.val(i, d + 1)?;
+                i = self.r.skip_ws(rest, d + 1)?.0;
+                MopValue::Val(v)
+            }
+        };
+        if i.first() != Some(&b']') {
+            return not_txn(i, "`]` closing the micro-op");
+        }
+        let rest = &i[1..];
+        self.out
+            .mops
+            .push(MicroOp::new(kind, key, value, self.r.span(open, rest)));
+        Ok((rest, rest))
+    }
+
+    fn read_list(&mut self, open: In<'a>, d: usize) -> PResult<'a, MopValue> {
+        let close = if open[0] == b'[' { b']' } else { b')' };
+        let start = self.out.elems.len();
+        let mut i = &open[1..];
+        loop {
+            (i, ()) = self.r.skip_ws(i, d + 1)?;
+            if let Some((rest, n)) = fast_uint(i) {
+                let v = self.out.values.uint(n);
+                self.out.elems.push(v);
+                i = rest;
+                continue;
+            }
+            match i.first() {
+                Some(&c) if c == close => break,
+                None => {
+                    return Err(Err::Failure(EdnError::new(
+                        open,
+                        1,
+                        Problem::Eof("the end of the list"),
+                    )))
+                }
+                Some(_) => {
+                    let (rest, v) = self.val(i, d + 1)?;
+                    self.out.elems.push(v);
+                    i = rest;
+                }
+            }
+        }
+        let len = (self.out.elems.len() - start) as u32;
+        Ok((
+            &i[1..],
+            MopValue::List {
+                start: start as u32,
+                len,
+            },
+        ))
+    }
+}
+
+/// The op keys Jepsen writes, matched without the general keyword scan.
+#[inline]
+fn known_key(i: In<'_>) -> Option<(In<'_>, &[u8])> {
+    const KEYS: [&[u8]; 6] = [b"type", b"process", b"index", b"time", b"f", b"value"];
+    let body = &i[1..];
+    KEYS.iter().find_map(|k| {
+        let ends = body.len() > k.len() && is_delim(body[k.len()]);
+        (ends && body.starts_with(k)).then(|| (&body[k.len()..], *k))
+    })
+}
+
+fn op_type_of(name: &[u8]) -> Option<OpType> {
+    Some(match name {
+        b"invoke" => OpType::Invoke,
+        b"ok" => OpType::Ok,
+        b"fail" => OpType::Fail,
+        b"info" => OpType::Info,
+        _ => return None,
+    })
+}
+
+/// How to name a value in a message: its kind and a short excerpt.
+pub fn describe(node: &Node<'_>) -> String {
+    let what = match &node.kind {
+        Kind::Nil => return "nil".into(),
+        Kind::Bool(_) => "a boolean",
+        Kind::Int(_) | Kind::BigInt(_) => "an integer",
+        Kind::Float(_) | Kind::BigDec(_) => "a number",
+        Kind::Str(_) => "a string",
+        Kind::Char(_) => "a character",
+        Kind::Keyword(_) => "a keyword",
+        Kind::Symbol(_) => "a symbol",
+        Kind::List(_) => "a list",
+        Kind::Vector(_) => "a vector",
+        Kind::Map(_) => "a map",
+        Kind::Set(_) => "a set",
+        Kind::Tagged(..) => "a tagged value",
+    };
+    let mut text = node.canonical();
+    if text.chars().count() > 40 {
+        text = text.chars().take(37).collect::<String>() + "...";
+    }
+    format!("{what} {text}")
+}

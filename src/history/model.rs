@@ -1,0 +1,340 @@
+//! The history model: ops as they appear in the file, and the transactions
+//! that pairing derives from them.
+//!
+//! Everything sits in flat arenas indexed by `u32` ids, so a history of
+//! millions of ops is a handful of large vectors rather than millions of
+//! small allocations.
+
+use super::source::SourceFile;
+use super::span::Span;
+use super::value::{Val, ValueTable};
+use std::ops::Range;
+
+/// Position of an op in [`History::ops`] (file order).
+pub type OpId = u32;
+/// Position of a transaction in [`History::txns`].
+pub type TxnId = u32;
+
+/// `:type` of an op.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OpType {
+    Invoke,
+    Ok,
+    Fail,
+    Info,
+}
+
+impl OpType {
+    pub fn from_name(name: &str) -> Option<OpType> {
+        Some(match name {
+            "invoke" => OpType::Invoke,
+            "ok" => OpType::Ok,
+            "fail" => OpType::Fail,
+            "info" => OpType::Info,
+            _ => return None,
+        })
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            OpType::Invoke => "invoke",
+            OpType::Ok => "ok",
+            OpType::Fail => "fail",
+            OpType::Info => "info",
+        }
+    }
+}
+
+/// `:process` of an op. Only integer processes are clients (Jepsen's
+/// `client-op?`); the rest (`:nemesis`, a missing key) are kept for display.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Process {
+    Client(i64),
+    Other(Val),
+    Missing,
+}
+
+impl Process {
+    pub fn client(self) -> Option<i64> {
+        match self {
+            Process::Client(p) => Some(p),
+            _ => None,
+        }
+    }
+}
+
+/// `:value` of an op.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OpValue {
+    /// A transaction: `len` micro-ops from `start` in [`History::mops`].
+    Txn { start: u32, len: u32 },
+    /// `nil` or a missing `:value`.
+    Nil,
+    /// Anything else (nemesis values, non-transactional client ops).
+    Other(Span),
+}
+
+/// One op map of the history.
+#[derive(Clone, Debug)]
+pub struct Op {
+    /// `:index`, or the op's position in the file when the key is absent.
+    pub index: i64,
+    time: i64,
+    /// The whole op map (including a `#jepsen.history.Op` tag).
+    pub span: Span,
+    pub value: OpValue,
+    pub process: Process,
+    /// Other keys (`:error` among them): `extras_len` pairs from
+    /// `extras_start` in [`History::extras`].
+    pub extras_start: u32,
+    pub extras_len: u32,
+    /// `:f`; [`Val::NIL`] when absent. Elle ignores it; so do we, but for display.
+    pub f: Val,
+    pub ty: OpType,
+}
+
+const NO_TIME: i64 = i64::MIN;
+
+impl Op {
+    pub fn new(index: i64, ty: OpType, span: Span) -> Op {
+        Op {
+            index,
+            time: NO_TIME,
+            span,
+            value: OpValue::Nil,
+            process: Process::Missing,
+            extras_start: 0,
+            extras_len: 0,
+            f: Val::NIL,
+            ty,
+        }
+    }
+
+    /// `:time` in nanoseconds, when present. Display only: order comes from the file.
+    pub fn time(&self) -> Option<i64> {
+        (self.time != NO_TIME).then_some(self.time)
+    }
+
+    pub fn set_time(&mut self, t: i64) {
+        self.time = t;
+    }
+
+    pub fn is_client(&self) -> bool {
+        matches!(self.process, Process::Client(_))
+    }
+
+    pub fn txn_mops(&self) -> Option<Range<u32>> {
+        match self.value {
+            OpValue::Txn { start, len } => Some(start..start + len),
+            _ => None,
+        }
+    }
+
+    pub fn extras_range(&self) -> Range<usize> {
+        self.extras_start as usize..(self.extras_start + self.extras_len) as usize
+    }
+}
+
+/// Micro-op function.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MopKind {
+    /// `[:r k v]`
+    Read,
+    /// `[:append k v]` (list-append)
+    Append,
+    /// `[:w k v]` (rw-register)
+    Write,
+}
+
+impl MopKind {
+    pub fn from_name(name: &str) -> Option<MopKind> {
+        Some(match name {
+            "r" => MopKind::Read,
+            "append" => MopKind::Append,
+            "w" => MopKind::Write,
+            _ => return None,
+        })
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            MopKind::Read => "r",
+            MopKind::Append => "append",
+            MopKind::Write => "w",
+        }
+    }
+}
+
+/// The value slot of a micro-op.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MopValue {
+    /// A scalar (or opaque collection) value; [`Val::NIL`] for `nil` or a
+    /// two-element read `[:r k]`.
+    Val(Val),
+    /// A read list: `len` elements from `start` in [`History::elems`].
+    List { start: u32, len: u32 },
+}
+
+/// One micro-op of a transaction. Packed to 24 bytes: there are millions.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct MicroOp {
+    pub span: Span,
+    pub key: Val,
+    value: u32,
+    list_len: u32,
+    pub kind: MopKind,
+}
+
+const SCALAR: u32 = u32::MAX;
+
+impl MicroOp {
+    pub fn new(kind: MopKind, key: Val, value: MopValue, span: Span) -> MicroOp {
+        let (value, list_len) = match value {
+            MopValue::Val(v) => (v.raw(), SCALAR),
+            MopValue::List { start, len } => (start, len.min(SCALAR - 1)),
+        };
+        MicroOp {
+            span,
+            key,
+            value,
+            list_len,
+            kind,
+        }
+    }
+
+    pub fn value(&self) -> MopValue {
+        match self.list_len {
+            SCALAR => MopValue::Val(Val::from_raw(self.value)),
+            len => MopValue::List {
+                start: self.value,
+                len,
+            },
+        }
+    }
+}
+
+impl std::fmt::Debug for MicroOp {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "[:{} {:?} {:?}]",
+            self.kind.name(),
+            self.key,
+            self.value()
+        )
+    }
+}
+
+/// What became of a transaction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    /// `:ok`
+    Committed,
+    /// `:fail`
+    Aborted,
+    /// `:info`, or an invocation that never completed.
+    Indeterminate,
+}
+
+/// A client transaction: an invocation paired with its completion.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Txn {
+    pub process: i64,
+    /// The `:invoke` op, absent in completion-only histories.
+    pub invoke: Option<OpId>,
+    /// The completion, absent when the process never completed the invocation.
+    pub completion: Option<OpId>,
+    pub status: Status,
+    /// The micro-ops this transaction is judged by: the completion's when it
+    /// carries a transaction, else the invocation's.
+    pub mops: Range<u32>,
+}
+
+impl Txn {
+    /// The op that stands for this transaction in reports: the completion when
+    /// there is one.
+    pub fn op(&self) -> OpId {
+        self.completion
+            .or(self.invoke)
+            .expect("a transaction has at least one op")
+    }
+}
+
+/// The transactional workload of a history.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Workload {
+    ListAppend,
+    RwRegister,
+}
+
+impl Workload {
+    pub fn name(self) -> &'static str {
+        match self {
+            Workload::ListAppend => "list-append",
+            Workload::RwRegister => "rw-register",
+        }
+    }
+}
+
+/// How the workload was decided.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum WorkloadSource {
+    /// Given with `--workload`.
+    Flag,
+    /// From the micro-ops of the history.
+    Detected,
+    /// Nothing in the history tells (no writes, no non-empty reads); list-append assumed.
+    Assumed,
+}
+
+/// A whole history: the ops read from the file and the transactions built from them.
+#[derive(Debug)]
+pub struct History {
+    pub source: SourceFile,
+    /// Every op, in file order.
+    pub ops: Vec<Op>,
+    pub mops: Vec<MicroOp>,
+    /// Elements of read lists.
+    pub elems: Vec<Val>,
+    /// `(key span, value span)` of extra op keys.
+    pub extras: Vec<(Span, Span)>,
+    pub values: ValueTable,
+    /// Client transactions, ordered by their first op in the file.
+    pub txns: Vec<Txn>,
+    /// Client ops whose value is not a transaction (e.g. `:cas` register ops).
+    pub other_client_ops: Vec<OpId>,
+    pub workload: Workload,
+    pub workload_source: WorkloadSource,
+    /// Whether op positions give real-time order (true for Jepsen EDN; false
+    /// for formats that record no timing, where real-time models cannot be checked).
+    pub has_realtime: bool,
+}
+
+impl History {
+    pub fn op(&self, id: OpId) -> &Op {
+        &self.ops[id as usize]
+    }
+
+    pub fn txn(&self, id: TxnId) -> &Txn {
+        &self.txns[id as usize]
+    }
+
+    pub fn mops_of(&self, t: &Txn) -> &[MicroOp] {
+        &self.mops[t.mops.start as usize..t.mops.end as usize]
+    }
+
+    /// Elements of a read list.
+    pub fn list(&self, start: u32, len: u32) -> &[Val] {
+        &self.elems[start as usize..(start + len) as usize]
+    }
+
+    /// The text of a span of the source file.
+    pub fn text(&self, span: Span) -> &str {
+        self.source.slice(span)
+    }
+}

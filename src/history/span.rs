@@ -1,0 +1,71 @@
+//! Byte spans into a history file.
+
+/// A half-open byte range `[start, end)` into the file a value was read from.
+///
+/// Packed into eight bytes (a 40-bit start, a 24-bit length) because every op
+/// and micro-op carries one: offsets reach 1 TiB; a span longer than 16 MiB
+/// (a single giant read) is clipped to its first 16 MiB, which only shortens
+/// what a diagnostic underlines.
+#[derive(Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Span(u64);
+
+const LEN_BITS: u32 = 24;
+const MAX_LEN: usize = (1 << LEN_BITS) - 1;
+const MAX_START: usize = (1 << (64 - LEN_BITS)) - 1;
+
+impl Span {
+    pub fn new(start: usize, end: usize) -> Self {
+        let start = start.min(MAX_START);
+        let len = end.saturating_sub(start).min(MAX_LEN);
+        Span(((start as u64) << LEN_BITS) | len as u64)
+    }
+
+    pub const fn start(&self) -> usize {
+        (self.0 >> LEN_BITS) as usize
+    }
+
+    pub const fn len(&self) -> usize {
+        (self.0 & MAX_LEN as u64) as usize
+    }
+
+    pub const fn end(&self) -> usize {
+        self.start() + self.len()
+    }
+
+    pub const fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The smallest span that covers both.
+    pub fn to(self, other: Span) -> Span {
+        Span::new(self.start().min(other.start()), self.end().max(other.end()))
+    }
+}
+
+impl std::fmt::Debug for Span {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}..{}", self.start(), self.end())
+    }
+}
+
+impl From<Span> for miette::SourceSpan {
+    fn from(s: Span) -> Self {
+        miette::SourceSpan::new(s.start().into(), s.len())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn packs_and_clips() {
+        let s = Span::new(5, 9);
+        assert_eq!((s.start(), s.end(), s.len()), (5, 9, 4));
+        let big = Span::new(1 << 35, (1 << 35) + (1 << 25));
+        assert_eq!(big.start(), 1 << 35);
+        assert_eq!(big.len(), MAX_LEN);
+        assert_eq!(Span::new(3, 1).len(), 0);
+        assert_eq!(Span::new(2, 4).to(Span::new(8, 9)), Span::new(2, 9));
+    }
+}

@@ -1,0 +1,199 @@
+//! Keys and values of micro-ops: opaque EDN values compared by equality.
+//!
+//! A [`Val`] is four bytes. Non-negative integers below 2^31 — nearly every key
+//! and value Jepsen generates — are stored inline and cost no lookup; anything
+//! else (negative or big integers, keywords, strings, collections) is interned
+//! in a [`ValueTable`] by its canonical EDN text, so that values Clojure's `=`
+//! considers equal (`1` and `1N`, `[1 2]` and `(1 2)`, maps in any key order)
+//! get the same `Val`.
+
+use std::collections::HashMap;
+use std::fmt;
+
+/// An interned EDN value. See the module docs for the encoding.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Val(u32);
+
+const INTERNED: u32 = 1 << 31;
+
+impl Val {
+    /// `nil`: the initial version of a register, the empty list of a list-append key.
+    pub const NIL: Val = Val(INTERNED);
+
+    /// The inline form of a small non-negative integer, if it has one.
+    #[inline]
+    pub fn small_int(n: u64) -> Option<Val> {
+        (n < INTERNED as u64).then_some(Val(n as u32))
+    }
+
+    /// The integer this value holds inline, if any.
+    #[inline]
+    pub fn as_small_int(self) -> Option<u32> {
+        (self.0 & INTERNED == 0).then_some(self.0)
+    }
+
+    pub fn is_nil(self) -> bool {
+        self == Val::NIL
+    }
+
+    /// A dense number for this value, usable as an index by callers that keep
+    /// per-value tables.
+    pub fn raw(self) -> u32 {
+        self.0
+    }
+
+    pub(crate) fn from_raw(raw: u32) -> Val {
+        Val(raw)
+    }
+}
+
+impl fmt::Debug for Val {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.as_small_int() {
+            Some(n) => write!(f, "{n}"),
+            None => write!(f, "#{}", self.0 & !INTERNED),
+        }
+    }
+}
+
+/// The interning table behind every [`Val`] that is not a small integer.
+#[derive(Debug, Clone)]
+pub struct ValueTable {
+    canon: Vec<Box<str>>,
+    index: HashMap<Box<str>, u32>,
+}
+
+impl Default for ValueTable {
+    fn default() -> Self {
+        let mut t = ValueTable {
+            canon: Vec::new(),
+            index: HashMap::new(),
+        };
+        let nil = t.intern_canonical("nil");
+        debug_assert_eq!(nil, Val::NIL);
+        t
+    }
+}
+
+impl ValueTable {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Interns a value given by its canonical EDN text (see
+    /// [`crate::history::edn::Node::canonical`]). Integers must be given through
+    /// [`ValueTable::int`] so that small ones stay inline.
+    pub fn intern_canonical(&mut self, canon: &str) -> Val {
+        if let Some(&i) = self.index.get(canon) {
+            return Val(i | INTERNED);
+        }
+        let i = self.canon.len() as u32;
+        assert!(i < INTERNED, "more than 2^31 distinct non-integer values");
+        let boxed: Box<str> = canon.into();
+        self.canon.push(boxed.clone());
+        self.index.insert(boxed, i);
+        Val(i | INTERNED)
+    }
+
+    /// The value of a 64-bit integer.
+    pub fn int(&mut self, n: i64) -> Val {
+        match u64::try_from(n).ok().and_then(Val::small_int) {
+            Some(v) => v,
+            None => self.intern_canonical(&n.to_string()),
+        }
+    }
+
+    /// The value of an unsigned 64-bit integer (binary formats use these).
+    #[inline]
+    pub fn uint(&mut self, n: u64) -> Val {
+        match Val::small_int(n) {
+            Some(v) => v,
+            None => self.big_uint(n),
+        }
+    }
+
+    #[cold]
+    fn big_uint(&mut self, n: u64) -> Val {
+        self.intern_canonical(&n.to_string())
+    }
+
+    /// The value of an EDN node read by the generic reader.
+    pub fn node(&mut self, n: &crate::history::edn::Node<'_>) -> Val {
+        use crate::history::edn::Kind;
+        match &n.kind {
+            Kind::Nil => Val::NIL,
+            Kind::Int(i) => self.int(*i),
+            Kind::BigInt(d) => match d.parse::<i64>() {
+                Ok(i) => self.int(i),
+                Err(_) => self.intern_canonical(&n.canonical()),
+            },
+            _ => self.intern_canonical(&n.canonical()),
+        }
+    }
+
+    /// The value of a sequence of values: what a list read becomes when the
+    /// workload treats it as an opaque register value.
+    pub fn list(&mut self, items: &[Val]) -> Val {
+        let mut s = String::from("[");
+        for (i, v) in items.iter().enumerate() {
+            if i > 0 {
+                s.push(' ');
+            }
+            self.write_canonical(*v, &mut s);
+        }
+        s.push(']');
+        self.intern_canonical(&s)
+    }
+
+    /// Appends the canonical EDN text of `v` to `out`.
+    pub fn write_canonical(&self, v: Val, out: &mut String) {
+        use std::fmt::Write;
+        match v.as_small_int() {
+            Some(n) => {
+                let _ = write!(out, "{n}");
+            }
+            None => out.push_str(&self.canon[(v.0 & !INTERNED) as usize]),
+        }
+    }
+
+    /// The canonical EDN text of `v`, e.g. `3`, `:x`, `"s"`, `[:anti 5]`.
+    pub fn display(&self, v: Val) -> String {
+        let mut s = String::new();
+        self.write_canonical(v, &mut s);
+        s
+    }
+
+    /// How many values are interned (not counting inline integers).
+    pub fn len(&self) -> usize {
+        self.canon.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.canon.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn small_ints_are_inline_and_others_interned() {
+        let mut t = ValueTable::new();
+        assert_eq!(t.int(5).as_small_int(), Some(5));
+        assert_eq!(t.int(-5), t.intern_canonical("-5"));
+        assert_eq!(t.int(i64::MAX), t.uint(i64::MAX as u64));
+        assert_ne!(t.int(-5), t.int(5));
+        assert_eq!(t.display(t.int(-5)), "-5");
+        assert_eq!(t.display(Val::NIL), "nil");
+    }
+
+    #[test]
+    fn list_values_are_canonical() {
+        let mut t = ValueTable::new();
+        let x = t.intern_canonical(":x");
+        let l = t.list(&[Val::small_int(1).unwrap(), x]);
+        assert_eq!(t.display(l), "[1 :x]");
+        assert_eq!(l, t.intern_canonical("[1 :x]"));
+    }
+}

@@ -1,0 +1,11 @@
+//! isocheck: a checker of database isolation for Jepsen histories.
+//!
+//! The pipeline, one module per stage (see `ARCHITECTURE.md`):
+//! [`history`] reads files into transactions; [`stats`] summarises them;
+//! [`gen`] generates histories; [`cli`] is the command line.
+
+pub mod cli;
+pub mod gen;
+pub mod history;
+pub mod report;
+pub mod stats;

@@ -1,0 +1,28 @@
+//! Rendering miette diagnostics to text.
+
+use miette::{Diagnostic, GraphicalReportHandler, GraphicalTheme};
+use std::io::IsTerminal;
+
+/// Renders a diagnostic as miette's graphical report. `color` adds ANSI
+/// colours and Unicode art; without it the output is plain and stable (the
+/// form snapshot tests pin down).
+pub fn render(diag: &dyn Diagnostic, color: bool) -> String {
+    let theme = if color {
+        GraphicalTheme::unicode()
+    } else {
+        GraphicalTheme::unicode_nocolor()
+    };
+    let handler = GraphicalReportHandler::new_themed(theme)
+        .with_width(100)
+        .with_links(false);
+    let mut out = String::new();
+    if handler.render_report(&mut out, diag).is_err() {
+        out = format!("{diag}\n");
+    }
+    out
+}
+
+/// Whether stderr wants colour: a terminal, and `NO_COLOR` unset.
+pub fn stderr_color() -> bool {
+    std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none()
+}

@@ -1,0 +1,3 @@
+//! Rendering results for people and programs: miette diagnostics, tables, JSON.
+
+pub mod diagnostic;

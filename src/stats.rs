@@ -1,0 +1,219 @@
+//! `isocheck stats`: a summary of what a history holds.
+
+use crate::history::{Format, History, MopKind, Status};
+use std::collections::HashSet;
+
+/// Counts of ops by `:type`.
+#[derive(Debug, Default, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct ByType {
+    pub invoke: usize,
+    pub ok: usize,
+    pub fail: usize,
+    pub info: usize,
+}
+
+/// Counts of transactions by status.
+#[derive(Debug, Default, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct ByStatus {
+    pub total: usize,
+    pub committed: usize,
+    pub aborted: usize,
+    pub indeterminate: usize,
+}
+
+/// Counts of micro-ops by function.
+#[derive(Debug, Default, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct ByMop {
+    pub read: usize,
+    pub append: usize,
+    pub write: usize,
+}
+
+/// Transactions by what their micro-ops do.
+#[derive(Debug, Default, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct ByShape {
+    pub read_only: usize,
+    pub write_only: usize,
+    pub read_modify_write: usize,
+    pub empty: usize,
+}
+
+/// A summary of a history.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Stats {
+    pub file: String,
+    pub format: &'static str,
+    pub bytes: u64,
+    pub workload: &'static str,
+    pub workload_source: crate::history::model::WorkloadSource,
+    pub ops: usize,
+    pub ops_by_type: ByType,
+    pub client_ops: usize,
+    pub nemesis_ops: usize,
+    pub sessions: usize,
+    pub transactions: ByStatus,
+    pub other_client_ops: usize,
+    pub micro_ops: ByMop,
+    pub keys: usize,
+    pub shapes: ByShape,
+    pub parse_seconds: f64,
+    pub mb_per_second: f64,
+}
+
+impl Stats {
+    pub fn of(h: &History, format: Format, bytes: u64, parse_seconds: f64) -> Stats {
+        let mut s = Stats {
+            file: h.source.name().to_string(),
+            format: format.name(),
+            bytes,
+            workload: h.workload.name(),
+            workload_source: h.workload_source,
+            ops: h.ops.len(),
+            ops_by_type: by_type(h),
+            client_ops: h.ops.iter().filter(|o| o.is_client()).count(),
+            nemesis_ops: 0,
+            sessions: h
+                .txns
+                .iter()
+                .map(|t| t.process)
+                .collect::<HashSet<_>>()
+                .len(),
+            transactions: by_status(h),
+            other_client_ops: h.other_client_ops.len(),
+            micro_ops: ByMop::default(),
+            keys: 0,
+            shapes: ByShape::default(),
+            parse_seconds,
+            mb_per_second: if parse_seconds > 0.0 {
+                bytes as f64 / 1e6 / parse_seconds
+            } else {
+                0.0
+            },
+        };
+        s.nemesis_ops = s.ops - s.client_ops;
+        count_mops(h, &mut s);
+        s
+    }
+}
+
+fn by_type(h: &History) -> ByType {
+    let mut t = ByType::default();
+    for op in &h.ops {
+        match op.ty {
+            crate::history::OpType::Invoke => t.invoke += 1,
+            crate::history::OpType::Ok => t.ok += 1,
+            crate::history::OpType::Fail => t.fail += 1,
+            crate::history::OpType::Info => t.info += 1,
+        }
+    }
+    t
+}
+
+fn by_status(h: &History) -> ByStatus {
+    let mut s = ByStatus {
+        total: h.txns.len(),
+        ..ByStatus::default()
+    };
+    for t in &h.txns {
+        match t.status {
+            Status::Committed => s.committed += 1,
+            Status::Aborted => s.aborted += 1,
+            Status::Indeterminate => s.indeterminate += 1,
+        }
+    }
+    s
+}
+
+fn count_mops(h: &History, s: &mut Stats) {
+    let mut keys = HashSet::new();
+    for t in &h.txns {
+        let (mut reads, mut writes) = (false, false);
+        for m in h.mops_of(t) {
+            keys.insert(m.key);
+            match m.kind {
+                MopKind::Read => s.micro_ops.read += 1,
+                MopKind::Append => s.micro_ops.append += 1,
+                MopKind::Write => s.micro_ops.write += 1,
+            }
+            reads |= m.kind == MopKind::Read;
+            writes |= m.kind != MopKind::Read;
+        }
+        match (reads, writes) {
+            (true, true) => s.shapes.read_modify_write += 1,
+            (true, false) => s.shapes.read_only += 1,
+            (false, true) => s.shapes.write_only += 1,
+            (false, false) => s.shapes.empty += 1,
+        }
+    }
+    s.keys = keys.len();
+}
+
+/// The human table for one history.
+pub fn render(s: &Stats) -> String {
+    let rows: Vec<(&str, String)> = vec![
+        ("file", s.file.clone()),
+        ("format", s.format.to_string()),
+        ("size", format!("{} bytes", s.bytes)),
+        ("workload", format!("{} ({})", s.workload, source_word(s))),
+        (
+            "ops",
+            format!(
+                "{} ({} invoke, {} ok, {} fail, {} info)",
+                s.ops,
+                s.ops_by_type.invoke,
+                s.ops_by_type.ok,
+                s.ops_by_type.fail,
+                s.ops_by_type.info
+            ),
+        ),
+        ("client ops", s.client_ops.to_string()),
+        ("nemesis/other ops", s.nemesis_ops.to_string()),
+        ("sessions", s.sessions.to_string()),
+        (
+            "transactions",
+            format!(
+                "{} ({} committed, {} aborted, {} indeterminate)",
+                s.transactions.total,
+                s.transactions.committed,
+                s.transactions.aborted,
+                s.transactions.indeterminate
+            ),
+        ),
+        ("non-txn client ops", s.other_client_ops.to_string()),
+        (
+            "micro-ops",
+            format!(
+                "{} ({} r, {} append, {} w)",
+                s.micro_ops.read + s.micro_ops.append + s.micro_ops.write,
+                s.micro_ops.read,
+                s.micro_ops.append,
+                s.micro_ops.write
+            ),
+        ),
+        ("keys", s.keys.to_string()),
+        (
+            "txn shapes",
+            format!(
+                "{} read-only, {} write-only, {} read-modify-write, {} empty",
+                s.shapes.read_only, s.shapes.write_only, s.shapes.read_modify_write, s.shapes.empty
+            ),
+        ),
+        (
+            "parse",
+            format!("{:.3} s ({:.1} MB/s)", s.parse_seconds, s.mb_per_second),
+        ),
+    ];
+    let width = rows.iter().map(|(k, _)| k.len()).max().unwrap_or(0);
+    rows.iter()
+        .map(|(k, v)| format!("{k:<width$}  {v}\n"))
+        .collect()
+}
+
+fn source_word(s: &Stats) -> &'static str {
+    use crate::history::model::WorkloadSource;
+    match s.workload_source {
+        WorkloadSource::Flag => "from --workload",
+        WorkloadSource::Detected => "detected",
+        WorkloadSource::Assumed => "assumed: no writes or non-empty reads",
+    }
+}
