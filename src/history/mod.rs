@@ -120,3 +120,6 @@ fn text_of(name: &str, bytes: Vec<u8>) -> Result<String, InputDiagnostic> {
         InputDiagnostic::new(err, Some(SourceFile::new(name, lossy)))
     })
 }
+
+#[cfg(test)]
+mod tests;

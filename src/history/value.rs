@@ -184,7 +184,8 @@ mod tests {
         assert_eq!(t.int(-5), t.intern_canonical("-5"));
         assert_eq!(t.int(i64::MAX), t.uint(i64::MAX as u64));
         assert_ne!(t.int(-5), t.int(5));
-        assert_eq!(t.display(t.int(-5)), "-5");
+        let m5 = t.int(-5);
+        assert_eq!(t.display(m5), "-5");
         assert_eq!(t.display(Val::NIL), "nil");
     }
 

@@ -128,8 +128,12 @@ impl<'a> Reader<'a> {
     }
 
     fn discard(&self, i: In<'a>, depth: usize) -> PResult<'a, ()> {
+        if depth > MAX_DEPTH {
+            return fail(EdnError::new(i, 2, Problem::TooDeep(MAX_DEPTH)));
+        }
         let (rest, _) = tag(&b"#_"[..]).parse(i)?;
-        let (rest, ()) = self.skip_ws(rest, depth)?;
+        // `#_ #_ a b` nests: the inner discard is part of the outer one's form.
+        let (rest, ()) = self.skip_ws(rest, depth + 1)?;
         match rest.first() {
             None | Some(b')' | b']' | b'}') => fail(EdnError::new(i, 2, Problem::EmptyDiscard)),
             _ => {
@@ -373,7 +377,7 @@ impl<'a> Reader<'a> {
         let body = &i[1..];
         let first_len = match body.first() {
             None => return fail(EdnError::new(i, 1, Problem::InvalidChar("\\".into()))),
-            Some(&b) if is_ws(b) => {
+            Some(&b) if b != b',' && is_ws(b) => {
                 return fail(EdnError::new(i, 1, Problem::InvalidChar("\\".into())))
             }
             Some(&b) => char_len(b),

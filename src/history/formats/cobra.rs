@@ -276,23 +276,23 @@ mod tests {
     struct Log(Vec<u8>);
 
     impl Log {
-        fn rec(&mut self, tag: u8, fields: &[u64]) -> &mut Self {
+        fn rec(mut self, tag: u8, fields: &[u64]) -> Self {
             self.0.push(tag);
             for f in fields {
                 self.0.extend_from_slice(&f.to_be_bytes());
             }
             self
         }
-        fn s(&mut self, txn: u64) -> &mut Self {
+        fn s(self, txn: u64) -> Self {
             self.rec(b'S', &[txn])
         }
-        fn c(&mut self, txn: u64) -> &mut Self {
+        fn c(self, txn: u64) -> Self {
             self.rec(b'C', &[txn])
         }
-        fn w(&mut self, write: u64, key: u64) -> &mut Self {
+        fn w(self, write: u64, key: u64) -> Self {
             self.rec(b'W', &[write, key, 0x5eed])
         }
-        fn r(&mut self, txn: u64, write: u64, key: u64) -> &mut Self {
+        fn r(self, txn: u64, write: u64, key: u64) -> Self {
             self.rec(b'R', &[txn, write, key, 0x5eed])
         }
     }
@@ -325,17 +325,10 @@ mod tests {
     /// back; T2 reads key 7 from T1, key 8 initial (INIT) and key 9 missing
     /// (NULL); T10 reads the GC flag; T1.debug is not a log.
     fn fixture_logs() -> [(&'static str, Vec<u8>); 4] {
-        let mut t1 = Log::default();
-        t1.s(100).w(1000, 7).c(100).s(101).r(100, 1000, 7).c(101);
-        let mut t2 = Log::default();
-        t2.s(200)
-            .r(100, 1000, 7)
-            .r(INIT_TXN_ID, INIT_WRITE_ID, 8)
-            .r(NULL_ID, NULL_ID, 9)
-            .w(2000, 8)
-            .c(200);
-        let mut t10 = Log::default();
-        t10.s(300).r(INIT_TXN_ID, GC_WID_TRUE, 5).c(300);
+        let t1 = Log::default().s(100).w(1000, 7).c(100).s(101).r(100, 1000, 7).c(101);
+        let t2 = Log::default().s(200).r(100, 1000, 7).r(INIT_TXN_ID, INIT_WRITE_ID, 8);
+        let t2 = t2.r(NULL_ID, NULL_ID, 9).w(2000, 8).c(200);
+        let t10 = Log::default().s(300).r(INIT_TXN_ID, GC_WID_TRUE, 5).c(300);
         [
             ("T1.log", t1.0),
             ("T2.log", t2.0),
@@ -380,7 +373,7 @@ mod tests {
 
     #[test]
     fn uncommitted_txn_is_an_error() {
-        let e = error_of("uncommitted", Log::default().s(1).c(1).s(2).w(5, 5));
+        let e = error_of("uncommitted", &Log::default().s(1).c(1).s(2).w(5, 5));
         assert!(
             e.contains("never commits") && e.contains("at byte 9 of T1.log"),
             "{e}"
@@ -389,7 +382,7 @@ mod tests {
 
     #[test]
     fn malformed_logs_are_errors() {
-        let cases: [(&str, &mut Log, &str); 8] = [
+        let cases: [(&str, Log, &str); 8] = [
             (
                 "abort",
                 Log::default().s(1).rec(b'A', &[1]),
@@ -416,7 +409,7 @@ mod tests {
             ),
         ];
         for (name, log, want) in cases {
-            let e = error_of(name, log);
+            let e = error_of(name, &log);
             assert!(e.contains(want), "{name}: {e}");
         }
     }
@@ -433,10 +426,8 @@ mod tests {
 
     #[test]
     fn read_naming_the_wrong_writer_is_an_error() {
-        let mut t1 = Log::default();
-        t1.s(1).r(3, 30, 7).c(1);
-        let mut t2 = Log::default();
-        t2.s(2).w(30, 7).c(2);
+        let t1 = Log::default().s(1).r(3, 30, 7).c(1);
+        let t2 = Log::default().s(2).w(30, 7).c(2);
         let dir = TempDir::new("wrong-writer", &[("T1.log", &t1.0), ("T2.log", &t2.0)]);
         let e = read_dir(&dir.0).unwrap_err().to_string();
         assert!(

@@ -1,0 +1,200 @@
+//! Reading Jepsen EDN into transactions: framings, fields, pairing, workload, uniqueness.
+
+use super::error::ErrorKind;
+use super::*;
+
+fn load(text: &str) -> History {
+    parse_edn("t.edn", text).unwrap_or_else(|d| panic!("{d}"))
+}
+
+fn error(text: &str) -> HistoryError {
+    match parse_edn("t.edn", text) {
+        Ok(_) => panic!("accepted: {text}"),
+        Err(d) => d.error,
+    }
+}
+
+/// Micro-ops of transaction `t` as `[:f k v]` text.
+fn mops(h: &History, t: usize) -> Vec<String> {
+    h.mops_of(&h.txns[t])
+        .iter()
+        .map(|m| {
+            let v = match m.value() {
+                MopValue::Val(v) => h.values.display(v),
+                MopValue::List { start, len } => {
+                    let items: Vec<String> = h.list(start, len).iter().map(|v| h.values.display(*v)).collect();
+                    format!("[{}]", items.join(" "))
+                }
+            };
+            format!("[:{} {} {}]", m.kind.name(), h.values.display(m.key), v)
+        })
+        .collect()
+}
+
+const PAIR: &str = r#"{:index 0, :time 10, :type :invoke, :process 0, :f :txn, :value [[:append :x 1] [:r :x nil]]}
+{:index 1, :time 20, :type :ok, :process 0, :f :txn, :value [[:append :x 1] [:r :x [1]]]}
+"#;
+
+#[test]
+fn reads_a_pair_into_a_committed_transaction() {
+    let h = load(PAIR);
+    assert_eq!(h.ops.len(), 2);
+    assert_eq!(h.txns.len(), 1);
+    let t = &h.txns[0];
+    assert_eq!((t.invoke, t.completion, t.status, t.process), (Some(0), Some(1), Status::Committed, 0));
+    assert_eq!(mops(&h, 0), ["[:append :x 1]", "[:r :x [1]]"]);
+    assert_eq!(h.ops[1].time(), Some(20));
+    assert_eq!(h.workload, Workload::ListAppend);
+    assert_eq!(h.text(h.ops[1].span), PAIR.lines().nth(1).unwrap());
+}
+
+#[test]
+fn framings_records_and_key_order_do_not_matter() {
+    let vector = format!("[{}]", PAIR.replace('\n', " "));
+    let records = PAIR.replace("{:index", "#jepsen.history.Op{:index");
+    let spaced = PAIR.replace("{:index", "#jepsen.history.Op {:index");
+    let reordered = "{:value [[:append :x 1] [:r :x nil]], :process 0, :type :invoke, :f :txn, :index 0, :time 10}\n\
+                     {:type :ok :value [[:append :x 1] [:r :x [1]]] :process 0 :index 1 :time 20 :f :txn}";
+    let listed = format!("({})", PAIR);
+    for text in [vector.as_str(), &records, &spaced, reordered, &listed] {
+        let h = load(text);
+        assert_eq!(mops(&h, 0), ["[:append :x 1]", "[:r :x [1]]"], "{text}");
+        assert_eq!(h.txns[0].status, Status::Committed);
+    }
+}
+
+#[test]
+fn reads_of_nil_empty_and_two_elements_are_empty() {
+    let h = load("{:type :ok, :process 1, :value [[:r 5 nil] [:r 5 []] [:r 5] [:r 6 ()]]}");
+    assert_eq!(mops(&h, 0), ["[:r 5 nil]", "[:r 5 []]", "[:r 5 nil]", "[:r 6 []]"]);
+}
+
+#[test]
+fn opaque_keys_and_values() {
+    let h = load(r#"{:type :ok, :process 0, :value [[:w [:anti 5] "s"] [:w -3 12345678901] [:r :k/ns 1N]]}"#);
+    assert_eq!(mops(&h, 0), [r#"[:w [:anti 5] "s"]"#, "[:w -3 12345678901]", "[:r :k/ns 1]"]);
+    assert_eq!(h.workload, Workload::RwRegister);
+}
+
+#[test]
+fn register_reads_of_lists_are_values() {
+    let h = load("{:type :ok, :process 0, :value [[:w 1 [1 2]] [:r 1 (1 2)]]}");
+    let m = h.mops_of(&h.txns[0]);
+    assert_eq!(m[0].value(), m[1].value());
+}
+
+#[test]
+fn statuses_and_unmatched_ops() {
+    let text = "{:type :invoke, :process 0, :value [[:append 1 1]]}\n\
+                {:type :invoke, :process 1, :value [[:append 1 2]]}\n\
+                {:type :fail, :process 0, :value [[:append 1 1]], :error [:abort \"no\"]}\n\
+                {:type :invoke, :process 2, :value [[:append 1 3]]}\n\
+                {:type :info, :process 1, :value [[:append 1 2]]}\n\
+                {:type :ok, :process 3, :value [[:append 1 4]]}\n";
+    let h = load(text);
+    let got: Vec<_> = h.txns.iter().map(|t| (t.process, t.status, t.invoke, t.completion)).collect();
+    assert_eq!(
+        got,
+        [
+            (0, Status::Aborted, Some(0), Some(2)),
+            (1, Status::Indeterminate, Some(1), Some(4)),
+            (2, Status::Indeterminate, Some(3), None),
+            (3, Status::Committed, None, Some(5)),
+        ]
+    );
+    let err = h.ops[2].extras_range();
+    assert_eq!(h.text(h.extras[err.start].0), ":error");
+    assert_eq!(h.text(h.extras[err.start].1), "[:abort \"no\"]");
+}
+
+#[test]
+fn failed_completion_without_value_uses_the_invocation() {
+    let h = load("{:type :invoke, :process 0, :f :txn, :value [[:w 1 1]]}\n{:type :fail, :process 0, :f :txn}\n");
+    assert_eq!(mops(&h, 0), ["[:w 1 1]"]);
+    assert_eq!(h.txns[0].status, Status::Aborted);
+}
+
+#[test]
+fn nemesis_and_non_transactional_ops_are_kept_apart() {
+    let text = "{:type :info, :process :nemesis, :f :kill, :value \"n1\"}\n\
+                {:type :invoke, :process 0, :f :cas, :value [0 [3 4]]}\n\
+                {:type :ok, :process 0, :f :cas, :value [0 [3 4]]}\n\
+                {:type :info, :process :nemesis, :f :kill, :value [\"n1\" {\"n1\" :killed}]}\n\
+                {:type :ok, :f :txn, :value [[:r 1 nil]]}\n";
+    let h = load(text);
+    assert_eq!(h.txns.len(), 0);
+    assert_eq!(h.other_client_ops, vec![2]);
+    assert_eq!(h.ops[0].process, Process::Other(h.values.clone().intern_canonical(":nemesis")));
+    assert_eq!(h.ops[4].process, Process::Missing);
+}
+
+#[test]
+fn index_defaults_to_position() {
+    let h = load("{:type :ok, :process 0, :value []}\n{:type :ok, :process 0, :index 7, :value []}\n");
+    assert_eq!((h.ops[0].index, h.ops[1].index), (0, 7));
+}
+
+#[test]
+fn workload_detection_and_override() {
+    let reads_only = "{:type :ok, :process 0, :value [[:r 1 nil]]}";
+    let h = load(reads_only);
+    assert_eq!(h.workload_source, model::WorkloadSource::Assumed);
+    let h = parse_text(Format::Edn, "t", reads_only.into(), Some(Workload::RwRegister)).unwrap();
+    assert_eq!((h.workload, h.workload_source), (Workload::RwRegister, model::WorkloadSource::Flag));
+    assert_eq!(load("{:type :ok, :process 0, :value [[:r 1 5]]}").workload, Workload::RwRegister);
+    assert_eq!(load("{:type :ok, :process 0, :value [[:r 1 [5]]]}").workload, Workload::ListAppend);
+    let e = parse_text(Format::Edn, "t", "{:type :ok, :process 0, :value [[:w 1 1]]}".into(), Some(Workload::ListAppend));
+    assert!(matches!(e.unwrap_err().error.kind, ErrorKind::MixedWorkload));
+}
+
+#[test]
+fn input_errors() {
+    let cases: &[(&str, fn(&ErrorKind) -> bool)] = &[
+        ("{:process 0, :value []}", |k| *k == ErrorKind::MissingType),
+        ("{:valid? true, :anomaly-types []}", |k| *k == ErrorKind::NotAHistory),
+        ("{:type :sleep, :process 0}", |k| matches!(k, ErrorKind::BadField { field: "type", .. })),
+        ("{:type :ok, :index \"3\"}", |k| matches!(k, ErrorKind::BadField { field: "index", .. })),
+        ("{:type :ok, :time 1.5}", |k| matches!(k, ErrorKind::BadField { field: "time", .. })),
+        ("{:type :ok, :type :fail}", |k| *k == ErrorKind::DuplicateField("type".into())),
+        ("{:type :ok, :foo 1, :foo 2}", |k| *k == ErrorKind::DuplicateField("foo".into())),
+        ("[1 2]", |k| matches!(k, ErrorKind::NotAnOp(_))),
+        ("{:type :ok}\n42", |k| matches!(k, ErrorKind::NotAnOp(_))),
+        ("[{:type :ok}] {:type :ok}", |k| matches!(k, ErrorKind::Syntax(_))),
+        ("{:type :ok, :process 0, :f :txn, :value [[:inc 1 1]]}", |k| *k == ErrorKind::NotATransaction),
+        ("{:type :ok, :process 0, :value [[:append 1 1] [:w 1 2]]}", |k| *k == ErrorKind::MixedWorkload),
+        ("{:type :ok, :process 0, :value [[:append 1 1] [:r 1 5]]}", |k| matches!(k, ErrorKind::ReadNotAList { .. })),
+        ("{:type :ok, :process 0, :value [[:append 1 1]]}\n{:type :ok, :process 1, :value [[:append 1 1]]}", |k| {
+            matches!(k, ErrorKind::DuplicateWrite { .. })
+        }),
+        ("{:type :invoke, :process 0, :value []}\n{:type :invoke, :process 0, :value []}", |k| {
+            *k == ErrorKind::DoubleInvoke { process: 0 }
+        }),
+        ("{:type :ok, :value [[:r 1 nil]]", |k| matches!(k, ErrorKind::Syntax(edn::Problem::Eof(_)))),
+        ("{:type :ok :process}", |k| *k == ErrorKind::Syntax(edn::Problem::OddMap)),
+    ];
+    for (text, expected) in cases {
+        let e = error(text);
+        assert!(expected(&e.kind), "{text}: got {:?}", e.kind);
+        assert!(!e.help.is_empty(), "{text}: no help");
+        assert!(!e.labels.is_empty() || matches!(e.kind, ErrorKind::Io { .. }), "{text}: no span");
+    }
+}
+
+#[test]
+fn duplicate_write_names_both_places() {
+    let text = "{:type :ok, :process 0, :value [[:w :x 1]]}\n{:type :ok, :process 1, :value [[:w :x 1]]}";
+    let e = error(text);
+    let spans: Vec<&str> = e.labels.iter().map(|l| &text[l.span.start()..l.span.end()]).collect();
+    assert_eq!(spans, ["[:w :x 1]", "[:w :x 1]"]);
+    assert!(e.labels[0].span.start() > e.labels[1].span.start());
+    assert!(e.to_string().contains(":x"));
+}
+
+#[test]
+fn diagnostics_render_with_file_line_and_column() {
+    let d = parse_edn("bad.edn", "{:type :ok}\n{:type :ok, :process 0 :time x}\n").unwrap_err();
+    assert_eq!(d.location().as_deref(), Some("bad.edn:2:30"));
+    let text = crate::report::diagnostic::render(&d, false);
+    assert!(text.contains("bad.edn:2:30"), "{text}");
+    assert!(text.contains(":time must be an integer"), "{text}");
+}
