@@ -375,7 +375,7 @@ mod tests {
     fn uncommitted_txn_is_an_error() {
         let e = error_of("uncommitted", &Log::default().s(1).c(1).s(2).w(5, 5));
         assert!(
-            e.contains("never commits") && e.contains("at byte 9 of T1.log"),
+            e.contains("never commits") && e.contains("at byte 18 of T1.log"),
             "{e}"
         );
     }

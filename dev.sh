@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Set-up and everyday commands for a fresh Debian/Ubuntu machine with rustup.
+#   ./dev.sh run    build, then summarise the bundled history
+#   ./dev.sh test   the whole test suite
+#   ./dev.sh ci     formatting, lints and the whole test suite (what CI runs)
+set -euo pipefail
+cd "$(dirname "$0")"
+
+# System packages the build needs: a C/C++ toolchain for the bundled SAT
+# solvers, libclang for their bindgen step, pkg-config.
+need_packages() {
+    local missing=()
+    command -v cc >/dev/null 2>&1 || missing+=(build-essential)
+    command -v c++ >/dev/null 2>&1 || missing+=(g++)
+    ldconfig -p 2>/dev/null | grep -q 'libclang[-.0-9]*\.so' || missing+=(libclang-dev)
+    if ((${#missing[@]})); then
+        echo "installing: ${missing[*]}" >&2
+        local sudo=""
+        [ "$(id -u)" -eq 0 ] || sudo="sudo"
+        $sudo apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+    fi
+}
+
+need_rust() {
+    command -v cargo >/dev/null 2>&1 || { echo "cargo not found: install rustup first (https://rustup.rs)" >&2; exit 1; }
+    rustup component list --installed 2>/dev/null | grep -q '^clippy' || rustup component add clippy rustfmt >/dev/null 2>&1 || true
+}
+
+cmd_run() {
+    cargo build --release
+    ./target/release/isocheck stats fixtures/histories/list-append-200.edn
+}
+
+cmd_test() {
+    cargo test
+}
+
+cmd_ci() {
+    cargo fmt --check
+    cargo clippy --all-targets -- -D warnings
+    cmd_test
+}
+
+case "${1:-}" in
+    run | test | ci)
+        need_packages
+        need_rust
+        "cmd_$1"
+        ;;
+    *)
+        sed -n '2,5p' "$0" >&2
+        exit 2
+        ;;
+esac
