@@ -121,13 +121,16 @@ impl From<SyntaxError> for HistoryError {
 
 /// A [`HistoryError`] with the file it is about: what miette renders.
 pub struct InputDiagnostic {
-    pub error: HistoryError,
+    pub error: Box<HistoryError>,
     pub source: Option<SourceFile>,
 }
 
 impl InputDiagnostic {
     pub fn new(error: HistoryError, source: Option<SourceFile>) -> Self {
-        InputDiagnostic { error, source }
+        InputDiagnostic {
+            error: Box::new(error),
+            source,
+        }
     }
 
     /// `file:line:column` of the primary span, when there is one.

@@ -10,7 +10,7 @@ fn load(text: &str) -> History {
 fn error(text: &str) -> HistoryError {
     match parse_edn("t.edn", text) {
         Ok(_) => panic!("accepted: {text}"),
-        Err(d) => d.error,
+        Err(d) => *d.error,
     }
 }
 
@@ -22,7 +22,11 @@ fn mops(h: &History, t: usize) -> Vec<String> {
             let v = match m.value() {
                 MopValue::Val(v) => h.values.display(v),
                 MopValue::List { start, len } => {
-                    let items: Vec<String> = h.list(start, len).iter().map(|v| h.values.display(*v)).collect();
+                    let items: Vec<String> = h
+                        .list(start, len)
+                        .iter()
+                        .map(|v| h.values.display(*v))
+                        .collect();
                     format!("[{}]", items.join(" "))
                 }
             };
@@ -41,7 +45,10 @@ fn reads_a_pair_into_a_committed_transaction() {
     assert_eq!(h.ops.len(), 2);
     assert_eq!(h.txns.len(), 1);
     let t = &h.txns[0];
-    assert_eq!((t.invoke, t.completion, t.status, t.process), (Some(0), Some(1), Status::Committed, 0));
+    assert_eq!(
+        (t.invoke, t.completion, t.status, t.process),
+        (Some(0), Some(1), Status::Committed, 0)
+    );
     assert_eq!(mops(&h, 0), ["[:append :x 1]", "[:r :x [1]]"]);
     assert_eq!(h.ops[1].time(), Some(20));
     assert_eq!(h.workload, Workload::ListAppend);
@@ -66,13 +73,25 @@ fn framings_records_and_key_order_do_not_matter() {
 #[test]
 fn reads_of_nil_empty_and_two_elements_are_empty() {
     let h = load("{:type :ok, :process 1, :value [[:r 5 nil] [:r 5 []] [:r 5] [:r 6 ()]]}");
-    assert_eq!(mops(&h, 0), ["[:r 5 nil]", "[:r 5 []]", "[:r 5 nil]", "[:r 6 []]"]);
+    assert_eq!(
+        mops(&h, 0),
+        ["[:r 5 nil]", "[:r 5 []]", "[:r 5 nil]", "[:r 6 []]"]
+    );
 }
 
 #[test]
 fn opaque_keys_and_values() {
-    let h = load(r#"{:type :ok, :process 0, :value [[:w [:anti 5] "s"] [:w -3 12345678901] [:r :k/ns 1N]]}"#);
-    assert_eq!(mops(&h, 0), [r#"[:w [:anti 5] "s"]"#, "[:w -3 12345678901]", "[:r :k/ns 1]"]);
+    let h = load(
+        r#"{:type :ok, :process 0, :value [[:w [:anti 5] "s"] [:w -3 12345678901] [:r :k/ns 1N]]}"#,
+    );
+    assert_eq!(
+        mops(&h, 0),
+        [
+            r#"[:w [:anti 5] "s"]"#,
+            "[:w -3 12345678901]",
+            "[:r :k/ns 1]"
+        ]
+    );
     assert_eq!(h.workload, Workload::RwRegister);
 }
 
@@ -92,7 +111,11 @@ fn statuses_and_unmatched_ops() {
                 {:type :info, :process 1, :value [[:append 1 2]]}\n\
                 {:type :ok, :process 3, :value [[:append 1 4]]}\n";
     let h = load(text);
-    let got: Vec<_> = h.txns.iter().map(|t| (t.process, t.status, t.invoke, t.completion)).collect();
+    let got: Vec<_> = h
+        .txns
+        .iter()
+        .map(|t| (t.process, t.status, t.invoke, t.completion))
+        .collect();
     assert_eq!(
         got,
         [
@@ -124,13 +147,17 @@ fn nemesis_and_non_transactional_ops_are_kept_apart() {
     let h = load(text);
     assert_eq!(h.txns.len(), 0);
     assert_eq!(h.other_client_ops, vec![2]);
-    assert_eq!(h.ops[0].process, Process::Other(h.values.clone().intern_canonical(":nemesis")));
+    assert_eq!(
+        h.ops[0].process,
+        Process::Other(h.values.clone().intern_canonical(":nemesis"))
+    );
     assert_eq!(h.ops[4].process, Process::Missing);
 }
 
 #[test]
 fn index_defaults_to_position() {
-    let h = load("{:type :ok, :process 0, :value []}\n{:type :ok, :process 0, :index 7, :value []}\n");
+    let h =
+        load("{:type :ok, :process 0, :value []}\n{:type :ok, :process 0, :index 7, :value []}\n");
     assert_eq!((h.ops[0].index, h.ops[1].index), (0, 7));
 }
 
@@ -139,17 +166,41 @@ fn workload_detection_and_override() {
     let reads_only = "{:type :ok, :process 0, :value [[:r 1 nil]]}";
     let h = load(reads_only);
     assert_eq!(h.workload_source, model::WorkloadSource::Assumed);
-    let h = parse_text(Format::Edn, "t", reads_only.into(), Some(Workload::RwRegister)).unwrap();
-    assert_eq!((h.workload, h.workload_source), (Workload::RwRegister, model::WorkloadSource::Flag));
-    assert_eq!(load("{:type :ok, :process 0, :value [[:r 1 5]]}").workload, Workload::RwRegister);
-    assert_eq!(load("{:type :ok, :process 0, :value [[:r 1 [5]]]}").workload, Workload::ListAppend);
-    let e = parse_text(Format::Edn, "t", "{:type :ok, :process 0, :value [[:w 1 1]]}".into(), Some(Workload::ListAppend));
-    assert!(matches!(e.unwrap_err().error.kind, ErrorKind::MixedWorkload));
+    let h = parse_text(
+        Format::Edn,
+        "t",
+        reads_only.into(),
+        Some(Workload::RwRegister),
+    )
+    .unwrap();
+    assert_eq!(
+        (h.workload, h.workload_source),
+        (Workload::RwRegister, model::WorkloadSource::Flag)
+    );
+    assert_eq!(
+        load("{:type :ok, :process 0, :value [[:r 1 5]]}").workload,
+        Workload::RwRegister
+    );
+    assert_eq!(
+        load("{:type :ok, :process 0, :value [[:r 1 [5]]]}").workload,
+        Workload::ListAppend
+    );
+    let e = parse_text(
+        Format::Edn,
+        "t",
+        "{:type :ok, :process 0, :value [[:w 1 1]]}".into(),
+        Some(Workload::ListAppend),
+    );
+    assert!(matches!(
+        e.unwrap_err().error.kind,
+        ErrorKind::MixedWorkload
+    ));
 }
 
 #[test]
 fn input_errors() {
-    let cases: &[(&str, fn(&ErrorKind) -> bool)] = &[
+    type Expect = fn(&ErrorKind) -> bool;
+    let cases: &[(&str, Expect)] = &[
         ("{:process 0, :value []}", |k| *k == ErrorKind::MissingType),
         ("{:valid? true, :anomaly-types []}", |k| *k == ErrorKind::NotAHistory),
         ("{:type :sleep, :process 0}", |k| matches!(k, ErrorKind::BadField { field: "type", .. })),
@@ -176,15 +227,23 @@ fn input_errors() {
         let e = error(text);
         assert!(expected(&e.kind), "{text}: got {:?}", e.kind);
         assert!(!e.help.is_empty(), "{text}: no help");
-        assert!(!e.labels.is_empty() || matches!(e.kind, ErrorKind::Io { .. }), "{text}: no span");
+        assert!(
+            !e.labels.is_empty() || matches!(e.kind, ErrorKind::Io { .. }),
+            "{text}: no span"
+        );
     }
 }
 
 #[test]
 fn duplicate_write_names_both_places() {
-    let text = "{:type :ok, :process 0, :value [[:w :x 1]]}\n{:type :ok, :process 1, :value [[:w :x 1]]}";
+    let text =
+        "{:type :ok, :process 0, :value [[:w :x 1]]}\n{:type :ok, :process 1, :value [[:w :x 1]]}";
     let e = error(text);
-    let spans: Vec<&str> = e.labels.iter().map(|l| &text[l.span.start()..l.span.end()]).collect();
+    let spans: Vec<&str> = e
+        .labels
+        .iter()
+        .map(|l| &text[l.span.start()..l.span.end()])
+        .collect();
     assert_eq!(spans, ["[:w :x 1]", "[:w :x 1]"]);
     assert!(e.labels[0].span.start() > e.labels[1].span.start());
     assert!(e.to_string().contains(":x"));

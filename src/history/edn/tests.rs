@@ -21,13 +21,22 @@ fn scalars() {
     assert_eq!(one("-42").kind, Kind::Int(-42));
     assert_eq!(one("+7").kind, Kind::Int(7));
     assert_eq!(one("12N").kind, Kind::BigInt("12"));
-    assert_eq!(one("18446744073709551616").kind, Kind::BigInt("18446744073709551616"));
-    assert_eq!(one("-9223372036854775809").kind, Kind::BigInt("-9223372036854775809"));
+    assert_eq!(
+        one("18446744073709551616").kind,
+        Kind::BigInt("18446744073709551616")
+    );
+    assert_eq!(
+        one("-9223372036854775809").kind,
+        Kind::BigInt("-9223372036854775809")
+    );
     assert_eq!(one("1.5").kind, Kind::Float(1.5));
     assert_eq!(one("-1e3").kind, Kind::Float(-1000.0));
     assert_eq!(one("1.").kind, Kind::Float(1.0));
     assert_eq!(one("1.50M").kind, Kind::BigDec("1.50"));
-    assert_eq!(one(":jepsen.history/op").kind, Kind::Keyword("jepsen.history/op"));
+    assert_eq!(
+        one(":jepsen.history/op").kind,
+        Kind::Keyword("jepsen.history/op")
+    );
     assert_eq!(one("foo/bar").kind, Kind::Symbol("foo/bar"));
     assert_eq!(one("/").kind, Kind::Symbol("/"));
     assert_eq!(one("-").kind, Kind::Symbol("-"));
@@ -39,8 +48,14 @@ fn scalars() {
 fn strings_and_escapes() {
     assert_eq!(one(r#""plain""#).kind, Kind::Str(Cow::Borrowed("plain")));
     let s = one(r#""a\"b\\c\nd\te\r\f\b\u00e9""#);
-    assert_eq!(s.kind, Kind::Str(Cow::Owned("a\"b\\c\nd\te\r\u{0C}\u{08}é".into())));
-    assert_eq!(one("\"multi\nline\"").kind, Kind::Str(Cow::Borrowed("multi\nline")));
+    assert_eq!(
+        s.kind,
+        Kind::Str(Cow::Owned("a\"b\\c\nd\te\r\u{0C}\u{08}é".into()))
+    );
+    assert_eq!(
+        one("\"multi\nline\"").kind,
+        Kind::Str(Cow::Borrowed("multi\nline"))
+    );
     assert!(matches!(problem(r#""bad \q""#), Problem::InvalidEscape(_)));
     assert!(matches!(problem(r#""\u12""#), Problem::InvalidEscape(_)));
     assert!(matches!(problem(r#""\uD800""#), Problem::InvalidEscape(_)));
@@ -49,13 +64,22 @@ fn strings_and_escapes() {
 
 #[test]
 fn characters() {
-    let chars = one(r"[\a \newline \space \tab \return \formfeed \backspace \u0041 \, \( \é \o101]");
-    let Kind::Vector(items) = chars.kind else { panic!() };
-    let got: Vec<char> = items.iter().map(|n| match n.kind {
-        Kind::Char(c) => c,
-        _ => panic!("{n:?}"),
-    }).collect();
-    assert_eq!(got, vec!['a', '\n', ' ', '\t', '\r', '\u{0C}', '\u{08}', 'A', ',', '(', 'é', 'A']);
+    let chars =
+        one(r"[\a \newline \space \tab \return \formfeed \backspace \u0041 \, \( \é \o101]");
+    let Kind::Vector(items) = chars.kind else {
+        panic!()
+    };
+    let got: Vec<char> = items
+        .iter()
+        .map(|n| match n.kind {
+            Kind::Char(c) => c,
+            _ => panic!("{n:?}"),
+        })
+        .collect();
+    assert_eq!(
+        got,
+        vec!['a', '\n', ' ', '\t', '\r', '\u{0C}', '\u{08}', 'A', ',', '(', 'é', 'A']
+    );
     assert!(matches!(problem(r"\newlin"), Problem::InvalidChar(_)));
     assert!(matches!(problem(r"\ "), Problem::InvalidChar(_)));
 }
@@ -65,9 +89,14 @@ fn collections_and_spans() {
     let text = "[1 (2 3) {:a #{4}}]";
     let v = one(text);
     assert_eq!((v.span.start(), v.span.end()), (0, text.len()));
-    let Kind::Vector(items) = &v.kind else { panic!() };
+    let Kind::Vector(items) = &v.kind else {
+        panic!()
+    };
     assert_eq!(&text[items[1].span.start()..items[1].span.end()], "(2 3)");
-    assert_eq!(&text[items[2].span.start()..items[2].span.end()], "{:a #{4}}");
+    assert_eq!(
+        &text[items[2].span.start()..items[2].span.end()],
+        "{:a #{4}}"
+    );
     assert_eq!(v.canonical(), "[1 [2 3] {:a #{4}}]");
 }
 
@@ -87,11 +116,16 @@ fn whitespace_comments_and_discards() {
 #[test]
 fn tags_and_records() {
     let r = one("#jepsen.history.Op{:index 3, :type :ok}");
-    let Kind::Tagged(tag, inner) = &r.kind else { panic!() };
+    let Kind::Tagged(tag, inner) = &r.kind else {
+        panic!()
+    };
     assert_eq!(*tag, "jepsen.history.Op");
     assert!(matches!(inner.kind, Kind::Map(_)));
     assert_eq!(r.get("index").map(|n| &n.kind), Some(&Kind::Int(3)));
-    assert!(matches!(one("#inst \"2020-01-01\"").kind, Kind::Tagged("inst", _)));
+    assert!(matches!(
+        one("#inst \"2020-01-01\"").kind,
+        Kind::Tagged("inst", _)
+    ));
     assert!(matches!(problem("#1{}"), Problem::InvalidTag(_)));
     assert!(matches!(problem("##Foo"), Problem::InvalidTag(_)));
 }
@@ -121,7 +155,10 @@ fn structural_errors() {
     assert_eq!(problem("{:a}"), Problem::OddMap);
     assert_eq!(problem("{:a 1 :b}"), Problem::OddMap);
     assert!(matches!(problem("{:a 1 :a 2}"), Problem::DuplicateKey(_)));
-    assert!(matches!(problem("{[1 2] 1 (1 2) 2}"), Problem::DuplicateKey(_)));
+    assert!(matches!(
+        problem("{[1 2] 1 (1 2) 2}"),
+        Problem::DuplicateKey(_)
+    ));
     assert!(matches!(problem("#{1 1}"), Problem::DuplicateSetElement(_)));
     assert_eq!(problem("[1 2"), Problem::Eof("`]`"));
     assert_eq!(problem("(1 2]"), Problem::Unmatched(']'));

@@ -18,7 +18,9 @@ use crate::history::span::Span;
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
-const HELP: &str = "Cobra client logs are streams of S (start), W (write), R (read) and C (commit) records; aborted transactions are not logged";
+const HELP: &str =
+    "Cobra client logs are streams of S (start), W (write), R (read) and C (commit) \
+                    records; aborted transactions are not logged";
 
 /// Writer ids of reads that saw no logged write (Cobra's `VeriConstants`).
 const INIT_TXN_ID: u64 = 0xbebe_ebee;
@@ -46,8 +48,12 @@ pub fn read_dir(dir: &Path) -> Result<Ops, HistoryError> {
     for (session, path) in files.iter().enumerate() {
         let bytes = std::fs::read(path).map_err(|e| HistoryError::io(path, &e))?;
         let file = format!(" of {}", file_name(path));
-        let mut r = Bytes::new(&bytes, &file, HELP);
-        read_log(&mut r, &mut out, &mut seen, session)?;
+        read_log(
+            Bytes::new(&bytes, &file, HELP),
+            &mut out,
+            &mut seen,
+            session,
+        )?;
     }
     seen.check_writers(&files)?;
     Ok(out.finish())
@@ -121,7 +127,8 @@ impl Seen {
                     .map(|p| file_name(p))
                     .unwrap_or_default();
                 let msg = format!(
-                    "the read at byte {} of {file} names transaction {:#x} as the writer of write {:#x}, but transaction {writer:#x} logged that write",
+                    "the read at byte {} of {file} names transaction {:#x} as the writer of \
+                     write {:#x}, but transaction {writer:#x} logged that write",
                     read.at, read.txn, read.write
                 );
                 return Err(format_error(
@@ -142,66 +149,44 @@ struct Open {
     at: usize,
 }
 
-/// One client's log: the transactions of `session`.
+/// Reads one client's log: the transactions of one session.
+struct LogReader<'a, 'o> {
+    r: Bytes<'a>,
+    out: &'o mut TxnOps,
+    seen: &'o mut Seen,
+    session: usize,
+    open: Option<Open>,
+}
+
 fn read_log(
-    r: &mut Bytes<'_>,
+    r: Bytes<'_>,
     out: &mut TxnOps,
     seen: &mut Seen,
     session: usize,
 ) -> Result<(), HistoryError> {
-    let mut open: Option<Open> = None;
-    while r.remaining() > 0 {
-        let at = r.pos();
-        match r.u8("a record type")? {
-            b'S' => {
-                let id = r.u64_be("a transaction id")?;
-                open = Some(start(r, seen, open.as_ref(), id, at, out.ops.mops.len())?);
+    let mut log = LogReader {
+        r,
+        out,
+        seen,
+        session,
+        open: None,
+    };
+    while log.r.remaining() > 0 {
+        let at = log.r.pos();
+        match log.r.u8("a record type")? {
+            b'S' => log.start(at)?,
+            b'C' => log.commit(at)?,
+            b'W' => log.write(at)?,
+            b'R' => log.read(at)?,
+            t => {
+                return Err(log
+                    .r
+                    .error(at, format!("unknown record type {}", show_byte(t))));
             }
-            b'C' => {
-                let id = r.u64_be("a transaction id")?;
-                let txn = open.take().filter(|t| t.id == id);
-                let txn = txn.ok_or_else(|| {
-                    r.error(
-                        at,
-                        format!("commit of transaction {id:#x}, which is not running"),
-                    )
-                })?;
-                out.txn(txn.start, session as u64, true, Span::default())?;
-            }
-            b'W' => {
-                let txn = running(r, open.as_ref(), at)?;
-                let (write, key) = (r.u64_be("a write id")?, r.u64_be("a key")?);
-                r.u64_be("a value")?;
-                seen.writer_of.insert((key, write), txn);
-                out.mop(MopKind::Write, key, Some(write), Span::default());
-            }
-            b'R' => {
-                running(r, open.as_ref(), at)?;
-                let (txn, write) = (
-                    r.u64_be("a writer transaction id")?,
-                    r.u64_be("a write id")?,
-                );
-                let key = r.u64_be("a key")?;
-                r.u64_be("a value")?;
-                let value = read_value(txn, write).ok_or_else(|| {
-                    r.error(at, format!("read of write {write:#x} by transaction {txn:#x}: a reserved writer id with an unknown write id"))
-                })?;
-                if !reserved_writer(txn) {
-                    seen.reads.push(NamedWriter {
-                        key,
-                        write,
-                        txn,
-                        file: session,
-                        at,
-                    });
-                }
-                out.mop(MopKind::Read, key, value, Span::default());
-            }
-            t => return Err(r.error(at, format!("unknown record type {}", show_byte(t)))),
         }
     }
-    match open {
-        Some(t) => Err(r.error(
+    match log.open {
+        Some(t) => Err(log.r.error(
             t.at,
             format!("transaction {:#x} starts here but never commits", t.id),
         )),
@@ -209,36 +194,91 @@ fn read_log(
     }
 }
 
-/// An `S` record: a fresh transaction, with none still running.
-fn start(
-    r: &Bytes<'_>,
-    seen: &mut Seen,
-    open: Option<&Open>,
-    id: u64,
-    at: usize,
-    mops: usize,
-) -> Result<Open, HistoryError> {
-    if let Some(t) = open {
-        let msg = format!(
-            "transaction {id:#x} starts before transaction {:#x} (started at byte {}) commits",
-            t.id, t.at
-        );
-        return Err(r.error(at, msg));
+impl LogReader<'_, '_> {
+    /// `S` txn: a fresh transaction, with none still running.
+    fn start(&mut self, at: usize) -> Result<(), HistoryError> {
+        let id = self.r.u64_be("a transaction id")?;
+        if let Some(t) = &self.open {
+            let msg = format!(
+                "transaction {id:#x} starts before transaction {:#x} (at byte {}) commits",
+                t.id, t.at
+            );
+            return Err(self.r.error(at, msg));
+        }
+        if !self.seen.txns.insert(id) {
+            return Err(self
+                .r
+                .error(at, format!("transaction {id:#x} starts a second time")));
+        }
+        self.open = Some(Open {
+            id,
+            start: self.out.ops.mops.len(),
+            at,
+        });
+        Ok(())
     }
-    if !seen.txns.insert(id) {
-        return Err(r.error(at, format!("transaction {id:#x} starts a second time")));
-    }
-    Ok(Open {
-        id,
-        start: mops,
-        at,
-    })
-}
 
-/// The running transaction's id, for a micro-op record at `at`.
-fn running(r: &Bytes<'_>, open: Option<&Open>, at: usize) -> Result<u64, HistoryError> {
-    open.map(|t| t.id)
-        .ok_or_else(|| r.error(at, "a micro-op outside any transaction"))
+    /// `C` txn: the running transaction commits.
+    fn commit(&mut self, at: usize) -> Result<(), HistoryError> {
+        let id = self.r.u64_be("a transaction id")?;
+        let Some(txn) = self.open.take().filter(|t| t.id == id) else {
+            return Err(self.r.error(
+                at,
+                format!("commit of transaction {id:#x}, which is not running"),
+            ));
+        };
+        self.out
+            .txn(txn.start, self.session as u64, true, Span::default())
+    }
+
+    /// `W` write-id key value.
+    fn write(&mut self, at: usize) -> Result<(), HistoryError> {
+        let txn = self.running(at)?;
+        let (write, key) = (self.r.u64_be("a write id")?, self.r.u64_be("a key")?);
+        self.r.u64_be("a value")?;
+        self.seen.writer_of.insert((key, write), txn);
+        self.out
+            .mop(MopKind::Write, key, Some(write), Span::default());
+        Ok(())
+    }
+
+    /// `R` writer-txn write-id key value.
+    fn read(&mut self, at: usize) -> Result<(), HistoryError> {
+        self.running(at)?;
+        let (txn, write) = (
+            self.r.u64_be("a writer transaction id")?,
+            self.r.u64_be("a write id")?,
+        );
+        let key = self.r.u64_be("a key")?;
+        self.r.u64_be("a value")?;
+        let Some(value) = read_value(txn, write) else {
+            let msg = format!(
+                "a read names the reserved writer {txn:#x} with write id {write:#x}, which is \
+                 neither the initial version nor the GC flag"
+            );
+            return Err(self.r.error(at, msg));
+        };
+        if !reserved_writer(txn) {
+            let (file, seen) = (self.session, &mut self.seen.reads);
+            seen.push(NamedWriter {
+                key,
+                write,
+                txn,
+                file,
+                at,
+            });
+        }
+        self.out.mop(MopKind::Read, key, value, Span::default());
+        Ok(())
+    }
+
+    /// The running transaction's id, for a micro-op record at `at`.
+    fn running(&self, at: usize) -> Result<u64, HistoryError> {
+        self.open
+            .as_ref()
+            .map(|t| t.id)
+            .ok_or_else(|| self.r.error(at, "a micro-op outside any transaction"))
+    }
 }
 
 /// Whether a read's writer id is one of the reserved ones, not a transaction.
@@ -325,8 +365,17 @@ mod tests {
     /// back; T2 reads key 7 from T1, key 8 initial (INIT) and key 9 missing
     /// (NULL); T10 reads the GC flag; T1.debug is not a log.
     fn fixture_logs() -> [(&'static str, Vec<u8>); 4] {
-        let t1 = Log::default().s(100).w(1000, 7).c(100).s(101).r(100, 1000, 7).c(101);
-        let t2 = Log::default().s(200).r(100, 1000, 7).r(INIT_TXN_ID, INIT_WRITE_ID, 8);
+        let t1 = Log::default()
+            .s(100)
+            .w(1000, 7)
+            .c(100)
+            .s(101)
+            .r(100, 1000, 7)
+            .c(101);
+        let t2 = Log::default()
+            .s(200)
+            .r(100, 1000, 7)
+            .r(INIT_TXN_ID, INIT_WRITE_ID, 8);
         let t2 = t2.r(NULL_ID, NULL_ID, 9).w(2000, 8).c(200);
         let t10 = Log::default().s(300).r(INIT_TXN_ID, GC_WID_TRUE, 5).c(300);
         [
@@ -395,12 +444,12 @@ mod tests {
             (
                 "null-writer",
                 Log::default().s(1).r(NULL_ID, 5, 5),
-                "reserved writer id",
+                "the reserved writer",
             ),
             (
                 "gc-null",
                 Log::default().s(1).r(NULL_ID, GC_WID_FALSE, 5),
-                "reserved writer id",
+                "the reserved writer",
             ),
             (
                 "truncated",
@@ -441,5 +490,27 @@ mod tests {
         let dir = TempDir::new("empty", &[("T1.debug", b"")]);
         assert!(read_dir(&dir.0).is_err());
         assert!(read_dir(Path::new("/nonexistent/isocheck")).is_err());
+    }
+
+    proptest::proptest! {
+        /// Record streams of S, C, W, R and stray bytes over a few ids
+        /// (2 standing for INIT, 3 for NULL) never panic the reader, and
+        /// whatever it accepts has the promised shape.
+        #[test]
+        fn record_streams_never_panic(recs in proptest::collection::vec((0u8..5, 0u64..4, 0u64..4), 0..12)) {
+            let id = |n| [1, 10, INIT_TXN_ID, NULL_ID][n as usize];
+            let log = recs.iter().fold(Log::default(), |log, &(tag, a, b)| match tag {
+                0 => log.s(a),
+                1 => log.c(a),
+                2 => log.w(id(a), b),
+                3 => log.r(id(a), id(b), b),
+                _ => log.rec(b'C', &[]),
+            });
+            let mut out = TxnOps::new();
+            let ok = read_log(Bytes::new(&log.0, "", HELP), &mut out, &mut Seen::default(), 0).is_ok();
+            if ok {
+                summary(&out.finish());
+            }
+        }
     }
 }

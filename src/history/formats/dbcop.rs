@@ -277,4 +277,18 @@ mod tests {
         );
         crate::history::formats::tests::build_ok("small.bincode", read(&bytes).unwrap());
     }
+
+    proptest::proptest! {
+        #[test]
+        fn mutated_input_never_panics(edits in proptest::collection::vec((0usize..400, 0u8..=255), 0..8)) {
+            let mut bytes = sample();
+            for (at, b) in edits {
+                let at = at % bytes.len();
+                bytes[at] = b;
+            }
+            if let Ok(ops) = read(&bytes) {
+                summary(&ops);
+            }
+        }
+    }
 }

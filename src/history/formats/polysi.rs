@@ -13,7 +13,8 @@ use crate::history::model::MopKind;
 use crate::history::span::Span;
 use std::collections::HashMap;
 
-const HELP: &str = "PolySI text histories hold one micro-op per line: r(key,value,session,txn) or w(key,value,session,txn)";
+const HELP: &str = "PolySI text histories hold one micro-op per line: r(key,value,session,txn) \
+                    or w(key,value,session,txn)";
 
 /// One line of the file.
 struct Line {
@@ -262,5 +263,20 @@ mod tests {
         let ops = read(&text).unwrap();
         assert_eq!(ops.ops.len(), 4);
         crate::history::formats::tests::build_ok("small.polysi.txt", ops);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn arbitrary_text_never_panics(text in "[rw(),0-9\r\n é]{0,80}") {
+            let _ = read(&text);
+        }
+
+        #[test]
+        fn every_line_lands_in_one_op(text in "([rw]\\([0-9],[0-9],[0-3],[0-5]\\)\n){0,20}") {
+            if let Ok(ops) = read(&text) {
+                let mops: usize = summary(&ops).iter().map(|(_, _, m)| m.len()).sum();
+                proptest::prop_assert_eq!(mops, text.lines().count());
+            }
+        }
     }
 }
