@@ -24,7 +24,12 @@ fn manifest(dir: &Path) -> Vec<Value> {
 fn manifest_counts(entry: &Value) -> Counts {
     let t = &entry["stats"]["types"];
     let n = |k: &str| t[k].as_u64().unwrap_or(0) as usize;
-    Counts { invoke: n("invoke"), ok: n("ok"), fail: n("fail"), info: n("info") }
+    Counts {
+        invoke: n("invoke"),
+        ok: n("ok"),
+        fail: n("fail"),
+        info: n("info"),
+    }
 }
 
 fn our_counts(h: &History) -> Counts {
@@ -53,7 +58,10 @@ fn scanned_client_counts(text: &str) -> Counts {
         if !client {
             continue;
         }
-        let ty = line.split(":type :").nth(1).map(|r| r.split([',', ' ', '}']).next().unwrap_or(""));
+        let ty = line
+            .split(":type :")
+            .nth(1)
+            .map(|r| r.split([',', ' ', '}']).next().unwrap_or(""));
         match ty {
             Some("invoke") => c.invoke += 1,
             Some("ok") => c.ok += 1,
@@ -66,7 +74,10 @@ fn scanned_client_counts(text: &str) -> Counts {
 }
 
 fn status_counts(h: &History) -> Counts {
-    let mut c = Counts { invoke: h.txns.iter().filter(|t| t.invoke.is_some()).count(), ..Counts::default() };
+    let mut c = Counts {
+        invoke: h.txns.iter().filter(|t| t.invoke.is_some()).count(),
+        ..Counts::default()
+    };
     for t in h.txns.iter().filter(|t| t.completion.is_some()) {
         match t.status {
             Status::Committed => c.ok += 1,
@@ -79,7 +90,9 @@ fn status_counts(h: &History) -> Counts {
 
 #[test]
 fn every_corpus_edn_history_loads_with_independent_counts() {
-    let Some(dir) = common::corpus_dir() else { return };
+    let Some(dir) = common::corpus_dir() else {
+        return;
+    };
     let mut checked = 0;
     for entry in manifest(&dir) {
         let kind = entry["kind"].as_str().unwrap_or("");
@@ -88,18 +101,34 @@ fn every_corpus_edn_history_loads_with_independent_counts() {
             continue;
         }
         let path = dir.join(file);
-        let h = history::load(&path, &LoadOptions::default()).unwrap_or_else(|d| panic!("{file}: {d}"));
-        assert_eq!(our_counts(&h), manifest_counts(&entry), "{file}: op types vs manifest");
+        let h =
+            history::load(&path, &LoadOptions::default()).unwrap_or_else(|d| panic!("{file}: {d}"));
+        assert_eq!(
+            our_counts(&h),
+            manifest_counts(&entry),
+            "{file}: op types vs manifest"
+        );
         let nemesis = entry["stats"]["nemesis_ops"].as_u64().unwrap_or(0) as usize;
         let clients = h.ops.iter().filter(|o| o.is_client()).count();
         let text = std::fs::read_to_string(&path).expect("readable");
         let scanned = scanned_client_counts(&text);
-        assert_eq!(status_counts(&h), scanned, "{file}: transactions vs line scan");
+        assert_eq!(
+            status_counts(&h),
+            scanned,
+            "{file}: transactions vs line scan"
+        );
         let has_process = text.contains(":process");
         if has_process {
-            assert_eq!(clients + nemesis, h.ops.len(), "{file}: client + nemesis ops");
+            assert_eq!(
+                clients + nemesis,
+                h.ops.len(),
+                "{file}: client + nemesis ops"
+            );
         } else {
-            assert_eq!(clients, 0, "{file}: ops without :process are not client ops");
+            assert_eq!(
+                clients, 0,
+                "{file}: ops without :process are not client ops"
+            );
         }
         checked += 1;
     }
@@ -109,10 +138,28 @@ fn every_corpus_edn_history_loads_with_independent_counts() {
 
 #[test]
 fn huge_scc_counts_match_the_published_figures() {
-    let Some(dir) = common::corpus_dir() else { return };
-    let h = history::load(&dir.join("elle/histories/huge-scc.edn"), &LoadOptions::default()).expect("loads");
-    assert_eq!(our_counts(&h), Counts { invoke: 10254, ok: 3036, fail: 7070, info: 242 });
+    let Some(dir) = common::corpus_dir() else {
+        return;
+    };
+    let h = history::load(
+        &dir.join("elle/histories/huge-scc.edn"),
+        &LoadOptions::default(),
+    )
+    .expect("loads");
+    assert_eq!(
+        our_counts(&h),
+        Counts {
+            invoke: 10254,
+            ok: 3036,
+            fail: 7070,
+            info: 242
+        }
+    );
     assert_eq!(h.ops.iter().filter(|o| !o.is_client()).count(), 94);
-    let committed = h.txns.iter().filter(|t| t.status == Status::Committed).count();
+    let committed = h
+        .txns
+        .iter()
+        .filter(|t| t.status == Status::Committed)
+        .count();
     assert_eq!((h.txns.len(), committed), (10254, 3036));
 }

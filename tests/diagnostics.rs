@@ -14,13 +14,19 @@ fn malformed() -> Vec<PathBuf> {
         .map(|e| e.expect("readable dir entry").path())
         .collect();
     files.sort();
-    assert!(files.len() >= 20, "expected the malformed corpus, found {} files", files.len());
+    assert!(
+        files.len() >= 20,
+        "expected the malformed corpus, found {} files",
+        files.len()
+    );
     files
 }
 
 /// The fixture's path relative to the crate, as a user would type it.
 fn relative(path: &Path) -> PathBuf {
-    path.strip_prefix(env!("CARGO_MANIFEST_DIR")).expect("inside the crate").to_path_buf()
+    path.strip_prefix(env!("CARGO_MANIFEST_DIR"))
+        .expect("inside the crate")
+        .to_path_buf()
 }
 
 #[test]
@@ -35,8 +41,16 @@ fn malformed_histories_render_stable_diagnostics() {
         assert!(!d.error.help.is_empty(), "{}: no help", rel.display());
         assert!(!d.error.labels.is_empty(), "{}: no span", rel.display());
         let loc = d.location().unwrap_or_default();
-        assert!(loc.starts_with(&rel.display().to_string()), "{}: location {loc}", rel.display());
-        let name = rel.file_stem().and_then(|s| s.to_str()).unwrap_or("unnamed").to_string();
+        assert!(
+            loc.starts_with(&rel.display().to_string()),
+            "{}: location {loc}",
+            rel.display()
+        );
+        let name = rel
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .unwrap_or("unnamed")
+            .to_string();
         insta::assert_snapshot!(name, diagnostic::render(&d, false));
     }
 }
@@ -54,7 +68,11 @@ fn the_binary_exits_3_with_the_diagnostic_on_stderr() {
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(3), "{}: {stderr}", path.display());
         assert!(stderr.contains("help:"), "{}: {stderr}", path.display());
-        assert!(out.stdout.is_empty(), "{}: printed stats for a bad file", path.display());
+        assert!(
+            out.stdout.is_empty(),
+            "{}: printed stats for a bad file",
+            path.display()
+        );
         assert!(!stderr.contains("panicked"), "{}", path.display());
     }
 }

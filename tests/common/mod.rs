@@ -9,7 +9,10 @@ pub fn corpus_dir() -> Option<PathBuf> {
     if dir.is_dir() {
         Some(dir)
     } else {
-        eprintln!("skipping: {} not found (the shared corpus sits beside the project checkout)", dir.display());
+        eprintln!(
+            "skipping: {} not found (the shared corpus sits beside the project checkout)",
+            dir.display()
+        );
         None
     }
 }

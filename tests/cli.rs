@@ -1,0 +1,78 @@
+//! The command line: `stats` output (snapshotted), `gen` determinism, usage errors.
+
+use std::process::{Command, Output};
+
+fn isocheck(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_isocheck"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(args)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("run isocheck")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// Parse timings vary run to run; everything else is pinned.
+fn without_timing(table: &str) -> String {
+    table.lines().map(|l| if l.starts_with("parse ") { "parse  [timing]" } else { l }).collect::<Vec<_>>().join("\n")
+}
+
+const BUNDLED: &str = "fixtures/histories/list-append-200.edn";
+
+#[test]
+fn stats_human_table() {
+    let o = isocheck(&["stats", BUNDLED]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    insta::assert_snapshot!("stats_human", without_timing(&stdout(&o)));
+}
+
+#[test]
+fn stats_json() {
+    let o = isocheck(&["stats", "--format", "json", BUNDLED]);
+    assert!(o.status.success());
+    let mut v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    assert!(v["parse_seconds"].as_f64().is_some_and(|s| s >= 0.0));
+    v["parse_seconds"] = 0.into();
+    v["mb_per_second"] = 0.into();
+    insta::assert_json_snapshot!("stats_json", v);
+}
+
+#[test]
+fn stats_of_several_files_is_a_json_array() {
+    let o = isocheck(&["stats", "--format", "json", BUNDLED, BUNDLED]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    assert_eq!(v.as_array().map(Vec::len), Some(2));
+}
+
+#[test]
+fn stats_goes_on_after_a_bad_file_and_exits_3() {
+    let o = isocheck(&["stats", "fixtures/malformed/odd-map.edn", BUNDLED]);
+    assert_eq!(o.status.code(), Some(3));
+    assert!(stdout(&o).contains("list-append-200.edn"));
+    let o = isocheck(&["stats", "no/such/file.edn"]);
+    assert_eq!(o.status.code(), Some(3));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("cannot read no/such/file.edn"));
+}
+
+#[test]
+fn gen_is_deterministic_and_its_output_loads() {
+    let a = isocheck(&["gen", "list-append", "--txns", "50", "--seed", "3"]);
+    let b = isocheck(&["gen", "list-append", "--txns", "50", "--seed", "3"]);
+    let c = isocheck(&["gen", "list-append", "--txns", "50", "--seed", "4"]);
+    assert!(a.status.success());
+    assert_eq!(a.stdout, b.stdout);
+    assert_ne!(a.stdout, c.stdout);
+    let text = stdout(&a);
+    let h = isocheck::history::parse_edn("gen", &text).expect("generated history loads");
+    assert_eq!(h.txns.len(), 50);
+    assert!(h.txns.iter().all(|t| t.invoke.is_some() && t.completion.is_some()));
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    assert_eq!(isocheck(&["stats"]).status.code(), Some(2));
+    assert_eq!(isocheck(&["stats", "--workload", "bank", BUNDLED]).status.code(), Some(2));
+}
