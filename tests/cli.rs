@@ -17,7 +17,17 @@ fn stdout(o: &Output) -> String {
 
 /// Parse timings vary run to run; everything else is pinned.
 fn without_timing(table: &str) -> String {
-    table.lines().map(|l| if l.starts_with("parse ") { "parse  [timing]" } else { l }).collect::<Vec<_>>().join("\n")
+    table
+        .lines()
+        .map(|l| {
+            if l.starts_with("parse ") {
+                "parse  [timing]"
+            } else {
+                l
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 const BUNDLED: &str = "fixtures/histories/list-append-200.edn";
@@ -68,11 +78,19 @@ fn gen_is_deterministic_and_its_output_loads() {
     let text = stdout(&a);
     let h = isocheck::history::parse_edn("gen", &text).expect("generated history loads");
     assert_eq!(h.txns.len(), 50);
-    assert!(h.txns.iter().all(|t| t.invoke.is_some() && t.completion.is_some()));
+    assert!(h
+        .txns
+        .iter()
+        .all(|t| t.invoke.is_some() && t.completion.is_some()));
 }
 
 #[test]
 fn usage_errors_exit_2() {
     assert_eq!(isocheck(&["stats"]).status.code(), Some(2));
-    assert_eq!(isocheck(&["stats", "--workload", "bank", BUNDLED]).status.code(), Some(2));
+    assert_eq!(
+        isocheck(&["stats", "--workload", "bank", BUNDLED])
+            .status
+            .code(),
+        Some(2)
+    );
 }
