@@ -10,7 +10,7 @@
 //! `CobraHistoryLoader`, except that we refuse logs it would read
 //! inconsistently (see [`read_dir`]).
 
-use super::{format_error, Bytes, TxnOps};
+use super::{Bytes, NumHash, TxnOps, format_error};
 use crate::history::error::HistoryError;
 use crate::history::jepsen::Ops;
 use crate::history::model::MopKind;
@@ -18,8 +18,7 @@ use crate::history::span::Span;
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
-const HELP: &str =
-    "Cobra client logs are streams of S (start), W (write), R (read) and C (commit) \
+const HELP: &str = "Cobra client logs are streams of S (start), W (write), R (read) and C (commit) \
                     records; aborted transactions are not logged";
 
 /// Writer ids of reads that saw no logged write (Cobra's `VeriConstants`).
@@ -98,9 +97,9 @@ fn file_name(path: &Path) -> String {
 /// What the logs read so far have shown, across files.
 #[derive(Default)]
 struct Seen {
-    txns: HashSet<u64>,
+    txns: HashSet<u64, NumHash>,
     /// `(key, write id)` → the transaction that logged the write.
-    writer_of: HashMap<(u64, u64), u64>,
+    writer_of: HashMap<(u64, u64), u64, NumHash>,
     /// Reads of logged writes, checked against `writer_of` once every
     /// file is read (the write may sit in a later file).
     reads: Vec<NamedWriter>,
@@ -309,7 +308,7 @@ fn show_byte(b: u8) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::history::formats::tests::{summary, Mop};
+    use crate::history::formats::tests::{Mop, summary};
 
     /// Writes Cobra records.
     #[derive(Default)]

@@ -92,7 +92,7 @@ fn boolean(r: &mut Bytes<'_>, what: &str) -> Result<bool, HistoryError> {
 /// many items of at least `min_bytes` each.
 fn count(r: &mut Bytes<'_>, what: &str, min_bytes: usize) -> Result<usize, HistoryError> {
     let at = r.pos();
-    let n = r.u64_le(&format!("the number of {what}"))?;
+    let n = r.u64_le("a length")?;
     let fits = usize::try_from(n)
         .ok()
         .filter(|&n| n.checked_mul(min_bytes).is_some_and(|b| b <= r.remaining()));
@@ -117,7 +117,7 @@ fn string(r: &mut Bytes<'_>, what: &str) -> Result<(), HistoryError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::history::formats::tests::{summary, Mop};
+    use crate::history::formats::tests::{Mop, summary};
 
     /// Writes bincode-1 the way dbcop's serde derive does.
     #[derive(Default)]

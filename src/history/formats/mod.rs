@@ -13,13 +13,14 @@ pub mod polysi;
 #[cfg(test)]
 mod tests;
 
+use super::Format;
 use super::error::{ErrorKind, HistoryError};
 use super::jepsen::Ops;
 use super::model::{MicroOp, MopKind, MopValue, Op, OpType, OpValue, Process};
 use super::span::Span;
 use super::value::Val;
-use super::Format;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
+use std::hash::{BuildHasherDefault, Hasher};
 use std::io::Read;
 use std::path::Path;
 
@@ -59,6 +60,10 @@ pub fn detect(path: &Path) -> Result<Format, HistoryError> {
 pub(crate) struct TxnOps {
     pub ops: Ops,
     txn_f: Val,
+    /// Numbers too big to be inline, already interned: Cobra's keys and
+    /// write ids are 64-bit hashes, each seen many times, and interning
+    /// goes through their decimal text.
+    big: HashMap<u64, Val, NumHash>,
 }
 
 impl TxnOps {
@@ -68,17 +73,28 @@ impl TxnOps {
             ..Ops::default()
         };
         let txn_f = ops.values.intern_canonical(":txn");
-        TxnOps { ops, txn_f }
+        TxnOps {
+            ops,
+            txn_f,
+            big: HashMap::default(),
+        }
     }
 
     /// Adds a micro-op to the transaction being collected; a `value` of
     /// `None` stands for the initial version of the key.
     pub fn mop(&mut self, kind: MopKind, key: u64, value: Option<u64>, span: Span) {
-        let key = self.ops.values.uint(key);
-        let value = value.map_or(Val::NIL, |v| self.ops.values.uint(v));
+        let key = self.uint(key);
+        let value = value.map_or(Val::NIL, |v| self.uint(v));
         self.ops
             .mops
             .push(MicroOp::new(kind, key, MopValue::Val(value), span));
+    }
+
+    fn uint(&mut self, n: u64) -> Val {
+        match Val::small_int(n) {
+            Some(v) => v,
+            None => *self.big.entry(n).or_insert_with(|| self.ops.values.uint(n)),
+        }
     }
 
     /// Ends the transaction whose micro-ops were added since `ops.mops` held
@@ -220,5 +236,32 @@ impl<'a> Bytes<'a> {
 
     pub fn u64_be(&mut self, what: &str) -> Result<u64, HistoryError> {
         self.array(what).map(u64::from_be_bytes)
+    }
+}
+
+/// The hasher of maps keyed by 64-bit ids (or pairs of them). The readers
+/// look up every key, write id and transaction id of a history, and SipHash
+/// was a fifth of Cobra's load time; a hostile input can at worst collide
+/// its way to a slower load.
+pub(crate) type NumHash = BuildHasherDefault<NumHasher>;
+
+/// Fibonacci hashing of one `u64`: a multiply spreads it over the high bits
+/// that `HashMap` looks at.
+#[derive(Default)]
+pub(crate) struct NumHasher(u64);
+
+impl Hasher for NumHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x9e37_79b9_7f4a_7c15);
     }
 }
