@@ -213,6 +213,7 @@ fn source_word(s: &Stats) -> &'static str {
     use crate::history::model::WorkloadSource;
     match s.workload_source {
         WorkloadSource::Flag => "from --workload",
+        WorkloadSource::Format => "registers, by input format",
         WorkloadSource::Detected => "detected",
         WorkloadSource::Assumed => "assumed: no writes or non-empty reads",
     }

@@ -168,7 +168,10 @@ fn decide_workload(
         (Some(w), _, _) => Ok((w, WorkloadSource::Flag)),
         (None, Some(_), None) => Ok((Workload::ListAppend, WorkloadSource::Detected)),
         (None, None, Some(_)) => Ok((Workload::RwRegister, WorkloadSource::Detected)),
-        (None, None, None) => Ok(workload_from_reads(ops, txns)),
+        (None, None, None) => Ok(match ops.format_workload {
+            Some(w) => (w, WorkloadSource::Format),
+            None => workload_from_reads(ops, txns),
+        }),
     }
 }
 

@@ -27,6 +27,8 @@ pub struct Ops {
     /// True for formats that record no timing (dbcop, Cobra, PolySI text):
     /// positions in `ops` then say nothing about real time.
     pub untimed: bool,
+    /// The workload the input format implies, if it implies one.
+    pub format_workload: Option<crate::history::model::Workload>,
 }
 
 /// Reads every op of a Jepsen EDN history.

@@ -286,6 +286,8 @@ impl Workload {
 pub enum WorkloadSource {
     /// Given with `--workload`.
     Flag,
+    /// Fixed by the input format (PolySI, dbcop and Cobra histories are registers).
+    Format,
     /// From the micro-ops of the history.
     Detected,
     /// Nothing in the history tells (no writes, no non-empty reads); list-append assumed.

@@ -70,6 +70,7 @@ impl TxnOps {
     pub fn new() -> Self {
         let mut ops = Ops {
             untimed: true,
+            format_workload: Some(crate::history::Workload::RwRegister),
             ..Ops::default()
         };
         let txn_f = ops.values.intern_canonical(":txn");

@@ -71,15 +71,14 @@ pub fn summary(ops: &Ops) -> Vec<(i64, bool, Vec<Mop>)> {
 }
 
 /// Builds `ops` into a history, which must succeed and be a register
-/// history (or, with no writes at all, an undecided one).
+/// history: detected from its writes, or fixed by the format when it has none.
 pub fn build_ok(name: &str, ops: Ops) -> History {
     let writes = ops.mops.iter().any(|m| m.kind == MopKind::Write);
     let h = build(SourceFile::new(name, ""), ops, None).unwrap_or_else(|e| panic!("{name}: {e}"));
     assert!(!h.has_realtime, "{name}");
-    match writes {
-        true => assert_eq!(h.workload, Workload::RwRegister, "{name}"),
-        false => assert_eq!(h.workload_source, WorkloadSource::Assumed, "{name}"),
-    }
+    assert_eq!(h.workload, Workload::RwRegister, "{name}");
+    let source = if writes { WorkloadSource::Detected } else { WorkloadSource::Format };
+    assert_eq!(h.workload_source, source, "{name}");
     h
 }
 
