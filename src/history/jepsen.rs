@@ -8,7 +8,7 @@
 //! with `f` one of `:r`, `:append`, `:w`) are read by a fast path; any other
 //! value goes through the generic reader ([`super::edn::lex::Reader::value`]).
 
-use super::edn::lex::{is_delim, token, In, PResult, Reader};
+use super::edn::lex::{is_delim, token, valid_symbol, In, PResult, Reader};
 use super::edn::{EdnError, Kind, Node, Problem, SyntaxError};
 use super::error::{ErrorKind, HistoryError};
 use super::model::{MicroOp, MopKind, MopValue, Op, OpType, OpValue, Process};
@@ -160,7 +160,15 @@ impl<'a> OpReader<'a> {
     fn op(&mut self, i: In<'a>, depth: usize) -> Result<In<'a>, ReadErr<'a>> {
         let mut body = i;
         if i[0] == b'#' && i.get(1).is_some_and(u8::is_ascii_alphabetic) {
-            let (rest, _tag) = token(&i[1..])?;
+            let (rest, tag) = token(&i[1..])?;
+            if !self.r.str_of(tag).is_ok_and(valid_symbol) {
+                let name = String::from_utf8_lossy(tag).into_owned();
+                Err(Err::Failure(EdnError::new(
+                    i,
+                    tag.len() + 1,
+                    Problem::InvalidTag(name),
+                )))?;
+            }
             body = self.r.skip_ws(rest, depth)?.0;
         }
         if body.first() == Some(&b'{') {
@@ -280,7 +288,8 @@ impl<'a> OpReader<'a> {
         HistoryError::new(kind, help).at(head, "this op")
     }
 
-    /// An unknown key: validated, kept by span, refused when repeated.
+    /// An unknown key: validated, kept by span, refused when it repeats an
+    /// earlier key of the op (by value, as Clojure compares keys).
     fn extra(
         &mut self,
         key: Span,
@@ -289,20 +298,30 @@ impl<'a> OpReader<'a> {
         d: usize,
     ) -> Result<In<'a>, ReadErr<'a>> {
         let (rest, node) = self.r.value(i, d)?;
-        let text = |s: Span| &self.r.full[s.start()..s.end()];
-        if self.out.extras[from..]
+        let canon = self.key_canonical(key, d)?;
+        for k in self.out.extras[from..]
             .iter()
-            .any(|(k, _)| text(*k) == text(key))
+            .map(|(k, _)| *k)
+            .collect::<Vec<_>>()
         {
-            let name = String::from_utf8_lossy(text(key)).into_owned();
-            let e = HistoryError::new(
-                ErrorKind::DuplicateField(name.trim_start_matches(':').into()),
-                "each key may appear once in an op",
-            );
-            return Err(e.at(key, "again here").into());
+            if self.key_canonical(k, d)? == canon {
+                let name =
+                    String::from_utf8_lossy(&self.r.full[key.start()..key.end()]).into_owned();
+                let e = HistoryError::new(
+                    ErrorKind::DuplicateField(name.trim_start_matches(':').into()),
+                    "each key may appear once in an op",
+                );
+                return Err(e.at(key, "again here").into());
+            }
         }
         self.out.extras.push((key, node.span));
         Ok(rest)
+    }
+
+    /// The canonical text of an op key already read once.
+    fn key_canonical(&self, key: Span, d: usize) -> Result<String, ReadErr<'a>> {
+        let (_, node) = self.r.value(&self.r.full[key.start()..], d)?;
+        Ok(node.canonical())
     }
 
     fn bad_field(
@@ -354,8 +373,10 @@ impl<'a> OpReader<'a> {
             return Ok((rest, Process::Client(n as i64)));
         }
         let (rest, node) = self.r.value(i, d)?;
+        // Jepsen's client-op? is Clojure's integer?, which 5N satisfies too.
         let p = match node.kind {
             Kind::Int(n) => Process::Client(n),
+            Kind::BigInt(d) if d.parse::<i64>().is_ok() => Process::Client(d.parse().unwrap_or(0)),
             _ => Process::Other(self.out.values.node(&node)),
         };
         Ok((rest, p))

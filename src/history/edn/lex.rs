@@ -116,7 +116,8 @@ impl<'a> Reader<'a> {
             match i.first() {
                 Some(&b) if is_ws(b) => i = &i[1..],
                 Some(b';') => {
-                    i = match memchr::memchr(b'\n', i) {
+                    // Clojure ends a comment at either line terminator.
+                    i = match memchr::memchr2(b'\n', b'\r', i) {
                         Some(n) => &i[n + 1..],
                         None => &i[i.len()..],
                     }

@@ -220,7 +220,8 @@ fn write_big_dec(text: &str, out: &mut String) {
     out.push('M');
 }
 
-fn write_string(s: &str, out: &mut String) {
+/// Appends `s` as a canonical EDN string literal.
+pub fn write_string(s: &str, out: &mut String) {
     out.push('"');
     for c in s.chars() {
         match c {
@@ -240,7 +241,8 @@ fn write_string(s: &str, out: &mut String) {
     out.push('"');
 }
 
-fn write_char(c: char, out: &mut String) {
+/// Appends `c` as a canonical EDN character literal.
+pub fn write_char(c: char, out: &mut String) {
     match c {
         '\n' => out.push_str("\\newline"),
         '\r' => out.push_str("\\return"),

@@ -10,7 +10,7 @@
 //! `CobraHistoryLoader`, except that we refuse logs it would read
 //! inconsistently (see [`read_dir`]).
 
-use super::{Bytes, NumHash, TxnOps, format_error};
+use super::{format_error, Bytes, NumHash, TxnOps};
 use crate::history::error::HistoryError;
 use crate::history::jepsen::Ops;
 use crate::history::model::MopKind;
@@ -18,7 +18,8 @@ use crate::history::span::Span;
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
-const HELP: &str = "Cobra client logs are streams of S (start), W (write), R (read) and C (commit) \
+const HELP: &str =
+    "Cobra client logs are streams of S (start), W (write), R (read) and C (commit) \
                     records; aborted transactions are not logged";
 
 /// Writer ids of reads that saw no logged write (Cobra's `VeriConstants`).
@@ -308,7 +309,7 @@ fn show_byte(b: u8) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::history::formats::tests::{Mop, summary};
+    use crate::history::formats::tests::{summary, Mop};
 
     /// Writes Cobra records.
     #[derive(Default)]

@@ -117,7 +117,7 @@ fn string(r: &mut Bytes<'_>, what: &str) -> Result<(), HistoryError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::history::formats::tests::{Mop, summary};
+    use crate::history::formats::tests::{summary, Mop};
 
     /// Writes bincode-1 the way dbcop's serde derive does.
     #[derive(Default)]

@@ -13,12 +13,12 @@ pub mod polysi;
 #[cfg(test)]
 mod tests;
 
-use super::Format;
 use super::error::{ErrorKind, HistoryError};
 use super::jepsen::Ops;
 use super::model::{MicroOp, MopKind, MopValue, Op, OpType, OpValue, Process};
 use super::span::Span;
 use super::value::Val;
+use super::Format;
 use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};
 use std::io::Read;

@@ -6,7 +6,7 @@
 //! transaction writes 0 to every key. The format cannot say a transaction
 //! aborted, and records no timing.
 
-use super::{TxnOps, format_error};
+use super::{format_error, TxnOps};
 use crate::history::error::HistoryError;
 use crate::history::jepsen::Ops;
 use crate::history::model::MopKind;
@@ -162,7 +162,7 @@ fn emit(out: &mut TxnOps, lines: &[Line], run: &[usize]) -> Result<(), HistoryEr
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::history::formats::tests::{Mop, summary};
+    use crate::history::formats::tests::{summary, Mop};
 
     #[test]
     fn reads_sessions_in_order_and_maps_zero_reads_to_initial() {

@@ -77,7 +77,11 @@ pub fn build_ok(name: &str, ops: Ops) -> History {
     let h = build(SourceFile::new(name, ""), ops, None).unwrap_or_else(|e| panic!("{name}: {e}"));
     assert!(!h.has_realtime, "{name}");
     assert_eq!(h.workload, Workload::RwRegister, "{name}");
-    let source = if writes { WorkloadSource::Detected } else { WorkloadSource::Format };
+    let source = if writes {
+        WorkloadSource::Detected
+    } else {
+        WorkloadSource::Format
+    };
     assert_eq!(h.workload_source, source, "{name}");
     h
 }
