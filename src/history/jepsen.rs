@@ -197,8 +197,8 @@ impl<'a> OpReader<'a> {
             }
             let key_at = i;
             let (rest, name) = match i[0] {
-                b':' => match known_key(i) {
-                    Some((rest, name)) => (rest, Some(name)),
+                b':' => match known_keyword(i, &OP_KEYS) {
+                    Some((rest, n)) => (rest, Some(OP_KEYS[n])),
                     None => self.r.keyword_bytes(i).map(|(r, n)| (r, Some(n)))?,
                 },
                 _ => self.r.value(i, d).map(|(r, _)| (r, None))?,
@@ -338,11 +338,9 @@ impl<'a> OpReader<'a> {
     }
 
     fn op_type(&mut self, i: In<'a>, d: usize) -> Result<(In<'a>, OpType), ReadErr<'a>> {
-        if i[0] == b':' {
-            let (rest, name) = self.r.keyword_bytes(i)?;
-            if let Some(t) = op_type_of(name) {
-                return Ok((rest, t));
-            }
+        const TYPES: [OpType; 4] = [OpType::Invoke, OpType::Ok, OpType::Fail, OpType::Info];
+        if let Some((rest, n)) = known_keyword(i, &OP_TYPES) {
+            return Ok((rest, TYPES[n]));
         }
         let (_, node) = self.r.value(i, d)?;
         Err(self
@@ -456,16 +454,12 @@ impl<'a> OpReader<'a> {
         if i.first() != Some(&b':') {
             return not_txn(i, "a micro-op function");
         }
-        let (rest, name) = self.r.keyword_bytes(i)?;
-        let kind = match name {
-            b"r" => Some(MopKind::Read),
-            b"append" => Some(MopKind::Append),
-            b"w" => Some(MopKind::Write),
-            _ => None,
-        };
-        let Some(kind) = kind else {
+        const KINDS: [MopKind; 3] = [MopKind::Read, MopKind::Append, MopKind::Write];
+        let Some((rest, n)) = known_keyword(i, &MOP_FUNCTIONS) else {
+            self.r.keyword_bytes(i)?;
             return not_txn(i, ":r, :append or :w");
         };
+        let kind = KINDS[n];
         let (i, ()) = self.r.skip_ws(rest, d + 1)?;
         if matches!(i.first(), None | Some(b']')) {
             return not_txn(i, "a key");
@@ -534,26 +528,22 @@ impl<'a> OpReader<'a> {
     }
 }
 
-/// The op keys Jepsen writes, matched without the general keyword scan.
+/// Which of `names` the keyword at `i` (starting at `:`) is, matched
+/// without the general keyword scan: the op keys, types and micro-op
+/// functions Jepsen writes on every line.
 #[inline]
-fn known_key(i: In<'_>) -> Option<(In<'_>, &[u8])> {
-    const KEYS: [&[u8]; 6] = [b"type", b"process", b"index", b"time", b"f", b"value"];
-    let body = &i[1..];
-    KEYS.iter().find_map(|k| {
-        let ends = body.len() > k.len() && is_delim(body[k.len()]);
-        (ends && body.starts_with(k)).then(|| (&body[k.len()..], *k))
-    })
+fn known_keyword<'i>(i: In<'i>, names: &[&'static [u8]]) -> Option<(In<'i>, usize)> {
+    let body = i.get(1..)?;
+    let ends = |n: usize| body.get(n).is_none_or(|&b| is_delim(b));
+    let n = names
+        .iter()
+        .position(|k| body.starts_with(k) && ends(k.len()))?;
+    Some((&body[names[n].len()..], n))
 }
 
-fn op_type_of(name: &[u8]) -> Option<OpType> {
-    Some(match name {
-        b"invoke" => OpType::Invoke,
-        b"ok" => OpType::Ok,
-        b"fail" => OpType::Fail,
-        b"info" => OpType::Info,
-        _ => return None,
-    })
-}
+const OP_KEYS: [&[u8]; 6] = [b"type", b"process", b"index", b"time", b"f", b"value"];
+const OP_TYPES: [&[u8]; 4] = [b"invoke", b"ok", b"fail", b"info"];
+const MOP_FUNCTIONS: [&[u8]; 3] = [b"r", b"append", b"w"];
 
 /// How to name a value in a message: its kind and a short excerpt.
 pub fn describe(node: &Node<'_>) -> String {
