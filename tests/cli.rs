@@ -94,3 +94,16 @@ fn usage_errors_exit_2() {
         Some(2)
     );
 }
+
+#[test]
+fn bench_load_reports_json_figures() {
+    let o = isocheck(&[
+        "bench", "load", "--file", BUNDLED, "--runs", "1", "--format", "json",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    assert_eq!(v["transactions"], 200);
+    assert_eq!(v["format"], "edn");
+    assert!(v["load_seconds_best"].as_f64().is_some_and(|s| s > 0.0));
+    assert!(v["peak_rss_bytes"].as_u64().is_some_and(|b| b > 0));
+}

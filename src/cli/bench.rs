@@ -9,12 +9,15 @@ use std::time::Instant;
 
 #[derive(clap::Args, Debug)]
 pub struct BenchArgs {
-    /// What to measure.
+    /// What to measure: `parse` (the EDN reader alone) or `load` (reader and
+    /// pairing, any input format).
     #[arg(value_enum)]
     pub what: BenchWhat,
-    /// History to parse; by default a list-append history of --mb megabytes is generated.
+    /// History to read; by default a list-append history of --mb megabytes is generated.
     #[arg(long)]
     pub file: Option<PathBuf>,
+    #[command(flatten)]
+    pub input: super::InputArgs,
     #[arg(long, default_value_t = 100)]
     pub mb: u64,
     /// Timed parse runs (the best is reported).
@@ -27,6 +30,7 @@ pub struct BenchArgs {
 #[derive(clap::ValueEnum, Clone, Copy, Debug)]
 pub enum BenchWhat {
     Parse,
+    Load,
 }
 
 #[derive(serde::Serialize)]
@@ -45,11 +49,12 @@ struct ParseBench {
 }
 
 pub fn run(a: &BenchArgs) -> ExitCode {
-    match parse_bench(a) {
-        Ok(b) => {
-            print_bench(&b, a.format);
-            ExitCode::SUCCESS
-        }
+    let result = match a.what {
+        BenchWhat::Parse => parse_bench(a).map(|b| print_bench(&b, a.format)),
+        BenchWhat::Load => load_bench(a).map(|b| print_load(&b, a.format)),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
         Err(msg) => {
             eprintln!("error: {msg}");
             ExitCode::from(super::EXIT_INPUT)
@@ -110,6 +115,69 @@ fn parse_bench(a: &BenchArgs) -> Result<ParseBench, String> {
         peak_rss_bytes: peak,
         peak_rss_over_file: peak as f64 / bytes as f64,
     })
+}
+
+#[derive(serde::Serialize)]
+struct LoadBench {
+    file: String,
+    format: &'static str,
+    bytes: u64,
+    transactions: usize,
+    micro_ops: usize,
+    load_seconds_best: f64,
+    mb_per_second: f64,
+    txns_per_second: f64,
+    peak_rss_bytes: u64,
+}
+
+/// Best-of-N whole loads (read, parse, pair) of a file in any format.
+fn load_bench(a: &BenchArgs) -> Result<LoadBench, String> {
+    let path = bench_file(a)?;
+    let opts = a.input.load_options();
+    let format = match opts.format {
+        Some(f) => f,
+        None => history::formats::detect(&path).map_err(|e| e.to_string())?,
+    };
+    let mut best = f64::MAX;
+    let mut shape = (0, 0);
+    for _ in 0..a.runs.max(1) {
+        let start = Instant::now();
+        let h = history::load(&path, &opts).map_err(|e| e.to_string())?;
+        best = best.min(start.elapsed().as_secs_f64());
+        shape = (h.txns.len(), h.mops.len());
+    }
+    let bytes = super::input_size(&path);
+    Ok(LoadBench {
+        file: path.display().to_string(),
+        format: format.name(),
+        bytes,
+        transactions: shape.0,
+        micro_ops: shape.1,
+        load_seconds_best: best,
+        mb_per_second: bytes as f64 / 1e6 / best,
+        txns_per_second: shape.0 as f64 / best,
+        peak_rss_bytes: peak_rss().unwrap_or(0),
+    })
+}
+
+fn print_load(b: &LoadBench, format: super::OutputFormat) {
+    if format == super::OutputFormat::Json {
+        println!("{}", serde_json::to_string_pretty(b).unwrap_or_default());
+        return;
+    }
+    println!(
+        "file            {} ({}, {:.2} MB, {} txns, {} micro-ops)",
+        b.file,
+        b.format,
+        b.bytes as f64 / 1e6,
+        b.transactions,
+        b.micro_ops
+    );
+    println!(
+        "load (best)     {:.4} s  {:.0} MB/s  {:.0} txns/s",
+        b.load_seconds_best, b.mb_per_second, b.txns_per_second
+    );
+    println!("peak RSS        {:.1} MB", b.peak_rss_bytes as f64 / 1e6);
 }
 
 /// Peak resident set size of this process (Linux `VmHWM`).

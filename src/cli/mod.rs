@@ -183,7 +183,7 @@ fn stats_cmd(a: &StatsArgs) -> ExitCode {
 }
 
 /// Bytes of a file, or of the files of a directory.
-fn input_size(path: &std::path::Path) -> u64 {
+pub(crate) fn input_size(path: &std::path::Path) -> u64 {
     match std::fs::read_dir(path) {
         Ok(dir) => dir
             .flatten()

@@ -334,39 +334,3 @@ fn corpus_cobra() {
         build_ok(bench, ops);
     }
 }
-
-/// Load times of the largest inputs; run with
-/// `cargo test --release --lib formats::tests::load_times -- --ignored --nocapture`.
-#[test]
-#[ignore]
-fn load_times() {
-    let Some(corpus) = corpus() else { return };
-    let polysi = corpus.join("PolySIHistories");
-    // The best of five reads (the machine may be busy), then one build.
-    let time = |what: &str, f: &dyn Fn() -> Ops| {
-        let mut best = std::time::Duration::MAX;
-        for _ in 0..5 {
-            let t = std::time::Instant::now();
-            drop(f());
-            best = best.min(t.elapsed());
-        }
-        let ops = f();
-        let n = ops.ops.len();
-        let t = std::time::Instant::now();
-        build_ok(what, ops);
-        eprintln!(
-            "{what}: {n} txns, read {best:.2?}, build {:.2?}",
-            t.elapsed()
-        );
-    };
-    let tpcc = polysi.join("fig8_9_10/tpcc-10000/hist-00000");
-    time("tpcc cobra", &|| cobra::read_dir(&tpcc).unwrap());
-    let fig7 = polysi.join("fig7/20_250_15_10000_0.5_uniform/hist-00000/history.bincode");
-    time("largest fig7", &|| {
-        dbcop::read(&std::fs::read(&fig7).unwrap()).unwrap()
-    });
-    let dgraph = corpus.join("IsoVista/history/bugs/dgraph_si.txt");
-    time("dgraph_si.txt", &|| {
-        polysi::read(&std::fs::read_to_string(&dgraph).unwrap()).unwrap()
-    });
-}
