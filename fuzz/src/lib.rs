@@ -13,10 +13,9 @@
 //! `ISOCHECK_FUZZ_LAX=1` to skip that check.
 
 use isocheck::history::edn::{self, Kind, Node};
-use isocheck::history::formats::{cobra, dbcop, polysi};
+use isocheck::history::formats::{cobra, dbcop};
 use isocheck::history::{
-    build, jepsen, parse_text, Format, History, HistoryError, InputDiagnostic, SourceFile,
-    Workload,
+    build, jepsen, parse_text, Format, History, HistoryError, InputDiagnostic, SourceFile, Workload,
 };
 use isocheck::report::diagnostic::render;
 use isocheck::stats::Stats;
