@@ -14,8 +14,7 @@
 //! Run with `-- --nocapture` to see the reports.
 
 use clojure_reader::edn::{self as clj, Edn};
-use isocheck::history::edn::lex::Reader;
-use isocheck::history::edn::{self, read_all, Kind, Node, SyntaxError};
+use isocheck::history::edn::{self, read_all, Kind, Node};
 use isocheck::history::jepsen::{read_ops, Ops};
 use isocheck::history::{MopValue, Op, OpValue, Process};
 use proptest::prelude::*;
@@ -31,27 +30,6 @@ const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus");
 // ---------------------------------------------------------------------------
 // Reading with both readers
 // ---------------------------------------------------------------------------
-
-/// Our forms up to the first error, the way `read_all` reads them.
-fn ours_forms(text: &str) -> (Vec<Node<'_>>, Option<SyntaxError>) {
-    let r = Reader::new(text);
-    let mut i = r.full;
-    let mut out = Vec::new();
-    loop {
-        let step = r.skip_ws(i, 0).and_then(|(rest, ())| match rest.first() {
-            None => Ok((rest, None)),
-            Some(_) => r.value(rest, 0).map(|(rest, v)| (rest, Some(v))),
-        });
-        match step {
-            Ok((_, None)) => return (out, None),
-            Ok((rest, Some(v))) => {
-                out.push(v);
-                i = rest;
-            }
-            Err(e) => return (out, Some(SyntaxError::from_nom(r.full, e))),
-        }
-    }
-}
 
 /// clojure-reader's error: its code and the byte offset in the whole text.
 #[derive(Debug)]
@@ -686,7 +664,7 @@ fn compare_forms(
     out: &mut Outcome,
 ) {
     out.files += 1;
-    let (ours, our_err) = ours_forms(text);
+    let (ours, our_err) = edn::read_forms(text);
     if our_err.is_some() {
         assert!(
             read_all(text).is_err(),

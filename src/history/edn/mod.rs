@@ -73,6 +73,15 @@ impl SyntaxError {
 
 /// Reads every top-level form of `text`.
 pub fn read_all(text: &str) -> Result<Vec<Node<'_>>, SyntaxError> {
+    match read_forms(text) {
+        (forms, None) => Ok(forms),
+        (_, Some(e)) => Err(e),
+    }
+}
+
+/// Reads top-level forms up to the first error: the forms before it, and
+/// the error if there was one.
+pub fn read_forms(text: &str) -> (Vec<Node<'_>>, Option<SyntaxError>) {
     let r = lex::Reader::new(text);
     let mut i = r.full;
     let mut out = Vec::new();
@@ -82,12 +91,12 @@ pub fn read_all(text: &str) -> Result<Vec<Node<'_>>, SyntaxError> {
             Some(_) => r.value(rest, 0).map(|(rest, v)| (rest, Some(v))),
         });
         match step {
-            Ok((_, None)) => return Ok(out),
+            Ok((_, None)) => return (out, None),
             Ok((rest, Some(v))) => {
                 out.push(v);
                 i = rest;
             }
-            Err(e) => return Err(SyntaxError::from_nom(r.full, e)),
+            Err(e) => return (out, Some(SyntaxError::from_nom(r.full, e))),
         }
     }
 }
