@@ -41,24 +41,24 @@ pub fn build(
 
 /// Pairs each client invocation with its process's next completion.
 fn pair(ops: &Ops, txn_f: Val) -> Result<(Vec<Txn>, Vec<OpId>), HistoryError> {
-    let mut pending: HashMap<i64, OpId> = HashMap::new();
+    // Each process's open invocation, as its slot in `pairs`: slots are taken
+    // as invocations appear, so transactions stay in invocation order.
+    let mut pending: HashMap<i64, usize> = HashMap::new();
     let mut pairs: Vec<(Option<OpId>, Option<OpId>)> = Vec::new();
-    // Invocations get their slot when they appear, so transactions stay in invocation order.
-    let mut slot_of_invoke: HashMap<OpId, usize> = HashMap::new();
     for (id, op) in ops.ops.iter().enumerate() {
         let id = id as OpId;
         let Process::Client(p) = op.process else {
             continue;
         };
         if op.ty == OpType::Invoke {
-            if let Some(prev) = pending.insert(p, id) {
-                return Err(double_invoke(ops, p, prev, id));
+            if let Some(slot) = pending.insert(p, pairs.len()) {
+                let first = pairs[slot].0.unwrap_or(id);
+                return Err(double_invoke(ops, p, first, id));
             }
-            slot_of_invoke.insert(id, pairs.len());
             pairs.push((Some(id), None));
         } else {
             match pending.remove(&p) {
-                Some(inv) => pairs[slot_of_invoke[&inv]].1 = Some(id),
+                Some(slot) => pairs[slot].1 = Some(id),
                 None => pairs.push((None, Some(id))),
             }
         }

@@ -374,7 +374,10 @@ impl<'a> OpReader<'a> {
         // Jepsen's client-op? is Clojure's integer?, which 5N satisfies too.
         let p = match node.kind {
             Kind::Int(n) => Process::Client(n),
-            Kind::BigInt(d) if d.parse::<i64>().is_ok() => Process::Client(d.parse().unwrap_or(0)),
+            Kind::BigInt(d) => match d.parse::<i64>() {
+                Ok(n) => Process::Client(n),
+                Err(_) => Process::Other(self.out.values.node(&node)),
+            },
             _ => Process::Other(self.out.values.node(&node)),
         };
         Ok((rest, p))
