@@ -454,16 +454,7 @@ fn canon_into(e: &Edn<'_>, out: &mut String) {
                 }
             }
         }
-        Edn::Double(f) => {
-            let f = f.0;
-            if f.is_nan() {
-                out.push_str("##NaN");
-            } else if f.is_infinite() {
-                out.push_str(if f > 0.0 { "##Inf" } else { "##-Inf" });
-            } else {
-                let _ = write!(out, "{f:?}");
-            }
-        }
+        Edn::Double(f) => edn::write_float(f.0, out),
         Edn::BigDec(_) => {
             // Ours keeps the written exponent (1.5e3M stays 1.5e3M); a
             // BigDecimal only knows (15, -2), which prints as 15e2M. The two

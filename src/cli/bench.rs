@@ -50,8 +50,8 @@ struct ParseBench {
 
 pub fn run(a: &BenchArgs) -> ExitCode {
     let result = match a.what {
-        BenchWhat::Parse => parse_bench(a).map(|b| print_bench(&b, a.format)),
-        BenchWhat::Load => load_bench(a).map(|b| print_load(&b, a.format)),
+        BenchWhat::Parse => parse_bench(a).map(|b| emit(&b, a.format, print_bench)),
+        BenchWhat::Load => load_bench(a).map(|b| emit(&b, a.format, print_load)),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -160,11 +160,7 @@ fn load_bench(a: &BenchArgs) -> Result<LoadBench, String> {
     })
 }
 
-fn print_load(b: &LoadBench, format: super::OutputFormat) {
-    if format == super::OutputFormat::Json {
-        println!("{}", serde_json::to_string_pretty(b).unwrap_or_default());
-        return;
-    }
+fn print_load(b: &LoadBench) {
     println!(
         "file            {} ({}, {:.2} MB, {} txns, {} micro-ops)",
         b.file,
@@ -180,6 +176,16 @@ fn print_load(b: &LoadBench, format: super::OutputFormat) {
     println!("peak RSS        {:.1} MB", b.peak_rss_bytes as f64 / 1e6);
 }
 
+/// Prints a result as JSON, or as the human table `table` writes.
+fn emit<T: serde::Serialize>(b: &T, format: super::OutputFormat, table: fn(&T)) {
+    match format {
+        super::OutputFormat::Json => {
+            println!("{}", serde_json::to_string_pretty(b).unwrap_or_default())
+        }
+        super::OutputFormat::Human => table(b),
+    }
+}
+
 /// Peak resident set size of this process (Linux `VmHWM`).
 fn peak_rss() -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
@@ -188,11 +194,7 @@ fn peak_rss() -> Option<u64> {
     Some(kb * 1024)
 }
 
-fn print_bench(b: &ParseBench, format: super::OutputFormat) {
-    if format == super::OutputFormat::Json {
-        println!("{}", serde_json::to_string_pretty(b).unwrap_or_default());
-        return;
-    }
+fn print_bench(b: &ParseBench) {
     println!(
         "file            {} ({:.1} MB, {} ops, {} txns)",
         b.file,

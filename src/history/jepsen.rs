@@ -75,19 +75,17 @@ enum Field {
     Value,
 }
 
-impl Field {
-    fn from_name(name: &[u8]) -> Option<Field> {
-        Some(match name {
-            b"type" => Field::Type,
-            b"process" => Field::Process,
-            b"index" => Field::Index,
-            b"time" => Field::Time,
-            b"f" => Field::F,
-            b"value" => Field::Value,
-            _ => return None,
-        })
-    }
+/// The fields in the order of [`OP_KEYS`].
+const FIELDS: [Field; 6] = [
+    Field::Type,
+    Field::Process,
+    Field::Index,
+    Field::Time,
+    Field::F,
+    Field::Value,
+];
 
+impl Field {
     fn bit(self) -> u8 {
         1 << self as u8
     }
@@ -196,12 +194,13 @@ impl<'a> OpReader<'a> {
                 Some(_) => {}
             }
             let key_at = i;
-            let (rest, name) = match i[0] {
+            // Any other keyword or key is an extra: known_keyword matches every op key.
+            let (rest, field) = match i[0] {
                 b':' => match known_keyword(i, &OP_KEYS) {
-                    Some((rest, n)) => (rest, Some(OP_KEYS[n])),
-                    None => self.r.keyword_bytes(i).map(|(r, n)| (r, Some(n)))?,
+                    Some((rest, n)) => (rest, Some(FIELDS[n])),
+                    None => (self.r.keyword_bytes(i)?.0, None),
                 },
-                _ => self.r.value(i, d).map(|(r, _)| (r, None))?,
+                _ => (self.r.value(i, d)?.0, None),
             };
             let key_span = self.r.span(key_at, rest);
             let (rest, ()) = self.r.skip_ws(rest, d)?;
@@ -212,10 +211,10 @@ impl<'a> OpReader<'a> {
                     Problem::OddMap,
                 )))?;
             }
-            let field = name.and_then(Field::from_name);
             if let Some(f) = field {
                 if seen & f.bit() != 0 {
-                    let name = String::from_utf8_lossy(name.unwrap_or(b"")).into_owned();
+                    let name = OP_KEYS[f as usize];
+                    let name = String::from_utf8_lossy(name).into_owned();
                     let e = HistoryError::new(
                         ErrorKind::DuplicateField(name),
                         "each key may appear once in an op",

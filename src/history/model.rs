@@ -26,16 +26,6 @@ pub enum OpType {
 }
 
 impl OpType {
-    pub fn from_name(name: &str) -> Option<OpType> {
-        Some(match name {
-            "invoke" => OpType::Invoke,
-            "ok" => OpType::Ok,
-            "fail" => OpType::Fail,
-            "info" => OpType::Info,
-            _ => return None,
-        })
-    }
-
     pub fn name(self) -> &'static str {
         match self {
             OpType::Invoke => "invoke",
@@ -149,15 +139,6 @@ pub enum MopKind {
 }
 
 impl MopKind {
-    pub fn from_name(name: &str) -> Option<MopKind> {
-        Some(match name {
-            "r" => MopKind::Read,
-            "append" => MopKind::Append,
-            "w" => MopKind::Write,
-            _ => return None,
-        })
-    }
-
     pub fn name(self) -> &'static str {
         match self {
             MopKind::Read => "r",

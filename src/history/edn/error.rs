@@ -98,25 +98,16 @@ impl<'a> EdnError<'a> {
             None => EdnError::new(at, 0, Problem::Eof(expected)),
             Some(_) => {
                 let found = describe(at);
-                let len = utf8_len(at[0]).min(at.len());
+                let len = super::lex::char_len(at[0]).min(at.len());
                 EdnError::new(at, len, Problem::Unexpected { found, expected })
             }
         }
     }
 }
 
-fn utf8_len(first: u8) -> usize {
-    match first {
-        0xF0.. => 4,
-        0xE0.. => 3,
-        0xC0.. => 2,
-        _ => 1,
-    }
-}
-
 /// How to name the first character of `at` in a message.
 fn describe(at: &[u8]) -> String {
-    let c = std::str::from_utf8(&at[..utf8_len(at[0]).min(at.len())])
+    let c = std::str::from_utf8(&at[..super::lex::char_len(at[0]).min(at.len())])
         .ok()
         .and_then(|s| s.chars().next());
     match c {

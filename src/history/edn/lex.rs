@@ -498,7 +498,8 @@ fn closing_name(close: u8) -> &'static str {
     }
 }
 
-fn char_len(first: u8) -> usize {
+/// Bytes of the UTF-8 character that starts with `first`.
+pub(crate) fn char_len(first: u8) -> usize {
     match first {
         0xF0.. => 4,
         0xE0.. => 3,

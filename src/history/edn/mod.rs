@@ -203,7 +203,8 @@ fn write_big_int(digits: &str, out: &mut String) {
     }
 }
 
-fn write_float(f: f64, out: &mut String) {
+/// Appends `f` as canonical EDN (`##NaN`, `##Inf` and `##-Inf` for the non-finite).
+pub fn write_float(f: f64, out: &mut String) {
     if f.is_nan() {
         out.push_str("##NaN");
     } else if f.is_infinite() {
