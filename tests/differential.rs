@@ -25,7 +25,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
 use std::time::Instant;
 
-const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus");
+mod common;
+
+use common::CORPUS;
 
 // ---------------------------------------------------------------------------
 // Reading with both readers
@@ -533,14 +535,7 @@ fn canon_into(e: &Edn<'_>, out: &mut String) {
 // ---------------------------------------------------------------------------
 
 fn corpus_files() -> Option<Vec<PathBuf>> {
-    let root = Path::new(CORPUS);
-    if !root.is_dir() {
-        eprintln!(
-            "SKIPPED: no corpus at {} (it lives beside the repository, in ../shared/corpus)",
-            root.display()
-        );
-        return None;
-    }
+    let root = common::corpus_dir()?;
     let mut out = Vec::new();
     let mut dirs = vec![root.to_path_buf()];
     while let Some(d) = dirs.pop() {

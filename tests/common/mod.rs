@@ -2,10 +2,12 @@
 
 use std::path::PathBuf;
 
-/// `../shared/corpus` beside the checkout, or `None` (with the reason
-/// printed) on a clone that does not have it.
+/// The shared corpus, beside the project checkout.
+pub const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus");
+
+/// [`CORPUS`], or `None` (with the reason printed) on a clone that does not have it.
 pub fn corpus_dir() -> Option<PathBuf> {
-    let dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus"));
+    let dir = PathBuf::from(CORPUS);
     if dir.is_dir() {
         Some(dir)
     } else {
