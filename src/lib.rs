@@ -4,8 +4,11 @@
 //! [`history`] reads files into transactions; [`stats`] summarises them;
 //! [`gen`] generates histories; [`cli`] is the command line.
 
+pub mod check;
 pub mod cli;
 pub mod gen;
+pub mod graph;
 pub mod history;
+pub mod infer;
 pub mod report;
 pub mod stats;

@@ -17,7 +17,8 @@ pub mod value;
 
 pub use error::{HistoryError, InputDiagnostic};
 pub use model::{
-    History, MicroOp, MopKind, MopValue, Op, OpType, OpValue, Process, Status, Txn, Workload,
+    History, MicroOp, MopKind, MopValue, Op, OpId, OpType, OpValue, Process, Status, Txn, TxnId,
+    Workload,
 };
 pub use source::SourceFile;
 pub use span::Span;

@@ -1,0 +1,1 @@
+//! Elle's consistency-model lattice (to be written).

@@ -1,0 +1,3 @@
+//! Checking: consistency models, Elle's lattice, and the search for cycles.
+
+pub mod lattice;
