@@ -1,3 +1,181 @@
-//! Checking: consistency models, Elle's lattice, and the search for cycles.
+//! Checking: Elle's consistency-model lattice, the dependency graph of a
+//! history, the search for cycles, and the verdict as Elle's result map
+//! computes it.
 
+pub mod cycles;
 pub mod lattice;
+pub mod verdict;
+
+pub use cycles::{CycleExists, FoundCycle};
+pub use verdict::{Entry, Validity, Verdict};
+
+use crate::graph::{nontrivial, order, tarjan, Graph};
+use crate::history::{History, TxnId, Val};
+use crate::infer::{self, Dep, InferOptions, Inference, Rel, RelSet, Version, NO_MOP};
+use std::collections::BTreeSet;
+
+/// What to check, with Elle's option names and defaults.
+#[derive(Clone, Debug, Default)]
+pub struct CheckOptions {
+    /// `:consistency-models`; `None` means Elle's default, strict-serializable.
+    pub consistency_models: Option<Vec<String>>,
+    /// `:anomalies`: specific anomalies to prohibit in addition.
+    pub anomalies: Vec<String>,
+    pub infer: InferOptions,
+}
+
+/// Options that name no model or anomaly Elle knows.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum OptionError {
+    #[error("unknown consistency model `{0}`")]
+    UnknownModel(String),
+    #[error("unknown anomaly `{0}`")]
+    UnknownAnomaly(String),
+}
+
+/// Everything the check derived from a history.
+#[derive(Debug)]
+pub struct Analysis {
+    pub inference: Inference,
+    /// The inferred dependencies followed by the session or real-time order
+    /// edges the requested anomalies need; [`Graph`] edges index into it.
+    pub deps: Vec<Dep>,
+    pub graph: Graph,
+    /// Which order edges the graph has (Elle builds one kind at most).
+    pub order: Option<Rel>,
+    /// Cycles found, SCC by SCC.
+    pub cycles: Vec<FoundCycle>,
+    /// Models whose subgraph has a cycle, per SCC.
+    pub cycle_exists: Vec<CycleExists>,
+    /// Anomaly types that make the history invalid.
+    pub prohibited: BTreeSet<&'static str>,
+    /// Anomaly types worth reporting.
+    pub reportable: BTreeSet<&'static str>,
+}
+
+impl Analysis {
+    /// No dependency of any kind was inferred (Elle's
+    /// `:empty-transaction-graph`).
+    pub fn empty_graph(&self) -> bool {
+        self.deps.is_empty()
+    }
+
+    /// The transactions of a cycle, in order, with the first repeated at the end.
+    pub fn cycle_txns(&self, c: &FoundCycle) -> Vec<TxnId> {
+        let mut txns: Vec<TxnId> = c
+            .edges
+            .iter()
+            .map(|&e| self.deps[self.graph.dep(e) as usize].from)
+            .collect();
+        txns.extend(txns.first().copied());
+        txns
+    }
+
+    /// The dependency behind each step of a cycle.
+    pub fn cycle_steps<'a>(&'a self, c: &'a FoundCycle) -> impl Iterator<Item = &'a Dep> + 'a {
+        c.edges
+            .iter()
+            .map(move |&e| &self.deps[self.graph.dep(e) as usize])
+    }
+}
+
+/// The anomaly types the options prohibit, and those worth reporting.
+pub fn anomaly_types(
+    opts: &CheckOptions,
+) -> Result<(BTreeSet<&'static str>, BTreeSet<&'static str>), OptionError> {
+    let models = match &opts.consistency_models {
+        None => None,
+        Some(ms) => Some(
+            ms.iter()
+                .map(|m| {
+                    lattice::canonical_model(m).ok_or_else(|| OptionError::UnknownModel(m.clone()))
+                })
+                .collect::<Result<Vec<_>, _>>()?,
+        ),
+    };
+    let anomalies = opts
+        .anomalies
+        .iter()
+        .map(|a| lattice::anomaly(a).ok_or_else(|| OptionError::UnknownAnomaly(a.clone())))
+        .collect::<Result<Vec<_>, _>>()?;
+    let prohibited = lattice::prohibited_anomalies(models.as_deref(), &anomalies);
+    let reportable = lattice::reportable_anomalies(&prohibited);
+    Ok((prohibited, reportable))
+}
+
+/// Checks a history: inference, graph, cycle search.
+pub fn analyze(history: &History, opts: &CheckOptions) -> Result<Analysis, OptionError> {
+    let (prohibited, reportable) = anomaly_types(opts)?;
+    let inference = infer::infer(history, &opts.infer);
+    let order = order_needed(history, &reportable);
+    let mut deps = inference.deps.clone();
+    deps.extend(order_deps(history, &inference, order));
+    let graph = Graph::new(history.txns.len(), &deps);
+    let specs = cycles::specs(order);
+    let mut found_cycles = Vec::new();
+    let mut cycle_exists = Vec::new();
+    for scc in sccs(&graph) {
+        let found = cycles::search_scc(&graph, &scc, &specs);
+        found_cycles.extend(found.cycles);
+        cycle_exists.extend(found.cycle_exists);
+    }
+    Ok(Analysis {
+        inference,
+        deps,
+        graph,
+        order,
+        cycles: found_cycles,
+        cycle_exists,
+        prohibited,
+        reportable,
+    })
+}
+
+/// Elle builds the real-time graph when a reportable anomaly needs it, else
+/// the process graph when one needs that, else neither. Histories without
+/// timing (PolySI, dbcop, Cobra) only have sessions.
+fn order_needed(history: &History, reportable: &BTreeSet<&'static str>) -> Option<Rel> {
+    let wants = |suffix: &str| reportable.iter().any(|a| a.ends_with(suffix));
+    if wants("-realtime") && history.has_realtime {
+        Some(Rel::Realtime)
+    } else if wants("-process") || wants("-realtime") {
+        Some(Rel::Process)
+    } else {
+        None
+    }
+}
+
+fn order_deps(history: &History, inference: &Inference, order: Option<Rel>) -> Vec<Dep> {
+    let edges = match order {
+        Some(Rel::Realtime) => order::realtime_edges(history),
+        Some(Rel::Process) => order::process_edges(history),
+        _ => Vec::new(),
+    };
+    let rel = order.unwrap_or(Rel::Process);
+    // Transactions outside the graph (aborted, or indeterminate and never
+    // observed) keep order edges only as targets: Elle links completed
+    // operations to every later invocation, but nothing follows a failed one.
+    let _ = &inference.in_graph;
+    edges
+        .into_iter()
+        .map(|(from, to)| Dep {
+            from,
+            to,
+            rel,
+            key: Val::NIL,
+            value: Version::Init,
+            value2: Version::Init,
+            a_mop: NO_MOP,
+            b_mop: NO_MOP,
+        })
+        .collect()
+}
+
+/// The non-trivial strongly connected components of the whole graph.
+fn sccs(g: &Graph) -> Vec<Vec<u32>> {
+    let all = RelSet::of(&Rel::ALL);
+    let (comp, count) = tarjan(g.vertex_count(), |v, out| {
+        out.extend(g.out(v, all).map(|(_, w)| w))
+    });
+    nontrivial(&comp, count)
+}

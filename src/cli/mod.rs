@@ -1,6 +1,7 @@
 //! The command line: argument parsing and the subcommands.
 
 mod bench;
+mod check;
 
 use crate::history::{self, Format, LoadOptions, Workload};
 use crate::report::diagnostic;
@@ -26,6 +27,8 @@ pub struct Cli {
 
 #[derive(Subcommand, Debug)]
 pub enum Command {
+    /// Check a history against Elle's consistency models.
+    Check(check::CheckArgs),
     /// Summarise histories: sessions, transactions, micro-ops, keys, parse speed.
     Stats(StatsArgs),
     /// Generate a history from a simulated database.
@@ -134,6 +137,7 @@ pub enum GenWorkload {
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
+        Command::Check(a) => check::run(&a),
         Command::Stats(a) => stats_cmd(&a),
         Command::Gen(a) => gen_cmd(&a),
         Command::Bench(a) => bench::run(&a),

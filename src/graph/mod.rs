@@ -3,3 +3,186 @@
 //! real-time orders. Knows nothing of models or anomaly names.
 
 pub mod order;
+
+use crate::infer::{Dep, Rel, RelSet};
+
+/// A directed multigraph over `0..n` in compressed sparse row form. Edge `e`
+/// of vertex `v` (for `e` in `edges(v)`) goes to `target(e)`, has relation
+/// `rel(e)`, and is explained by dependency `dep(e)` of the table it was built
+/// from.
+#[derive(Debug, Default)]
+pub struct Graph {
+    offsets: Vec<u32>,
+    targets: Vec<u32>,
+    rels: Vec<Rel>,
+    deps: Vec<u32>,
+}
+
+impl Graph {
+    /// Builds the graph of `deps` over `n` vertices (self-edges are dropped).
+    pub fn new(n: usize, deps: &[Dep]) -> Graph {
+        let mut offsets = vec![0u32; n + 1];
+        for d in deps.iter().filter(|d| d.from != d.to) {
+            offsets[d.from as usize + 1] += 1;
+        }
+        for v in 0..n {
+            offsets[v + 1] += offsets[v];
+        }
+        let m = offsets[n] as usize;
+        let mut next = offsets.clone();
+        let mut targets = vec![0; m];
+        let mut rels = vec![Rel::Ww; m];
+        let mut dep_ids = vec![0; m];
+        for (i, d) in deps.iter().enumerate().filter(|(_, d)| d.from != d.to) {
+            let slot = next[d.from as usize] as usize;
+            next[d.from as usize] += 1;
+            targets[slot] = d.to;
+            rels[slot] = d.rel;
+            dep_ids[slot] = i as u32;
+        }
+        Graph {
+            offsets,
+            targets,
+            rels,
+            deps: dep_ids,
+        }
+    }
+
+    pub fn vertex_count(&self) -> usize {
+        self.offsets.len().saturating_sub(1)
+    }
+
+    pub fn edge_count(&self) -> usize {
+        self.targets.len()
+    }
+
+    /// The edge ids leaving `v`.
+    pub fn edges(&self, v: u32) -> std::ops::Range<usize> {
+        self.offsets[v as usize] as usize..self.offsets[v as usize + 1] as usize
+    }
+
+    pub fn target(&self, e: usize) -> u32 {
+        self.targets[e]
+    }
+
+    pub fn rel(&self, e: usize) -> Rel {
+        self.rels[e]
+    }
+
+    pub fn dep(&self, e: usize) -> u32 {
+        self.deps[e]
+    }
+
+    /// The edges leaving `v` whose relation is in `mask`, as `(edge, target)`.
+    pub fn out(&self, v: u32, mask: RelSet) -> impl Iterator<Item = (usize, u32)> + '_ {
+        self.edges(v)
+            .filter(move |&e| mask.contains(self.rels[e]))
+            .map(move |e| (e, self.targets[e]))
+    }
+}
+
+/// Strongly connected components of a graph given by a successor function
+/// over `0..n` (`succ(v, out)` appends the successors of `v` to `out`).
+/// Returns the component id of every vertex (numbered in reverse topological
+/// order, as Tarjan finds them) and the number of components. Iterative:
+/// histories have millions of vertices.
+pub fn tarjan<F>(n: usize, mut succ: F) -> (Vec<u32>, u32)
+where
+    F: FnMut(u32, &mut Vec<u32>),
+{
+    const UNSEEN: u32 = u32::MAX;
+    let mut index = vec![UNSEEN; n];
+    let mut low = vec![0u32; n];
+    let mut comp = vec![UNSEEN; n];
+    let mut stack: Vec<u32> = Vec::new();
+    // Successors still to visit, for every frame; a frame is its vertex and
+    // where its successors start in `pending`.
+    let mut pending: Vec<u32> = Vec::new();
+    let mut frames: Vec<(u32, usize)> = Vec::new();
+    let mut next_index = 0u32;
+    let mut count = 0u32;
+    for root in 0..n as u32 {
+        if index[root as usize] != UNSEEN {
+            continue;
+        }
+        let mut entering = Some(root);
+        loop {
+            if let Some(v) = entering.take() {
+                index[v as usize] = next_index;
+                low[v as usize] = next_index;
+                next_index += 1;
+                stack.push(v);
+                frames.push((v, pending.len()));
+                succ(v, &mut pending);
+            }
+            let Some(&(v, base)) = frames.last() else {
+                break;
+            };
+            if pending.len() > base {
+                let w = pending.pop().unwrap_or(v);
+                if index[w as usize] == UNSEEN {
+                    entering = Some(w);
+                } else if comp[w as usize] == UNSEEN {
+                    low[v as usize] = low[v as usize].min(index[w as usize]);
+                }
+                continue;
+            }
+            frames.pop();
+            if let Some(&(parent, _)) = frames.last() {
+                let p = parent as usize;
+                low[p] = low[p].min(low[v as usize]);
+            }
+            if low[v as usize] == index[v as usize] {
+                while let Some(w) = stack.pop() {
+                    comp[w as usize] = count;
+                    if w == v {
+                        break;
+                    }
+                }
+                count += 1;
+            }
+        }
+    }
+    (comp, count)
+}
+
+/// The components of `comp` with more than one vertex, each sorted.
+pub fn nontrivial(comp: &[u32], count: u32) -> Vec<Vec<u32>> {
+    let mut members: Vec<Vec<u32>> = vec![Vec::new(); count as usize];
+    for (v, &c) in comp.iter().enumerate() {
+        members[c as usize].push(v as u32);
+    }
+    members.retain(|m| m.len() > 1);
+    members
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sccs(n: usize, edges: &[(u32, u32)]) -> Vec<Vec<u32>> {
+        let (comp, count) = tarjan(n, |v, out| {
+            out.extend(edges.iter().filter(|e| e.0 == v).map(|e| e.1))
+        });
+        let mut out = nontrivial(&comp, count);
+        out.sort();
+        out
+    }
+
+    #[test]
+    fn finds_components() {
+        let e = [(0, 1), (1, 2), (2, 0), (2, 3), (3, 4), (4, 3), (5, 5)];
+        assert_eq!(sccs(6, &e), vec![vec![0, 1, 2], vec![3, 4]]);
+        assert!(sccs(3, &[(0, 1), (1, 2)]).is_empty());
+    }
+
+    #[test]
+    fn deep_chain_does_not_overflow() {
+        let n = 200_000u32;
+        let mut e: Vec<(u32, u32)> = (0..n - 1).map(|i| (i, i + 1)).collect();
+        e.push((n - 1, 0));
+        let (comp, count) = tarjan(n as usize, |v, out| out.push((v + 1) % n));
+        assert_eq!(count, 1);
+        assert!(comp.iter().all(|&c| c == 0));
+    }
+}

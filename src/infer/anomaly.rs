@@ -20,29 +20,59 @@ pub enum Expected {
 pub enum Anomaly {
     /// `:G1a`: a committed read observed a write of an aborted transaction.
     /// `element` is the aborted append (list-append only).
-    G1a { reader: TxnId, mop: u32, writer: TxnId, element: Option<Val> },
+    G1a {
+        reader: TxnId,
+        mop: u32,
+        writer: TxnId,
+        element: Option<Val>,
+    },
     /// `:G1b`: a committed read observed a write its writer later overwrote.
-    G1b { reader: TxnId, mop: u32, writer: TxnId, element: Option<Val> },
+    G1b {
+        reader: TxnId,
+        mop: u32,
+        writer: TxnId,
+        element: Option<Val>,
+    },
     /// `:internal`: a read that disagrees with its transaction's own earlier
     /// reads and writes of the key.
-    Internal { txn: TxnId, mop: u32, expected: Expected },
+    Internal {
+        txn: TxnId,
+        mop: u32,
+        expected: Expected,
+    },
     /// `:future-read`: a read observed an element its transaction appends later.
     FutureRead { txn: TxnId, mop: u32, element: Val },
     /// `:dirty-update`: an aborted append followed by a committed one in the
     /// version order of `key`. `txns` are the writers of `values`, in order.
-    DirtyUpdate { key: Val, values: Vec<Val>, txns: Vec<TxnId> },
+    DirtyUpdate {
+        key: Val,
+        values: Vec<Val>,
+        txns: Vec<TxnId>,
+    },
     /// `:duplicate-elements`: a read list holds an element more than once.
-    DuplicateElements { txn: TxnId, mop: u32, duplicates: Vec<(Val, u32)> },
+    DuplicateElements {
+        txn: TxnId,
+        mop: u32,
+        duplicates: Vec<(Val, u32)>,
+    },
     /// `:incompatible-order`: two reads of `key` neither of which is a prefix
     /// of the other: two read micro-ops, shorter first.
     IncompatibleOrder { key: Val, reads: [u32; 2] },
     /// `:lost-update`: committed transactions read the same version of `key`
     /// and all wrote it. `read_mop` is the first one's read of that version
     /// (reports print its value as written in the history).
-    LostUpdate { key: Val, read_mop: u32, txns: Vec<TxnId> },
+    LostUpdate {
+        key: Val,
+        read_mop: u32,
+        txns: Vec<TxnId>,
+    },
     /// `:cyclic-versions` (rw-register): the version graph of `key` has a
     /// cycle through `scc`, given these sources of version order.
-    CyclicVersions { key: Val, scc: Vec<Val>, sources: Vec<&'static str> },
+    CyclicVersions {
+        key: Val,
+        scc: Vec<Val>,
+        sources: Vec<&'static str>,
+    },
     /// `:garbage-read` (isocheck only; Elle does not detect it): a committed
     /// read of a value no transaction wrote.
     GarbageRead { txn: TxnId, mop: u32 },

@@ -1,3 +1,9 @@
-//! Rendering results for people and programs: miette diagnostics, tables, JSON.
+//! Rendering results for people and programs: miette diagnostics, tables,
+//! Elle's result map as EDN and JSON, explanation files and Graphviz.
 
 pub mod diagnostic;
+pub mod progress;
+pub mod directory;
+pub mod edn;
+pub mod human;
+pub mod json;

@@ -1,0 +1,544 @@
+//! The search for cycles in the dependency graph, per strongly connected
+//! component, the way Elle names them.
+//!
+//! For each SCC we decide which models' subgraphs have a cycle there (Elle's
+//! `cycle-exists` pass, exact: strongly connected components of the
+//! subgraph, or of the product graph that tracks the last edge for the
+//! snapshot-isolation extension `(ww ∪ wr) ; rw?`), then look for one cycle of
+//! each anomaly type in Elle's depth order, skipping types already implied by
+//! a cycle found in this SCC and types no cycle here can have.
+//!
+//! A search is anchored on an edge `u → v` that the type requires (an rw edge,
+//! a realtime edge, ...) and runs a breadth-first search from `v` back to `u`
+//! over `(vertex, state)` pairs, where the state records what the path has
+//! used so far (rw edges, adjacency, wr, process/realtime). The shortest
+//! closed walk found is split at repeated vertices until a simple cycle of
+//! the wanted type remains. Nothing is time-limited.
+
+use super::lattice;
+use crate::graph::{nontrivial, tarjan, Graph};
+use crate::infer::{Rel, RelSet};
+use std::collections::BTreeSet;
+
+/// The base of a cycle anomaly type (list-append and rw-register have no
+/// predicate edges, so only these five can occur).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Base {
+    G0,
+    G1c,
+    GSingleItem,
+    GNonadjacentItem,
+    G2Item,
+}
+
+impl Base {
+    fn name(self) -> &'static str {
+        match self {
+            Base::G0 => "G0",
+            Base::G1c => "G1c",
+            Base::GSingleItem => "G-single-item",
+            Base::GNonadjacentItem => "G-nonadjacent-item",
+            Base::G2Item => "G2-item",
+        }
+    }
+
+    const ALL: [Base; 5] = [
+        Base::G0,
+        Base::G1c,
+        Base::GSingleItem,
+        Base::GNonadjacentItem,
+        Base::G2Item,
+    ];
+}
+
+/// A cycle anomaly type: a base, optionally with a process or realtime edge
+/// required.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Spec {
+    pub base: Base,
+    pub extra: Option<Rel>,
+    pub name: &'static str,
+}
+
+impl Spec {
+    fn allowed(self) -> RelSet {
+        let mut rels = Rel::Ww.bit();
+        if self.base != Base::G0 {
+            rels = rels.union(Rel::Wr.bit());
+        }
+        if matches!(
+            self.base,
+            Base::GSingleItem | Base::GNonadjacentItem | Base::G2Item
+        ) {
+            rels = rels.union(Rel::Rw.bit());
+        }
+        match self.extra {
+            Some(x) => rels.union(x.bit()),
+            None => rels,
+        }
+    }
+}
+
+/// Every cycle type that can occur given which order edges the graph has, in
+/// Elle's search order (anomaly depth, then name).
+pub fn specs(extra: Option<Rel>) -> Vec<Spec> {
+    let mut out = Vec::new();
+    for base in Base::ALL {
+        out.push(spec(base, None));
+        if let Some(x) = extra {
+            out.push(spec(base, Some(x)));
+        }
+    }
+    out.sort_by(|a, b| lattice::depth_order(a.name, b.name));
+    out
+}
+
+fn spec(base: Base, extra: Option<Rel>) -> Spec {
+    let name = match extra {
+        None => base.name(),
+        Some(x) => lattice::cycle_name(base.name(), x.name()),
+    };
+    Spec { base, extra, name }
+}
+
+/// Elle's classification of a cycle by the relations of its steps.
+pub fn classify(rels: &[Rel]) -> &'static str {
+    let count = |r: Rel| rels.iter().filter(|&&x| x == r).count();
+    let rw = count(Rel::Rw);
+    let adjacent = (0..rels.len()).any(|i| {
+        let prev = rels[(i + rels.len() - 1) % rels.len()];
+        rels[i] == Rel::Rw && prev == Rel::Rw
+    });
+    let base = if rw == 1 {
+        Base::GSingleItem
+    } else if rw > 1 {
+        if adjacent {
+            Base::G2Item
+        } else {
+            Base::GNonadjacentItem
+        }
+    } else if count(Rel::Wr) > 0 {
+        Base::G1c
+    } else {
+        Base::G0
+    };
+    let extra = if count(Rel::Realtime) > 0 {
+        Some(Rel::Realtime)
+    } else if count(Rel::Process) > 0 {
+        Some(Rel::Process)
+    } else {
+        None
+    };
+    spec(base, extra).name
+}
+
+/// The subgraph whose acyclicity a model requires (Elle's
+/// `cycle-exists-specs`): `base` relations, and with `extension` the
+/// sequential extension `base ; rw?`.
+#[derive(Clone, Copy, Debug)]
+struct ModelGraph {
+    model: &'static str,
+    base: RelSet,
+    extension: bool,
+}
+
+const WW: RelSet = RelSet::of(&[Rel::Ww]);
+const WWR: RelSet = RelSet::of(&[Rel::Ww, Rel::Wr]);
+const WWRRW: RelSet = RelSet::of(&[Rel::Ww, Rel::Wr, Rel::Rw]);
+const P: RelSet = RelSet::of(&[Rel::Process]);
+const RT: RelSet = RelSet::of(&[Rel::Realtime]);
+
+const MODEL_GRAPHS: [ModelGraph; 13] = [
+    mg("PL-1", WW, false),
+    mg("PL-2", WWR, false),
+    mg("PL-SI", WWR, true),
+    mg("PL-2.99", WWRRW, false),
+    mg("PL-3", WWRRW, false),
+    mg("strong-session-PL-1", WW.union(P), false),
+    mg("strong-session-PL-2", WWR.union(P), false),
+    mg("strong-session-snapshot-isolation", WWR.union(P), true),
+    mg("strong-session-serializable", WWRRW.union(P), false),
+    mg("strong-PL-1", WW.union(RT), false),
+    mg("strong-PL-2", WWR.union(RT), false),
+    mg("strong-snapshot-isolation", WWR.union(RT), true),
+    mg("PL-SS", WWRRW.union(RT), false),
+];
+
+const fn mg(model: &'static str, base: RelSet, extension: bool) -> ModelGraph {
+    ModelGraph {
+        model,
+        base,
+        extension,
+    }
+}
+
+/// A model whose subgraph has a cycle in some SCC (Elle's
+/// `<model>-cycle-exists`), with the smallest such component.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CycleExists {
+    /// Canonical model name, e.g. `PL-SI`.
+    pub model: &'static str,
+    /// Transactions of the component of the model's subgraph.
+    pub scc: Vec<u32>,
+}
+
+/// A cycle found: its type and its edges (ids into the [`Graph`]), in order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FoundCycle {
+    pub name: &'static str,
+    pub edges: Vec<usize>,
+}
+
+/// What the search found in one SCC.
+#[derive(Debug, Default)]
+pub struct SccFindings {
+    pub cycles: Vec<FoundCycle>,
+    pub cycle_exists: Vec<CycleExists>,
+}
+
+/// Searches one strongly connected component (vertices sorted).
+pub fn search_scc(g: &Graph, scc: &[u32], specs: &[Spec]) -> SccFindings {
+    let sub = Sub::new(g, scc);
+    let cycle_exists = cycle_exists(&sub);
+    let impossible = impossible_types(&cycle_exists);
+    let mut redundant: BTreeSet<&'static str> = BTreeSet::new();
+    let mut cycles = Vec::new();
+    for &spec in specs {
+        if redundant.contains(spec.name) || impossible.contains(spec.name) {
+            continue;
+        }
+        if let Some(edges) = find(&sub, spec) {
+            redundant.extend(lattice::all_implied_anomalies([spec.name]));
+            cycles.push(FoundCycle {
+                name: spec.name,
+                edges,
+            });
+        }
+    }
+    SccFindings {
+        cycles,
+        cycle_exists,
+    }
+}
+
+/// The cycle types no cycle in this SCC can have: those prohibited by every
+/// model whose subgraph is acyclic here.
+fn impossible_types(found: &[CycleExists]) -> BTreeSet<&'static str> {
+    let impossible = lattice::all_impossible_models(found.iter().map(|c| c.model));
+    let possible: Vec<&'static str> = MODEL_GRAPHS
+        .iter()
+        .map(|m| m.model)
+        .filter(|m| !impossible.contains(m))
+        .collect();
+    lattice::anomalies_prohibited_by(possible)
+        .into_iter()
+        .filter(|a| lattice::is_cycle_anomaly(a))
+        .collect()
+}
+
+/// One SCC as a graph over local ids `0..len`.
+struct Sub<'g> {
+    g: &'g Graph,
+    vertices: &'g [u32],
+}
+
+impl<'g> Sub<'g> {
+    fn new(g: &'g Graph, vertices: &'g [u32]) -> Sub<'g> {
+        Sub { g, vertices }
+    }
+
+    fn len(&self) -> usize {
+        self.vertices.len()
+    }
+
+    fn local(&self, v: u32) -> Option<u32> {
+        self.vertices.binary_search(&v).ok().map(|i| i as u32)
+    }
+
+    /// Edges of local vertex `v` inside the SCC with a relation in `mask`, as
+    /// `(edge id, local target)`.
+    fn out(&self, v: u32, mask: RelSet) -> impl Iterator<Item = (usize, u32)> + '_ {
+        self.g
+            .out(self.vertices[v as usize], mask)
+            .filter_map(move |(e, w)| self.local(w).map(|l| (e, l)))
+    }
+
+    /// Component ids of the subgraph of `mask` edges.
+    fn components(&self, mask: RelSet) -> Vec<u32> {
+        tarjan(self.len(), |v, out| {
+            out.extend(self.out(v, mask).map(|(_, w)| w))
+        })
+        .0
+    }
+}
+
+/// Elle's cycle-exists pass over one SCC: models are tried in order, and a
+/// model is skipped once a weaker model's cycle already rules it out.
+fn cycle_exists(sub: &Sub) -> Vec<CycleExists> {
+    let mut found = Vec::new();
+    let mut ruled_out: BTreeSet<&'static str> = BTreeSet::new();
+    for m in MODEL_GRAPHS {
+        if ruled_out.contains(m.model) {
+            continue;
+        }
+        if let Some(scc) = smallest_cycle_component(sub, m) {
+            ruled_out.extend(lattice::all_impossible_models([m.model]));
+            found.push(CycleExists {
+                model: m.model,
+                scc,
+            });
+        }
+    }
+    found
+}
+
+/// The smallest non-trivial component of a model's subgraph, as global ids.
+fn smallest_cycle_component(sub: &Sub, m: ModelGraph) -> Option<Vec<u32>> {
+    let n = sub.len();
+    let rw = Rel::Rw.bit();
+    let (comp, count) = if m.extension {
+        // Vertex 2v + b: at v, having arrived by an rw edge iff b = 1.
+        tarjan(2 * n, |x, out| {
+            let (v, after_rw) = (x / 2, x % 2 == 1);
+            for (e, w) in sub.out(v, m.base.union(rw)) {
+                match sub.g.rel(e) {
+                    Rel::Rw if !after_rw => out.push(2 * w + 1),
+                    Rel::Rw => {}
+                    _ => out.push(2 * w),
+                }
+            }
+        })
+    } else {
+        tarjan(n, |v, out| out.extend(sub.out(v, m.base).map(|(_, w)| w)))
+    };
+    let to_vertex = |x: u32| if m.extension { x / 2 } else { x };
+    nontrivial(&comp, count)
+        .into_iter()
+        .map(|c| {
+            let mut vs: Vec<u32> = c
+                .into_iter()
+                .map(|x| sub.vertices[to_vertex(x) as usize])
+                .collect();
+            vs.sort_unstable();
+            vs.dedup();
+            vs
+        })
+        .min_by_key(|c| c.len())
+}
+
+/// Path state bits.
+const LAST_RW: u8 = 1;
+const RW_ONE: u8 = 2;
+const RW_MANY: u8 = 4;
+const SEEN_WR: u8 = 8;
+const SEEN_EXTRA: u8 = 16;
+const STATES: usize = 32;
+
+fn step(spec: Spec, state: u8, rel: Rel) -> Option<u8> {
+    if !spec.allowed().contains(rel) {
+        return None;
+    }
+    if rel == Rel::Rw {
+        let rws = state & (RW_ONE | RW_MANY);
+        if spec.base == Base::GSingleItem && rws != 0 {
+            return None;
+        }
+        if spec.base == Base::GNonadjacentItem && state & LAST_RW != 0 {
+            return None;
+        }
+        let rws = if rws == 0 { RW_ONE } else { RW_MANY };
+        return Some((state & (SEEN_WR | SEEN_EXTRA)) | rws | LAST_RW);
+    }
+    let mut s = state & !LAST_RW;
+    if rel == Rel::Wr {
+        s |= SEEN_WR;
+    }
+    if Some(rel) == spec.extra {
+        s |= SEEN_EXTRA;
+    }
+    Some(s)
+}
+
+/// Whether a closed walk whose first edge has relation `first` and whose
+/// state at the end is `state` has the spec's shape.
+fn accepts(spec: Spec, state: u8, first: Rel) -> bool {
+    if spec.extra.is_some() && state & SEEN_EXTRA == 0 {
+        return false;
+    }
+    let closing_adjacent = state & LAST_RW != 0 && first == Rel::Rw;
+    match spec.base {
+        Base::G0 => true,
+        Base::G1c => state & SEEN_WR != 0,
+        Base::GSingleItem => state & RW_ONE != 0,
+        Base::GNonadjacentItem => state & RW_MANY != 0 && !closing_adjacent,
+        Base::G2Item => state & RW_MANY != 0 && closing_adjacent,
+    }
+}
+
+/// The relation an anchor edge must have for a spec: the rarest thing the
+/// type requires.
+fn anchor_rel(spec: Spec) -> Rel {
+    match (spec.base, spec.extra) {
+        (Base::G0, Some(x)) => x,
+        (Base::G0, None) => Rel::Ww,
+        (Base::G1c, Some(x)) => x,
+        (Base::G1c, None) => Rel::Wr,
+        _ => Rel::Rw,
+    }
+}
+
+/// Finds a simple cycle of exactly the spec's type in the SCC.
+fn find(sub: &Sub, spec: Spec) -> Option<Vec<usize>> {
+    let allowed = spec.allowed();
+    let comp = sub.components(allowed);
+    let anchor = anchor_rel(spec);
+    let mut bfs = Bfs::new(sub.len());
+    for u in 0..sub.len() as u32 {
+        for (e, v) in sub.out(u, anchor.bit()) {
+            if comp[u as usize] != comp[v as usize] {
+                continue;
+            }
+            let Some(walk) = bfs.closed_walk(sub, spec, &comp, e, u, v) else {
+                continue;
+            };
+            if let Some(cycle) = simple_cycle_of(sub.g, spec, walk) {
+                return Some(cycle);
+            }
+        }
+    }
+    None
+}
+
+/// Breadth-first search over `(vertex, state)` pairs, reused across anchors.
+struct Bfs {
+    /// For each pair, the edge it was reached by (`usize::MAX` when unseen)
+    /// and the state before that edge.
+    parent: Vec<(usize, u8)>,
+    touched: Vec<usize>,
+}
+
+const UNSEEN: usize = usize::MAX;
+const START: usize = usize::MAX - 1;
+
+impl Bfs {
+    fn new(n: usize) -> Bfs {
+        Bfs {
+            parent: vec![(UNSEEN, 0); n * STATES],
+            touched: Vec::new(),
+        }
+    }
+
+    /// The shortest closed walk `u → v ⇝ u` starting with anchor edge `e`
+    /// whose shape the spec accepts, as edge ids.
+    fn closed_walk(
+        &mut self,
+        sub: &Sub,
+        spec: Spec,
+        comp: &[u32],
+        e: usize,
+        u: u32,
+        v: u32,
+    ) -> Option<Vec<usize>> {
+        for &i in &self.touched {
+            self.parent[i] = (UNSEEN, 0);
+        }
+        self.touched.clear();
+        let first = sub.g.rel(e);
+        let s0 = step(spec, 0, first)?;
+        let slot = |v: u32, s: u8| v as usize * STATES + s as usize;
+        let mut queue = std::collections::VecDeque::new();
+        self.parent[slot(v, s0)] = (START, 0);
+        self.touched.push(slot(v, s0));
+        queue.push_back((v, s0));
+        let allowed = spec.allowed();
+        let c = comp[u as usize];
+        while let Some((x, s)) = queue.pop_front() {
+            for (edge, y) in sub.out(x, allowed) {
+                if comp[y as usize] != c {
+                    continue;
+                }
+                let Some(s2) = step(spec, s, sub.g.rel(edge)) else {
+                    continue;
+                };
+                let i = slot(y, s2);
+                if self.parent[i].0 != UNSEEN {
+                    continue;
+                }
+                self.parent[i] = (edge, s);
+                self.touched.push(i);
+                if y == u && accepts(spec, s2, first) {
+                    return Some(self.walk_to(sub, e, y, s2));
+                }
+                if y != u {
+                    queue.push_back((y, s2));
+                }
+            }
+        }
+        None
+    }
+
+    fn walk_to(&self, sub: &Sub, anchor: usize, mut v: u32, mut s: u8) -> Vec<usize> {
+        let mut edges = Vec::new();
+        loop {
+            let (edge, prev) = self.parent[v as usize * STATES + s as usize];
+            if edge == START {
+                break;
+            }
+            edges.push(edge);
+            // The source of `edge`, as a local id.
+            v = source_local(sub, edge);
+            s = prev;
+        }
+        edges.push(anchor);
+        edges.reverse();
+        edges
+    }
+}
+
+fn source_local(sub: &Sub, edge: usize) -> u32 {
+    // Edges are stored by source in CSR order: find the vertex whose range
+    // holds this edge.
+    let i = sub
+        .vertices
+        .partition_point(|&w| sub.g.edges(w).end <= edge);
+    i as u32
+}
+
+/// A simple cycle of the spec's type inside a closed walk: the walk itself
+/// when it repeats no vertex, else the first such piece after splitting at
+/// repeated vertices.
+fn simple_cycle_of(g: &Graph, spec: Spec, walk: Vec<usize>) -> Option<Vec<usize>> {
+    let mut pieces = vec![walk];
+    while let Some(w) = pieces.pop() {
+        match repeat(g, &w) {
+            None => {
+                let rels: Vec<Rel> = w.iter().map(|&e| g.rel(e)).collect();
+                if classify(&rels) == spec.name {
+                    return Some(w);
+                }
+            }
+            Some((i, j)) => {
+                let inner = w[i..j].to_vec();
+                let mut outer = w[..i].to_vec();
+                outer.extend_from_slice(&w[j..]);
+                pieces.push(outer);
+                pieces.push(inner);
+            }
+        }
+    }
+    None
+}
+
+/// Positions `i < j` of two edges of a closed walk leaving the same vertex.
+fn repeat(g: &Graph, walk: &[usize]) -> Option<(usize, usize)> {
+    let mut seen = std::collections::HashMap::new();
+    for (j, &e) in walk.iter().enumerate() {
+        // The vertex an edge leaves is the target of the edge before it.
+        let prev = walk[(j + walk.len() - 1) % walk.len()];
+        if let Some(i) = seen.insert(g.target(prev), j) {
+            return Some((i, j));
+        }
+        let _ = e;
+    }
+    None
+}

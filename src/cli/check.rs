@@ -1,0 +1,144 @@
+//! `isocheck check`: the verdict on one history, as Elle would give it.
+
+use super::{InputArgs, EXIT_INPUT};
+use crate::check::{self, CheckOptions, Validity};
+use crate::history;
+use crate::infer::InferOptions;
+use crate::report::{self, diagnostic};
+use clap::ValueEnum;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Exit status for a valid history.
+pub const EXIT_VALID: u8 = 0;
+/// Exit status for an invalid history.
+pub const EXIT_INVALID: u8 = 1;
+/// Exit status when validity is unknown (e.g. no dependency was inferred).
+pub const EXIT_UNKNOWN: u8 = 2;
+
+#[derive(clap::Args, Debug)]
+pub struct CheckArgs {
+    /// The history file (Jepsen `history.edn`, or PolySI, dbcop, Cobra).
+    pub file: PathBuf,
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// Consistency models the history must satisfy, comma-separated, with
+    /// Elle's names (`serializable`, `snapshot-isolation`, ...; `none` for no
+    /// model). Default: strict-serializable.
+    #[arg(long, short = 'm', value_delimiter = ',')]
+    pub consistency_models: Option<Vec<String>>,
+    /// Further anomalies to prohibit, comma-separated, with Elle's names
+    /// (`G0`, `G1`, `G-single`, ...); every anomaly that implies one is
+    /// prohibited too.
+    #[arg(long, short = 'a', value_delimiter = ',')]
+    pub anomalies: Vec<String>,
+    /// rw-register: process order orders the versions of each key.
+    #[arg(long)]
+    pub sequential_keys: bool,
+    /// rw-register: real-time order orders the versions of each key.
+    #[arg(long)]
+    pub linearizable_keys: bool,
+    /// rw-register: within a transaction, writes follow reads of the same key.
+    #[arg(long)]
+    pub wfr_keys: bool,
+    /// Output: a report for people on stderr, or Elle's result map on stdout.
+    #[arg(long, value_enum, default_value = "human")]
+    pub format: CheckFormat,
+    /// Also write Elle-like artifacts here: `<anomaly>.txt` explanations and
+    /// a Graphviz `.dot` (and `.svg` when `dot` is installed) per cycle.
+    #[arg(long)]
+    pub directory: Option<PathBuf>,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CheckFormat {
+    Human,
+    Edn,
+    Json,
+}
+
+impl CheckArgs {
+    fn options(&self) -> CheckOptions {
+        let clean = |s: &String| s.trim().trim_start_matches(':').to_string();
+        let models = self.consistency_models.as_ref().map(|ms| {
+            ms.iter()
+                .map(clean)
+                .filter(|m| !m.is_empty() && m != "none")
+                .collect()
+        });
+        CheckOptions {
+            consistency_models: models,
+            anomalies: self.anomalies.iter().map(clean).collect(),
+            infer: InferOptions {
+                sequential_keys: self.sequential_keys,
+                linearizable_keys: self.linearizable_keys,
+                wfr_keys: self.wfr_keys,
+            },
+        }
+    }
+}
+
+pub fn run(a: &CheckArgs) -> ExitCode {
+    let opts = a.options();
+    if let Err(e) = check::anomaly_types(&opts) {
+        eprintln!("error: {e}\n  help: {}", option_help(&e));
+        return ExitCode::from(EXIT_INPUT);
+    }
+    let progress = report::progress::Progress::new(super::input_size(&a.file));
+    progress.phase("reading");
+    let history = match history::load(&a.file, &a.input.load_options()) {
+        Ok(h) => h,
+        Err(d) => {
+            progress.done();
+            eprint!("{}", diagnostic::render(&d, diagnostic::stderr_color()));
+            return ExitCode::from(EXIT_INPUT);
+        }
+    };
+    progress.phase("checking");
+    let analysis = match check::analyze(&history, &opts) {
+        Ok(x) => x,
+        Err(e) => {
+            progress.done();
+            eprintln!("error: {e}");
+            return ExitCode::from(EXIT_INPUT);
+        }
+    };
+    let verdict = check::verdict::verdict(&analysis);
+    progress.done();
+    match a.format {
+        CheckFormat::Human => eprint!(
+            "{}",
+            report::human::render(&history, &analysis, &verdict, diagnostic::stderr_color())
+        ),
+        CheckFormat::Edn => println!("{}", report::edn::result_map(&history, &analysis, &verdict)),
+        CheckFormat::Json => println!(
+            "{}",
+            serde_json::to_string_pretty(&report::json::result_map(&history, &analysis, &verdict))
+                .unwrap_or_default()
+        ),
+    }
+    if let Some(dir) = &a.directory {
+        if let Err(e) = report::directory::write(dir, &history, &analysis, &verdict) {
+            eprintln!("error: cannot write to {}: {e}", dir.display());
+            return ExitCode::from(EXIT_INPUT);
+        }
+    }
+    ExitCode::from(match verdict.valid {
+        Validity::True => EXIT_VALID,
+        Validity::False => EXIT_INVALID,
+        Validity::Unknown => EXIT_UNKNOWN,
+    })
+}
+
+fn option_help(e: &check::OptionError) -> String {
+    match e {
+        check::OptionError::UnknownModel(_) => format!(
+            "known models: {}",
+            check::lattice::known_models().join(", ")
+        ),
+        check::OptionError::UnknownAnomaly(_) => format!(
+            "known anomalies: {}",
+            check::lattice::known_anomalies().join(", ")
+        ),
+    }
+}

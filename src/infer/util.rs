@@ -1,0 +1,285 @@
+//! Small tools shared by the two inferences: a fast hash map for interned
+//! values, dense key ids, per-transaction key slots, strongly connected
+//! components and the deduplication of dependencies.
+
+use super::Dep;
+use crate::history::{MicroOp, MopKind, MopValue, Status, Val};
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// A multiplicative hasher for the integers we key maps with (interned values
+/// and pairs of them). Not resistant to adversarial keys, which a history is
+/// not in a position to choose usefully.
+#[derive(Default, Clone, Copy)]
+pub struct FxHasher(u64);
+
+const SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
+
+impl Hasher for FxHasher {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(b as u64);
+        }
+    }
+    #[inline]
+    fn write_u32(&mut self, n: u32) {
+        self.write_u64(n as u64);
+    }
+    #[inline]
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(SEED);
+    }
+    #[inline]
+    fn write_usize(&mut self, n: usize) {
+        self.write_u64(n as u64);
+    }
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+pub type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
+
+/// A key and a value packed into one map key.
+#[inline]
+pub fn pack(key: Val, value: Val) -> u64 {
+    (key.raw() as u64) << 32 | value.raw() as u64
+}
+
+/// Dense ids for the keys of a history, in order of first appearance.
+#[derive(Default)]
+pub struct KeyIds {
+    ids: FxMap<Val, u32>,
+    pub keys: Vec<Val>,
+}
+
+impl KeyIds {
+    #[inline]
+    pub fn id(&mut self, key: Val) -> u32 {
+        let next = self.keys.len() as u32;
+        let id = *self.ids.entry(key).or_insert(next);
+        if id == next {
+            self.keys.push(key);
+        }
+        id
+    }
+
+    #[inline]
+    pub fn get(&self, key: Val) -> Option<u32> {
+        self.ids.get(&key).copied()
+    }
+
+    pub fn len(&self) -> usize {
+        self.keys.len()
+    }
+}
+
+/// The keys one transaction touches, each with a slot for per-key state:
+/// linear search for the usual handful of keys, a map for big transactions.
+pub struct TxnKeys<S> {
+    pub slots: Vec<(Val, S)>,
+    index: FxMap<Val, usize>,
+}
+
+const LINEAR: usize = 16;
+
+impl<S> Default for TxnKeys<S> {
+    fn default() -> Self {
+        TxnKeys {
+            slots: Vec::new(),
+            index: FxMap::default(),
+        }
+    }
+}
+
+impl<S> TxnKeys<S> {
+    pub fn clear(&mut self) {
+        self.slots.clear();
+        self.index.clear();
+    }
+
+    /// The slot of `key`, created with `init` when new.
+    #[inline]
+    pub fn slot(&mut self, key: Val, init: impl FnOnce() -> S) -> &mut S {
+        let i = self.find(key).unwrap_or_else(|| {
+            let i = self.slots.len();
+            self.slots.push((key, init()));
+            if i >= LINEAR {
+                if i == LINEAR {
+                    for (j, (k, _)) in self.slots.iter().enumerate() {
+                        self.index.insert(*k, j);
+                    }
+                } else {
+                    self.index.insert(key, i);
+                }
+            }
+            i
+        });
+        &mut self.slots[i].1
+    }
+
+    #[inline]
+    pub fn find(&self, key: Val) -> Option<usize> {
+        if self.slots.len() > LINEAR {
+            self.index.get(&key).copied()
+        } else {
+            self.slots.iter().position(|(k, _)| *k == key)
+        }
+    }
+}
+
+/// A transaction's external reads and writes of one key (Jepsen's
+/// `ext-reads` / `ext-writes`): the first micro-op on the key if it is a
+/// read, and the last write. Micro-op indices are global.
+#[derive(Clone, Copy, Debug)]
+pub struct Ext {
+    /// The external read: the first micro-op on the key, if a read.
+    pub read: Option<u32>,
+    /// The last write of the key.
+    pub write: Option<u32>,
+    /// The first write of the key (Elle lists a transaction's external
+    /// writes in this order).
+    pub first_write: Option<u32>,
+}
+
+impl Ext {
+    pub fn new() -> Ext {
+        Ext {
+            read: None,
+            write: None,
+            first_write: None,
+        }
+    }
+
+    /// Records micro-op `m` (global index `i`), the next one on this key.
+    pub fn add(&mut self, i: u32, m: &MicroOp, first_on_key: bool) {
+        match m.kind {
+            MopKind::Read if first_on_key => self.read = Some(i),
+            MopKind::Read => {}
+            MopKind::Write | MopKind::Append => {
+                self.write = Some(i);
+                self.first_write.get_or_insert(i);
+            }
+        }
+    }
+}
+
+/// The scalar value of a micro-op (`nil` for a list, which only list-append
+/// reads have).
+#[inline]
+pub fn scalar(m: &MicroOp) -> Val {
+    match m.value() {
+        MopValue::Val(v) => v,
+        MopValue::List { .. } => Val::NIL,
+    }
+}
+
+/// Elle's op type of a transaction, as the dirty-update and version-order
+/// rules see it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OpKind {
+    Ok,
+    Info,
+    Fail,
+}
+
+impl From<Status> for OpKind {
+    fn from(s: Status) -> OpKind {
+        match s {
+            Status::Committed => OpKind::Ok,
+            Status::Aborted => OpKind::Fail,
+            Status::Indeterminate => OpKind::Info,
+        }
+    }
+}
+
+/// Strongly connected components of the graph `0..n` with successors
+/// `succ[start[v]..start[v + 1]]`, as lists of vertices (only components of
+/// two or more vertices). Iterative Tarjan.
+pub fn sccs(n: usize, start: &[u32], succ: &[u32]) -> Vec<Vec<u32>> {
+    const NONE: u32 = u32::MAX;
+    let mut index = vec![NONE; n];
+    let mut low = vec![0u32; n];
+    let mut on_stack = vec![false; n];
+    let mut stack: Vec<u32> = Vec::new();
+    // (vertex, next successor position)
+    let mut calls: Vec<(u32, u32)> = Vec::new();
+    let mut next = 0u32;
+    let mut out = Vec::new();
+    for root in 0..n as u32 {
+        if index[root as usize] != NONE {
+            continue;
+        }
+        calls.push((root, start[root as usize]));
+        index[root as usize] = next;
+        low[root as usize] = next;
+        next += 1;
+        stack.push(root);
+        on_stack[root as usize] = true;
+        while let Some(&(v, pos)) = calls.last() {
+            if pos < start[v as usize + 1] {
+                if let Some(top) = calls.last_mut() {
+                    top.1 = pos + 1;
+                }
+                let w = succ[pos as usize];
+                if index[w as usize] == NONE {
+                    index[w as usize] = next;
+                    low[w as usize] = next;
+                    next += 1;
+                    stack.push(w);
+                    on_stack[w as usize] = true;
+                    calls.push((w, start[w as usize]));
+                } else if on_stack[w as usize] {
+                    low[v as usize] = low[v as usize].min(index[w as usize]);
+                }
+                continue;
+            }
+            calls.pop();
+            if let Some(&(u, _)) = calls.last() {
+                low[u as usize] = low[u as usize].min(low[v as usize]);
+            }
+            if low[v as usize] == index[v as usize] {
+                let mut comp = Vec::new();
+                loop {
+                    let w = stack.pop().expect("tarjan stack");
+                    on_stack[w as usize] = false;
+                    comp.push(w);
+                    if w == v {
+                        break;
+                    }
+                }
+                if comp.len() > 1 {
+                    out.push(comp);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Compressed adjacency of `edges` over `0..n`: `(start, succ)`.
+pub fn csr(n: usize, edges: &[(u32, u32)]) -> (Vec<u32>, Vec<u32>) {
+    let mut start = vec![0u32; n + 1];
+    for &(a, _) in edges {
+        start[a as usize + 1] += 1;
+    }
+    for i in 0..n {
+        start[i + 1] += start[i];
+    }
+    let mut fill = start.clone();
+    let mut succ = vec![0u32; edges.len()];
+    for &(a, b) in edges {
+        succ[fill[a as usize] as usize] = b;
+        fill[a as usize] += 1;
+    }
+    (start, succ)
+}
+
+/// Sorts `deps` and keeps one dependency per `(from, to, rel)`: the one of
+/// least `prio`, which is the witness Elle's explainers pick first.
+pub fn dedupe(deps: &mut Vec<(u32, Dep)>) {
+    deps.sort_unstable_by_key(|(p, d)| (d.from, d.to, d.rel, *p));
+    deps.dedup_by_key(|(_, d)| (d.from, d.to, d.rel));
+}
