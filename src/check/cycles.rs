@@ -506,15 +506,18 @@ fn source_local(sub: &Sub, edge: usize) -> u32 {
 
 /// A simple cycle of the spec's type inside a closed walk: the walk itself
 /// when it repeats no vertex, else the first such piece after splitting at
-/// repeated vertices.
+/// repeated vertices. Each step is re-explained the way Elle explains it (a
+/// pair ordered by both rw and real time is an rw step), and the cycle must
+/// be of the spec's type under that explanation, as in Elle.
 fn simple_cycle_of(g: &Graph, spec: Spec, walk: Vec<usize>) -> Option<Vec<usize>> {
     let mut pieces = vec![walk];
     while let Some(w) = pieces.pop() {
         match repeat(g, &w) {
             None => {
-                let rels: Vec<Rel> = w.iter().map(|&e| g.rel(e)).collect();
+                let explained = explained(g, &w)?;
+                let rels: Vec<Rel> = explained.iter().map(|&e| g.rel(e)).collect();
                 if classify(&rels) == spec.name {
-                    return Some(w);
+                    return Some(explained);
                 }
             }
             Some((i, j)) => {
@@ -527,6 +530,17 @@ fn simple_cycle_of(g: &Graph, spec: Spec, walk: Vec<usize>) -> Option<Vec<usize>
         }
     }
     None
+}
+
+/// The explaining edge of every step of a cycle.
+fn explained(g: &Graph, cycle: &[usize]) -> Option<Vec<usize>> {
+    let n = cycle.len();
+    (0..n)
+        .map(|i| {
+            let from = g.target(cycle[(i + n - 1) % n]);
+            g.explain(from, g.target(cycle[i]))
+        })
+        .collect()
 }
 
 /// Positions `i < j` of two edges of a closed walk leaving the same vertex.

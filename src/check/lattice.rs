@@ -322,6 +322,12 @@ const DIRECT_PROSCRIBED: Table = &[
 /// always reportable but prohibited by no model.
 pub const EMPTY_TRANSACTION_GRAPH: &str = "empty-transaction-graph";
 /// See [`EMPTY_TRANSACTION_GRAPH`].
+/// isocheck's addition: a committed read of a value no transaction wrote.
+/// Elle does not detect garbage reads, and its own tests read unwritten
+/// values, so no model prohibits them: they are reported when asked for
+/// (`--anomalies garbage-read`), imply nothing, and leave `:not` as Elle
+/// computes it.
+pub const GARBAGE_READ: &str = "garbage-read";
 pub const CYCLE_SEARCH_TIMEOUT: &str = "cycle-search-timeout";
 
 /// The model assumed when the checker is given no `:consistency-models` key.
@@ -588,7 +594,7 @@ fn lattice() -> &'static Lattice {
                     .iter()
                     .flat_map(|&(_, a)| a.iter().copied()),
             )
-            .chain([EMPTY_TRANSACTION_GRAPH, CYCLE_SEARCH_TIMEOUT])
+            .chain([EMPTY_TRANSACTION_GRAPH, CYCLE_SEARCH_TIMEOUT, GARBAGE_READ])
             .collect();
         Lattice {
             implied,

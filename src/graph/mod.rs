@@ -73,6 +73,15 @@ impl Graph {
         self.deps[e]
     }
 
+    /// The edge from `u` to `v` that explains their order the way Elle's
+    /// explainers do: a data dependency before session or real-time order,
+    /// ww before wr before rw.
+    pub fn explain(&self, u: u32, v: u32) -> Option<usize> {
+        self.edges(u)
+            .filter(|&e| self.targets[e] == v)
+            .min_by_key(|&e| self.rels[e])
+    }
+
     /// The edges leaving `v` whose relation is in `mask`, as `(edge, target)`.
     pub fn out(&self, v: u32, mask: RelSet) -> impl Iterator<Item = (usize, u32)> + '_ {
         self.edges(v)

@@ -1,8 +1,832 @@
 //! list-append inference (SPEC §2.2).
+//!
+//! Per key, the version order is the longest committed read with repeated
+//! elements dropped (or `[v]` when the key has exactly one append outside
+//! aborted transactions, as Elle does). Every dependency follows from it:
+//! wr from the appender of a read's last element, ww between the appenders of
+//! consecutive elements, rw from the readers of a version to the appender of
+//! the next; appends no committed read shows come after the last element
+//! shown, unordered among themselves.
+//!
+//! The work is linear: one pass indexes appends, one compares each committed
+//! read with the longest read of its key (a slice comparison), one emits the
+//! edges transaction by transaction.
 
-use super::Inference;
-use crate::history::History;
+use super::anomaly::{Anomaly, Expected};
+use super::util::{pack, scalar, FxMap, KeyIds, OpKind, TxnKeys};
+use super::{Dep, Inference, Rel, Version};
+use crate::history::{History, MicroOp, MopKind, MopValue, Status, TxnId, Val};
+use std::collections::hash_map::Entry;
 
-pub fn infer(_history: &History) -> Inference {
-    Inference::default()
+const NONE: u32 = u32::MAX;
+/// Lost-update class of a `nil` read (a read of `[]` is class 0).
+const NIL_READ: u64 = u64::MAX;
+/// Lost-update classes of reads that are not a prefix of the longest read.
+const ODD_READ: u64 = 1 << 40;
+
+/// An append, found by key and element.
+#[derive(Clone, Copy)]
+struct Append {
+    txn: TxnId,
+    mop: u32,
+    /// The transaction's last append to the key (else an intermediate one).
+    last: bool,
+    /// Some committed read contains the element.
+    observed: bool,
+}
+
+/// What we know of one key.
+#[derive(Clone, Copy)]
+struct KeyInfo {
+    /// The first longest non-empty committed read, and its length.
+    longest: u32,
+    longest_len: u32,
+    /// The same over the reads of every transaction (Elle's dirty-update
+    /// order includes aborted and indeterminate reads).
+    longest_any: u32,
+    longest_any_len: u32,
+    /// Appends of committed and indeterminate transactions; `single` is the
+    /// last one seen.
+    live_appends: u32,
+    single: Val,
+    aborted_appends: u32,
+    /// Some committed read is not a prefix of the longest one.
+    incompatible: bool,
+    /// The version order: `order[order_start..order_start + order_len]`.
+    order_start: u32,
+    order_len: u32,
+    /// The first position of the longest read repeating an earlier element.
+    first_dup: u32,
+    /// Positions of the longest read whose element an aborted transaction
+    /// appended, or nobody did: `bad[bad_start..bad_start + bad_len]`.
+    bad_start: u32,
+    bad_len: u32,
+}
+
+impl KeyInfo {
+    fn new() -> KeyInfo {
+        KeyInfo {
+            longest: NONE,
+            longest_len: 0,
+            longest_any: NONE,
+            longest_any_len: 0,
+            live_appends: 0,
+            single: Val::NIL,
+            aborted_appends: 0,
+            incompatible: false,
+            order_start: 0,
+            order_len: 0,
+            first_dup: NONE,
+            bad_start: 0,
+            bad_len: 0,
+        }
+    }
+
+    /// Elle infers `[v]` for a key with a single append, whatever was read.
+    fn single_append(&self) -> bool {
+        self.live_appends == 1
+    }
+}
+
+/// A read micro-op's list; `None` for `nil` (and `[:r k]`).
+fn read_list<'h>(h: &'h History, m: &MicroOp) -> Option<&'h [Val]> {
+    match m.value() {
+        MopValue::List { start, len } => Some(h.list(start, len)),
+        MopValue::Val(_) => None,
+    }
+}
+
+/// The first longest committed read of a key (empty if none).
+fn longest_read<'h>(h: &'h History, info: &KeyInfo) -> &'h [Val] {
+    match info.longest {
+        NONE => &[],
+        i => read_list(h, &h.mops[i as usize]).unwrap_or(&[]),
+    }
+}
+
+/// The state of a key inside one transaction, for `:internal` (Elle's
+/// expected list: unknown, `nil`, a known list, or a known suffix).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Int {
+    Absent,
+    /// Last read `nil`, no append since: Elle does not check the next read.
+    Nil,
+    /// The list is the read at this micro-op (`NONE`: the empty list after a
+    /// `nil` read) followed by the transaction's appends since `since`.
+    Known(u32),
+    /// Only the appends since `since` are known.
+    Suffix,
+}
+
+struct KeyState {
+    kid: u32,
+    int: Int,
+    /// Position in the transaction from which appends extend the expected list.
+    since: u32,
+    read_seen: bool,
+    /// First read of the key: lost-update class and micro-op.
+    lu_read: Option<(u64, u32)>,
+    lu_written: bool,
+}
+
+struct La<'h> {
+    h: &'h History,
+    keys: KeyIds,
+    info: Vec<KeyInfo>,
+    appends: FxMap<u64, Append>,
+    /// Version orders of all keys, concatenated.
+    order: Vec<Val>,
+    /// Position of each element in its key's version order.
+    pos: FxMap<u64, u32>,
+    /// (position in the longest read, aborted appender or `NONE` for nobody).
+    bad: Vec<(u32, TxnId)>,
+    in_graph: Vec<bool>,
+    /// (key id << 32 | version, reader, read micro-op); version 0 is the
+    /// initial state, version i + 1 the one element i of the order creates.
+    readers: Vec<(u64, TxnId, u32)>,
+    /// wr dependencies, grouped by reader in transaction order.
+    wr: Vec<Dep>,
+    /// (key id, class of the first read, completion, transaction, read mop).
+    lost: Vec<(u32, u64, u32, TxnId, u32)>,
+    odd_classes: FxMap<(u32, Vec<Val>), u64>,
+    g1a: Vec<Anomaly>,
+    g1b: Vec<Anomaly>,
+    internal: Vec<Anomaly>,
+    future: Vec<Anomaly>,
+    duplicates: Vec<Anomaly>,
+    garbage: Vec<Anomaly>,
+}
+
+pub fn infer(h: &History) -> Inference {
+    let mut la = La {
+        h,
+        keys: KeyIds::default(),
+        info: Vec::new(),
+        appends: FxMap::default(),
+        order: Vec::new(),
+        pos: FxMap::default(),
+        bad: Vec::new(),
+        in_graph: vec![false; h.txns.len()],
+        readers: Vec::new(),
+        wr: Vec::new(),
+        lost: Vec::new(),
+        odd_classes: FxMap::default(),
+        g1a: Vec::new(),
+        g1b: Vec::new(),
+        internal: Vec::new(),
+        future: Vec::new(),
+        duplicates: Vec::new(),
+        garbage: Vec::new(),
+    };
+    la.index();
+    la.orders();
+    la.reads();
+    la.mark_in_graph();
+    let deps = la.deps();
+    let incompatible = la.incompatible_orders();
+    let dirty = la.dirty_updates();
+    let lost = la.lost_updates();
+    let by_mop = |v: &mut Vec<Anomaly>| v.sort_by_key(position);
+    by_mop(&mut la.g1a);
+    by_mop(&mut la.g1b);
+    by_mop(&mut la.internal);
+    by_mop(&mut la.future);
+    by_mop(&mut la.duplicates);
+    by_mop(&mut la.garbage);
+    let mut anomalies = Vec::new();
+    anomalies.append(&mut la.g1a);
+    anomalies.append(&mut la.g1b);
+    anomalies.append(&mut la.internal);
+    anomalies.append(&mut la.future);
+    anomalies.extend(dirty);
+    anomalies.append(&mut la.duplicates);
+    anomalies.extend(incompatible);
+    anomalies.extend(lost);
+    anomalies.append(&mut la.garbage);
+    Inference {
+        deps,
+        anomalies,
+        in_graph: la.in_graph,
+    }
+}
+
+/// The micro-op an anomaly about one read sorts by.
+fn position(a: &Anomaly) -> u32 {
+    match a {
+        Anomaly::G1a { mop, .. }
+        | Anomaly::G1b { mop, .. }
+        | Anomaly::Internal { mop, .. }
+        | Anomaly::FutureRead { mop, .. }
+        | Anomaly::DuplicateElements { mop, .. }
+        | Anomaly::GarbageRead { mop, .. } => *mop,
+        _ => 0,
+    }
+}
+
+impl La<'_> {
+    fn status(&self, t: TxnId) -> Status {
+        self.h.txns[t as usize].status
+    }
+
+    fn key_id(&mut self, key: Val) -> usize {
+        let kid = self.keys.id(key) as usize;
+        if kid == self.info.len() {
+            self.info.push(KeyInfo::new());
+        }
+        kid
+    }
+
+    /// Indexes every append, and finds each key's longest reads.
+    fn index(&mut self) {
+        let h = self.h;
+        let mut seen: TxnKeys<()> = TxnKeys::default();
+        let mut last = Vec::new();
+        for (t, txn) in h.txns.iter().enumerate() {
+            let mops = h.mops_of(txn);
+            // Which appends are the last of their key in the transaction.
+            seen.clear();
+            last.clear();
+            last.resize(mops.len(), false);
+            for (j, m) in mops.iter().enumerate().rev() {
+                if m.kind == MopKind::Append && seen.find(m.key).is_none() {
+                    seen.slot(m.key, || ());
+                    last[j] = true;
+                }
+            }
+            for (j, m) in mops.iter().enumerate() {
+                let i = txn.mops.start + j as u32;
+                let kid = self.key_id(m.key);
+                let info = &mut self.info[kid];
+                match m.kind {
+                    MopKind::Append => {
+                        let e = scalar(m);
+                        if txn.status == Status::Aborted {
+                            info.aborted_appends += 1;
+                        } else {
+                            info.live_appends += 1;
+                            info.single = e;
+                        }
+                        self.appends.insert(
+                            pack(m.key, e),
+                            Append {
+                                txn: t as TxnId,
+                                mop: i,
+                                last: last[j],
+                                observed: false,
+                            },
+                        );
+                    }
+                    MopKind::Read => {
+                        let Some(l) = read_list(h, m).filter(|l| !l.is_empty()) else {
+                            continue;
+                        };
+                        let len = l.len() as u32;
+                        if info.longest_any == NONE || len > info.longest_any_len {
+                            info.longest_any = i;
+                            info.longest_any_len = len;
+                        }
+                        if txn.status == Status::Committed
+                            && (info.longest == NONE || len > info.longest_len)
+                        {
+                            info.longest = i;
+                            info.longest_len = len;
+                        }
+                    }
+                    MopKind::Write => {}
+                }
+            }
+        }
+    }
+
+    fn order_of(&self, kid: usize) -> &[Val] {
+        let i = &self.info[kid];
+        &self.order[i.order_start as usize..(i.order_start + i.order_len) as usize]
+    }
+
+    /// Builds each key's version order from its longest read; marks the
+    /// appends that read shows as observed.
+    fn orders(&mut self) {
+        let h = self.h;
+        let mut distinct: FxMap<Val, ()> = FxMap::default();
+        for kid in 0..self.keys.len() {
+            let k = self.keys.keys[kid];
+            let longest = longest_read(h, &self.info[kid]);
+            let single = self.info[kid].single_append();
+            let order_start = self.order.len() as u32;
+            let bad_start = self.bad.len() as u32;
+            let mut first_dup = NONE;
+            distinct.clear();
+            for (j, &e) in longest.iter().enumerate() {
+                match self.appends.get_mut(&pack(k, e)) {
+                    Some(a) => {
+                        a.observed = true;
+                        if h.txns[a.txn as usize].status == Status::Aborted {
+                            self.bad.push((j as u32, a.txn));
+                        }
+                    }
+                    None => self.bad.push((j as u32, NONE)),
+                }
+                let fresh = if single {
+                    distinct.insert(e, ()).is_none()
+                } else {
+                    match self.pos.entry(pack(k, e)) {
+                        Entry::Vacant(v) => {
+                            v.insert(self.order.len() as u32 - order_start);
+                            self.order.push(e);
+                            true
+                        }
+                        Entry::Occupied(_) => false,
+                    }
+                };
+                if !fresh && first_dup == NONE {
+                    first_dup = j as u32;
+                }
+            }
+            if single {
+                let e = self.info[kid].single;
+                self.pos.insert(pack(k, e), 0);
+                self.order.push(e);
+            }
+            let info = &mut self.info[kid];
+            info.order_start = order_start;
+            info.order_len = self.order.len() as u32 - order_start;
+            info.first_dup = first_dup;
+            info.bad_start = bad_start;
+            info.bad_len = self.bad.len() as u32 - bad_start;
+        }
+    }
+
+    /// One pass over the committed transactions: the anomalies of each read,
+    /// wr edges, readers of each version, and the per-transaction checks
+    /// (internal, future read, the reads and writes lost update needs).
+    fn reads(&mut self) {
+        let h = self.h;
+        let mut ks: TxnKeys<KeyState> = TxnKeys::default();
+        for (t, txn) in h.txns.iter().enumerate() {
+            if txn.status != Status::Committed {
+                continue;
+            }
+            let t = t as TxnId;
+            let mops = h.mops_of(txn);
+            ks.clear();
+            let mut internal_found = false;
+            let mut future_found = false;
+            for (j, m) in mops.iter().enumerate() {
+                let i = txn.mops.start + j as u32;
+                let kid = self.keys.get(m.key).expect("indexed key");
+                let st = ks.slot(m.key, || KeyState {
+                    kid,
+                    int: Int::Absent,
+                    since: 0,
+                    read_seen: false,
+                    lu_read: None,
+                    lu_written: false,
+                });
+                match m.kind {
+                    MopKind::Read => {
+                        let l = read_list(h, m);
+                        let class = self.read(t, i, kid as usize, m.key, l);
+                        if !internal_found {
+                            if let Some(expected) = internal(h, mops, j, &*st, m.key, l) {
+                                internal_found = true;
+                                self.internal.push(Anomaly::Internal {
+                                    txn: t,
+                                    mop: i,
+                                    expected,
+                                });
+                            }
+                        }
+                        st.int = match l {
+                            None => Int::Nil,
+                            Some(_) => Int::Known(i),
+                        };
+                        st.since = j as u32 + 1;
+                        st.read_seen = true;
+                        st.lu_read.get_or_insert((class, i));
+                    }
+                    MopKind::Append => {
+                        let e = scalar(m);
+                        st.int = match st.int {
+                            Int::Absent => {
+                                st.since = j as u32;
+                                Int::Suffix
+                            }
+                            Int::Nil => {
+                                st.since = j as u32;
+                                Int::Known(NONE)
+                            }
+                            other => other,
+                        };
+                        if !future_found && st.read_seen {
+                            if let Some(r) = future_read(h, mops, j, m.key, e) {
+                                future_found = true;
+                                self.future.push(Anomaly::FutureRead {
+                                    txn: t,
+                                    mop: txn.mops.start + r as u32,
+                                    element: e,
+                                });
+                            }
+                        }
+                        if !st.lu_written {
+                            if let Some((class, r)) = st.lu_read {
+                                st.lu_written = true;
+                                self.lost.push((st.kid, class, txn.op(), t, r));
+                            }
+                        }
+                    }
+                    MopKind::Write => {}
+                }
+            }
+        }
+    }
+
+    /// The anomalies, wr edge and reader entry of committed read `i` of
+    /// transaction `t`; returns the read's lost-update class.
+    fn read(&mut self, t: TxnId, i: u32, kid: usize, key: Val, l: Option<&[Val]>) -> u64 {
+        let Some(l) = l.filter(|l| !l.is_empty()) else {
+            self.readers.push(((kid as u64) << 32, t, i));
+            return if l.is_none() { NIL_READ } else { 0 };
+        };
+        let info = self.info[kid];
+        let longest = longest_read(self.h, &info);
+        let prefix = l.len() <= longest.len() && *l == longest[..l.len()];
+        let mut garbage = false;
+        let class;
+        if prefix {
+            class = l.len() as u64;
+            for b in info.bad_start..info.bad_start + info.bad_len {
+                let (p, w) = self.bad[b as usize];
+                if p as usize >= l.len() {
+                    break;
+                }
+                match w {
+                    NONE => garbage = true,
+                    w => self.g1a.push(Anomaly::G1a {
+                        reader: t,
+                        mop: i,
+                        writer: w,
+                        element: Some(longest[p as usize]),
+                    }),
+                }
+            }
+        } else {
+            if !info.single_append() {
+                self.info[kid].incompatible = true;
+            }
+            let next = ODD_READ + self.odd_classes.len() as u64;
+            class = *self
+                .odd_classes
+                .entry((kid as u32, l.to_vec()))
+                .or_insert(next);
+            for &e in l {
+                match self.appends.get_mut(&pack(key, e)) {
+                    None => garbage = true,
+                    Some(a) => {
+                        a.observed = true;
+                        if self.h.txns[a.txn as usize].status == Status::Aborted {
+                            self.g1a.push(Anomaly::G1a {
+                                reader: t,
+                                mop: i,
+                                writer: a.txn,
+                                element: Some(e),
+                            });
+                        }
+                    }
+                }
+            }
+        }
+        if garbage {
+            self.garbage.push(Anomaly::GarbageRead { txn: t, mop: i });
+        }
+        let dup = if prefix {
+            info.first_dup != NONE && l.len() > info.first_dup as usize
+        } else {
+            has_duplicates(l)
+        };
+        if dup {
+            self.duplicates.push(Anomaly::DuplicateElements {
+                txn: t,
+                mop: i,
+                duplicates: duplicates(l),
+            });
+        }
+        let e = *l.last().expect("non-empty read");
+        if let Some(a) = self.appends.get(&pack(key, e)).copied() {
+            if a.txn != t {
+                if !a.last {
+                    self.g1b.push(Anomaly::G1b {
+                        reader: t,
+                        mop: i,
+                        writer: a.txn,
+                        element: Some(e),
+                    });
+                }
+                if self.status(a.txn) != Status::Aborted {
+                    self.wr.push(Dep {
+                        from: a.txn,
+                        to: t,
+                        rel: Rel::Wr,
+                        key,
+                        value: Version::Val(e),
+                        value2: Version::Val(e),
+                        a_mop: a.mop,
+                        b_mop: i,
+                    });
+                }
+            }
+        }
+        if let Some(&p) = self.pos.get(&pack(key, e)) {
+            self.readers
+                .push(((kid as u64) << 32 | (p as u64 + 1), t, i));
+        }
+        class
+    }
+
+    /// Committed transactions, and indeterminate ones a committed read observed.
+    fn mark_in_graph(&mut self) {
+        for (t, txn) in self.h.txns.iter().enumerate() {
+            self.in_graph[t] = txn.status == Status::Committed;
+        }
+        for a in self.appends.values() {
+            if a.observed && self.h.txns[a.txn as usize].status == Status::Indeterminate {
+                self.in_graph[a.txn as usize] = true;
+            }
+        }
+    }
+
+    /// All dependencies, transaction by transaction (each one's incoming
+    /// edges together, so duplicates are dropped locally).
+    fn deps(&mut self) -> Vec<Dep> {
+        let h = self.h;
+        self.readers.sort_unstable_by_key(|&(g, _, m)| (g, m));
+        let mut deps = Vec::with_capacity(self.wr.len() * 3);
+        let mut scratch: Vec<Dep> = Vec::new();
+        let mut next_wr = 0;
+        for (t, txn) in h.txns.iter().enumerate() {
+            let t = t as TxnId;
+            scratch.clear();
+            while next_wr < self.wr.len() && self.wr[next_wr].to == t {
+                scratch.push(self.wr[next_wr]);
+                next_wr += 1;
+            }
+            if self.in_graph[t as usize] {
+                for (j, m) in h.mops_of(txn).iter().enumerate() {
+                    if m.kind == MopKind::Append {
+                        self.append_deps(t, txn.mops.start + j as u32, m, &mut scratch);
+                    }
+                }
+            }
+            if scratch.len() > 1 {
+                // Elle explains an edge by the first micro-op of its target.
+                scratch.sort_unstable_by_key(|d| (d.from, d.rel, d.b_mop));
+                scratch.dedup_by_key(|d| (d.from, d.rel));
+            }
+            deps.extend_from_slice(&scratch);
+        }
+        deps
+    }
+
+    /// ww and rw edges into the appender `t` of micro-op `i`.
+    fn append_deps(&self, t: TxnId, i: u32, m: &MicroOp, out: &mut Vec<Dep>) {
+        let (k, e) = (m.key, scalar(m));
+        let kid = self.keys.get(k).expect("indexed key") as usize;
+        let order = self.order_of(kid);
+        // The version this append follows: its predecessor in the order, or
+        // the last element shown when no read shows it.
+        let prev = match self.pos.get(&pack(k, e)) {
+            Some(&p) => p as usize,
+            None => order.len(),
+        };
+        let prev_version = match prev {
+            0 => Version::Init,
+            p => Version::Val(order[p - 1]),
+        };
+        if prev > 0 {
+            if let Some(w) = self.appends.get(&pack(k, order[prev - 1])) {
+                if w.txn != t && self.in_graph[w.txn as usize] {
+                    out.push(Dep {
+                        from: w.txn,
+                        to: t,
+                        rel: Rel::Ww,
+                        key: k,
+                        value: prev_version,
+                        value2: Version::Val(e),
+                        a_mop: w.mop,
+                        b_mop: i,
+                    });
+                }
+            }
+        }
+        let group = (kid as u64) << 32 | prev as u64;
+        let lo = self.readers.partition_point(|r| r.0 < group);
+        let hi = lo + self.readers[lo..].partition_point(|r| r.0 == group);
+        let mut last_reader = NONE;
+        for &(_, r, rm) in &self.readers[lo..hi] {
+            // A reader's reads of one key sit together: keep its first.
+            if r == last_reader {
+                continue;
+            }
+            last_reader = r;
+            if r != t {
+                out.push(Dep {
+                    from: r,
+                    to: t,
+                    rel: Rel::Rw,
+                    key: k,
+                    value: prev_version,
+                    value2: Version::Val(e),
+                    a_mop: rm,
+                    b_mop: i,
+                });
+            }
+        }
+    }
+
+    /// Elle's first violation per key: distinct committed reads sorted by
+    /// length (ties by first appearance), each a prefix of the next.
+    fn incompatible_orders(&self) -> Vec<Anomaly> {
+        let h = self.h;
+        let bad: Vec<bool> = self.info.iter().map(|i| i.incompatible).collect();
+        if !bad.contains(&true) {
+            return Vec::new();
+        }
+        let mut reads: Vec<(u32, u32, u32)> = Vec::new(); // (key id, length, mop)
+        for txn in h.txns.iter().filter(|t| t.status == Status::Committed) {
+            for (j, m) in h.mops_of(txn).iter().enumerate() {
+                if m.kind != MopKind::Read {
+                    continue;
+                }
+                let kid = self.keys.get(m.key).expect("indexed key");
+                if let Some(l) = read_list(h, m).filter(|l| !l.is_empty()) {
+                    if bad[kid as usize] {
+                        reads.push((kid, l.len() as u32, txn.mops.start + j as u32));
+                    }
+                }
+            }
+        }
+        reads.sort_unstable();
+        let list = |i: u32| read_list(h, &h.mops[i as usize]).unwrap_or(&[]);
+        let mut out = Vec::new();
+        for group in reads.chunk_by(|a, b| a.0 == b.0) {
+            // Distinct values, in order.
+            let mut values: Vec<u32> = Vec::new();
+            for &(_, len, i) in group {
+                let seen = values
+                    .iter()
+                    .rev()
+                    .take_while(|&&v| list(v).len() == len as usize)
+                    .any(|&v| list(v) == list(i));
+                if !seen {
+                    values.push(i);
+                }
+            }
+            if let Some(w) = values.windows(2).find(|w| {
+                let (a, b) = (list(w[0]), list(w[1]));
+                !(a.len() <= b.len() && *a == b[..a.len()])
+            }) {
+                out.push(Anomaly::IncompatibleOrder {
+                    key: self.keys.keys[group[0].0 as usize],
+                    reads: [w[0], w[1]],
+                });
+            }
+        }
+        out
+    }
+
+    /// Elle's dirty-update walk over each key's order, the longest read of
+    /// any transaction (aborted ones included).
+    fn dirty_updates(&self) -> Vec<Anomaly> {
+        let h = self.h;
+        let mut out = Vec::new();
+        let mut distinct: FxMap<Val, ()> = FxMap::default();
+        for (kid, info) in self.info.iter().enumerate() {
+            if info.aborted_appends == 0 || info.longest_any == NONE {
+                continue;
+            }
+            let k = self.keys.keys[kid];
+            let l = read_list(h, &h.mops[info.longest_any as usize]).unwrap_or(&[]);
+            distinct.clear();
+            // The initial state counts as committed.
+            let (mut t1, mut t1_kind) = (NONE, OpKind::Ok);
+            let mut values: Vec<Val> = Vec::new();
+            for &e in l {
+                if distinct.insert(e, ()).is_some() {
+                    continue;
+                }
+                // Elle has no writer for an element nobody appended; we
+                // treat it as indeterminate.
+                let (t2, kind) = match self.appends.get(&pack(k, e)) {
+                    Some(a) => (a.txn, OpKind::from(self.status(a.txn))),
+                    None => (NONE, OpKind::Info),
+                };
+                values.push(e);
+                match (t1_kind, kind) {
+                    (_, OpKind::Info) | (OpKind::Fail, OpKind::Fail) => {}
+                    (OpKind::Fail, OpKind::Ok) => {
+                        out.push(Anomaly::DirtyUpdate {
+                            key: k,
+                            values: std::mem::replace(&mut values, vec![e]),
+                            txns: vec![t1, t2],
+                        });
+                        (t1, t1_kind) = (t2, kind);
+                    }
+                    _ => {
+                        (t1, t1_kind) = (t2, kind);
+                        values = vec![e];
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// Committed transactions that read the same value of a key first, and
+    /// then appended to it.
+    fn lost_updates(&mut self) -> Vec<Anomaly> {
+        self.lost.sort_unstable();
+        let mut out = Vec::new();
+        for group in self.lost.chunk_by(|a, b| (a.0, a.1) == (b.0, b.1)) {
+            if group.len() > 1 {
+                out.push(Anomaly::LostUpdate {
+                    key: self.keys.keys[group[0].0 as usize],
+                    read_mop: group[0].4,
+                    txns: group.iter().map(|g| g.3).collect(),
+                });
+            }
+        }
+        out.sort_by_key(|a| match a {
+            Anomaly::LostUpdate { read_mop, .. } => *read_mop,
+            _ => 0,
+        });
+        out
+    }
+}
+
+/// Elle's `:internal` check of the read at position `j` of a transaction's
+/// micro-ops, given the key's state before it.
+fn internal(
+    h: &History,
+    mops: &[MicroOp],
+    j: usize,
+    st: &KeyState,
+    key: Val,
+    read: Option<&[Val]>,
+) -> Option<Expected> {
+    let appended = || {
+        mops[st.since as usize..j]
+            .iter()
+            .filter(move |m| m.kind == MopKind::Append && m.key == key)
+            .map(scalar)
+    };
+    match st.int {
+        Int::Absent | Int::Nil => None,
+        Int::Known(base) => {
+            let base = match base {
+                NONE => &[][..],
+                b => read_list(h, &h.mops[b as usize]).unwrap_or(&[]),
+            };
+            let ok = read.is_some_and(|l| {
+                l.len() == base.len() + appended().count()
+                    && l[..base.len()] == *base
+                    && l[base.len()..].iter().copied().eq(appended())
+            });
+            (!ok).then(|| Expected::List {
+                prefix_known: true,
+                elems: base.iter().copied().chain(appended()).collect(),
+            })
+        }
+        Int::Suffix => {
+            let n = appended().count();
+            let l = read.unwrap_or(&[]);
+            let ok = l.len() >= n && l[l.len() - n..].iter().copied().eq(appended());
+            (!ok).then(|| Expected::List {
+                prefix_known: false,
+                elems: appended().collect(),
+            })
+        }
+    }
+}
+
+/// The first read before position `j` of the transaction that shows the
+/// element `e` it appends at `j`.
+fn future_read(h: &History, mops: &[MicroOp], j: usize, key: Val, e: Val) -> Option<usize> {
+    mops[..j].iter().position(|m| {
+        m.kind == MopKind::Read && m.key == key && read_list(h, m).is_some_and(|l| l.contains(&e))
+    })
+}
+
+fn has_duplicates(l: &[Val]) -> bool {
+    let mut seen: FxMap<Val, ()> = FxMap::default();
+    l.iter().any(|&e| seen.insert(e, ()).is_some())
+}
+
+/// Elements read more than once, with their counts, sorted.
+fn duplicates(l: &[Val]) -> Vec<(Val, u32)> {
+    let mut sorted = l.to_vec();
+    sorted.sort_unstable();
+    sorted
+        .chunk_by(|a, b| a == b)
+        .filter(|c| c.len() > 1)
+        .map(|c| (c[0], c.len() as u32))
+        .collect()
 }

@@ -8,6 +8,9 @@
 pub mod anomaly;
 mod list_append;
 mod rw_register;
+#[cfg(test)]
+mod tests;
+mod util;
 
 pub use anomaly::Anomaly;
 

@@ -1,8 +1,608 @@
 //! rw-register inference (SPEC §2.3).
+//!
+//! wr edges come from unique written values. The version order of a key is
+//! a graph: the initial version (`nil`) precedes every other, and the
+//! optional sources Elle knows (writes follow reads, process order, real-time
+//! order) add edges, each source merged only while every key's graph stays
+//! acyclic. Every version edge v1 → v2 gives ww from v1's writer and rw from
+//! v1's readers to v2's writer. Reads and writes are the external ones
+//! (Jepsen's `ext-reads`: a key's first micro-op when it is a read;
+//! `ext-writes`: a key's last write).
 
-use super::{InferOptions, Inference};
-use crate::history::History;
+use super::anomaly::{Anomaly, Expected};
+use super::util::{csr, dedupe, pack, scalar, sccs, Ext, FxMap, KeyIds, TxnKeys};
+use super::{Dep, InferOptions, Inference, Rel, Version};
+use crate::graph::order;
+use crate::history::{History, MopKind, Status, TxnId, Val};
 
-pub fn infer(_history: &History, _opts: &InferOptions) -> Inference {
-    Inference::default()
+const NONE: u32 = u32::MAX;
+
+/// A write micro-op, found by key and value.
+#[derive(Clone, Copy)]
+struct Write {
+    txn: TxnId,
+    mop: u32,
+    /// The transaction's last write of the key (an external write).
+    ext: bool,
+    /// The transaction's first write of the key.
+    first: u32,
+}
+
+/// One transaction's external access to one key.
+#[derive(Clone, Copy)]
+struct Touch {
+    txn: TxnId,
+    kid: u32,
+    ext: Ext,
+}
+
+struct Rr<'h> {
+    h: &'h History,
+    keys: KeyIds,
+    writes: FxMap<u64, Write>,
+    /// Every transaction's touches, transaction by transaction.
+    touches: Vec<Touch>,
+    touch_start: Vec<u32>,
+    in_graph: Vec<bool>,
+    /// Version nodes: key `k`'s are `key_start[k]..key_start[k + 1]`, the
+    /// first being its initial version, the others its values, sorted.
+    node_val: Vec<Val>,
+    node_key: Vec<u32>,
+    key_start: Vec<u32>,
+}
+
+pub fn infer(h: &History, opts: &InferOptions) -> Inference {
+    let mut rr = Rr {
+        h,
+        keys: KeyIds::default(),
+        writes: FxMap::default(),
+        touches: Vec::new(),
+        touch_start: Vec::with_capacity(h.txns.len() + 1),
+        in_graph: vec![false; h.txns.len()],
+        node_val: Vec::new(),
+        node_key: Vec::new(),
+        key_start: Vec::new(),
+    };
+    rr.index();
+    let (mut anomalies, garbage) = rr.reads();
+    rr.nodes();
+    let (edges, cyclic) = rr.version_graph(opts);
+    anomalies.extend(cyclic);
+    anomalies.extend(garbage);
+    let mut deps = rr.wr_deps();
+    rr.version_deps(&edges, &mut deps);
+    dedupe(&mut deps);
+    Inference {
+        deps: deps.into_iter().map(|(_, d)| d).collect(),
+        anomalies,
+        in_graph: rr.in_graph,
+    }
+}
+
+impl Rr<'_> {
+    fn status(&self, t: TxnId) -> Status {
+        self.h.txns[t as usize].status
+    }
+
+    fn val(&self, mop: u32) -> Val {
+        scalar(&self.h.mops[mop as usize])
+    }
+
+    fn touches_of(&self, t: TxnId) -> &[Touch] {
+        &self.touches
+            [self.touch_start[t as usize] as usize..self.touch_start[t as usize + 1] as usize]
+    }
+
+    /// Indexes writes and every transaction's external reads and writes.
+    fn index(&mut self) {
+        let h = self.h;
+        let mut ks: TxnKeys<Ext> = TxnKeys::default();
+        for (t, txn) in h.txns.iter().enumerate() {
+            self.touch_start.push(self.touches.len() as u32);
+            ks.clear();
+            for (j, m) in h.mops_of(txn).iter().enumerate() {
+                let i = txn.mops.start + j as u32;
+                self.keys.id(m.key);
+                let first = ks.find(m.key).is_none();
+                ks.slot(m.key, Ext::new).add(i, m, first);
+            }
+            for &(key, ext) in &ks.slots {
+                let kid = self.keys.get(key).expect("indexed key");
+                self.touches.push(Touch {
+                    txn: t as TxnId,
+                    kid,
+                    ext,
+                });
+            }
+            for (j, m) in h.mops_of(txn).iter().enumerate() {
+                if m.kind == MopKind::Read {
+                    continue;
+                }
+                let i = txn.mops.start + j as u32;
+                let ext = ks.slots[ks.find(m.key).expect("touched key")].1;
+                self.writes.insert(
+                    pack(m.key, scalar(m)),
+                    Write {
+                        txn: t as TxnId,
+                        mop: i,
+                        ext: ext.write == Some(i),
+                        first: ext.first_write.unwrap_or(i),
+                    },
+                );
+            }
+        }
+        self.touch_start.push(self.touches.len() as u32);
+    }
+
+    /// The anomalies of committed reads (garbage reads apart), and which
+    /// indeterminate transactions they observed.
+    fn reads(&mut self) -> (Vec<Anomaly>, Vec<Anomaly>) {
+        let h = self.h;
+        let (mut g1a, mut g1b, mut internal, mut garbage) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        // (key id, value of the first read, completion, txn, read mop)
+        let mut lost: Vec<(u32, u32, u32, TxnId, u32)> = Vec::new();
+        // Per key: Elle's expected value, and lost update's first read.
+        struct St {
+            state: Option<Val>,
+            first_read: Option<(Val, u32)>,
+            written: bool,
+        }
+        let mut ks: TxnKeys<St> = TxnKeys::default();
+        for (t, txn) in h.txns.iter().enumerate() {
+            self.in_graph[t] = txn.status == Status::Committed;
+        }
+        for (t, txn) in h.txns.iter().enumerate() {
+            let t = t as TxnId;
+            if txn.status != Status::Committed {
+                continue;
+            }
+            ks.clear();
+            let mut internal_found = false;
+            for (j, m) in h.mops_of(txn).iter().enumerate() {
+                let i = txn.mops.start + j as u32;
+                let v = scalar(m);
+                let st = ks.slot(m.key, || St {
+                    state: None,
+                    first_read: None,
+                    written: false,
+                });
+                if m.kind != MopKind::Read {
+                    st.state = Some(v);
+                    if !st.written {
+                        if let Some((r, rm)) = st.first_read {
+                            st.written = true;
+                            let kid = self.keys.get(m.key).expect("indexed key");
+                            lost.push((kid, r.raw(), txn.op(), t, rm));
+                        }
+                    }
+                    continue;
+                }
+                // Elle does not check a read after a nil state.
+                match st.state {
+                    Some(s) if !s.is_nil() && s != v && !internal_found => {
+                        internal_found = true;
+                        internal.push(Anomaly::Internal {
+                            txn: t,
+                            mop: i,
+                            expected: Expected::Value(s),
+                        });
+                    }
+                    _ => st.state = Some(v),
+                }
+                st.first_read.get_or_insert((v, i));
+                match self.writes.get(&pack(m.key, v)) {
+                    None if !v.is_nil() => garbage.push(Anomaly::GarbageRead { txn: t, mop: i }),
+                    None => {}
+                    Some(w) => {
+                        match self.h.txns[w.txn as usize].status {
+                            Status::Aborted => g1a.push(Anomaly::G1a {
+                                reader: t,
+                                mop: i,
+                                writer: w.txn,
+                                element: None,
+                            }),
+                            Status::Indeterminate if !v.is_nil() => {
+                                self.in_graph[w.txn as usize] = true;
+                            }
+                            _ => {}
+                        }
+                        if !w.ext && w.txn != t {
+                            g1b.push(Anomaly::G1b {
+                                reader: t,
+                                mop: i,
+                                writer: w.txn,
+                                element: None,
+                            });
+                        }
+                    }
+                }
+            }
+        }
+        lost.sort_unstable();
+        let mut lost_updates: Vec<Anomaly> = lost
+            .chunk_by(|a, b| (a.0, a.1) == (b.0, b.1))
+            .filter(|g| g.len() > 1)
+            .map(|g| Anomaly::LostUpdate {
+                key: self.keys.keys[g[0].0 as usize],
+                read_mop: g[0].4,
+                txns: g.iter().map(|x| x.3).collect(),
+            })
+            .collect();
+        lost_updates.sort_by_key(|a| match a {
+            Anomaly::LostUpdate { read_mop, .. } => *read_mop,
+            _ => 0,
+        });
+        let mut out = g1a;
+        out.append(&mut g1b);
+        out.append(&mut internal);
+        out.append(&mut lost_updates);
+        (out, garbage)
+    }
+
+    /// The value of an external read, if the touch has one.
+    fn read_val(&self, x: &Ext) -> Option<Val> {
+        x.read.map(|i| self.val(i))
+    }
+
+    fn write_val(&self, x: &Ext) -> Option<Val> {
+        x.write.map(|i| self.val(i))
+    }
+
+    /// Builds the version nodes: each key's initial version, then the values
+    /// its external writes (outside aborted transactions) and committed
+    /// external reads hold.
+    fn nodes(&mut self) {
+        let mut vals: Vec<(u32, Val)> = Vec::new();
+        for touch in &self.touches {
+            match self.status(touch.txn) {
+                Status::Aborted => continue,
+                Status::Committed => vals.extend(self.read_val(&touch.ext).map(|v| (touch.kid, v))),
+                Status::Indeterminate => {}
+            }
+            vals.extend(self.write_val(&touch.ext).map(|v| (touch.kid, v)));
+        }
+        vals.retain(|(_, v)| !v.is_nil());
+        vals.sort_unstable();
+        vals.dedup();
+        let mut next = vals.iter().peekable();
+        for kid in 0..self.keys.len() as u32 {
+            self.key_start.push(self.node_val.len() as u32);
+            self.node_val.push(Val::NIL);
+            self.node_key.push(kid);
+            while let Some(&&(k, v)) = next.peek() {
+                if k != kid {
+                    break;
+                }
+                self.node_val.push(v);
+                self.node_key.push(kid);
+                next.next();
+            }
+        }
+        self.key_start.push(self.node_val.len() as u32);
+    }
+
+    /// The node of value `v` of key `kid` (`nil`: the initial version).
+    fn node(&self, kid: u32, v: Val) -> u32 {
+        let start = self.key_start[kid as usize];
+        if v.is_nil() {
+            return start;
+        }
+        let vals = &self.node_val[start as usize + 1..self.key_start[kid as usize + 1] as usize];
+        let i = vals.binary_search(&v).expect("version node");
+        start + 1 + i as u32
+    }
+
+    /// The version a touch leaves the key at, when a later transaction
+    /// follows it (Elle: an `:ok` transaction's external write, else its
+    /// external read; an `:info` one's external write).
+    fn final_version(&self, t: &Touch) -> Option<u32> {
+        let (r, w) = (self.read_val(&t.ext), self.write_val(&t.ext));
+        let v = match self.status(t.txn) {
+            Status::Committed => w.filter(|v| !v.is_nil()).or(r).unwrap_or(Val::NIL),
+            Status::Indeterminate => w?,
+            Status::Aborted => return None,
+        };
+        Some(self.node(t.kid, v))
+    }
+
+    /// The version a touch first sees (Elle: an `:ok` transaction's external
+    /// read, else its external write; an `:info` one's external write).
+    fn first_version(&self, t: &Touch) -> Option<u32> {
+        let (r, w) = (self.read_val(&t.ext), self.write_val(&t.ext));
+        let v = match self.status(t.txn) {
+            Status::Committed => r.filter(|v| !v.is_nil()).or(w).unwrap_or(Val::NIL),
+            Status::Indeterminate => w?,
+            Status::Aborted => return None,
+        };
+        Some(self.node(t.kid, v))
+    }
+
+    /// Merges the sources of version order in Elle's order; returns the
+    /// edges of the merged graph and the `:cyclic-versions` anomalies of the
+    /// sources that were left out.
+    fn version_graph(&self, opts: &InferOptions) -> (Vec<(u32, u32)>, Vec<Anomaly>) {
+        let n = self.node_val.len();
+        // :initial-state: nil precedes every value.
+        let mut edges: Vec<(u32, u32)> = (0..n as u32)
+            .filter(|&v| self.node_val[v as usize] != Val::NIL)
+            .map(|v| (self.key_start[self.node_key[v as usize] as usize], v))
+            .collect();
+        let mut sources = vec!["initial-state"];
+        let mut cyclic = Vec::new();
+        let mut candidates: Vec<(&'static str, Vec<(u32, u32)>)> = Vec::new();
+        if opts.wfr_keys {
+            candidates.push(("wfr-keys", self.wfr_edges()));
+        }
+        if opts.sequential_keys {
+            candidates.push(("sequential-keys", self.process_edges()));
+        }
+        if opts.linearizable_keys {
+            candidates.push(("linearizable-keys", self.realtime_edges()));
+        }
+        for (name, extra) in candidates {
+            let mut merged = edges.clone();
+            merged.extend(extra);
+            merged.sort_unstable();
+            merged.dedup();
+            let (start, succ) = csr(n, &merged);
+            let mut comps = sccs(n, &start, &succ);
+            if comps.is_empty() {
+                edges = merged;
+                sources.push(name);
+                continue;
+            }
+            let mut names = sources.clone();
+            names.push(name);
+            for c in &mut comps {
+                c.sort_unstable_by_key(|&v| self.node_val[v as usize]);
+            }
+            comps.sort_by_key(|c| (self.node_key[c[0] as usize], self.node_val[c[0] as usize]));
+            for c in comps {
+                cyclic.push(Anomaly::CyclicVersions {
+                    key: self.keys.keys[self.node_key[c[0] as usize] as usize],
+                    scc: c.iter().map(|&v| self.node_val[v as usize]).collect(),
+                    sources: names.clone(),
+                });
+            }
+        }
+        (edges, cyclic)
+    }
+
+    /// `:wfr-keys`: in a committed transaction, the version it read precedes
+    /// the one it wrote.
+    fn wfr_edges(&self) -> Vec<(u32, u32)> {
+        let mut out = Vec::new();
+        for t in &self.touches {
+            if self.status(t.txn) != Status::Committed {
+                continue;
+            }
+            if let (Some(r), Some(w)) = (self.read_val(&t.ext), self.write_val(&t.ext)) {
+                if !r.is_nil() && r != w {
+                    out.push((self.node(t.kid, r), self.node(t.kid, w)));
+                }
+            }
+        }
+        out
+    }
+
+    /// `:sequential-keys`: along each process's chain of committed
+    /// transactions, the version one leaves a key at precedes the version the
+    /// next one touching the key first sees.
+    fn process_edges(&self) -> Vec<(u32, u32)> {
+        let pairs = order::process_edges(self.h);
+        let mut next = vec![NONE; self.h.txns.len()];
+        let mut has_pred = vec![false; self.h.txns.len()];
+        for &(a, b) in &pairs {
+            next[a as usize] = b;
+            has_pred[b as usize] = true;
+        }
+        let mut out = Vec::new();
+        let mut last: FxMap<u32, u32> = FxMap::default();
+        for &(head, _) in &pairs {
+            if has_pred[head as usize] {
+                continue;
+            }
+            has_pred[head as usize] = true; // each chain once
+            last.clear();
+            let mut t = head;
+            while t != NONE {
+                for touch in self.touches_of(t) {
+                    if let Some(v2) = self.first_version(touch) {
+                        if let Some(&v1) = last.get(&touch.kid) {
+                            if v1 != v2 {
+                                out.push((v1, v2));
+                            }
+                        }
+                    }
+                    if let Some(v1) = self.final_version(touch) {
+                        last.insert(touch.kid, v1);
+                    }
+                }
+                t = next[t as usize];
+            }
+        }
+        out
+    }
+
+    /// `:linearizable-keys`: the same along real-time order, a DAG. From each
+    /// transaction touching a key, every path is followed to the first
+    /// transactions touching the key again.
+    fn realtime_edges(&self) -> Vec<(u32, u32)> {
+        let h = self.h;
+        let n = h.txns.len();
+        let (start, succ) = csr(n, &order::realtime_edges(h));
+        // Touches grouped by key.
+        let mut by_key: Vec<u32> = (0..self.touches.len() as u32)
+            .filter(|&i| self.status(self.touches[i as usize].txn) != Status::Aborted)
+            .collect();
+        by_key.sort_by_key(|&i| (self.touches[i as usize].kid, i));
+        let invoke = |t: u32| {
+            let txn = &h.txns[t as usize];
+            txn.invoke.or(txn.completion).unwrap_or(0)
+        };
+        let complete = |t: u32| {
+            let txn = &h.txns[t as usize];
+            txn.completion.unwrap_or(u32::MAX)
+        };
+        // mark[t] == key id + 1 when t touches the key being processed,
+        // with its touch in touch_of[t].
+        let mut mark = vec![0u32; n];
+        let mut touch_of = vec![0u32; n];
+        let mut seen = vec![0u32; n];
+        let mut stamp = 0u32;
+        let mut stack = Vec::new();
+        let mut out = Vec::new();
+        for group in
+            by_key.chunk_by(|&a, &b| self.touches[a as usize].kid == self.touches[b as usize].kid)
+        {
+            let kid = self.touches[group[0] as usize].kid;
+            let mut horizon = 0;
+            for &i in group {
+                let t = self.touches[i as usize].txn;
+                if self.first_version(&self.touches[i as usize]).is_some() {
+                    mark[t as usize] = kid + 1;
+                    touch_of[t as usize] = i;
+                    horizon = horizon.max(invoke(t));
+                }
+            }
+            for &i in group {
+                let a = &self.touches[i as usize];
+                let Some(v1) = self.final_version(a) else {
+                    continue;
+                };
+                stamp += 1;
+                stack.clear();
+                stack.push(a.txn);
+                while let Some(x) = stack.pop() {
+                    for &y in &succ[start[x as usize] as usize..start[x as usize + 1] as usize] {
+                        if seen[y as usize] == stamp {
+                            continue;
+                        }
+                        seen[y as usize] = stamp;
+                        if mark[y as usize] == kid + 1 {
+                            let b = &self.touches[touch_of[y as usize] as usize];
+                            if let Some(v2) = self.first_version(b) {
+                                if v2 != v1 {
+                                    out.push((v1, v2));
+                                }
+                            }
+                        } else if complete(y) < horizon {
+                            // Only a transaction completing before some
+                            // toucher's invocation can lead to one.
+                            stack.push(y);
+                        }
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// wr edges: a committed transaction's external read of a value another
+    /// transaction in the graph wrote externally.
+    fn wr_deps(&self) -> Vec<(u32, Dep)> {
+        let mut deps = Vec::new();
+        for (t, txn) in self.h.txns.iter().enumerate() {
+            if txn.status != Status::Committed {
+                continue;
+            }
+            for touch in self.touches_of(t as TxnId) {
+                let Some(r) = touch.ext.read else { continue };
+                let v = self.val(r);
+                if v.is_nil() {
+                    continue;
+                }
+                let key = self.keys.keys[touch.kid as usize];
+                let Some(w) = self.writes.get(&pack(key, v)) else {
+                    continue;
+                };
+                if w.ext && w.txn != t as TxnId && self.in_graph[w.txn as usize] {
+                    deps.push((
+                        w.first,
+                        Dep {
+                            from: w.txn,
+                            to: t as TxnId,
+                            rel: Rel::Wr,
+                            key,
+                            value: Version::Val(v),
+                            value2: Version::Val(v),
+                            a_mop: w.mop,
+                            b_mop: r,
+                        },
+                    ));
+                }
+            }
+        }
+        deps
+    }
+
+    /// ww and rw edges for every edge v1 → v2 of the version graph.
+    fn version_deps(&self, edges: &[(u32, u32)], deps: &mut Vec<(u32, Dep)>) {
+        let n = self.node_val.len();
+        // Committed external readers of each version.
+        let mut reads: Vec<(u32, u32)> = Vec::new(); // (node, touch)
+        for (i, t) in self.touches.iter().enumerate() {
+            if self.status(t.txn) == Status::Committed {
+                if let Some(v) = self.read_val(&t.ext) {
+                    reads.push((self.node(t.kid, v), i as u32));
+                }
+            }
+        }
+        let (rstart, readers) = csr(n, &reads);
+        let writer = |node: u32| -> Option<Write> {
+            let v = self.node_val[node as usize];
+            if v.is_nil() {
+                return None;
+            }
+            let key = self.keys.keys[self.node_key[node as usize] as usize];
+            let w = *self.writes.get(&pack(key, v))?;
+            (w.ext && self.in_graph[w.txn as usize]).then_some(w)
+        };
+        let version = |node: u32| match self.node_val[node as usize] {
+            v if v.is_nil() => Version::Init,
+            v => Version::Val(v),
+        };
+        for &(a, b) in edges {
+            let Some(w2) = writer(b) else { continue };
+            let key = self.keys.keys[self.node_key[a as usize] as usize];
+            let (v1, v2) = (version(a), version(b));
+            if let Some(w1) = writer(a) {
+                if w1.txn != w2.txn {
+                    deps.push((
+                        w1.first,
+                        Dep {
+                            from: w1.txn,
+                            to: w2.txn,
+                            rel: Rel::Ww,
+                            key,
+                            value: v1,
+                            value2: v2,
+                            a_mop: w1.mop,
+                            b_mop: w2.mop,
+                        },
+                    ));
+                }
+            }
+            for &ti in &readers[rstart[a as usize] as usize..rstart[a as usize + 1] as usize] {
+                let touch = &self.touches[ti as usize];
+                let r = touch.ext.read.expect("external read");
+                if touch.txn != w2.txn {
+                    deps.push((
+                        r,
+                        Dep {
+                            from: touch.txn,
+                            to: w2.txn,
+                            rel: Rel::Rw,
+                            key,
+                            value: v1,
+                            value2: v2,
+                            a_mop: r,
+                            b_mop: w2.mop,
+                        },
+                    ));
+                }
+            }
+        }
+    }
 }

@@ -34,9 +34,11 @@ impl Hasher for FxHasher {
     fn write_usize(&mut self, n: usize) {
         self.write_u64(n as u64);
     }
+    /// The high bits of a product depend on every bit of the input; the
+    /// table indexes buckets by the low bits, so bring them down.
     #[inline]
     fn finish(&self) -> u64 {
-        self.0
+        self.0.rotate_left(26)
     }
 }
 

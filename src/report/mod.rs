@@ -2,8 +2,10 @@
 //! Elle's result map as EDN and JSON, explanation files and Graphviz.
 
 pub mod diagnostic;
-pub mod progress;
 pub mod directory;
 pub mod edn;
+mod explain;
 pub mod human;
 pub mod json;
+pub mod progress;
+mod result;

@@ -1,0 +1,265 @@
+//! What the reports share: ops and micro-ops as the history wrote them, and
+//! Elle's wording for each step of a cycle (`render-explanation` of its
+//! explainers, `explain-binding`, `explain-cycle-ops`).
+
+use crate::check::{Analysis, FoundCycle};
+use crate::history::edn::{self, Kind};
+use crate::history::{History, MopValue, OpId, OpValue, Process, TxnId, Workload};
+use crate::infer::{Dep, Rel, Version, NO_MOP};
+use std::borrow::Cow;
+use std::fmt::Write;
+
+/// The EDN text of an op: its source text for Jepsen EDN histories, or a
+/// map built from the model for formats whose text is not EDN (PolySI) or
+/// that have no text (dbcop, Cobra).
+pub(crate) fn op_text(h: &History, id: OpId) -> Cow<'_, str> {
+    let op = h.op(id);
+    let text = h.text(op.span);
+    if text.starts_with('{') || text.starts_with('#') {
+        return Cow::Borrowed(text);
+    }
+    let mut s = format!("{{:index {}, :type :{}", op.index, op.ty.name());
+    match op.process {
+        Process::Client(p) => {
+            let _ = write!(s, ", :process {p}");
+        }
+        Process::Other(v) => {
+            let _ = write!(s, ", :process {}", h.values.display(v));
+        }
+        Process::Missing => {}
+    }
+    if let OpValue::Txn { start, len } = op.value {
+        s.push_str(", :value [");
+        for m in start..start + len {
+            if m > start {
+                s.push(' ');
+            }
+            s.push_str(&mop_text(h, m));
+        }
+        s.push(']');
+    }
+    s.push('}');
+    Cow::Owned(s)
+}
+
+/// The EDN text of the op standing for a transaction (its completion).
+pub(crate) fn txn_text(h: &History, t: TxnId) -> Cow<'_, str> {
+    op_text(h, h.txn(t).op())
+}
+
+/// The EDN text of a micro-op, as written or rebuilt from the model.
+pub(crate) fn mop_text(h: &History, m: u32) -> Cow<'_, str> {
+    let mop = &h.mops[m as usize];
+    let text = h.text(mop.span);
+    if text.starts_with('[') || text.starts_with('(') {
+        return Cow::Borrowed(text);
+    }
+    Cow::Owned(format!(
+        "[:{} {} {}]",
+        mop.kind.name(),
+        h.values.display(mop.key),
+        model_value(h, m)
+    ))
+}
+
+/// The value of a micro-op as the model holds it, in canonical EDN.
+fn model_value(h: &History, m: u32) -> String {
+    match h.mops[m as usize].value() {
+        MopValue::Val(v) => h.values.display(v),
+        MopValue::List { start, len } => list_text(h, h.list(start, len)),
+    }
+}
+
+/// `[a b c]`
+pub(crate) fn list_text(h: &History, elems: &[crate::history::Val]) -> String {
+    let mut s = String::from("[");
+    for (i, v) in elems.iter().enumerate() {
+        if i > 0 {
+            s.push(' ');
+        }
+        h.values.write_canonical(*v, &mut s);
+    }
+    s.push(']');
+    s
+}
+
+/// The value slot of a micro-op as the history wrote it (`nil` for a
+/// two-element read).
+pub(crate) fn mop_value_text(h: &History, m: u32) -> String {
+    let mop = &h.mops[m as usize];
+    let text = h.text(mop.span);
+    if text.starts_with('[') || text.starts_with('(') {
+        if let Ok(nodes) = edn::read_all(text) {
+            if let Some(Kind::Vector(items) | Kind::List(items)) = nodes.first().map(|n| &n.kind) {
+                return match items.get(2) {
+                    Some(v) => text[v.span.start()..v.span.end()].to_string(),
+                    None => "nil".to_string(),
+                };
+            }
+        }
+    }
+    model_value(h, m)
+}
+
+/// The position of a micro-op within its transaction (Elle's `:a-mop-index`).
+pub(crate) fn mop_index(h: &History, t: TxnId, m: u32) -> Option<u32> {
+    let range = &h.txn(t).mops;
+    (m != NO_MOP && range.contains(&m)).then(|| m - range.start)
+}
+
+/// A version as a step map prints it: `:elle.list-append/init` or `nil` for
+/// the initial state, else the value.
+pub(crate) fn version_edn(h: &History, v: Version) -> String {
+    match v {
+        Version::Init => match h.workload {
+            Workload::ListAppend => ":elle.list-append/init".to_string(),
+            Workload::RwRegister => "nil".to_string(),
+        },
+        Version::Val(v) => h.values.display(v),
+    }
+}
+
+/// A version as Elle's `pr-str` renders it inside a sentence.
+fn version_pr(h: &History, v: Version) -> String {
+    match v {
+        Version::Init => "nil".to_string(),
+        Version::Val(v) => h.values.display(v),
+    }
+}
+
+/// The op that stands for `to` in a realtime step: its invocation.
+pub(crate) fn invocation(h: &History, t: TxnId) -> OpId {
+    let txn = h.txn(t);
+    txn.invoke.unwrap_or_else(|| txn.op())
+}
+
+/// Elle's sentence for one step `a < b` (its explainers' `render-explanation`).
+pub(crate) fn step_sentence(h: &History, d: &Dep, a: &str, b: &str) -> String {
+    let key = h.values.display(d.key);
+    let v = version_pr(h, d.value);
+    let v2 = version_pr(h, d.value2);
+    match (h.workload, d.rel) {
+        (Workload::ListAppend, Rel::Ww) => {
+            format!("{b} appended {v2} after {a} appended {v} to {key}")
+        }
+        (Workload::ListAppend, Rel::Wr) => {
+            format!("{b} observed {a}'s append of {v} to key {key}")
+        }
+        (Workload::ListAppend, Rel::Rw) => match d.value {
+            Version::Init => format!(
+                "{a} observed the initial (nil) state of {key}, which {b} created by appending {v2}"
+            ),
+            Version::Val(_) => format!("{a} did not observe {b}'s append of {v2} to {key}"),
+        },
+        (Workload::RwRegister, Rel::Ww) => format!(
+            "{a} set key {key} to {v}, and {b} set it to {v2}, which came later in the version order"
+        ),
+        (Workload::RwRegister, Rel::Wr) => format!("{a} wrote {key} = {v}, which was read by {b}"),
+        (Workload::RwRegister, Rel::Rw) => format!(
+            "{a} read key {key} = {v}, and {b} set it to {v2}, which came later in the version order"
+        ),
+        (_, Rel::Process) => format!(
+            "process {} executed {a} before {b}",
+            h.txn(d.from).process
+        ),
+        (_, Rel::Realtime) => {
+            let a_op = h.op(h.txn(d.from).op());
+            let b_op = h.op(invocation(h, d.to));
+            format!(
+                "{a} completed at index {},{} before the invocation of {b}, at index {}",
+                a_op.index,
+                realtime_gap(a_op.time(), b_op.time()),
+                b_op.index
+            )
+        }
+    }
+}
+
+/// `" 0.123 seconds"`, or `" just"` when the clock says no time passed.
+/// Missing times count as -1, as `jepsen.history` fills them in.
+fn realtime_gap(a: Option<i64>, b: Option<i64>) -> String {
+    let dt = b.unwrap_or(-1).saturating_sub(a.unwrap_or(-1));
+    if dt > 0 {
+        format!(" {:.3} seconds", dt as f64 / 1e9)
+    } else {
+        " just".to_string()
+    }
+}
+
+/// `T1`, `T2`, … for the transactions of a cycle (first not repeated).
+pub(crate) fn names(n: usize) -> Vec<String> {
+    (1..=n).map(|i| format!("T{i}")).collect()
+}
+
+/// Elle's explanation of a cycle: the `Let:` binding of names to ops, then
+/// one line per step, the last one "However, …: a contradiction!".
+pub(crate) fn cycle_explanation(h: &History, a: &Analysis, c: &FoundCycle) -> String {
+    explanation(h, a, c, usize::MAX)
+}
+
+/// [`cycle_explanation`] with each op clipped to `op_chars` characters.
+pub(crate) fn explanation(h: &History, a: &Analysis, c: &FoundCycle, op_chars: usize) -> String {
+    let txns = a.cycle_txns(c);
+    let n = txns.len().saturating_sub(1);
+    let names = names(n);
+    let mut s = String::from("Let:\n");
+    for (i, &t) in txns[..n].iter().enumerate() {
+        if i > 0 {
+            s.push('\n');
+        }
+        let _ = write!(s, "  {} = {}", names[i], clip(&txn_text(h, t), op_chars));
+    }
+    s.push_str("\n\nThen:\n");
+    let steps: Vec<&Dep> = a.cycle_steps(c).collect();
+    for (i, d) in steps.iter().enumerate() {
+        let (an, bn) = (&names[i % n.max(1)], &names[(i + 1) % n.max(1)]);
+        let because = format!("{an} < {bn}, because {}", step_sentence(h, d, an, bn));
+        if i + 1 == steps.len() {
+            let _ = write!(s, "  - However, {because}: a contradiction!");
+        } else {
+            let _ = writeln!(s, "  - {because}.");
+        }
+    }
+    s
+}
+
+/// `s`, or its first `n` characters and ` …` when it is longer.
+pub(crate) fn clip(s: &str, n: usize) -> Cow<'_, str> {
+    match s.char_indices().nth(n) {
+        Some((i, _)) => Cow::Owned(format!("{} …", &s[..i])),
+        None => Cow::Borrowed(s),
+    }
+}
+
+/// The subgraph a model's `<model>-cycle-exists` entry names, as Elle's
+/// `cycle-exists-friendly-subgraph` prints it.
+pub(crate) fn cycle_exists_subgraph(model: &str) -> &'static str {
+    match model {
+        "PL-1" => "[:union :ww :wwp]",
+        "PL-2" => "[:union :ww :wwp :wr :wrp]",
+        "PL-SI" => "[:extension [:union :ww :wwp :wr :wrp] [:union :rw :rwp]]",
+        "PL-2.99" => "[:union :ww :wwp :wr :wrp :rw]",
+        "PL-3" => "[:union :ww :wwp :wr :wrp :rw :rwp]",
+        "strong-session-PL-1" => "[:union :ww :wwp :process]",
+        "strong-session-PL-2" => "[:union :ww :wwp :wr :wrp :process]",
+        "strong-session-snapshot-isolation" => {
+            "[:extension [:union :ww :wwp :wr :wrp :process] [:union :rw :rwp]]"
+        }
+        "strong-session-serializable" => "[:union :ww :wwp :wr :wrp :rw :rwp :process]",
+        "strong-PL-1" => "[:union :ww :wwp :realtime]",
+        "strong-PL-2" => "[:union :ww :wwp :wr :wrp :realtime]",
+        "strong-snapshot-isolation" => {
+            "[:extension [:union :ww :wwp :wr :wrp :realtime] [:union :rw :rwp]]"
+        }
+        "PL-SS" => "[:union :ww :wwp :wr :wrp :rw :rwp :realtime]",
+        _ => "nil",
+    }
+}
+
+/// The `:index` of each transaction of a component, sorted (Elle's `:scc`).
+pub(crate) fn scc_indices(h: &History, scc: &[u32]) -> Vec<i64> {
+    let mut idx: Vec<i64> = scc.iter().map(|&t| h.op(h.txn(t).op()).index).collect();
+    idx.sort_unstable();
+    idx.dedup();
+    idx
+}
