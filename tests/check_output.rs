@@ -442,7 +442,15 @@ fn anomalies_by_hand() {
         scc: vec![int(1), int(2)],
         sources: vec!["initial-state", "sequential-keys"],
     };
-    let a = analysis(&h, &CheckOptions::default(), Vec::new(), &[], vec![cyclic]);
+    let garbage = Anomaly::GarbageRead {
+        txn: 2,
+        mop: h.txns[2].mops.start,
+    };
+    let opts = CheckOptions {
+        anomalies: vec!["garbage-read".into()],
+        ..CheckOptions::default()
+    };
+    let a = analysis(&h, &opts, Vec::new(), &[], vec![cyclic, garbage]);
     by_hand("register", &h, &a);
 }
 
