@@ -263,10 +263,17 @@ impl<'g> Sub<'g> {
             .filter_map(move |(e, w)| self.local(w).map(|l| (e, l)))
     }
 
-    /// Component ids of the subgraph of `mask` edges.
-    fn components(&self, mask: RelSet) -> Vec<u32> {
+    /// Like [`Sub::out`], but only the edge that explains each pair: the
+    /// searches follow pairs as Elle's explainer will name them, so a cycle
+    /// found has the type its steps were counted as.
+    fn out_primary(&self, v: u32, mask: RelSet) -> impl Iterator<Item = (usize, u32)> + '_ {
+        self.out(v, mask).filter(|&(e, _)| self.g.is_primary(e))
+    }
+
+    /// Component ids of the subgraph of the explaining `mask` edges.
+    fn primary_components(&self, mask: RelSet) -> Vec<u32> {
         tarjan(self.len(), |v, out| {
-            out.extend(self.out(v, mask).map(|(_, w)| w))
+            out.extend(self.out_primary(v, mask).map(|(_, w)| w))
         })
         .0
     }
@@ -388,25 +395,28 @@ fn anchor_rel(spec: Spec) -> Rel {
 }
 
 /// Finds a simple cycle of exactly the spec's type in the SCC.
+///
+/// Every anchor edge inside a component of the spec's subgraph is tried, so
+/// the search is exhaustive; anchors that point furthest back in history
+/// order go first, since the rest of a cycle tends to run forward in time
+/// (real-time and session edges always do).
 fn find(sub: &Sub, spec: Spec) -> Option<Vec<usize>> {
     let allowed = spec.allowed();
-    let comp = sub.components(allowed);
-    let anchor = anchor_rel(spec);
-    let mut bfs = Bfs::new(sub.len());
+    let comp = sub.primary_components(allowed);
+    let mut anchors: Vec<(i64, u32, usize, u32)> = Vec::new();
     for u in 0..sub.len() as u32 {
-        for (e, v) in sub.out(u, anchor.bit()) {
-            if comp[u as usize] != comp[v as usize] {
-                continue;
-            }
-            let Some(walk) = bfs.closed_walk(sub, spec, &comp, e, u, v) else {
-                continue;
-            };
-            if let Some(cycle) = simple_cycle_of(sub.g, spec, walk) {
-                return Some(cycle);
+        for (e, v) in sub.out_primary(u, anchor_rel(spec).bit()) {
+            if comp[u as usize] == comp[v as usize] {
+                anchors.push((v as i64 - u as i64, u, e, v));
             }
         }
     }
-    None
+    anchors.sort_unstable();
+    let mut bfs = Bfs::new(sub.len());
+    anchors.into_iter().find_map(|(_, u, e, v)| {
+        let walk = bfs.closed_walk(sub, spec, &comp, e, u, v)?;
+        simple_cycle_of(sub.g, spec, walk)
+    })
 }
 
 /// Breadth-first search over `(vertex, state)` pairs, reused across anchors.
@@ -453,7 +463,7 @@ impl Bfs {
         let allowed = spec.allowed();
         let c = comp[u as usize];
         while let Some((x, s)) = queue.pop_front() {
-            for (edge, y) in sub.out(x, allowed) {
+            for (edge, y) in sub.out_primary(x, allowed) {
                 if comp[y as usize] != c {
                     continue;
                 }

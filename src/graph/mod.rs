@@ -16,6 +16,8 @@ pub struct Graph {
     targets: Vec<u32>,
     rels: Vec<Rel>,
     deps: Vec<u32>,
+    /// Whether each edge is the one that explains its pair.
+    primary: Vec<bool>,
 }
 
 impl Graph {
@@ -40,11 +42,40 @@ impl Graph {
             rels[slot] = d.rel;
             dep_ids[slot] = i as u32;
         }
-        Graph {
+        let mut g = Graph {
             offsets,
             targets,
             rels,
             deps: dep_ids,
+            primary: Vec::new(),
+        };
+        g.order_by_target();
+        g
+    }
+
+    /// Sorts each vertex's edges by (target, relation) and marks the first
+    /// edge of each target: the one that explains the pair (see [`explain`]).
+    ///
+    /// [`explain`]: Graph::explain
+    fn order_by_target(&mut self) {
+        let n = self.vertex_count();
+        let mut slot: Vec<(u32, Rel, u32)> = Vec::new();
+        self.primary = vec![false; self.targets.len()];
+        for v in 0..n {
+            let r = self.offsets[v] as usize..self.offsets[v + 1] as usize;
+            slot.clear();
+            slot.extend(
+                r.clone()
+                    .map(|e| (self.targets[e], self.rels[e], self.deps[e])),
+            );
+            slot.sort_unstable();
+            for (i, &(t, rel, d)) in slot.iter().enumerate() {
+                let e = r.start + i;
+                self.targets[e] = t;
+                self.rels[e] = rel;
+                self.deps[e] = d;
+                self.primary[e] = i == 0 || slot[i - 1].0 != t;
+            }
         }
     }
 
@@ -77,9 +108,15 @@ impl Graph {
     /// explainers do: a data dependency before session or real-time order,
     /// ww before wr before rw.
     pub fn explain(&self, u: u32, v: u32) -> Option<usize> {
-        self.edges(u)
-            .filter(|&e| self.targets[e] == v)
-            .min_by_key(|&e| self.rels[e])
+        let r = self.edges(u);
+        let i = self.targets[r.clone()].partition_point(|&t| t < v);
+        let e = r.start + i;
+        (e < r.end && self.targets[e] == v).then_some(e)
+    }
+
+    /// Whether edge `e` explains its pair (see [`Graph::explain`]).
+    pub fn is_primary(&self, e: usize) -> bool {
+        self.primary[e]
     }
 
     /// The edges leaving `v` whose relation is in `mask`, as `(edge, target)`.

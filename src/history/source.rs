@@ -100,13 +100,17 @@ impl SourceCode for SourceFile {
         let inner = window.read_span(&local, before, after)?;
         let data: &'a [u8] = &self.text.as_bytes()[w_start..w_end];
         let (d_off, d_len) = (inner.span().offset(), inner.span().len());
+        let snippet = &data[d_off..d_off + d_len];
         Ok(Box::new(MietteSpanContents::new_named(
             self.name.to_string(),
-            &data[d_off..d_off + d_len],
+            snippet,
             SourceSpan::new((w_start + d_off).into(), d_len),
             first + inner.line(),
             inner.column(),
-            self.line_starts().len(),
+            // The lines of the snippet, not of the file: miette merges two
+            // labels' snippets when one's `line() + line_count()` reaches the
+            // other, which with the file's count prints everything between.
+            snippet.iter().filter(|&&b| b == b'\n').count(),
         )))
     }
 }

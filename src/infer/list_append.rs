@@ -24,11 +24,14 @@ const NIL_READ: u64 = u64::MAX;
 /// Lost-update classes of reads that are not a prefix of the longest read.
 const ODD_READ: u64 = 1 << 40;
 
-/// An append, found by key and element.
+/// An append.
 #[derive(Clone, Copy)]
 struct Append {
     txn: TxnId,
     mop: u32,
+    kid: u32,
+    /// Position of the element in its key's version order (`NONE`: unobserved).
+    pos: u32,
     /// The transaction's last append to the key (else an intermediate one).
     last: bool,
     /// Some committed read contains the element.
@@ -133,17 +136,28 @@ struct La<'h> {
     h: &'h History,
     keys: KeyIds,
     info: Vec<KeyInfo>,
-    appends: FxMap<u64, Append>,
-    /// Version orders of all keys, concatenated.
+    appends: Vec<Append>,
+    /// Appends by key and element.
+    append_id: FxMap<u64, u32>,
+    /// Per micro-op of a transaction: its append's id for an append, its
+    /// key's id for a read.
+    mop_ref: Vec<u32>,
+    /// Version orders of all keys, concatenated, with the append of each
+    /// element (`NONE` for an element nobody appended).
     order: Vec<Val>,
-    /// Position of each element in its key's version order.
-    pos: FxMap<u64, u32>,
+    order_append: Vec<u32>,
+    /// Positions in the order of elements nobody appended.
+    garbage_pos: FxMap<u64, u32>,
     /// (position in the longest read, aborted appender or `NONE` for nobody).
     bad: Vec<(u32, TxnId)>,
     in_graph: Vec<bool>,
-    /// (key id << 32 | version, reader, read micro-op); version 0 is the
-    /// initial state, version i + 1 the one element i of the order creates.
-    readers: Vec<(u64, TxnId, u32)>,
+    /// (version, reader, read micro-op). Key `k`'s versions are numbered from
+    /// `order_start + k`: its initial state, then the one each element of its
+    /// order creates.
+    readers: Vec<(u32, TxnId, u32)>,
+    /// The readers of each version: `reader_list[reader_start[v]..reader_start[v + 1]]`.
+    reader_start: Vec<u32>,
+    reader_list: Vec<(TxnId, u32)>,
     /// wr dependencies, grouped by reader in transaction order.
     wr: Vec<Dep>,
     /// (key id, class of the first read, completion, transaction, read mop).
@@ -162,12 +176,17 @@ pub fn infer(h: &History) -> Inference {
         h,
         keys: KeyIds::default(),
         info: Vec::new(),
-        appends: FxMap::default(),
+        appends: Vec::new(),
+        append_id: FxMap::default(),
+        mop_ref: vec![NONE; h.mops.len()],
         order: Vec::new(),
-        pos: FxMap::default(),
+        order_append: Vec::new(),
+        garbage_pos: FxMap::default(),
         bad: Vec::new(),
         in_graph: vec![false; h.txns.len()],
         readers: Vec::new(),
+        reader_start: Vec::new(),
+        reader_list: Vec::new(),
         wr: Vec::new(),
         lost: Vec::new(),
         odd_classes: FxMap::default(),
@@ -266,17 +285,20 @@ impl La<'_> {
                             info.live_appends += 1;
                             info.single = e;
                         }
-                        self.appends.insert(
-                            pack(m.key, e),
-                            Append {
-                                txn: t as TxnId,
-                                mop: i,
-                                last: last[j],
-                                observed: false,
-                            },
-                        );
+                        self.mop_ref[i as usize] = self.appends.len() as u32;
+                        self.append_id
+                            .insert(pack(m.key, e), self.appends.len() as u32);
+                        self.appends.push(Append {
+                            txn: t as TxnId,
+                            mop: i,
+                            kid: kid as u32,
+                            pos: NONE,
+                            last: last[j],
+                            observed: false,
+                        });
                     }
                     MopKind::Read => {
+                        self.mop_ref[i as usize] = kid as u32;
                         let Some(l) = read_list(h, m).filter(|l| !l.is_empty()) else {
                             continue;
                         };
@@ -292,15 +314,24 @@ impl La<'_> {
                             info.longest_len = len;
                         }
                     }
-                    MopKind::Write => {}
+                    MopKind::Write => self.mop_ref[i as usize] = kid as u32,
                 }
             }
         }
     }
 
-    fn order_of(&self, kid: usize) -> &[Val] {
-        let i = &self.info[kid];
-        &self.order[i.order_start as usize..(i.order_start + i.order_len) as usize]
+    /// The key id of micro-op `i`.
+    fn kid_of(&self, i: u32, m: &MicroOp) -> u32 {
+        match m.kind {
+            MopKind::Append => self.appends[self.mop_ref[i as usize] as usize].kid,
+            _ => self.mop_ref[i as usize],
+        }
+    }
+
+    /// The append of element `e` to `key`, if any.
+    fn append_of(&self, key: Val, e: Val) -> Option<Append> {
+        let id = *self.append_id.get(&pack(key, e))?;
+        Some(self.appends[id as usize])
     }
 
     /// Builds each key's version order from its longest read; marks the
@@ -317,8 +348,10 @@ impl La<'_> {
             let mut first_dup = NONE;
             distinct.clear();
             for (j, &e) in longest.iter().enumerate() {
-                match self.appends.get_mut(&pack(k, e)) {
-                    Some(a) => {
+                let id = self.append_id.get(&pack(k, e)).copied();
+                match id {
+                    Some(id) => {
+                        let a = &mut self.appends[id as usize];
                         a.observed = true;
                         if h.txns[a.txn as usize].status == Status::Aborted {
                             self.bad.push((j as u32, a.txn));
@@ -326,26 +359,35 @@ impl La<'_> {
                     }
                     None => self.bad.push((j as u32, NONE)),
                 }
+                let p = self.order.len() as u32 - order_start;
                 let fresh = if single {
                     distinct.insert(e, ()).is_none()
+                } else if let Some(id) = id {
+                    let a = &mut self.appends[id as usize];
+                    (a.pos == NONE).then(|| a.pos = p).is_some()
                 } else {
-                    match self.pos.entry(pack(k, e)) {
+                    match self.garbage_pos.entry(pack(k, e)) {
                         Entry::Vacant(v) => {
-                            v.insert(self.order.len() as u32 - order_start);
-                            self.order.push(e);
+                            v.insert(p);
                             true
                         }
                         Entry::Occupied(_) => false,
                     }
                 };
+                if !single && fresh {
+                    self.order.push(e);
+                    self.order_append.push(id.unwrap_or(NONE));
+                }
                 if !fresh && first_dup == NONE {
                     first_dup = j as u32;
                 }
             }
             if single {
                 let e = self.info[kid].single;
-                self.pos.insert(pack(k, e), 0);
+                let id = self.append_id[&pack(k, e)];
+                self.appends[id as usize].pos = 0;
                 self.order.push(e);
+                self.order_append.push(id);
             }
             let info = &mut self.info[kid];
             info.order_start = order_start;
@@ -373,7 +415,7 @@ impl La<'_> {
             let mut future_found = false;
             for (j, m) in mops.iter().enumerate() {
                 let i = txn.mops.start + j as u32;
-                let kid = self.keys.get(m.key).expect("indexed key");
+                let kid = self.kid_of(i, m);
                 let st = ks.slot(m.key, || KeyState {
                     kid,
                     int: Int::Absent,
@@ -444,7 +486,8 @@ impl La<'_> {
     /// transaction `t`; returns the read's lost-update class.
     fn read(&mut self, t: TxnId, i: u32, kid: usize, key: Val, l: Option<&[Val]>) -> u64 {
         let Some(l) = l.filter(|l| !l.is_empty()) else {
-            self.readers.push(((kid as u64) << 32, t, i));
+            let v = self.info[kid].order_start + kid as u32;
+            self.readers.push((v, t, i));
             return if l.is_none() { NIL_READ } else { 0 };
         };
         let info = self.info[kid];
@@ -479,9 +522,10 @@ impl La<'_> {
                 .entry((kid as u32, l.to_vec()))
                 .or_insert(next);
             for &e in l {
-                match self.appends.get_mut(&pack(key, e)) {
+                match self.append_id.get(&pack(key, e)) {
                     None => garbage = true,
-                    Some(a) => {
+                    Some(&id) => {
+                        let a = &mut self.appends[id as usize];
                         a.observed = true;
                         if self.h.txns[a.txn as usize].status == Status::Aborted {
                             self.g1a.push(Anomaly::G1a {
@@ -511,7 +555,8 @@ impl La<'_> {
             });
         }
         let e = *l.last().expect("non-empty read");
-        if let Some(a) = self.appends.get(&pack(key, e)).copied() {
+        let append = self.append_of(key, e);
+        if let Some(a) = append {
             if a.txn != t {
                 if !a.last {
                     self.g1b.push(Anomaly::G1b {
@@ -535,9 +580,13 @@ impl La<'_> {
                 }
             }
         }
-        if let Some(&p) = self.pos.get(&pack(key, e)) {
-            self.readers
-                .push(((kid as u64) << 32 | (p as u64 + 1), t, i));
+        let pos = match append {
+            Some(a) => (a.pos != NONE).then_some(a.pos),
+            None => self.garbage_pos.get(&pack(key, e)).copied(),
+        };
+        if let Some(p) = pos {
+            let v = self.info[kid].order_start + kid as u32 + p + 1;
+            self.readers.push((v, t, i));
         }
         class
     }
@@ -547,7 +596,7 @@ impl La<'_> {
         for (t, txn) in self.h.txns.iter().enumerate() {
             self.in_graph[t] = txn.status == Status::Committed;
         }
-        for a in self.appends.values() {
+        for a in &self.appends {
             if a.observed && self.h.txns[a.txn as usize].status == Status::Indeterminate {
                 self.in_graph[a.txn as usize] = true;
             }
@@ -558,7 +607,7 @@ impl La<'_> {
     /// edges together, so duplicates are dropped locally).
     fn deps(&mut self) -> Vec<Dep> {
         let h = self.h;
-        self.readers.sort_unstable_by_key(|&(g, _, m)| (g, m));
+        self.group_readers();
         let mut deps = Vec::with_capacity(self.wr.len() * 3);
         let mut scratch: Vec<Dep> = Vec::new();
         let mut next_wr = 0;
@@ -572,7 +621,7 @@ impl La<'_> {
             if self.in_graph[t as usize] {
                 for (j, m) in h.mops_of(txn).iter().enumerate() {
                     if m.kind == MopKind::Append {
-                        self.append_deps(t, txn.mops.start + j as u32, m, &mut scratch);
+                        self.append_deps(t, txn.mops.start + j as u32, &mut scratch);
                     }
                 }
             }
@@ -586,23 +635,48 @@ impl La<'_> {
         deps
     }
 
+    /// Groups the readers by version (a counting sort that keeps each
+    /// reader's reads of a version together, first one first).
+    fn group_readers(&mut self) {
+        let versions = self.order.len() + self.keys.len();
+        let mut start = vec![0u32; versions + 1];
+        for &(v, _, _) in &self.readers {
+            start[v as usize + 1] += 1;
+        }
+        for v in 0..versions {
+            start[v + 1] += start[v];
+        }
+        let mut fill = start.clone();
+        let mut list = vec![(0, 0); self.readers.len()];
+        for &(v, t, m) in &self.readers {
+            list[fill[v as usize] as usize] = (t, m);
+            fill[v as usize] += 1;
+        }
+        self.readers = Vec::new();
+        self.reader_start = start;
+        self.reader_list = list;
+    }
+
     /// ww and rw edges into the appender `t` of micro-op `i`.
-    fn append_deps(&self, t: TxnId, i: u32, m: &MicroOp, out: &mut Vec<Dep>) {
-        let (k, e) = (m.key, scalar(m));
-        let kid = self.keys.get(k).expect("indexed key") as usize;
-        let order = self.order_of(kid);
+    fn append_deps(&self, t: TxnId, i: u32, out: &mut Vec<Dep>) {
+        let a = self.appends[self.mop_ref[i as usize] as usize];
+        let kid = a.kid as usize;
+        let (k, e) = (self.keys.keys[kid], scalar(&self.h.mops[i as usize]));
+        let info = &self.info[kid];
         // The version this append follows: its predecessor in the order, or
         // the last element shown when no read shows it.
-        let prev = match self.pos.get(&pack(k, e)) {
-            Some(&p) => p as usize,
-            None => order.len(),
+        let prev = match a.pos {
+            NONE => info.order_len,
+            p => p,
         };
         let prev_version = match prev {
             0 => Version::Init,
-            p => Version::Val(order[p - 1]),
+            p => Version::Val(self.order[(info.order_start + p - 1) as usize]),
         };
         if prev > 0 {
-            if let Some(w) = self.appends.get(&pack(k, order[prev - 1])) {
+            let w = self.order_append[(info.order_start + prev - 1) as usize];
+            if w != NONE {
+                let w = self.appends[w as usize];
                 if w.txn != t && self.in_graph[w.txn as usize] {
                     out.push(Dep {
                         from: w.txn,
@@ -617,12 +691,12 @@ impl La<'_> {
                 }
             }
         }
-        let group = (kid as u64) << 32 | prev as u64;
-        let lo = self.readers.partition_point(|r| r.0 < group);
-        let hi = lo + self.readers[lo..].partition_point(|r| r.0 == group);
+        let v = (info.order_start + kid as u32 + prev) as usize;
+        let readers =
+            &self.reader_list[self.reader_start[v] as usize..self.reader_start[v + 1] as usize];
         let mut last_reader = NONE;
-        for &(_, r, rm) in &self.readers[lo..hi] {
-            // A reader's reads of one key sit together: keep its first.
+        for &(r, rm) in readers {
+            // A reader's reads of one version sit together: keep its first.
             if r == last_reader {
                 continue;
             }
@@ -656,10 +730,11 @@ impl La<'_> {
                 if m.kind != MopKind::Read {
                     continue;
                 }
-                let kid = self.keys.get(m.key).expect("indexed key");
+                let i = txn.mops.start + j as u32;
+                let kid = self.mop_ref[i as usize];
                 if let Some(l) = read_list(h, m).filter(|l| !l.is_empty()) {
                     if bad[kid as usize] {
-                        reads.push((kid, l.len() as u32, txn.mops.start + j as u32));
+                        reads.push((kid, l.len() as u32, i));
                     }
                 }
             }
@@ -706,35 +781,34 @@ impl La<'_> {
             let k = self.keys.keys[kid];
             let l = read_list(h, &h.mops[info.longest_any as usize]).unwrap_or(&[]);
             distinct.clear();
-            // The initial state counts as committed.
-            let (mut t1, mut t1_kind) = (NONE, OpKind::Ok);
-            let mut values: Vec<Val> = Vec::new();
+            // The initial state counts as committed. `values` runs from the
+            // last committed or aborted append (`kind`) on; `writers` are
+            // their appenders.
+            let mut kind = OpKind::Ok;
+            let (mut values, mut writers): (Vec<Val>, Vec<TxnId>) = (Vec::new(), Vec::new());
             for &e in l {
                 if distinct.insert(e, ()).is_some() {
                     continue;
                 }
-                // Elle has no writer for an element nobody appended; we
-                // treat it as indeterminate.
-                let (t2, kind) = match self.appends.get(&pack(k, e)) {
-                    Some(a) => (a.txn, OpKind::from(self.status(a.txn))),
-                    None => (NONE, OpKind::Info),
+                // Elle fails on an element nobody appended; we skip it.
+                let Some(a) = self.append_of(k, e) else {
+                    continue;
                 };
+                let next = OpKind::from(self.status(a.txn));
                 values.push(e);
-                match (t1_kind, kind) {
-                    (_, OpKind::Info) | (OpKind::Fail, OpKind::Fail) => {}
-                    (OpKind::Fail, OpKind::Ok) => {
-                        out.push(Anomaly::DirtyUpdate {
-                            key: k,
-                            values: std::mem::replace(&mut values, vec![e]),
-                            txns: vec![t1, t2],
-                        });
-                        (t1, t1_kind) = (t2, kind);
-                    }
-                    _ => {
-                        (t1, t1_kind) = (t2, kind);
-                        values = vec![e];
-                    }
+                writers.push(a.txn);
+                match (kind, next) {
+                    (_, OpKind::Info) | (OpKind::Fail, OpKind::Fail) => continue,
+                    (OpKind::Fail, OpKind::Ok) => out.push(Anomaly::DirtyUpdate {
+                        key: k,
+                        values: std::mem::take(&mut values),
+                        txns: std::mem::take(&mut writers),
+                    }),
+                    _ => {}
                 }
+                kind = next;
+                values = vec![e];
+                writers = vec![a.txn];
             }
         }
         out

@@ -1239,3 +1239,29 @@ fn perf_list_append_1m() {
     assert!(inf.anomalies.is_empty());
     assert!(acyclic(&h, &inf));
 }
+
+/// `cargo test --release --lib perf_rw_register -- --ignored --nocapture`
+#[test]
+#[ignore]
+fn perf_rw_register_300k() {
+    let text = rr_simulated(7, 300_000);
+    let h = load(&text);
+    for opts in [
+        InferOptions::default(),
+        InferOptions {
+            wfr_keys: true,
+            sequential_keys: true,
+            linearizable_keys: true,
+        },
+    ] {
+        let t = std::time::Instant::now();
+        let inf = infer(&h, &opts);
+        eprintln!(
+            "infer {opts:?}: {:?} ({} deps)",
+            t.elapsed(),
+            inf.deps.len()
+        );
+        assert!(inf.anomalies.is_empty());
+        assert!(acyclic(&h, &inf));
+    }
+}

@@ -15,10 +15,7 @@ use crate::check::{lattice, Analysis, Entry, Validity, Verdict};
 use crate::history::{History, MopKind, MopValue, SourceFile, Span, TxnId, Val, Workload};
 use crate::infer::anomaly::{Anomaly, Expected};
 use crate::infer::{Dep, Rel, Version, NO_MOP};
-use miette::{
-    Diagnostic, LabeledSpan, MietteError, MietteSpanContents, Severity, SourceCode, SourceSpan,
-    SpanContents,
-};
+use miette::{Diagnostic, LabeledSpan, Severity, SourceCode};
 use std::collections::BTreeSet;
 use std::fmt::{self, Write};
 
@@ -206,42 +203,8 @@ struct Finding<'a> {
     message: String,
     help: String,
     severity: Severity,
-    source: Option<Windowed<'a>>,
+    source: Option<&'a SourceFile>,
     labels: Vec<(Span, String)>,
-}
-
-/// The history file as miette reads it, with each window reporting how many
-/// lines it holds: miette merges the snippets of two labels when the first
-/// window's `line() + line_count()` reaches the second, and the file's own
-/// windows report the line count of the whole file, which would print every
-/// line between the first and the last label of a cycle.
-struct Windowed<'a>(&'a SourceFile);
-
-impl fmt::Debug for Windowed<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Debug::fmt(self.0, f)
-    }
-}
-
-impl SourceCode for Windowed<'_> {
-    fn read_span<'b>(
-        &'b self,
-        span: &SourceSpan,
-        before: usize,
-        after: usize,
-    ) -> Result<Box<dyn SpanContents<'b> + 'b>, MietteError> {
-        let c = self.0.read_span(span, before, after)?;
-        let data: &'b [u8] = c.data();
-        let lines = data.iter().filter(|&&b| b == b'\n').count();
-        Ok(Box::new(MietteSpanContents::new_named(
-            c.name().unwrap_or_default().to_string(),
-            data,
-            *c.span(),
-            c.line(),
-            c.column(),
-            lines,
-        )))
-    }
 }
 
 impl fmt::Display for Finding<'_> {
@@ -263,7 +226,6 @@ impl Diagnostic for Finding<'_> {
 
     fn source_code(&self) -> Option<&dyn SourceCode> {
         self.source
-            .as_ref()
             .filter(|_| !self.labels.is_empty())
             .map(|s| s as &dyn SourceCode)
     }
@@ -289,7 +251,7 @@ struct Builder<'a> {
 
 impl<'a> Builder<'a> {
     fn new(h: &'a History, message: String, help: String) -> Self {
-        let source = (!h.source.text().is_empty()).then_some(Windowed(&h.source));
+        let source = (!h.source.text().is_empty()).then_some(&h.source);
         Builder {
             h,
             f: Finding {
