@@ -84,8 +84,6 @@ enum Op<'a> {
     Fail(&'a str),
     /// An invocation then its `:ok`, of a process.
     Pair(i64, &'a str),
-    /// An invocation then an `:info`, of a process.
-    Info(i64, &'a str),
 }
 
 fn history(ops: &[Op], register: bool) -> String {
@@ -100,20 +98,13 @@ fn history(ops: &[Op], register: bool) -> String {
                 "{{:type :fail, :process 0, :f :txn, :value {}}}",
                 txn(s, register)
             )),
-            Op::Pair(p, s) | Op::Info(p, s) => {
+            Op::Pair(p, s) => {
                 let v = txn(s, register);
-                let ty = if matches!(op, Op::Info(..)) {
-                    "info"
-                } else {
-                    "ok"
-                };
                 lines.push(format!(
                     "{{:type :invoke, :process {p}, :f :txn, :value {}}}",
                     invocation(&v)
                 ));
-                lines.push(format!(
-                    "{{:type :{ty}, :process {p}, :f :txn, :value {v}}}"
-                ));
+                lines.push(format!("{{:type :ok, :process {p}, :f :txn, :value {v}}}"));
             }
         }
     }

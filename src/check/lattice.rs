@@ -943,7 +943,7 @@ mod tests {
             "G1a G1b internal lost-update cyclic-versions duplicate-elements incompatible-order
              future-read dirty-update predicate-read-miss G1 G1-process G1-realtime GSI GSIa
              GSIb G-SI G-SIb G-cursor G-monotonic G-MSR G-update write-skew
-             empty-transaction-graph cycle-search-timeout",
+             empty-transaction-graph cycle-search-timeout garbage-read",
         );
         for a in known.iter().chain(&CYCLE_ANOMALIES) {
             assert!(is_known_anomaly(a), "{a}");
@@ -967,7 +967,7 @@ mod tests {
             .filter(|a| !is_cycle_anomaly(a) && !a.ends_with("-cycle-exists"))
             .collect();
         assert_eq!(others, known);
-        assert_eq!(all.len(), 24 + 13 + 25);
+        assert_eq!(all.len(), 24 + 13 + 26);
     }
 
     #[test]
@@ -1122,7 +1122,7 @@ mod tests {
             .collect();
         assert_eq!(
             missing,
-            words("GSI GSIa GSIb empty-transaction-graph cycle-search-timeout")
+            words("GSI GSIa GSIb empty-transaction-graph cycle-search-timeout garbage-read")
         );
 
         for m in [
@@ -1343,7 +1343,8 @@ mod tests {
         assert_eq!(depth_order("G0", "G0"), Ordering::Equal);
         assert_eq!(depth_order("G2", "G0-process"), Ordering::Less);
         for a in known_anomalies() {
-            let expect = a != EMPTY_TRANSACTION_GRAPH && a != CYCLE_SEARCH_TIMEOUT;
+            let expect =
+                ![EMPTY_TRANSACTION_GRAPH, CYCLE_SEARCH_TIMEOUT, GARBAGE_READ].contains(&a);
             assert_eq!(anomaly_depth(a).is_some(), expect, "{a}");
         }
     }

@@ -1,5 +1,6 @@
-//! `isocheck bench parse`: parse throughput and peak memory on a history,
-//! generated when none is given.
+//! `isocheck bench parse|load|check`: parse throughput, load time, and
+//! whole-process check time with peak memory, on a history (a generated
+//! list-append one when none is given).
 
 use crate::gen::list_append::{self, Params};
 use crate::history::{self, jepsen, Format};
@@ -9,8 +10,9 @@ use std::time::Instant;
 
 #[derive(clap::Args, Debug)]
 pub struct BenchArgs {
-    /// What to measure: `parse` (the EDN reader alone) or `load` (reader and
-    /// pairing, any input format).
+    /// What to measure: `parse` (the EDN reader alone), `load` (reader and
+    /// pairing, any input format) or `check` (whole `isocheck check` processes,
+    /// one per model).
     #[arg(value_enum)]
     pub what: BenchWhat,
     /// History to read; by default a list-append history of --mb megabytes is generated.
@@ -20,9 +22,16 @@ pub struct BenchArgs {
     pub input: super::InputArgs,
     #[arg(long, default_value_t = 100)]
     pub mb: u64,
-    /// Timed parse runs (the best is reported).
+    /// Timed runs (the best is reported).
     #[arg(long, default_value_t = 3)]
     pub runs: u32,
+    /// `check`: the consistency models to time, one process each.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "snapshot-isolation,serializable,strict-serializable"
+    )]
+    pub models: Vec<String>,
     #[arg(long, value_enum, default_value = "human")]
     pub format: super::OutputFormat,
 }
@@ -31,6 +40,7 @@ pub struct BenchArgs {
 pub enum BenchWhat {
     Parse,
     Load,
+    Check,
 }
 
 #[derive(serde::Serialize)]
@@ -52,6 +62,7 @@ pub fn run(a: &BenchArgs) -> ExitCode {
     let result = match a.what {
         BenchWhat::Parse => parse_bench(a).map(|b| emit(&b, a.format, print_bench)),
         BenchWhat::Load => load_bench(a).map(|b| emit(&b, a.format, print_load)),
+        BenchWhat::Check => check_bench(a).map(|b| emit(&b, a.format, print_check)),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -183,6 +194,105 @@ fn emit<T: serde::Serialize>(b: &T, format: super::OutputFormat, table: fn(&T)) 
             println!("{}", serde_json::to_string_pretty(b).unwrap_or_default())
         }
         super::OutputFormat::Human => table(b),
+    }
+}
+
+/// Set in the environment of a timed `isocheck check`, which then reports
+/// its peak memory on stderr (a child's peak is not visible to its parent
+/// through the standard library).
+pub(crate) const PEAK_RSS_ENV: &str = "ISOCHECK_REPORT_PEAK_RSS";
+const PEAK_RSS_LINE: &str = "isocheck: peak-rss-bytes ";
+
+/// Reports this process's peak memory when [`PEAK_RSS_ENV`] asks for it.
+pub(crate) fn report_peak_rss() {
+    if std::env::var_os(PEAK_RSS_ENV).is_some() {
+        eprintln!("{PEAK_RSS_LINE}{}", peak_rss().unwrap_or(0));
+    }
+}
+
+#[derive(serde::Serialize)]
+struct CheckRun {
+    model: String,
+    exit_status: i32,
+    seconds_best: f64,
+    txns_per_second: f64,
+    mb_per_second: f64,
+    peak_rss_bytes: u64,
+}
+
+#[derive(serde::Serialize)]
+struct CheckBench {
+    file: String,
+    bytes: u64,
+    transactions: usize,
+    runs: Vec<CheckRun>,
+}
+
+/// Best-of-N whole `isocheck check` processes per model.
+fn check_bench(a: &BenchArgs) -> Result<CheckBench, String> {
+    let path = bench_file(a)?;
+    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+    let h = history::load(&path, &a.input.load_options()).map_err(|e| e.to_string())?;
+    let (bytes, txns) = (super::input_size(&path), h.txns.len());
+    drop(h);
+    let mut runs = Vec::new();
+    for model in &a.models {
+        let mut best = f64::MAX;
+        let mut peak = 0;
+        let mut status = 0;
+        for _ in 0..a.runs.max(1) {
+            let start = Instant::now();
+            let out = std::process::Command::new(&exe)
+                .arg("check")
+                .arg(&path)
+                .args(["-m", model, "--format", "edn"])
+                .env(PEAK_RSS_ENV, "1")
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::piped())
+                .output()
+                .map_err(|e| e.to_string())?;
+            best = best.min(start.elapsed().as_secs_f64());
+            status = out.status.code().unwrap_or(-1);
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            let reported = stderr
+                .lines()
+                .find_map(|l| l.strip_prefix(PEAK_RSS_LINE)?.parse::<u64>().ok());
+            peak = peak.max(reported.ok_or_else(|| format!("the check failed: {stderr}"))?);
+        }
+        runs.push(CheckRun {
+            model: model.clone(),
+            exit_status: status,
+            seconds_best: best,
+            txns_per_second: txns as f64 / best,
+            mb_per_second: bytes as f64 / 1e6 / best,
+            peak_rss_bytes: peak,
+        });
+    }
+    Ok(CheckBench {
+        file: path.display().to_string(),
+        bytes,
+        transactions: txns,
+        runs,
+    })
+}
+
+fn print_check(b: &CheckBench) {
+    println!(
+        "file            {} ({:.1} MB, {} txns)",
+        b.file,
+        b.bytes as f64 / 1e6,
+        b.transactions
+    );
+    for r in &b.runs {
+        println!(
+            "{:<34} exit {}  {:.3} s  {:.0} txns/s  {:.0} MB/s  peak RSS {:.1} MB",
+            r.model,
+            r.exit_status,
+            r.seconds_best,
+            r.txns_per_second,
+            r.mb_per_second,
+            r.peak_rss_bytes as f64 / 1e6
+        );
     }
 }
 

@@ -123,6 +123,7 @@ pub fn run(a: &CheckArgs) -> ExitCode {
             return ExitCode::from(EXIT_INPUT);
         }
     }
+    super::bench::report_peak_rss();
     ExitCode::from(match verdict.valid {
         Validity::True => EXIT_VALID,
         Validity::False => EXIT_INVALID,

@@ -33,7 +33,7 @@ pub enum Command {
     Stats(StatsArgs),
     /// Generate a history from a simulated database.
     Gen(GenArgs),
-    /// Measure parse throughput and peak memory.
+    /// Measure parse throughput, check time and peak memory.
     Bench(bench::BenchArgs),
 }
 

@@ -5,9 +5,11 @@ use crate::history::{TxnId, Val};
 /// The expected value of an `:internal` read.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Expected {
-    /// list-append: the list the read should have returned. `prefix_known` is
-    /// false when the transaction did not read the key first, so only the
-    /// suffix it appended is known (Elle prints `[... 3]`).
+    /// list-append: the list the read should have returned. With
+    /// `prefix_known`, the whole list (possibly `[]`: the key was read empty
+    /// before); without, the transaction appended to the key before reading
+    /// it, so only the suffix it appended is known and Elle prints
+    /// `[... 3]` (`'...` then `elems`).
     List { prefix_known: bool, elems: Vec<Val> },
     /// rw-register: the value the read should have returned (`nil` for the
     /// initial state).
@@ -19,14 +21,18 @@ pub enum Expected {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Anomaly {
     /// `:G1a`: a committed read observed a write of an aborted transaction.
-    /// `element` is the aborted append (list-append only).
+    /// `element` is the aborted append (list-append only: one entry per
+    /// aborted element of the read, in list order; rw-register: `None`).
     G1a {
         reader: TxnId,
         mop: u32,
         writer: TxnId,
         element: Option<Val>,
     },
-    /// `:G1b`: a committed read observed a write its writer later overwrote.
+    /// `:G1b`: a committed read observed a write its writer later overwrote
+    /// (list-append: the read's last element, `element`, was not the writer's
+    /// last append to the key; rw-register: `None`). Any writer counts,
+    /// aborted ones included, as in Elle.
     G1b {
         reader: TxnId,
         mop: u32,
@@ -34,47 +40,56 @@ pub enum Anomaly {
         element: Option<Val>,
     },
     /// `:internal`: a read that disagrees with its transaction's own earlier
-    /// reads and writes of the key.
+    /// reads and writes of the key (the first such read of a transaction).
     Internal {
         txn: TxnId,
         mop: u32,
         expected: Expected,
     },
-    /// `:future-read`: a read observed an element its transaction appends later.
+    /// `:future-read`: a read (`mop`, the first one showing `element`)
+    /// observed an element its transaction appends later.
     FutureRead { txn: TxnId, mop: u32, element: Val },
     /// `:dirty-update`: an aborted append followed by a committed one in the
-    /// version order of `key`. `txns` are the writers of `values`, in order.
+    /// version order of `key` (possibly through indeterminate ones). `txns`
+    /// are the writers of `values`, in order: the first is aborted, the last
+    /// committed. Elle prints `:txns [first '... last]`.
     DirtyUpdate {
         key: Val,
         values: Vec<Val>,
         txns: Vec<TxnId>,
     },
-    /// `:duplicate-elements`: a read list holds an element more than once.
+    /// `:duplicate-elements`: a read list holds an element more than once:
+    /// `(element, count)` for each, sorted by value (Elle's sorted map).
     DuplicateElements {
         txn: TxnId,
         mop: u32,
         duplicates: Vec<(Val, u32)>,
     },
     /// `:incompatible-order`: two reads of `key` neither of which is a prefix
-    /// of the other: two read micro-ops, shorter first.
+    /// of the other: two read micro-ops, shorter first (Elle's first violation
+    /// among the distinct reads sorted by length).
     IncompatibleOrder { key: Val, reads: [u32; 2] },
     /// `:lost-update`: committed transactions read the same version of `key`
     /// and all wrote it. `read_mop` is the first one's read of that version
-    /// (reports print its value as written in the history).
+    /// (reports print its value as written in the history: Elle compares
+    /// values literally, so `nil` and `[]` are different). `txns` are in
+    /// history (completion) order.
     LostUpdate {
         key: Val,
         read_mop: u32,
         txns: Vec<TxnId>,
     },
     /// `:cyclic-versions` (rw-register): the version graph of `key` has a
-    /// cycle through `scc`, given these sources of version order.
+    /// cycle through `scc` (sorted; `nil` is the initial version), given
+    /// these sources of version order (Elle's names, without the colon).
     CyclicVersions {
         key: Val,
         scc: Vec<Val>,
         sources: Vec<&'static str>,
     },
     /// `:garbage-read` (isocheck only; Elle does not detect it): a committed
-    /// read of a value no transaction wrote.
+    /// read of a value no transaction wrote (rw-register: a non-`nil` value;
+    /// list-append: a list with an element nobody appended).
     GarbageRead { txn: TxnId, mop: u32 },
 }
 

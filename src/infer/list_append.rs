@@ -364,7 +364,11 @@ impl La<'_> {
                     distinct.insert(e, ()).is_none()
                 } else if let Some(id) = id {
                     let a = &mut self.appends[id as usize];
-                    (a.pos == NONE).then(|| a.pos = p).is_some()
+                    let fresh = a.pos == NONE;
+                    if fresh {
+                        a.pos = p;
+                    }
+                    fresh
                 } else {
                     match self.garbage_pos.entry(pack(k, e)) {
                         Entry::Vacant(v) => {

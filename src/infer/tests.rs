@@ -654,6 +654,35 @@ fn la_dirty_update() {
         edges(&h, &inf),
         ["T1 ww T2 :x 2->3 @0/0", "T2 wr T3 :x 3 @0/0"]
     );
+    let Anomaly::DirtyUpdate { txns, .. } = &inf.anomalies[1] else {
+        panic!("{:?}", inf.anomalies)
+    };
+    assert_eq!(txns, &[0, 1, 2]);
+    // A failed transaction's two appends, then a committed one; the walk
+    // starts over after each committed append.
+    let (h, inf) = run(&format!(
+        "{}{}{}{}{}",
+        complete(0, "fail", "[[:append :x 1] [:append :x 2]]"),
+        complete(1, "ok", "[[:append :x 3]]"),
+        complete(2, "fail", "[[:append :x 4]]"),
+        complete(3, "ok", "[[:append :x 5]]"),
+        complete(4, "ok", "[[:r :x [1 2 3 4 5]]]")
+    ));
+    let dirty: Vec<String> = anomalies(&h, &inf)
+        .into_iter()
+        .filter(|a| a.starts_with("dirty"))
+        .collect();
+    assert_eq!(
+        dirty,
+        [
+            "dirty-update :x [1 2 3] [T0 ... T1]",
+            "dirty-update :x [4 5] [T2 ... T3]",
+        ]
+    );
+    let Anomaly::DirtyUpdate { txns, .. } = &inf.anomalies[3] else {
+        panic!("{:?}", inf.anomalies)
+    };
+    assert_eq!(txns, &[0, 0, 1]);
     // A lone failed append is nothing.
     let (h, inf) = run(&complete(0, "fail", "[[:append :x 1]]"));
     no_anomalies(&h, &inf);
