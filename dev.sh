@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Set-up and everyday commands for a fresh Debian/Ubuntu machine with rustup.
-#   ./dev.sh run    build, then summarise the bundled history
+#   ./dev.sh run    build, then check the bundled history
 #   ./dev.sh test   the whole test suite
 #   ./dev.sh ci     formatting, lints and the whole test suite (what CI runs)
 set -euo pipefail
@@ -30,6 +30,7 @@ need_rust() {
 cmd_run() {
     cargo build --release
     ./target/release/isocheck stats fixtures/histories/list-append-200.edn
+    ./target/release/isocheck check fixtures/histories/list-append-200.edn
 }
 
 cmd_test() {
