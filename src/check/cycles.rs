@@ -211,7 +211,7 @@ pub fn search_scc(g: &Graph, scc: &[u32], specs: &[Spec]) -> SccFindings {
             redundant.extend(lattice::all_implied_anomalies([spec.name]));
             cycles.push(FoundCycle {
                 name: spec.name,
-                edges,
+                edges: from_earliest(g, edges),
             });
         }
     }
@@ -219,6 +219,17 @@ pub fn search_scc(g: &Graph, scc: &[u32], specs: &[Spec]) -> SccFindings {
         cycles,
         cycle_exists,
     }
+}
+
+/// A cycle rotated to start at its earliest transaction, so that reports
+/// do not depend on where the search happened to close it.
+fn from_earliest(g: &Graph, mut edges: Vec<usize>) -> Vec<usize> {
+    let n = edges.len();
+    let source = |i: usize| g.target(edges[(i + n - 1) % n]);
+    if let Some(first) = (0..n).min_by_key(|&i| source(i)) {
+        edges.rotate_left(first);
+    }
+    edges
 }
 
 /// The cycle types no cycle in this SCC can have: those prohibited by every
