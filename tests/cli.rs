@@ -85,14 +85,66 @@ fn gen_is_deterministic_and_its_output_loads() {
 }
 
 #[test]
-fn usage_errors_exit_2() {
-    assert_eq!(isocheck(&["stats"]).status.code(), Some(2));
+fn usage_errors_exit_3() {
+    assert_eq!(isocheck(&["stats"]).status.code(), Some(3));
     assert_eq!(
         isocheck(&["stats", "--workload", "bank", BUNDLED])
             .status
             .code(),
-        Some(2)
+        Some(3)
     );
+    assert_eq!(isocheck(&["--help"]).status.code(), Some(0));
+}
+
+fn check_status(args: &[&str]) -> Option<i32> {
+    let mut all = vec!["check"];
+    all.extend_from_slice(args);
+    isocheck(&all).status.code()
+}
+
+#[test]
+fn check_exit_status_is_the_verdict() {
+    assert_eq!(check_status(&["fixtures/check/valid.edn"]), Some(0));
+    assert_eq!(check_status(&["fixtures/check/g2-item.edn"]), Some(1));
+    assert_eq!(check_status(&["fixtures/check/empty-graph.edn"]), Some(2));
+    assert_eq!(check_status(&["fixtures/malformed/bad-char.edn"]), Some(3));
+    assert_eq!(
+        check_status(&["-m", "snapshot", "fixtures/check/valid.edn"]),
+        Some(3)
+    );
+    assert_eq!(
+        check_status(&["-a", "G9", "fixtures/check/valid.edn"]),
+        Some(3)
+    );
+    // Write skew is allowed under snapshot isolation.
+    let si = ["-m", "snapshot-isolation", "fixtures/check/g2-item.edn"];
+    assert_eq!(check_status(&si), Some(0));
+}
+
+#[test]
+fn check_prints_elles_result_map() {
+    let o = isocheck(&["check", "--format", "edn", "fixtures/check/g2-item.edn"]);
+    let edn = stdout(&o);
+    assert!(edn.starts_with("{:valid? false,"), "{edn}");
+    assert!(edn.contains(":anomaly-types [:G2-item]"), "{edn}");
+    assert!(edn.contains(":not #{:repeatable-read}"), "{edn}");
+    let o = isocheck(&["check", "--format", "json", "fixtures/check/g2-item.edn"]);
+    let json: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("JSON");
+    assert_eq!(json["valid?"], serde_json::json!(false));
+    assert_eq!(json["anomaly-types"], serde_json::json!(["G2-item"]));
+}
+
+#[test]
+fn check_writes_a_directory() {
+    let dir = std::env::temp_dir().join(format!("isocheck-dir-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let d = dir.to_string_lossy().to_string();
+    let args = ["check", "--directory", &d, "fixtures/check/g2-item.edn"];
+    assert_eq!(isocheck(&args).status.code(), Some(1));
+    let txt = std::fs::read_to_string(dir.join("G2-item.txt")).expect("G2-item.txt");
+    assert!(txt.starts_with("G2-item #0\nLet:\n"), "{txt}");
+    assert!(dir.join("G2-item/0.dot").is_file());
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]

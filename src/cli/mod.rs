@@ -135,7 +135,16 @@ pub enum GenWorkload {
 
 /// Runs the command line and returns the process exit status.
 pub fn main() -> ExitCode {
-    let cli = Cli::parse();
+    // Usage errors exit with EXIT_INPUT rather than clap's 2, which `check`
+    // reserves for an unknown verdict.
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let code = if e.use_stderr() { EXIT_INPUT } else { 0 };
+            let _ = e.print();
+            return ExitCode::from(code);
+        }
+    };
     match cli.command {
         Command::Check(a) => check::run(&a),
         Command::Stats(a) => stats_cmd(&a),
