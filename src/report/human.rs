@@ -106,25 +106,26 @@ fn header(a: &Analysis, v: &Verdict, color: bool) -> String {
 
 /// `prefix` then the names, comma-separated, wrapped under the first name.
 fn list_line(prefix: &str, names: &BTreeSet<&str>) -> String {
-    let indent = " ".repeat(prefix.len());
     let mut out = String::from(prefix);
-    let mut col = prefix.len();
-    for (i, name) in names.iter().enumerate() {
-        let sep = if i + 1 < names.len() { "," } else { "" };
-        if i > 0 {
-            if col + 1 + name.len() + sep.len() > 100 {
-                out.push('\n');
-                out.push_str(&indent);
-                col = indent.len();
+    let last = names.len().saturating_sub(1);
+    let words: Vec<String> = names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| {
+            if i < last {
+                format!("{n},")
             } else {
-                out.push(' ');
-                col += 1;
+                n.to_string()
             }
-        }
-        out.push_str(name);
-        out.push_str(sep);
-        col += name.len() + sep.len();
-    }
+        })
+        .collect();
+    push_wrapped(
+        &mut out,
+        words.iter().map(String::as_str),
+        prefix.len(),
+        prefix.len(),
+        100,
+    );
     out.push('\n');
     out
 }
@@ -141,27 +142,38 @@ fn wrap_help(text: &str) -> String {
         let lead = line.len() - body.len();
         // Prose continues under miette's own indent; indented lines (the
         // `Let:` bindings, the steps) continue four columns further in.
-        let indent = " ".repeat(if lead > 0 { lead + 4 } else { 0 });
-        let mut col = 0;
+        let indent = if lead > 0 { lead + 4 } else { 0 };
         out.push_str(&line[..lead]);
-        col += lead;
-        for (i, word) in body.split(' ').enumerate() {
-            let w = word.chars().count();
-            if i > 0 {
-                if col + 1 + w > HELP_WIDTH && col > indent.len() + 1 {
-                    out.push('\n');
-                    out.push_str(&indent);
-                    col = indent.len();
-                } else {
-                    out.push(' ');
-                    col += 1;
-                }
-            }
-            out.push_str(word);
-            col += w;
-        }
+        push_wrapped(&mut out, body.split(' '), lead, indent, HELP_WIDTH);
     }
     out
+}
+
+/// Appends `words` to `out` (now at column `col`), separated by spaces,
+/// starting a new line indented by `indent` before a word that would end
+/// past `width`.
+fn push_wrapped<'w>(
+    out: &mut String,
+    words: impl Iterator<Item = &'w str>,
+    mut col: usize,
+    indent: usize,
+    width: usize,
+) {
+    for (i, word) in words.enumerate() {
+        let w = word.chars().count();
+        if i > 0 {
+            if col + 1 + w > width && col > indent + 1 {
+                out.push('\n');
+                out.push_str(&" ".repeat(indent));
+                col = indent;
+            } else {
+                out.push(' ');
+                col += 1;
+            }
+        }
+        out.push_str(word);
+        col += w;
+    }
 }
 
 /// The models the check held the history to, as friendly names, recovered
