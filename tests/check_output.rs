@@ -8,7 +8,7 @@
 use isocheck::check::{self, Analysis, CheckOptions, FoundCycle, Verdict};
 use isocheck::graph::Graph;
 use isocheck::history::{self, Format, History, Val};
-use isocheck::infer::{Anomaly, Dep, InferOptions, Inference, Rel, Version, NO_MOP};
+use isocheck::infer::{Anomaly, Dep, InferOptions, Rel, Version, NO_MOP};
 use isocheck::report::{directory, edn, human, json};
 use std::path::Path;
 
@@ -154,11 +154,7 @@ fn analysis(
         })
         .collect();
     Analysis {
-        inference: Inference {
-            deps: deps.clone(),
-            anomalies,
-            in_graph: vec![true; h.txns.len()],
-        },
+        anomalies,
         deps,
         graph,
         order: None,

@@ -567,13 +567,12 @@ fn explained(g: &Graph, cycle: &[usize]) -> Option<Vec<usize>> {
 /// Positions `i < j` of two edges of a closed walk leaving the same vertex.
 fn repeat(g: &Graph, walk: &[usize]) -> Option<(usize, usize)> {
     let mut seen = std::collections::HashMap::new();
-    for (j, &e) in walk.iter().enumerate() {
+    for j in 0..walk.len() {
         // The vertex an edge leaves is the target of the edge before it.
         let prev = walk[(j + walk.len() - 1) % walk.len()];
         if let Some(i) = seen.insert(g.target(prev), j) {
             return Some((i, j));
         }
-        let _ = e;
     }
     None
 }

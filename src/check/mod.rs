@@ -11,7 +11,7 @@ pub use verdict::{Entry, Validity, Verdict};
 
 use crate::graph::{nontrivial, order, tarjan, Graph};
 use crate::history::{History, TxnId, Val};
-use crate::infer::{self, Dep, InferOptions, Inference, Rel, RelSet, Version, NO_MOP};
+use crate::infer::{self, Anomaly, Dep, InferOptions, Inference, Rel, RelSet, Version, NO_MOP};
 use std::collections::BTreeSet;
 
 /// What to check, with Elle's option names and defaults.
@@ -36,7 +36,8 @@ pub enum OptionError {
 /// Everything the check derived from a history.
 #[derive(Debug)]
 pub struct Analysis {
-    pub inference: Inference,
+    /// The non-cycle anomalies inference found.
+    pub anomalies: Vec<Anomaly>,
     /// The inferred dependencies followed by the session or real-time order
     /// edges the requested anomalies need; [`Graph`] edges index into it.
     pub deps: Vec<Dep>,
@@ -106,10 +107,13 @@ pub fn anomaly_types(
 /// Checks a history: inference, graph, cycle search.
 pub fn analyze(history: &History, opts: &CheckOptions) -> Result<Analysis, OptionError> {
     let (prohibited, reportable) = anomaly_types(opts)?;
-    let inference = infer::infer(history, &opts.infer);
+    let Inference {
+        mut deps,
+        anomalies,
+        ..
+    } = infer::infer(history, &opts.infer);
     let order = order_needed(history, &reportable);
-    let mut deps = inference.deps.clone();
-    deps.extend(order_deps(history, &inference, order));
+    deps.extend(order_deps(history, order));
     let graph = Graph::new(history.txns.len(), &deps);
     let specs = cycles::specs(order);
     let mut found_cycles = Vec::new();
@@ -120,7 +124,7 @@ pub fn analyze(history: &History, opts: &CheckOptions) -> Result<Analysis, Optio
         cycle_exists.extend(found.cycle_exists);
     }
     Ok(Analysis {
-        inference,
+        anomalies,
         deps,
         graph,
         order,
@@ -145,17 +149,12 @@ fn order_needed(history: &History, reportable: &BTreeSet<&'static str>) -> Optio
     }
 }
 
-fn order_deps(history: &History, inference: &Inference, order: Option<Rel>) -> Vec<Dep> {
-    let edges = match order {
-        Some(Rel::Realtime) => order::realtime_edges(history),
-        Some(Rel::Process) => order::process_edges(history),
-        _ => Vec::new(),
+fn order_deps(history: &History, order: Option<Rel>) -> Vec<Dep> {
+    let (rel, edges) = match order {
+        Some(Rel::Realtime) => (Rel::Realtime, order::realtime_edges(history)),
+        Some(Rel::Process) => (Rel::Process, order::process_edges(history)),
+        _ => return Vec::new(),
     };
-    let rel = order.unwrap_or(Rel::Process);
-    // Transactions outside the graph (aborted, or indeterminate and never
-    // observed) keep order edges only as targets: Elle links completed
-    // operations to every later invocation, but nothing follows a failed one.
-    let _ = &inference.in_graph;
     edges
         .into_iter()
         .map(|(from, to)| Dep {

@@ -18,7 +18,7 @@ pub enum Validity {
 pub enum Entry {
     /// `Analysis::cycles[i]`
     Cycle(usize),
-    /// `Analysis::inference.anomalies[i]`
+    /// `Analysis::anomalies[i]`
     Anomaly(usize),
     /// `Analysis::cycle_exists[i]`
     CycleExists(usize),
@@ -46,7 +46,7 @@ impl Verdict {
 /// Every anomaly found, by type, reportable or not.
 fn all_anomalies(a: &Analysis) -> BTreeMap<&'static str, Vec<Entry>> {
     let mut all: BTreeMap<&'static str, Vec<Entry>> = BTreeMap::new();
-    for (i, x) in a.inference.anomalies.iter().enumerate() {
+    for (i, x) in a.anomalies.iter().enumerate() {
         all.entry(x.name()).or_default().push(Entry::Anomaly(i));
     }
     for (i, c) in a.cycles.iter().enumerate() {

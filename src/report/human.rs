@@ -320,7 +320,7 @@ fn finding<'a>(h: &'a History, a: &Analysis, t: &str, i: usize, e: Entry) -> Fin
     let message = format!("{t} #{i}");
     match e {
         Entry::Cycle(c) => cycle(h, a, message, c),
-        Entry::Anomaly(x) => anomaly(h, message, &a.inference.anomalies[x]),
+        Entry::Anomaly(x) => anomaly(h, message, &a.anomalies[x]),
         Entry::CycleExists(c) => {
             let c = &a.cycle_exists[c];
             let scc = scc_indices(h, &c.scc);
@@ -461,6 +461,24 @@ fn read_value(h: &History, m: u32) -> Option<Val> {
     }
 }
 
+/// What a G1a or G1b read observed: the key, the value as text for a label
+/// (` 1`, or nothing when the read shows no value), and the writer's
+/// micro-op that wrote it, when it can be found.
+fn dirty_read(
+    h: &History,
+    mop: u32,
+    element: Option<Val>,
+    writer: TxnId,
+) -> (Val, String, Option<u32>) {
+    let key = h.mops[mop as usize].key;
+    let value = element.or_else(|| read_value(h, mop));
+    let what = value.map_or_else(String::new, |v| {
+        format!(" {}", clip(&h.values.display(v), VALUE_CHARS))
+    });
+    let w = value.and_then(|v| find_mop(h, writer, |m| writes(h, m, key, v)));
+    (key, what, w)
+}
+
 fn anomaly<'a>(h: &'a History, message: String, x: &Anomaly) -> Finding<'a> {
     let show = |v: Val| clip(&h.values.display(v), VALUE_CHARS).into_owned();
     let verb = match h.workload {
@@ -474,9 +492,7 @@ fn anomaly<'a>(h: &'a History, message: String, x: &Anomaly) -> Finding<'a> {
             writer,
             element,
         } => {
-            let key = h.mops[*mop as usize].key;
-            let value = element.or_else(|| read_value(h, *mop));
-            let what = value.map_or_else(String::new, |v| format!(" {}", show(v)));
+            let (key, what, w) = dirty_read(h, *mop, *element, *writer);
             let help = format!(
                 "aborted read: a committed transaction observed{what} in {}, which a failed \
                  transaction {verb}",
@@ -484,7 +500,7 @@ fn anomaly<'a>(h: &'a History, message: String, x: &Anomaly) -> Finding<'a> {
             );
             let mut b = Builder::new(h, message, help);
             b.mop(*mop, format!("observes{what}"));
-            if let Some(w) = value.and_then(|v| find_mop(h, *writer, |m| writes(h, m, key, v))) {
+            if let Some(w) = w {
                 b.mop(w, format!("{verb} by a transaction that failed"));
             } else {
                 b.op_of(*writer, "this transaction failed".to_string());
@@ -497,9 +513,7 @@ fn anomaly<'a>(h: &'a History, message: String, x: &Anomaly) -> Finding<'a> {
             writer,
             element,
         } => {
-            let key = h.mops[*mop as usize].key;
-            let value = element.or_else(|| read_value(h, *mop));
-            let what = value.map_or_else(String::new, |v| format!(" {}", show(v)));
+            let (key, what, w) = dirty_read(h, *mop, *element, *writer);
             let help = format!(
                 "intermediate read: a committed transaction observed{what} in {}, which another \
                  transaction {verb} but then overwrote with a later write of its own",
@@ -507,7 +521,6 @@ fn anomaly<'a>(h: &'a History, message: String, x: &Anomaly) -> Finding<'a> {
             );
             let mut b = Builder::new(h, message, help);
             b.mop(*mop, format!("observes{what}"));
-            let w = value.and_then(|v| find_mop(h, *writer, |m| writes(h, m, key, v)));
             if let Some(w) = w {
                 b.mop(w, "an intermediate write".to_string());
                 let later = h

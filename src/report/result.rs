@@ -97,7 +97,7 @@ pub(crate) fn entry<'a>(h: &'a History, a: &Analysis, e: Entry) -> R<'a> {
                 ("steps", R::Vec(steps)),
             ])
         }
-        Entry::Anomaly(i) => anomaly(h, &a.inference.anomalies[i]),
+        Entry::Anomaly(i) => anomaly(h, &a.anomalies[i]),
         Entry::CycleExists(i) => {
             let c = &a.cycle_exists[i];
             let scc = scc_indices(h, &c.scc);
