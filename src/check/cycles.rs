@@ -182,11 +182,12 @@ pub struct CycleExists {
     pub scc: Vec<u32>,
 }
 
-/// A cycle found: its type and its edges (ids into the [`Graph`]), in order.
+/// A cycle found: its type and its steps, in order, as indices of the
+/// dependencies the [`Graph`] was built from.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FoundCycle {
     pub name: &'static str,
-    pub edges: Vec<usize>,
+    pub steps: Vec<u32>,
 }
 
 /// What the search found in one SCC.
@@ -211,7 +212,10 @@ pub fn search_scc(g: &Graph, scc: &[u32], specs: &[Spec]) -> SccFindings {
             redundant.extend(lattice::all_implied_anomalies([spec.name]));
             cycles.push(FoundCycle {
                 name: spec.name,
-                edges: from_earliest(g, edges),
+                steps: from_earliest(g, edges)
+                    .into_iter()
+                    .map(|e| g.dep(e))
+                    .collect(),
             });
         }
     }

@@ -4,6 +4,8 @@
 
 pub mod cycles;
 pub mod lattice;
+pub mod polygraph;
+pub mod sat;
 pub mod verdict;
 
 pub use cycles::{CycleExists, FoundCycle};
@@ -63,20 +65,14 @@ impl Analysis {
 
     /// The transactions of a cycle, in order, with the first repeated at the end.
     pub fn cycle_txns(&self, c: &FoundCycle) -> Vec<TxnId> {
-        let mut txns: Vec<TxnId> = c
-            .edges
-            .iter()
-            .map(|&e| self.deps[self.graph.dep(e) as usize].from)
-            .collect();
+        let mut txns: Vec<TxnId> = self.cycle_steps(c).map(|d| d.from).collect();
         txns.extend(txns.first().copied());
         txns
     }
 
     /// The dependency behind each step of a cycle.
     pub fn cycle_steps<'a>(&'a self, c: &'a FoundCycle) -> impl Iterator<Item = &'a Dep> + 'a {
-        c.edges
-            .iter()
-            .map(move |&e| &self.deps[self.graph.dep(e) as usize])
+        c.steps.iter().map(move |&i| &self.deps[i as usize])
     }
 }
 

@@ -13,6 +13,7 @@
 //! edges transaction by transaction.
 
 use super::anomaly::{Anomaly, Expected};
+use super::uncertain::{Coalescer, Constraint};
 use super::util::{pack, scalar, FxMap, KeyIds, OpKind, TxnKeys};
 use super::{Dep, Inference, Rel, Version};
 use crate::history::{History, MicroOp, MopKind, MopValue, Status, TxnId, Val};
@@ -222,10 +223,13 @@ pub fn infer(h: &History) -> Inference {
     anomalies.extend(incompatible);
     anomalies.extend(lost);
     anomalies.append(&mut la.garbage);
+    let constraints = la.constraints();
     Inference {
         deps,
         anomalies,
         in_graph: la.in_graph,
+        implied: Vec::new(),
+        constraints,
     }
 }
 
@@ -718,6 +722,38 @@ impl La<'_> {
                 });
             }
         }
+    }
+
+    /// The unobserved appends of a key all follow its last observed element
+    /// (see [`La::append_deps`]), in an order nothing shows: one pure-ww
+    /// constraint per pair of their transactions. Nobody read them, so no rw
+    /// edge depends on their order.
+    fn constraints(&self) -> Vec<Constraint> {
+        let mut unobserved: Vec<&Append> = self
+            .appends
+            .iter()
+            .filter(|a| a.pos == NONE && a.last && self.in_graph[a.txn as usize])
+            .collect();
+        unobserved.sort_unstable_by_key(|a| (a.kid, a.txn));
+        let mut co = Coalescer::default();
+        for group in unobserved.chunk_by(|a, b| a.kid == b.kid) {
+            for (i, x) in group.iter().enumerate() {
+                for y in &group[i + 1..] {
+                    let ww = |a: &Append, b: &Append| Dep {
+                        from: a.txn,
+                        to: b.txn,
+                        rel: Rel::Ww,
+                        key: self.keys.keys[a.kid as usize],
+                        value: Version::Val(scalar(&self.h.mops[a.mop as usize])),
+                        value2: Version::Val(scalar(&self.h.mops[b.mop as usize])),
+                        a_mop: a.mop,
+                        b_mop: b.mop,
+                    };
+                    co.add(x.txn, y.txn, vec![ww(x, y)], vec![ww(y, x)]);
+                }
+            }
+        }
+        co.finish()
     }
 
     /// Elle's first violation per key: distinct committed reads sorted by

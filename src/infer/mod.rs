@@ -10,9 +10,11 @@ mod list_append;
 mod rw_register;
 #[cfg(test)]
 mod tests;
+mod uncertain;
 mod util;
 
 pub use anomaly::Anomaly;
+pub use uncertain::Constraint;
 
 use crate::history::{History, TxnId, Val, Workload};
 
@@ -138,6 +140,11 @@ pub struct Inference {
     /// Transactions that take part in the dependency graph: committed ones,
     /// and indeterminate ones whose writes were observed (SPEC §2.1).
     pub in_graph: Vec<bool>,
+    /// Edges that hold in every model forbidding G1c, on top of `deps`.
+    pub implied: Vec<Dep>,
+    /// What the version order leaves open, one constraint per pair of
+    /// transactions.
+    pub constraints: Vec<Constraint>,
 }
 
 /// Infers dependencies and non-cycle anomalies for the history's workload.

@@ -10,6 +10,7 @@
 //! `ext-writes`: a key's last write).
 
 use super::anomaly::{Anomaly, Expected};
+use super::uncertain::{unordered_pairs, Coalescer, Constraint};
 use super::util::{csr, dedupe, pack, scalar, sccs, Ext, FxMap, KeyIds, TxnKeys};
 use super::{Dep, InferOptions, Inference, Rel, Version};
 use crate::graph::order;
@@ -69,13 +70,17 @@ pub fn infer(h: &History, opts: &InferOptions) -> Inference {
     let (edges, cyclic) = rr.version_graph(opts);
     anomalies.extend(cyclic);
     anomalies.extend(garbage);
+    let readers = rr.readers();
     let mut deps = rr.wr_deps();
-    rr.version_deps(&edges, &mut deps);
+    rr.version_deps(&edges, &readers, &mut deps);
     dedupe(&mut deps);
+    let (implied, constraints) = rr.uncertainty(&edges, &readers);
     Inference {
         deps: deps.into_iter().map(|(_, d)| d).collect(),
         anomalies,
         in_graph: rr.in_graph,
+        implied,
+        constraints,
     }
 }
 
@@ -537,10 +542,8 @@ impl Rr<'_> {
         deps
     }
 
-    /// ww and rw edges for every edge v1 → v2 of the version graph.
-    fn version_deps(&self, edges: &[(u32, u32)], deps: &mut Vec<(u32, Dep)>) {
-        let n = self.node_val.len();
-        // Committed external readers of each version.
+    /// Committed external readers of each version node: `(start, touches)`.
+    fn readers(&self) -> (Vec<u32>, Vec<u32>) {
         let mut reads: Vec<(u32, u32)> = Vec::new(); // (node, touch)
         for (i, t) in self.touches.iter().enumerate() {
             if self.status(t.txn) == Status::Committed {
@@ -549,60 +552,155 @@ impl Rr<'_> {
                 }
             }
         }
-        let (rstart, readers) = csr(n, &reads);
-        let writer = |node: u32| -> Option<Write> {
-            let v = self.node_val[node as usize];
-            if v.is_nil() {
-                return None;
-            }
-            let key = self.keys.keys[self.node_key[node as usize] as usize];
-            let w = *self.writes.get(&pack(key, v))?;
-            (w.ext && self.in_graph[w.txn as usize]).then_some(w)
-        };
-        let version = |node: u32| match self.node_val[node as usize] {
+        csr(self.node_val.len(), &reads)
+    }
+
+    /// The external write in the graph that produced a version node.
+    fn writer(&self, node: u32) -> Option<Write> {
+        let v = self.node_val[node as usize];
+        if v.is_nil() {
+            return None;
+        }
+        let key = self.keys.keys[self.node_key[node as usize] as usize];
+        let w = *self.writes.get(&pack(key, v))?;
+        (w.ext && self.in_graph[w.txn as usize]).then_some(w)
+    }
+
+    fn version(&self, node: u32) -> Version {
+        match self.node_val[node as usize] {
             v if v.is_nil() => Version::Init,
             v => Version::Val(v),
-        };
+        }
+    }
+
+    /// ww and rw edges for every edge v1 → v2 of the version graph.
+    fn version_deps(&self, edges: &[(u32, u32)], readers: &Readers, deps: &mut Vec<(u32, Dep)>) {
         for &(a, b) in edges {
-            let Some(w2) = writer(b) else { continue };
-            let key = self.keys.keys[self.node_key[a as usize] as usize];
-            let (v1, v2) = (version(a), version(b));
-            if let Some(w1) = writer(a) {
-                if w1.txn != w2.txn {
-                    deps.push((
-                        w1.first,
-                        Dep {
-                            from: w1.txn,
-                            to: w2.txn,
-                            rel: Rel::Ww,
-                            key,
-                            value: v1,
-                            value2: v2,
-                            a_mop: w1.mop,
-                            b_mop: w2.mop,
-                        },
-                    ));
-                }
+            self.precedes(a, b, readers, deps);
+        }
+    }
+
+    /// The edges of "version `a` precedes version `b`": ww from `a`'s writer
+    /// and rw from `a`'s readers to `b`'s writer, each with the micro-op
+    /// Elle's explainer orders it by.
+    fn precedes(&self, a: u32, b: u32, (rstart, readers): &Readers, deps: &mut Vec<(u32, Dep)>) {
+        let Some(w2) = self.writer(b) else { return };
+        let key = self.keys.keys[self.node_key[a as usize] as usize];
+        let (v1, v2) = (self.version(a), self.version(b));
+        if let Some(w1) = self.writer(a) {
+            if w1.txn != w2.txn {
+                deps.push((
+                    w1.first,
+                    Dep {
+                        from: w1.txn,
+                        to: w2.txn,
+                        rel: Rel::Ww,
+                        key,
+                        value: v1,
+                        value2: v2,
+                        a_mop: w1.mop,
+                        b_mop: w2.mop,
+                    },
+                ));
             }
-            for &ti in &readers[rstart[a as usize] as usize..rstart[a as usize + 1] as usize] {
-                let touch = &self.touches[ti as usize];
-                let r = touch.ext.read.expect("external read");
-                if touch.txn != w2.txn {
-                    deps.push((
-                        r,
-                        Dep {
-                            from: touch.txn,
-                            to: w2.txn,
-                            rel: Rel::Rw,
-                            key,
-                            value: v1,
-                            value2: v2,
-                            a_mop: r,
-                            b_mop: w2.mop,
-                        },
-                    ));
-                }
+        }
+        for &ti in &readers[rstart[a as usize] as usize..rstart[a as usize + 1] as usize] {
+            let touch = &self.touches[ti as usize];
+            let r = touch.ext.read.expect("external read");
+            if touch.txn != w2.txn {
+                deps.push((
+                    r,
+                    Dep {
+                        from: touch.txn,
+                        to: w2.txn,
+                        rel: Rel::Rw,
+                        key,
+                        value: v1,
+                        value2: v2,
+                        a_mop: r,
+                        b_mop: w2.mop,
+                    },
+                ));
+            }
+        }
+    }
+
+    /// What the version graph leaves open. In every model that forbids G1c,
+    /// a committed transaction that read version `a` of a key and wrote `b`
+    /// installed `b` after `a` (else `b`'s ww edge closes a cycle with the
+    /// wr edge of `a`): those edges are returned as implied. Pairs of
+    /// written versions that the version graph and the implied edges leave
+    /// unordered become constraints.
+    fn uncertainty(&self, edges: &[(u32, u32)], readers: &Readers) -> (Vec<Dep>, Vec<Constraint>) {
+        let known: std::collections::HashSet<(u32, u32)> = edges.iter().copied().collect();
+        let mut by_key: Vec<Vec<(u32, u32)>> = vec![Vec::new(); self.keys.len()];
+        for &(a, b) in edges {
+            if !self.node_val[a as usize].is_nil() {
+                by_key[self.node_key[a as usize] as usize].push((a, b));
+            }
+        }
+        let mut implied = Vec::new();
+        for t in &self.touches {
+            if self.status(t.txn) != Status::Committed {
+                continue;
+            }
+            let (Some(r), Some(w)) = (self.read_val(&t.ext), self.write_val(&t.ext)) else {
+                continue;
+            };
+            let (a, b) = (self.node(t.kid, r), self.node(t.kid, w));
+            if r.is_nil() || a == b || self.writer(a).is_none() {
+                continue;
+            }
+            by_key[t.kid as usize].push((a, b));
+            if !known.contains(&(a, b)) {
+                self.precedes(a, b, readers, &mut implied);
+            }
+        }
+        let mut co = Coalescer::default();
+        for (kid, key_edges) in by_key.iter_mut().enumerate() {
+            self.key_constraints(kid, key_edges, readers, &mut co);
+        }
+        dedupe(&mut implied);
+        (implied.into_iter().map(|(_, d)| d).collect(), co.finish())
+    }
+
+    /// The constraints of one key's unordered pairs of written versions.
+    fn key_constraints(
+        &self,
+        kid: usize,
+        edges: &mut [(u32, u32)],
+        readers: &Readers,
+        co: &mut Coalescer,
+    ) {
+        let (lo, hi) = (self.key_start[kid], self.key_start[kid + 1]);
+        let writers: Vec<u32> = (lo..hi)
+            .filter(|&v| self.writer(v).is_some())
+            .map(|v| v - lo)
+            .collect();
+        if writers.len() < 2 {
+            return;
+        }
+        for e in edges.iter_mut() {
+            *e = (e.0 - lo, e.1 - lo);
+        }
+        // A cycle here is a wr cycle, a G1c the cycle search reports: no
+        // model that needs these constraints can hold.
+        let Some(pairs) = unordered_pairs((hi - lo) as usize, edges, &writers) else {
+            return;
+        };
+        for (x, y) in pairs {
+            let (x, y) = (x + lo, y + lo);
+            let (mut fwd, mut back) = (Vec::new(), Vec::new());
+            self.precedes(x, y, readers, &mut fwd);
+            self.precedes(y, x, readers, &mut back);
+            let (tx, ty) = (self.writer(x), self.writer(y));
+            if let (Some(tx), Some(ty)) = (tx, ty) {
+                let strip = |v: Vec<(u32, Dep)>| v.into_iter().map(|(_, d)| d).collect();
+                co.add(tx.txn, ty.txn, strip(fwd), strip(back));
             }
         }
     }
 }
+
+type Readers = (Vec<u32>, Vec<u32>);
+

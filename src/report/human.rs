@@ -358,7 +358,7 @@ fn cycle<'a>(h: &'a History, a: &Analysis, message: String, c: usize) -> Finding
     let c = &a.cycles[c];
     let help = explanation(h, a, c, OP_CHARS);
     let mut b = Builder::new(h, message, help);
-    let n = c.edges.len().max(1);
+    let n = c.steps.len().max(1);
     let names = names(n);
     for (i, d) in a.cycle_steps(c).enumerate() {
         let (an, bn) = (&names[i % n], &names[(i + 1) % n]);

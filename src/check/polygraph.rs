@@ -1,0 +1,622 @@
+//! Deciding one model when the version order is uncertain (PolySI, SPEC §3):
+//! a known graph, one constraint per transaction pair with two sides, PolySI's
+//! pruning to a fixpoint, and a lazy SAT loop that blocks the cycles of each
+//! candidate resolution until one is acyclic or none can be.
+//!
+//! A model is the acyclicity of its edges; snapshot-isolation models use the
+//! extension `A ; rw?` of their non-rw edges `A`. Both are decided on a
+//! *product graph*: with the extension every transaction has two states
+//! (arrived by an rw hop or not), an A edge leads into the "after A" state
+//! from either state and an rw edge only leaves it, so that a cycle of the
+//! product is exactly a cycle of `A ∪ A;rw`. Without it, one state.
+
+use super::sat::{Lit, Outcome, Sat};
+use crate::graph::tarjan;
+use std::collections::HashSet;
+use std::time::{Duration, Instant};
+
+const NONE: u32 = u32::MAX;
+
+/// An edge of a model's graph between transactions; `rw` marks the
+/// anti-dependency hops the snapshot-isolation extension treats specially.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Edge {
+    pub from: u32,
+    pub to: u32,
+    pub rw: bool,
+}
+
+/// One model's decision problem.
+#[derive(Clone, Debug, Default)]
+pub struct Problem {
+    /// Transactions are `0..txns`.
+    pub txns: u32,
+    /// The model is the acyclicity of `A ; rw?` rather than of all edges.
+    pub extension: bool,
+    /// Edges every resolution has.
+    pub known: Vec<Edge>,
+    /// Per constraint, the edges of each of its sides.
+    pub sides: Vec<[Vec<Edge>; 2]>,
+}
+
+/// How a decision is made.
+#[derive(Clone, Copy, Debug)]
+pub struct Settings {
+    pub pruning: bool,
+    pub deadline: Option<Instant>,
+}
+
+/// What was decided.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Decision {
+    /// Some resolution of every constraint is acyclic.
+    Holds,
+    /// Every resolution has a cycle.
+    Violated,
+    /// Undecided: a timeout or a solver failure.
+    Stopped(String),
+}
+
+/// Time and work per stage, as PolySI reports them.
+#[derive(Clone, Debug, Default)]
+pub struct Stats {
+    pub constraints: usize,
+    pub pruned: usize,
+    pub prune_rounds: u32,
+    pub solver_calls: u32,
+    pub clauses: usize,
+    pub prune: Duration,
+    pub encode: Duration,
+    pub solve: Duration,
+}
+
+impl Problem {
+    fn states(&self) -> u32 {
+        if self.extension {
+            2
+        } else {
+            1
+        }
+    }
+
+    fn nodes(&self) -> usize {
+        (self.txns * self.states()) as usize
+    }
+
+    /// The product arcs of an edge.
+    fn arcs(&self, e: Edge, mut f: impl FnMut(u32, u32)) {
+        if !self.extension {
+            f(e.from, e.to);
+        } else if e.rw {
+            f(2 * e.from + 1, 2 * e.to);
+        } else {
+            f(2 * e.from, 2 * e.to + 1);
+            f(2 * e.from + 1, 2 * e.to + 1);
+        }
+    }
+}
+
+/// Decides the problem.
+pub fn decide(p: &Problem, settings: Settings) -> (Decision, Stats) {
+    let mut stats = Stats {
+        constraints: p.sides.len(),
+        ..Stats::default()
+    };
+    let started = Instant::now();
+    let mut known: Vec<(u32, u32)> = Vec::new();
+    for &e in &p.known {
+        p.arcs(e, |a, b| known.push((a, b)));
+    }
+    let mut forced: Vec<Option<usize>> = vec![None; p.sides.len()];
+    if settings.pruning {
+        match prune(p, &mut known, &mut forced, settings.deadline, &mut stats) {
+            Ok(true) => {}
+            Ok(false) => {
+                stats.prune = started.elapsed();
+                return (Decision::Violated, stats);
+            }
+            Err(stop) => return (Decision::Stopped(stop), stats),
+        }
+    }
+    stats.prune = started.elapsed();
+    stats.pruned = forced.iter().filter(|f| f.is_some()).count();
+    for (c, f) in forced.iter().enumerate() {
+        if let Some(s) = f {
+            for &e in &p.sides[c][*s] {
+                p.arcs(e, |a, b| known.push((a, b)));
+            }
+        }
+    }
+    let open: Vec<usize> = (0..p.sides.len()).filter(|&c| forced[c].is_none()).collect();
+    let encoding = Instant::now();
+    let mut sat = Sat::new(settings.deadline);
+    let mut lazy = Lazy::new(p, known, &open, &mut sat);
+    for c in 0..open.len() {
+        let [x0, x1] = lazy.lits[c];
+        if let Err(e) = sat.clause(&[x0, x1]) {
+            return (Decision::Stopped(e), stats);
+        }
+        // Earlier transactions' writes first: the order a real database
+        // most likely used, so the first model is often acyclic already.
+        sat.prefer(x0);
+        sat.prefer(!x1);
+    }
+    stats.encode = encoding.elapsed();
+    let solving = Instant::now();
+    let outcome = lazy.run(&mut sat, &[]);
+    stats.solve = solving.elapsed();
+    stats.solver_calls = sat.calls;
+    stats.clauses = lazy.blocked.len();
+    let decision = match outcome {
+        Outcome::Sat => Decision::Holds,
+        Outcome::Unsat => Decision::Violated,
+        Outcome::Stopped(why) => Decision::Stopped(why),
+    };
+    (decision, stats)
+}
+
+/// A smallest set of constraints (no member can be dropped) that no
+/// resolution satisfies together with the known edges; `None` if the
+/// problem is satisfiable or the deadline passed.
+pub fn core(p: &Problem, deadline: Option<Instant>) -> Option<Vec<usize>> {
+    let mut known: Vec<(u32, u32)> = Vec::new();
+    for &e in &p.known {
+        p.arcs(e, |a, b| known.push((a, b)));
+    }
+    let all: Vec<usize> = (0..p.sides.len()).collect();
+    let mut sat = Sat::new(deadline);
+    let mut lazy = Lazy::new(p, known, &all, &mut sat);
+    let mut select = Vec::with_capacity(all.len());
+    for c in 0..all.len() {
+        let s = sat.var();
+        let [x0, x1] = lazy.lits[c];
+        sat.clause(&[!s, x0, x1]).ok()?;
+        sat.prefer(!x0);
+        sat.prefer(!x1);
+        select.push(s);
+    }
+    let by_var: std::collections::HashMap<u32, usize> =
+        select.iter().enumerate().map(|(c, s)| (s.var(), c)).collect();
+    let unsat_core = |lazy: &mut Lazy, sat: &mut Sat, set: &[usize]| -> Option<Option<Vec<usize>>> {
+        let assumptions: Vec<Lit> = set.iter().map(|&c| select[c]).collect();
+        match lazy.run(sat, &assumptions) {
+            Outcome::Unsat => {
+                let mut core: Vec<usize> = sat
+                    .core_vars()
+                    .iter()
+                    .filter_map(|v| by_var.get(v).copied())
+                    .collect();
+                core.sort_unstable();
+                Some(Some(core))
+            }
+            Outcome::Sat => Some(None),
+            Outcome::Stopped(_) => None,
+        }
+    };
+    let mut set = unsat_core(&mut lazy, &mut sat, &all)??;
+    let mut i = 0;
+    while i < set.len() {
+        let without: Vec<usize> = set.iter().copied().filter(|&c| c != set[i]).collect();
+        match unsat_core(&mut lazy, &mut sat, &without)? {
+            Some(smaller) => set = smaller,
+            None => i += 1,
+        }
+    }
+    Some(set)
+}
+
+/// PolySI's pruning: a side whose edge closes a cycle with the known graph
+/// is impossible, so the other side is forced and joins the known graph.
+/// Rounds repeat until one forces almost nothing. Returns `Ok(false)` when
+/// some constraint has both sides impossible or the forced edges close a
+/// cycle.
+fn prune(
+    p: &Problem,
+    known: &mut Vec<(u32, u32)>,
+    forced: &mut [Option<usize>],
+    deadline: Option<Instant>,
+    stats: &mut Stats,
+) -> Result<bool, String> {
+    let total = p.sides.len();
+    loop {
+        stats.prune_rounds += 1;
+        let Some(mut reach) = Reach::new(p.nodes(), known) else {
+            return Ok(false);
+        };
+        let mut newly = 0;
+        for c in 0..total {
+            if forced[c].is_some() {
+                continue;
+            }
+            if c % 1024 == 0 && deadline.is_some_and(|d| Instant::now() >= d) {
+                return Err("timeout".into());
+            }
+            let bad = |s: usize, reach: &mut Reach| {
+                p.sides[c][s].iter().any(|&e| {
+                    let mut hit = false;
+                    p.arcs(e, |a, b| hit = hit || reach.reaches(b, a));
+                    hit
+                })
+            };
+            match (bad(0, &mut reach), bad(1, &mut reach)) {
+                (true, true) => return Ok(false),
+                (true, false) => forced[c] = Some(1),
+                (false, true) => forced[c] = Some(0),
+                (false, false) => continue,
+            }
+            newly += 1;
+            let s = forced[c].unwrap_or(0);
+            for &e in &p.sides[c][s] {
+                p.arcs(e, |a, b| known.push((a, b)));
+            }
+        }
+        // PolySI stops once a round forces at most 1% of the constraints.
+        if newly == 0 || newly * 100 <= total {
+            return Ok(Reach::new(p.nodes(), known).is_some());
+        }
+    }
+}
+
+/// Compressed adjacency with a tag per arc.
+struct Csr {
+    start: Vec<u32>,
+    arcs: Vec<(u32, u32)>,
+}
+
+impl Csr {
+    fn new(n: usize, arcs: impl Iterator<Item = (u32, u32, u32)> + Clone) -> Csr {
+        let mut start = vec![0u32; n + 1];
+        for (a, _, _) in arcs.clone() {
+            start[a as usize + 1] += 1;
+        }
+        for i in 0..n {
+            start[i + 1] += start[i];
+        }
+        let mut fill = start.clone();
+        let mut out = vec![(0, 0); start[n] as usize];
+        for (a, b, tag) in arcs {
+            out[fill[a as usize] as usize] = (b, tag);
+            fill[a as usize] += 1;
+        }
+        Csr { start, arcs: out }
+    }
+
+    fn out(&self, v: u32) -> &[(u32, u32)] {
+        &self.arcs[self.start[v as usize] as usize..self.start[v as usize + 1] as usize]
+    }
+}
+
+/// Reachability in an acyclic graph: topological ranks bound a depth-first
+/// search to the vertices that can lie between the two ends.
+struct Reach {
+    csr: Csr,
+    rank: Vec<u32>,
+    seen: Vec<u32>,
+    stamp: u32,
+    stack: Vec<u32>,
+}
+
+impl Reach {
+    /// `None` when the graph has a cycle.
+    fn new(n: usize, arcs: &[(u32, u32)]) -> Option<Reach> {
+        let csr = Csr::new(n, arcs.iter().map(|&(a, b)| (a, b, NONE)));
+        let mut indeg = vec![0u32; n];
+        for &(_, b) in arcs {
+            indeg[b as usize] += 1;
+        }
+        let mut order: Vec<u32> = (0..n as u32).filter(|&v| indeg[v as usize] == 0).collect();
+        let mut i = 0;
+        while i < order.len() {
+            let v = order[i];
+            i += 1;
+            for &(w, _) in csr.out(v) {
+                indeg[w as usize] -= 1;
+                if indeg[w as usize] == 0 {
+                    order.push(w);
+                }
+            }
+        }
+        if order.len() != n {
+            return None;
+        }
+        let mut rank = vec![0u32; n];
+        for (r, &v) in order.iter().enumerate() {
+            rank[v as usize] = r as u32;
+        }
+        Some(Reach {
+            csr,
+            rank,
+            seen: vec![0; n],
+            stamp: 0,
+            stack: Vec::new(),
+        })
+    }
+
+    /// Whether a non-empty path leads from `s` to `t`, or `s == t`.
+    fn reaches(&mut self, s: u32, t: u32) -> bool {
+        if s == t {
+            return true;
+        }
+        let limit = self.rank[t as usize];
+        if self.rank[s as usize] > limit {
+            return false;
+        }
+        self.stamp += 1;
+        self.stack.clear();
+        self.stack.push(s);
+        self.seen[s as usize] = self.stamp;
+        while let Some(v) = self.stack.pop() {
+            for &(w, _) in self.csr.out(v) {
+                if w == t {
+                    return true;
+                }
+                if self.seen[w as usize] != self.stamp && self.rank[w as usize] < limit {
+                    self.seen[w as usize] = self.stamp;
+                    self.stack.push(w);
+                }
+            }
+        }
+        false
+    }
+}
+
+/// The lazy acyclicity loop over a set of open constraints.
+struct Lazy<'p> {
+    p: &'p Problem,
+    known: Csr,
+    /// The constraints of the problem this loop decides.
+    open: Vec<usize>,
+    /// Per open constraint, the literal of each side.
+    lits: Vec<[Lit; 2]>,
+    /// Blocking clauses added so far, as sorted side ids (`2 × open index + side`).
+    blocked: HashSet<Vec<u32>>,
+}
+
+/// At most this many cycles are blocked per strongly connected component
+/// and round: enough to stop the solver from returning nearly the same
+/// model again, few enough to keep a round cheap.
+const CYCLES_PER_SCC: usize = 256;
+
+impl<'p> Lazy<'p> {
+    fn new(p: &'p Problem, known: Vec<(u32, u32)>, open: &[usize], sat: &mut Sat) -> Lazy<'p> {
+        let known = Csr::new(p.nodes(), known.iter().map(|&(a, b)| (a, b, NONE)));
+        let lits = open.iter().map(|_| [sat.var(), sat.var()]).collect();
+        Lazy {
+            p,
+            known,
+            open: open.to_vec(),
+            lits,
+            blocked: HashSet::new(),
+        }
+    }
+
+    /// Solves under the assumptions, blocking cycles until a model is
+    /// acyclic (`Sat`) or none is (`Unsat`).
+    fn run(&mut self, sat: &mut Sat, assumptions: &[Lit]) -> Outcome {
+        loop {
+            match sat.solve(assumptions) {
+                Outcome::Sat => {}
+                other => return other,
+            }
+            let clauses = self.cycles(sat);
+            if clauses.is_empty() {
+                return Outcome::Sat;
+            }
+            for clause in clauses {
+                let lits: Vec<Lit> = clause
+                    .iter()
+                    .map(|&id| !self.lits[id as usize / 2][id as usize % 2])
+                    .collect();
+                if let Err(e) = sat.clause(&lits) {
+                    return Outcome::Stopped(e);
+                }
+                self.blocked.insert(clause);
+            }
+        }
+    }
+
+    /// The blocking clauses of the cycles in the current model's graph.
+    fn cycles(&self, sat: &Sat) -> Vec<Vec<u32>> {
+        let p = self.p;
+        let mut chosen: Vec<(u32, u32, u32)> = Vec::new();
+        for (i, &c) in self.open.iter().enumerate() {
+            for s in 0..2 {
+                if sat.value(self.lits[i][s]) {
+                    let id = (2 * i + s) as u32;
+                    for &e in &p.sides[c][s] {
+                        p.arcs(e, |a, b| chosen.push((a, b, id)));
+                    }
+                }
+            }
+        }
+        let n = p.nodes();
+        let chosen_csr = Csr::new(n, chosen.iter().copied());
+        let (comp, _) = tarjan(n, |v, out| {
+            out.extend(self.known.out(v).iter().map(|&(w, _)| w));
+            out.extend(chosen_csr.out(v).iter().map(|&(w, _)| w));
+        });
+        let mut per_comp: std::collections::HashMap<u32, usize> = Default::default();
+        let mut bfs = Bfs::new(n);
+        let mut clauses: Vec<Vec<u32>> = Vec::new();
+        let mut fresh: HashSet<Vec<u32>> = HashSet::new();
+        let mut covered: HashSet<u32> = HashSet::new();
+        for &(a, b, id) in &chosen {
+            let c = comp[a as usize];
+            if c != comp[b as usize] || covered.contains(&id) {
+                continue;
+            }
+            let count = per_comp.entry(c).or_insert(0);
+            if *count >= CYCLES_PER_SCC {
+                continue;
+            }
+            let Some(mut clause) = bfs.cycle(b, a, &comp, &self.known, &chosen_csr) else {
+                continue;
+            };
+            clause.push(id);
+            clause.sort_unstable();
+            clause.dedup();
+            if self.blocked.contains(&clause) || !fresh.insert(clause.clone()) {
+                continue;
+            }
+            *count += 1;
+            covered.extend(clause.iter().copied());
+            clauses.push(clause);
+        }
+        clauses
+    }
+}
+
+/// Breadth-first search for the shortest path closing a cycle.
+struct Bfs {
+    parent: Vec<(u32, u32)>,
+    seen: Vec<u32>,
+    stamp: u32,
+    queue: std::collections::VecDeque<u32>,
+}
+
+impl Bfs {
+    fn new(n: usize) -> Bfs {
+        Bfs {
+            parent: vec![(NONE, NONE); n],
+            seen: vec![0; n],
+            stamp: 0,
+            queue: Default::default(),
+        }
+    }
+
+    /// The side ids on a shortest path from `s` to `t` inside `s`'s
+    /// component.
+    fn cycle(&mut self, s: u32, t: u32, comp: &[u32], known: &Csr, chosen: &Csr) -> Option<Vec<u32>> {
+        self.stamp += 1;
+        self.queue.clear();
+        self.queue.push_back(s);
+        self.seen[s as usize] = self.stamp;
+        let c = comp[s as usize];
+        while let Some(v) = self.queue.pop_front() {
+            if v == t {
+                let mut ids = Vec::new();
+                let mut x = t;
+                while x != s {
+                    let (prev, id) = self.parent[x as usize];
+                    if id != NONE {
+                        ids.push(id);
+                    }
+                    x = prev;
+                }
+                return Some(ids);
+            }
+            for &(w, id) in known.out(v).iter().chain(chosen.out(v)) {
+                if comp[w as usize] == c && self.seen[w as usize] != self.stamp {
+                    self.seen[w as usize] = self.stamp;
+                    self.parent[w as usize] = (v, id);
+                    self.queue.push_back(w);
+                }
+            }
+        }
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn e(from: u32, to: u32) -> Edge {
+        Edge {
+            from,
+            to,
+            rw: false,
+        }
+    }
+
+    fn rw(from: u32, to: u32) -> Edge {
+        Edge { from, to, rw: true }
+    }
+
+    fn run(p: &Problem, pruning: bool) -> Decision {
+        decide(
+            p,
+            Settings {
+                pruning,
+                deadline: None,
+            },
+        )
+        .0
+    }
+
+    #[test]
+    fn pruning_forces_the_side_that_keeps_the_graph_acyclic() {
+        // 0 → 1 known; constraint {1 → 0} or {0 → 2}.
+        let p = Problem {
+            txns: 3,
+            extension: false,
+            known: vec![e(0, 1)],
+            sides: vec![[vec![e(1, 0)], vec![e(0, 2)]]],
+        };
+        let (d, stats) = decide(
+            &p,
+            Settings {
+                pruning: true,
+                deadline: None,
+            },
+        );
+        assert_eq!(d, Decision::Holds);
+        assert_eq!(stats.pruned, 1);
+        assert_eq!(run(&p, false), Decision::Holds);
+    }
+
+    #[test]
+    fn both_sides_impossible_is_a_violation() {
+        let p = Problem {
+            txns: 3,
+            extension: false,
+            known: vec![e(0, 1), e(1, 2)],
+            sides: vec![[vec![e(2, 0)], vec![e(1, 0)]]],
+        };
+        assert_eq!(run(&p, true), Decision::Violated);
+        assert_eq!(run(&p, false), Decision::Violated);
+        assert_eq!(core(&p, None), Some(vec![0]));
+    }
+
+    #[test]
+    fn the_solver_finds_the_one_acyclic_combination() {
+        // Two constraints, each of whose sides is fine alone; only one
+        // combination of the four (the second side, then the first) avoids
+        // a cycle, and it is not the one the phases suggest.
+        let p = Problem {
+            txns: 4,
+            extension: false,
+            known: vec![e(0, 1), e(2, 3)],
+            sides: vec![[vec![e(1, 2)], vec![e(3, 0)]], [vec![e(3, 0)], vec![e(1, 2)]]],
+        };
+        assert_eq!(run(&p, false), Decision::Holds);
+        // Each side of this second constraint is acyclic alone but cycles
+        // with either side of the first: every combination does.
+        let mut q = p.clone();
+        q.sides[1] = [vec![e(2, 0), e(1, 3)], vec![e(3, 1), e(0, 2)]];
+        assert_eq!(run(&q, false), Decision::Violated);
+        assert_eq!(run(&q, true), Decision::Violated);
+        assert_eq!(core(&q, None), Some(vec![0, 1]));
+    }
+
+    #[test]
+    fn two_adjacent_rw_hops_are_allowed_by_the_extension() {
+        // Write skew: 0 -rw-> 1 -rw-> 0 is no cycle of A;rw?.
+        let p = Problem {
+            txns: 2,
+            extension: true,
+            known: vec![],
+            sides: vec![[vec![rw(0, 1), rw(1, 0)], vec![e(0, 1)]]],
+        };
+        assert_eq!(run(&p, false), Decision::Holds);
+        // An A hop between them makes it one: 0 -ww-> 1 -rw-> 0.
+        let q = Problem {
+            txns: 2,
+            extension: true,
+            known: vec![e(0, 1)],
+            sides: vec![[vec![rw(1, 0)], vec![rw(1, 0), e(1, 0)]]],
+        };
+        assert_eq!(run(&q, true), Decision::Violated);
+        assert_eq!(run(&q, false), Decision::Violated);
+    }
+}

@@ -1,0 +1,147 @@
+//! What inference cannot decide: pairs of transactions whose writes to some
+//! keys were installed in an unknown order (PolySI's generalized constraints,
+//! SPEC §2.3), and the edges that hold in every model forbidding G1c.
+
+use super::util::FxMap;
+use super::Dep;
+use crate::history::TxnId;
+
+/// Two transactions that both wrote some keys in an unknown order. Either
+/// `a`'s versions precede `b`'s on every such key (`sides[0]`: ww `a → b`
+/// and rw from the readers of `a`'s versions to `b`), or the reverse
+/// (`sides[1]`). Mixing orders across keys would be a ww cycle (G0), which
+/// every model forbids, so one choice per pair is exact.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Constraint {
+    pub a: TxnId,
+    pub b: TxnId,
+    pub sides: [Vec<Dep>; 2],
+}
+
+/// Collects one constraint per transaction pair.
+#[derive(Default)]
+pub(super) struct Coalescer {
+    index: FxMap<u64, u32>,
+    out: Vec<Constraint>,
+}
+
+impl Coalescer {
+    /// Adds the edges of "`t1`'s write precedes `t2`'s" (`first`) and of the
+    /// reverse (`second`) to the pair's constraint.
+    pub fn add(&mut self, t1: TxnId, t2: TxnId, first: Vec<Dep>, second: Vec<Dep>) {
+        let (a, b, fwd, back) = if t1 < t2 {
+            (t1, t2, first, second)
+        } else {
+            (t2, t1, second, first)
+        };
+        let key = (a as u64) << 32 | b as u64;
+        let next = self.out.len() as u32;
+        let i = *self.index.entry(key).or_insert(next) as usize;
+        if i == self.out.len() {
+            self.out.push(Constraint {
+                a,
+                b,
+                sides: [Vec::new(), Vec::new()],
+            });
+        }
+        self.out[i].sides[0].extend(fwd);
+        self.out[i].sides[1].extend(back);
+    }
+
+    /// The constraints, ordered by transaction pair.
+    pub fn finish(mut self) -> Vec<Constraint> {
+        self.out.sort_unstable_by_key(|c| (c.a, c.b));
+        self.out
+    }
+}
+
+/// Which pairs of `n` versions of one key a partial order leaves unordered.
+/// `edges` are the order's edges between local version ids `0..n`;
+/// `writers` the versions we need pairs of. Returns `None` when the edges
+/// have a cycle.
+pub(super) fn unordered_pairs(
+    n: usize,
+    edges: &[(u32, u32)],
+    writers: &[u32],
+) -> Option<Vec<(u32, u32)>> {
+    let mut pairs = Vec::new();
+    if edges.is_empty() {
+        for (i, &x) in writers.iter().enumerate() {
+            pairs.extend(writers[i + 1..].iter().map(|&y| (x, y)));
+        }
+        return Some(pairs);
+    }
+    let topo = topological(n, edges)?;
+    let words = writers.len().div_ceil(64);
+    let mut bit_of = vec![u32::MAX; n];
+    for (i, &w) in writers.iter().enumerate() {
+        bit_of[w as usize] = i as u32;
+    }
+    // reach[v]: the writer versions strictly after v.
+    let mut reach = vec![0u64; n * words];
+    let mut succ: Vec<Vec<u32>> = vec![Vec::new(); n];
+    for &(a, b) in edges {
+        succ[a as usize].push(b);
+    }
+    for &v in topo.iter().rev() {
+        for &s in &succ[v as usize] {
+            let (vs, ss) = (v as usize * words, s as usize * words);
+            for k in 0..words {
+                reach[vs + k] |= reach[ss + k];
+            }
+            if bit_of[s as usize] != u32::MAX {
+                let b = bit_of[s as usize] as usize;
+                reach[vs + b / 64] |= 1 << (b % 64);
+            }
+        }
+    }
+    let has = |v: u32, b: usize| reach[v as usize * words + b / 64] & (1 << (b % 64)) != 0;
+    for (i, &x) in writers.iter().enumerate() {
+        for (j, &y) in writers.iter().enumerate().skip(i + 1) {
+            if !has(x, j) && !has(y, i) {
+                pairs.push((x, y));
+            }
+        }
+    }
+    Some(pairs)
+}
+
+/// A topological order of `0..n`, or `None` on a cycle (Kahn).
+fn topological(n: usize, edges: &[(u32, u32)]) -> Option<Vec<u32>> {
+    let mut indeg = vec![0u32; n];
+    let mut succ: Vec<Vec<u32>> = vec![Vec::new(); n];
+    for &(a, b) in edges {
+        indeg[b as usize] += 1;
+        succ[a as usize].push(b);
+    }
+    let mut order: Vec<u32> = (0..n as u32).filter(|&v| indeg[v as usize] == 0).collect();
+    let mut i = 0;
+    while i < order.len() {
+        let v = order[i] as usize;
+        i += 1;
+        for &s in &succ[v] {
+            indeg[s as usize] -= 1;
+            if indeg[s as usize] == 0 {
+                order.push(s);
+            }
+        }
+    }
+    (order.len() == n).then_some(order)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unordered_pairs_follow_the_transitive_order() {
+        // 0 < 1 < 2, 3 alone.
+        let pairs = unordered_pairs(4, &[(0, 1), (1, 2)], &[0, 1, 2, 3]).unwrap();
+        assert_eq!(pairs, vec![(0, 3), (1, 3), (2, 3)]);
+        assert_eq!(
+            unordered_pairs(3, &[], &[0, 1, 2]).unwrap(),
+            vec![(0, 1), (0, 2), (1, 2)]
+        );
+        assert!(unordered_pairs(2, &[(0, 1), (1, 0)], &[0, 1]).is_none());
+    }
+}
