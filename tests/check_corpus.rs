@@ -23,6 +23,10 @@ struct Answer {
 fn ours(h: &History, models: Option<&str>) -> Answer {
     let opts = CheckOptions {
         consistency_models: models.map(|m| vec![m.to_string()]),
+        solve: check::SolveOptions {
+            enabled: false,
+            ..Default::default()
+        },
         ..Default::default()
     };
     let a = check::analyze(h, &opts).expect("valid options");

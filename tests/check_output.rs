@@ -84,6 +84,7 @@ fn options(c: &Case) -> CheckOptions {
             sequential_keys: c.sequential_keys,
             ..InferOptions::default()
         },
+        ..CheckOptions::default()
     }
 }
 
@@ -153,6 +154,9 @@ fn analysis(
         order: None,
         cycles,
         cycle_exists: Vec::new(),
+        forced: Vec::new(),
+        stopped: Vec::new(),
+        solved: Vec::new(),
         prohibited,
         reportable,
     }

@@ -150,6 +150,11 @@ fn check_text(text: &str, o: &Opts) -> (Validity, Vec<String>, Vec<String>) {
         consistency_models: o.models.map(|m| m.iter().map(|s| s.to_string()).collect()),
         anomalies: o.anomalies.iter().map(|s| s.to_string()).collect(),
         infer: o.infer,
+        solve: check::SolveOptions {
+            enabled: false,
+            ..Default::default()
+        },
+        ..CheckOptions::default()
     };
     let analysis = check::analyze(&h, &opts).expect("options are valid");
     let v = check::verdict::verdict(&analysis);

@@ -61,7 +61,7 @@ pub struct Spec {
 }
 
 impl Spec {
-    fn allowed(self) -> RelSet {
+    pub fn allowed(self) -> RelSet {
         let mut rels = Rel::Ww.bit();
         if self.base != Base::G0 {
             rels = rels.union(Rel::Wr.bit());
@@ -136,10 +136,10 @@ pub fn classify(rels: &[Rel]) -> &'static str {
 /// `cycle-exists-specs`): `base` relations, and with `extension` the
 /// sequential extension `base ; rw?`.
 #[derive(Clone, Copy, Debug)]
-struct ModelGraph {
-    model: &'static str,
-    base: RelSet,
-    extension: bool,
+pub(super) struct ModelGraph {
+    pub model: &'static str,
+    pub base: RelSet,
+    pub extension: bool,
 }
 
 const WW: RelSet = RelSet::of(&[Rel::Ww]);
@@ -148,7 +148,7 @@ const WWRRW: RelSet = RelSet::of(&[Rel::Ww, Rel::Wr, Rel::Rw]);
 const P: RelSet = RelSet::of(&[Rel::Process]);
 const RT: RelSet = RelSet::of(&[Rel::Realtime]);
 
-const MODEL_GRAPHS: [ModelGraph; 13] = [
+pub(super) const MODEL_GRAPHS: [ModelGraph; 13] = [
     mg("PL-1", WW, false),
     mg("PL-2", WWR, false),
     mg("PL-SI", WWR, true),

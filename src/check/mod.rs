@@ -6,9 +6,11 @@ pub mod cycles;
 pub mod lattice;
 pub mod polygraph;
 pub mod sat;
+pub mod uncertain;
 pub mod verdict;
 
 pub use cycles::{CycleExists, FoundCycle};
+pub use uncertain::{Case, Forced, SolveOptions, Solved, Stopped};
 pub use verdict::{Entry, Validity, Verdict};
 
 use crate::graph::{nontrivial, order, tarjan, Graph};
@@ -24,6 +26,7 @@ pub struct CheckOptions {
     /// `:anomalies`: specific anomalies to prohibit in addition.
     pub anomalies: Vec<String>,
     pub infer: InferOptions,
+    pub solve: SolveOptions,
 }
 
 /// Options that name no model or anomaly Elle knows.
@@ -50,6 +53,12 @@ pub struct Analysis {
     pub cycles: Vec<FoundCycle>,
     /// Models whose subgraph has a cycle, per SCC.
     pub cycle_exists: Vec<CycleExists>,
+    /// Cycles that every version order the history allows closes.
+    pub forced: Vec<Forced>,
+    /// Models the solver could not decide.
+    pub stopped: Vec<Stopped>,
+    /// How each model with uncertain orders was decided.
+    pub solved: Vec<Solved>,
     /// Anomaly types that make the history invalid.
     pub prohibited: BTreeSet<&'static str>,
     /// Anomaly types worth reporting.
@@ -106,6 +115,8 @@ pub fn analyze(history: &History, opts: &CheckOptions) -> Result<Analysis, Optio
     let Inference {
         mut deps,
         anomalies,
+        implied,
+        constraints,
         ..
     } = infer::infer(history, &opts.infer);
     let order = order_needed(history, &reportable);
@@ -119,16 +130,21 @@ pub fn analyze(history: &History, opts: &CheckOptions) -> Result<Analysis, Optio
         found_cycles.extend(found.cycles);
         cycle_exists.extend(found.cycle_exists);
     }
-    Ok(Analysis {
+    let mut analysis = Analysis {
         anomalies,
         deps,
         graph,
         order,
         cycles: found_cycles,
         cycle_exists,
+        forced: Vec::new(),
+        stopped: Vec::new(),
+        solved: Vec::new(),
         prohibited,
         reportable,
-    })
+    };
+    uncertain::decide_all(&mut analysis, &implied, &constraints, &opts.solve);
+    Ok(analysis)
 }
 
 /// Elle builds the real-time graph when a reportable anomaly needs it, else

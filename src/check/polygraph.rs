@@ -68,6 +68,8 @@ pub struct Stats {
     pub prune: Duration,
     pub encode: Duration,
     pub solve: Duration,
+    /// Of `solve`, the time spent finding cycles in candidate models.
+    pub cycles: Duration,
 }
 
 impl Problem {
@@ -83,6 +85,16 @@ impl Problem {
         (self.txns * self.states()) as usize
     }
 
+    /// The transactions of a constraint whose order side 0 puts first and
+    /// second: the ends of its first ww edge.
+    fn ends(&self, c: usize) -> (u32, u32) {
+        let e = self.sides[c][0]
+            .iter()
+            .find(|e| !e.rw)
+            .or(self.sides[c][0].first());
+        e.map_or((0, 0), |e| (e.from, e.to))
+    }
+
     /// The product arcs of an edge.
     fn arcs(&self, e: Edge, mut f: impl FnMut(u32, u32)) {
         if !self.extension {
@@ -96,8 +108,10 @@ impl Problem {
     }
 }
 
-/// Decides the problem.
-pub fn decide(p: &Problem, settings: Settings) -> (Decision, Stats) {
+/// Decides the problem. A violation comes with the constraints it was found
+/// with (every constraint when the solver found it; those pruning forced
+/// when pruning did): a core lies among them.
+pub fn decide(p: &Problem, settings: Settings) -> (Decision, Stats, Vec<usize>) {
     let mut stats = Stats {
         constraints: p.sides.len(),
         ..Stats::default()
@@ -110,12 +124,12 @@ pub fn decide(p: &Problem, settings: Settings) -> (Decision, Stats) {
     let mut forced: Vec<Option<usize>> = vec![None; p.sides.len()];
     if settings.pruning {
         match prune(p, &mut known, &mut forced, settings.deadline, &mut stats) {
-            Ok(true) => {}
-            Ok(false) => {
+            Ok(None) => {}
+            Ok(Some(suspects)) => {
                 stats.prune = started.elapsed();
-                return (Decision::Violated, stats);
+                return (Decision::Violated, stats, suspects);
             }
-            Err(stop) => return (Decision::Stopped(stop), stats),
+            Err(stop) => return (Decision::Stopped(stop), stats, Vec::new()),
         }
     }
     stats.prune = started.elapsed();
@@ -127,19 +141,28 @@ pub fn decide(p: &Problem, settings: Settings) -> (Decision, Stats) {
             }
         }
     }
-    let open: Vec<usize> = (0..p.sides.len()).filter(|&c| forced[c].is_none()).collect();
+    let open: Vec<usize> = (0..p.sides.len())
+        .filter(|&c| forced[c].is_none())
+        .collect();
     let encoding = Instant::now();
     let mut sat = Sat::new(settings.deadline);
+    // Hint each constraint toward a topological order of the known graph
+    // (ties broken by position in the history): the order a real database
+    // most likely used, so that the first model is often nearly acyclic.
+    // The loop only looks for cycles through open constraints' edges, so
+    // the known graph must be acyclic itself.
+    let Some(Reach { rank, .. }) = Reach::new(p.nodes(), &known) else {
+        let suspects = (0..p.sides.len())
+            .filter(|&c| forced[c].is_some())
+            .collect();
+        return (Decision::Violated, stats, suspects);
+    };
     let mut lazy = Lazy::new(p, known, &open, &mut sat);
-    for c in 0..open.len() {
-        let [x0, x1] = lazy.lits[c];
-        if let Err(e) = sat.clause(&[x0, x1]) {
-            return (Decision::Stopped(e), stats);
-        }
-        // Earlier transactions' writes first: the order a real database
-        // most likely used, so the first model is often acyclic already.
-        sat.prefer(x0);
-        sat.prefer(!x1);
+    let last = p.states() - 1;
+    for (i, &c) in open.iter().enumerate() {
+        let (a, b) = p.ends(c);
+        let first = rank[(a * p.states() + last) as usize] < rank[(b * p.states() + last) as usize];
+        sat.prefer(if first { lazy.lits[i] } else { !lazy.lits[i] });
     }
     stats.encode = encoding.elapsed();
     let solving = Instant::now();
@@ -147,53 +170,59 @@ pub fn decide(p: &Problem, settings: Settings) -> (Decision, Stats) {
     stats.solve = solving.elapsed();
     stats.solver_calls = sat.calls;
     stats.clauses = lazy.blocked.len();
+    stats.cycles = lazy.graph_time;
     let decision = match outcome {
         Outcome::Sat => Decision::Holds,
         Outcome::Unsat => Decision::Violated,
         Outcome::Stopped(why) => Decision::Stopped(why),
     };
-    (decision, stats)
+    (decision, stats, (0..p.sides.len()).collect())
 }
 
-/// A smallest set of constraints (no member can be dropped) that no
-/// resolution satisfies together with the known edges; `None` if the
-/// problem is satisfiable or the deadline passed.
-pub fn core(p: &Problem, deadline: Option<Instant>) -> Option<Vec<usize>> {
+/// A smallest set of constraints among `suspects` (no member can be
+/// dropped) that no resolution satisfies together with the known edges:
+/// empty when the known edges cycle alone. `None` if the suspects are
+/// satisfiable or the deadline passed.
+pub fn core(p: &Problem, suspects: &[usize], deadline: Option<Instant>) -> Option<Vec<usize>> {
     let mut known: Vec<(u32, u32)> = Vec::new();
     for &e in &p.known {
         p.arcs(e, |a, b| known.push((a, b)));
     }
-    let all: Vec<usize> = (0..p.sides.len()).collect();
+    if Reach::new(p.nodes(), &known).is_none() {
+        return Some(Vec::new());
+    }
+    let all: Vec<usize> = suspects.to_vec();
     let mut sat = Sat::new(deadline);
     let mut lazy = Lazy::new(p, known, &all, &mut sat);
-    let mut select = Vec::with_capacity(all.len());
-    for c in 0..all.len() {
-        let s = sat.var();
-        let [x0, x1] = lazy.lits[c];
-        sat.clause(&[!s, x0, x1]).ok()?;
-        sat.prefer(!x0);
-        sat.prefer(!x1);
-        select.push(s);
+    let select: Vec<Lit> = all.iter().map(|_| sat.var()).collect();
+    for &x in &lazy.lits {
+        sat.prefer(x);
     }
-    let by_var: std::collections::HashMap<u32, usize> =
-        select.iter().enumerate().map(|(c, s)| (s.var(), c)).collect();
-    let unsat_core = |lazy: &mut Lazy, sat: &mut Sat, set: &[usize]| -> Option<Option<Vec<usize>>> {
-        let assumptions: Vec<Lit> = set.iter().map(|&c| select[c]).collect();
-        match lazy.run(sat, &assumptions) {
-            Outcome::Unsat => {
-                let mut core: Vec<usize> = sat
-                    .core_vars()
-                    .iter()
-                    .filter_map(|v| by_var.get(v).copied())
-                    .collect();
-                core.sort_unstable();
-                Some(Some(core))
+    lazy.select = Some(select.clone());
+    let by_var: std::collections::HashMap<u32, usize> = select
+        .iter()
+        .enumerate()
+        .map(|(c, s)| (s.var(), c))
+        .collect();
+    let unsat_core =
+        |lazy: &mut Lazy, sat: &mut Sat, set: &[usize]| -> Option<Option<Vec<usize>>> {
+            let assumptions: Vec<Lit> = set.iter().map(|&c| select[c]).collect();
+            match lazy.run(sat, &assumptions) {
+                Outcome::Unsat => {
+                    let mut core: Vec<usize> = sat
+                        .core_vars()
+                        .iter()
+                        .filter_map(|v| by_var.get(v).copied())
+                        .collect();
+                    core.sort_unstable();
+                    Some(Some(core))
+                }
+                Outcome::Sat => Some(None),
+                Outcome::Stopped(_) => None,
             }
-            Outcome::Sat => Some(None),
-            Outcome::Stopped(_) => None,
-        }
-    };
-    let mut set = unsat_core(&mut lazy, &mut sat, &all)??;
+        };
+    let positions: Vec<usize> = (0..all.len()).collect();
+    let mut set = unsat_core(&mut lazy, &mut sat, &positions)??;
     let mut i = 0;
     while i < set.len() {
         let without: Vec<usize> = set.iter().copied().filter(|&c| c != set[i]).collect();
@@ -202,26 +231,31 @@ pub fn core(p: &Problem, deadline: Option<Instant>) -> Option<Vec<usize>> {
             None => i += 1,
         }
     }
-    Some(set)
+    Some(set.into_iter().map(|i| all[i]).collect())
 }
 
 /// PolySI's pruning: a side whose edge closes a cycle with the known graph
 /// is impossible, so the other side is forced and joins the known graph.
-/// Rounds repeat until one forces almost nothing. Returns `Ok(false)` when
-/// some constraint has both sides impossible or the forced edges close a
-/// cycle.
+/// Rounds repeat until one forces almost nothing. Returns the constraints
+/// behind a violation when some constraint has both sides impossible or the
+/// forced edges close a cycle.
 fn prune(
     p: &Problem,
     known: &mut Vec<(u32, u32)>,
     forced: &mut [Option<usize>],
     deadline: Option<Instant>,
     stats: &mut Stats,
-) -> Result<bool, String> {
+) -> Result<Option<Vec<usize>>, String> {
     let total = p.sides.len();
+    let suspects = |forced: &[Option<usize>], extra: Option<usize>| {
+        let mut v: Vec<usize> = (0..forced.len()).filter(|&c| forced[c].is_some()).collect();
+        v.extend(extra);
+        v
+    };
     loop {
         stats.prune_rounds += 1;
         let Some(mut reach) = Reach::new(p.nodes(), known) else {
-            return Ok(false);
+            return Ok(Some(suspects(forced, None)));
         };
         let mut newly = 0;
         for c in 0..total {
@@ -239,7 +273,7 @@ fn prune(
                 })
             };
             match (bad(0, &mut reach), bad(1, &mut reach)) {
-                (true, true) => return Ok(false),
+                (true, true) => return Ok(Some(suspects(forced, Some(c)))),
                 (true, false) => forced[c] = Some(1),
                 (false, true) => forced[c] = Some(0),
                 (false, false) => continue,
@@ -250,9 +284,13 @@ fn prune(
                 p.arcs(e, |a, b| known.push((a, b)));
             }
         }
-        // PolySI stops once a round forces at most 1% of the constraints.
+        // PolySI stops once a round forces at most 1% of the constraints:
+        // past that, rounds cost more than the solver needs for the rest.
         if newly == 0 || newly * 100 <= total {
-            return Ok(Reach::new(p.nodes(), known).is_some());
+            if Reach::new(p.nodes(), known).is_some() {
+                return Ok(None);
+            }
+            return Ok(Some(suspects(forced, None)));
         }
     }
 }
@@ -366,27 +404,47 @@ struct Lazy<'p> {
     known: Csr,
     /// The constraints of the problem this loop decides.
     open: Vec<usize>,
-    /// Per open constraint, the literal of each side.
-    lits: Vec<[Lit; 2]>,
+    /// Per open constraint, the literal that takes its first side (its
+    /// negation takes the second).
+    lits: Vec<Lit>,
+    /// Per open constraint, a literal without which it imposes neither side
+    /// (for cores); `None`: every constraint holds.
+    select: Option<Vec<Lit>>,
     /// Blocking clauses added so far, as sorted side ids (`2 × open index + side`).
     blocked: HashSet<Vec<u32>>,
+    /// Time spent finding cycles.
+    graph_time: Duration,
 }
 
 /// At most this many cycles are blocked per strongly connected component
 /// and round: enough to stop the solver from returning nearly the same
 /// model again, few enough to keep a round cheap.
-const CYCLES_PER_SCC: usize = 256;
+const CYCLES_PER_SCC: usize = 2048;
+
+/// Arcs one bounded search may scan.
+const BFS_ARCS: u64 = 1 << 16;
 
 impl<'p> Lazy<'p> {
     fn new(p: &'p Problem, known: Vec<(u32, u32)>, open: &[usize], sat: &mut Sat) -> Lazy<'p> {
         let known = Csr::new(p.nodes(), known.iter().map(|&(a, b)| (a, b, NONE)));
-        let lits = open.iter().map(|_| [sat.var(), sat.var()]).collect();
+        let lits = open.iter().map(|_| sat.var()).collect();
         Lazy {
             p,
             known,
             open: open.to_vec(),
             lits,
+            select: None,
             blocked: HashSet::new(),
+            graph_time: Duration::ZERO,
+        }
+    }
+
+    /// The literal that makes side `s` of open constraint `i` present.
+    fn side(&self, i: usize, s: usize) -> Lit {
+        if s == 0 {
+            self.lits[i]
+        } else {
+            !self.lits[i]
         }
     }
 
@@ -398,15 +456,21 @@ impl<'p> Lazy<'p> {
                 Outcome::Sat => {}
                 other => return other,
             }
+            let t = Instant::now();
             let clauses = self.cycles(sat);
+            self.graph_time += t.elapsed();
             if clauses.is_empty() {
                 return Outcome::Sat;
             }
             for clause in clauses {
-                let lits: Vec<Lit> = clause
-                    .iter()
-                    .map(|&id| !self.lits[id as usize / 2][id as usize % 2])
-                    .collect();
+                let mut lits: Vec<Lit> = Vec::with_capacity(clause.len() * 2);
+                for &id in &clause {
+                    let (i, s) = (id as usize / 2, id as usize % 2);
+                    lits.push(!self.side(i, s));
+                    if let Some(select) = &self.select {
+                        lits.push(!select[i]);
+                    }
+                }
                 if let Err(e) = sat.clause(&lits) {
                     return Outcome::Stopped(e);
                 }
@@ -420,13 +484,13 @@ impl<'p> Lazy<'p> {
         let p = self.p;
         let mut chosen: Vec<(u32, u32, u32)> = Vec::new();
         for (i, &c) in self.open.iter().enumerate() {
-            for s in 0..2 {
-                if sat.value(self.lits[i][s]) {
-                    let id = (2 * i + s) as u32;
-                    for &e in &p.sides[c][s] {
-                        p.arcs(e, |a, b| chosen.push((a, b, id)));
-                    }
-                }
+            if self.select.as_ref().is_some_and(|sel| !sat.value(sel[i])) {
+                continue;
+            }
+            let s = if sat.value(self.lits[i]) { 0 } else { 1 };
+            let id = (2 * i + s) as u32;
+            for &e in &p.sides[c][s] {
+                p.arcs(e, |a, b| chosen.push((a, b, id)));
             }
         }
         let n = p.nodes();
@@ -440,16 +504,27 @@ impl<'p> Lazy<'p> {
         let mut clauses: Vec<Vec<u32>> = Vec::new();
         let mut fresh: HashSet<Vec<u32>> = HashSet::new();
         let mut covered: HashSet<u32> = HashSet::new();
+        // Short cycles make strong clauses and are cheap to find: searches
+        // are bounded, and the round's work is bounded by a multiple of the
+        // graph's size, except for each component's first cycle.
+        let mut budget = 8 * (self.known.arcs.len() + chosen.len() + n) as u64;
         for &(a, b, id) in &chosen {
             let c = comp[a as usize];
             if c != comp[b as usize] || covered.contains(&id) {
                 continue;
             }
             let count = per_comp.entry(c).or_insert(0);
-            if *count >= CYCLES_PER_SCC {
+            if *count >= CYCLES_PER_SCC || (*count > 0 && budget == 0) {
                 continue;
             }
-            let Some(mut clause) = bfs.cycle(b, a, &comp, &self.known, &chosen_csr) else {
+            let limit = if *count == 0 {
+                u64::MAX
+            } else {
+                budget.min(BFS_ARCS)
+            };
+            let (found, used) = bfs.cycle(b, a, &comp, &self.known, &chosen_csr, limit);
+            budget = budget.saturating_sub(used);
+            let Some(mut clause) = found else {
                 continue;
             };
             clause.push(id);
@@ -485,8 +560,18 @@ impl Bfs {
     }
 
     /// The side ids on a shortest path from `s` to `t` inside `s`'s
-    /// component.
-    fn cycle(&mut self, s: u32, t: u32, comp: &[u32], known: &Csr, chosen: &Csr) -> Option<Vec<u32>> {
+    /// component, unless that takes scanning more than `limit` arcs; and the
+    /// arcs scanned.
+    fn cycle(
+        &mut self,
+        s: u32,
+        t: u32,
+        comp: &[u32],
+        known: &Csr,
+        chosen: &Csr,
+        limit: u64,
+    ) -> (Option<Vec<u32>>, u64) {
+        let mut used = 0u64;
         self.stamp += 1;
         self.queue.clear();
         self.queue.push_back(s);
@@ -503,8 +588,12 @@ impl Bfs {
                     }
                     x = prev;
                 }
-                return Some(ids);
+                return (Some(ids), used);
             }
+            if used > limit {
+                return (None, used);
+            }
+            used += (known.out(v).len() + chosen.out(v).len()) as u64;
             for &(w, id) in known.out(v).iter().chain(chosen.out(v)) {
                 if comp[w as usize] == c && self.seen[w as usize] != self.stamp {
                     self.seen[w as usize] = self.stamp;
@@ -513,7 +602,7 @@ impl Bfs {
                 }
             }
         }
-        None
+        (None, used)
     }
 }
 
@@ -553,7 +642,7 @@ mod tests {
             known: vec![e(0, 1)],
             sides: vec![[vec![e(1, 0)], vec![e(0, 2)]]],
         };
-        let (d, stats) = decide(
+        let (d, stats, _) = decide(
             &p,
             Settings {
                 pruning: true,
@@ -575,7 +664,7 @@ mod tests {
         };
         assert_eq!(run(&p, true), Decision::Violated);
         assert_eq!(run(&p, false), Decision::Violated);
-        assert_eq!(core(&p, None), Some(vec![0]));
+        assert_eq!(core(&p, &[0], None), Some(vec![0]));
     }
 
     #[test]
@@ -587,7 +676,10 @@ mod tests {
             txns: 4,
             extension: false,
             known: vec![e(0, 1), e(2, 3)],
-            sides: vec![[vec![e(1, 2)], vec![e(3, 0)]], [vec![e(3, 0)], vec![e(1, 2)]]],
+            sides: vec![
+                [vec![e(1, 2)], vec![e(3, 0)]],
+                [vec![e(3, 0)], vec![e(1, 2)]],
+            ],
         };
         assert_eq!(run(&p, false), Decision::Holds);
         // Each side of this second constraint is acyclic alone but cycles
@@ -596,7 +688,7 @@ mod tests {
         q.sides[1] = [vec![e(2, 0), e(1, 3)], vec![e(3, 1), e(0, 2)]];
         assert_eq!(run(&q, false), Decision::Violated);
         assert_eq!(run(&q, true), Decision::Violated);
-        assert_eq!(core(&q, None), Some(vec![0, 1]));
+        assert_eq!(core(&q, &[0, 1], None), Some(vec![0, 1]));
     }
 
     #[test]

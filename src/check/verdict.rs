@@ -22,6 +22,10 @@ pub enum Entry {
     Anomaly(usize),
     /// `Analysis::cycle_exists[i]`
     CycleExists(usize),
+    /// `Analysis::forced[i]`
+    Forced(usize),
+    /// `Analysis::stopped[i]` (a `:cycle-search-timeout`)
+    Stopped(usize),
     /// `:empty-transaction-graph true`
     EmptyGraph,
 }
@@ -55,6 +59,14 @@ fn all_anomalies(a: &Analysis) -> BTreeMap<&'static str, Vec<Entry>> {
     for (i, c) in a.cycle_exists.iter().enumerate() {
         let name = lattice::cycle_exists_anomaly(c.model);
         all.entry(name).or_default().push(Entry::CycleExists(i));
+    }
+    for (i, f) in a.forced.iter().enumerate() {
+        all.entry(f.name).or_default().push(Entry::Forced(i));
+    }
+    for i in 0..a.stopped.len() {
+        all.entry(lattice::CYCLE_SEARCH_TIMEOUT)
+            .or_default()
+            .push(Entry::Stopped(i));
     }
     if a.empty_graph() {
         all.insert("empty-transaction-graph", vec![Entry::EmptyGraph]);

@@ -1,13 +1,14 @@
 //! `isocheck check`: the verdict on one history, as Elle would give it.
 
 use super::{InputArgs, EXIT_INPUT};
-use crate::check::{self, CheckOptions, Validity};
+use crate::check::{self, CheckOptions, SolveOptions, Validity};
 use crate::history;
 use crate::infer::InferOptions;
 use crate::report::{self, diagnostic};
 use clap::ValueEnum;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
 
 /// Exit status for a valid history.
 pub const EXIT_VALID: u8 = 0;
@@ -44,10 +45,43 @@ pub struct CheckArgs {
     /// Output: a report for people on stderr, or Elle's result map on stdout.
     #[arg(long, value_enum, default_value = "human")]
     pub format: CheckFormat,
+    /// SAT backend for uncertain version orders. Only the one compiled in is
+    /// available (CaDiCaL by default; Kissat with `--no-default-features
+    /// --features kissat`).
+    #[arg(long, value_enum, default_value = check::sat::BACKEND)]
+    pub solver: Solver,
+    /// Decide on the version order inference can see, as Elle does: no
+    /// search over writes whose order is unknown.
+    #[arg(long, conflicts_with_all = ["no_pruning", "timeout"])]
+    pub certain_only: bool,
+    /// Skip PolySI's pruning and hand every constraint to the solver.
+    #[arg(long)]
+    pub no_pruning: bool,
+    /// Give up after this many seconds of solving (`:valid? :unknown`,
+    /// exit status 2); fractions allowed.
+    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
+    pub timeout: Option<Duration>,
+    /// Print per-model solving statistics (construct, prune, encode, solve)
+    /// on stderr.
+    #[arg(long, short = 'v')]
+    pub verbose: bool,
     /// Also write Elle-like artifacts here: `<anomaly>.txt` explanations and
     /// a Graphviz `.dot` (and `.svg` when `dot` is installed) per cycle.
     #[arg(long)]
     pub directory: Option<PathBuf>,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Solver {
+    Cadical,
+    Kissat,
+}
+
+fn parse_seconds(s: &str) -> Result<Duration, String> {
+    match s.parse::<f64>() {
+        Ok(x) if x.is_finite() && x > 0.0 => Ok(Duration::from_secs_f64(x)),
+        _ => Err(format!("`{s}` is not a positive number of seconds")),
+    }
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -74,12 +108,30 @@ impl CheckArgs {
                 linearizable_keys: self.linearizable_keys,
                 wfr_keys: self.wfr_keys,
             },
+            solve: SolveOptions {
+                enabled: !self.certain_only,
+                pruning: !self.no_pruning,
+                timeout: self.timeout,
+            },
         }
     }
 }
 
 pub fn run(a: &CheckArgs) -> ExitCode {
     let opts = a.options();
+    let wanted = a
+        .solver
+        .to_possible_value()
+        .map(|v| v.get_name().to_string());
+    if wanted.as_deref() != Some(check::sat::BACKEND) {
+        eprintln!(
+            "error: this isocheck was built with the {} SAT backend only\n  help: rebuild with \
+             `cargo build --release --no-default-features --features {}`",
+            check::sat::BACKEND,
+            wanted.unwrap_or_default()
+        );
+        return ExitCode::from(EXIT_INPUT);
+    }
     if let Err(e) = check::anomaly_types(&opts) {
         eprintln!("error: {e}\n  help: {}", option_help(&e));
         return ExitCode::from(EXIT_INPUT);
@@ -105,6 +157,9 @@ pub fn run(a: &CheckArgs) -> ExitCode {
     };
     let verdict = check::verdict::verdict(&analysis);
     progress.done();
+    if a.verbose {
+        eprint!("{}", report::human::solving_stats(&analysis));
+    }
     match a.format {
         CheckFormat::Human => eprint!(
             "{}",

@@ -703,4 +703,3 @@ impl Rr<'_> {
 }
 
 type Readers = (Vec<u32>, Vec<u32>);
-

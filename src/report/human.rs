@@ -11,6 +11,8 @@ use super::explain::{
     clip, cycle_exists_subgraph, explanation, invocation, list_text, mop_value_text, names,
     scc_indices,
 };
+use super::result::pair_keys;
+use crate::check::polygraph::Decision;
 use crate::check::{lattice, Analysis, Entry, Validity, Verdict};
 use crate::history::{History, MopKind, MopValue, SourceFile, Span, TxnId, Val, Workload};
 use crate::infer::anomaly::{Anomaly, Expected};
@@ -340,6 +342,23 @@ fn finding<'a>(h: &'a History, a: &Analysis, t: &str, i: usize, e: Entry) -> Fin
             }
             b.done()
         }
+        Entry::Forced(f) => forced(h, a, message, f),
+        Entry::Stopped(i) => {
+            let st = &a.stopped[i];
+            let mut b = Builder::new(
+                h,
+                message,
+                format!(
+                    "the solver stopped ({}) before deciding whether some order of the \
+                     {} pairs of writes in unknown order makes the history {}: validity is unknown",
+                    st.reason,
+                    st.constraints,
+                    lattice::friendly_model(st.model)
+                ),
+            );
+            b.f.severity = Severity::Warning;
+            b.done()
+        }
         Entry::EmptyGraph => {
             let mut b = Builder::new(
                 h,
@@ -365,6 +384,89 @@ fn cycle<'a>(h: &'a History, a: &Analysis, message: String, c: usize) -> Finding
         step_labels(&mut b, d, an, bn);
     }
     b.done()
+}
+
+/// A cycle that every order of some writes closes: the pairs whose order is
+/// unknown, then each order's cycle in Elle's words; the first order's
+/// steps are labelled in the source.
+fn forced<'a>(h: &'a History, a: &Analysis, message: String, i: usize) -> Finding<'a> {
+    let f = &a.forced[i];
+    let mut help = format!(
+        "whatever order the database installed the writes below in, the history is not {}.",
+        lattice::friendly_model(f.model)
+    );
+    for p in &f.pairs {
+        let keys: Vec<String> = pair_keys(p).map(|k| h.values.display(k)).collect();
+        let [ia, ib] = [p.a, p.b].map(|t| h.op(h.txn(t).op()).index);
+        let _ = write!(
+            help,
+            "\nThe transactions at indices {ia} and {ib} both wrote {}, in an unknown order.",
+            keys.join(", ")
+        );
+    }
+    for c in &f.cases {
+        let first: Vec<String> = f
+            .pairs
+            .iter()
+            .zip(&c.choice)
+            .map(|(p, &s)| {
+                let t = if s == 0 { p.a } else { p.b };
+                h.op(h.txn(t).op()).index.to_string()
+            })
+            .collect();
+        let _ = write!(
+            help,
+            "\n\nIf the writes of index {} came first, this {} cycle follows:\n{}",
+            first.join(", "),
+            c.cycle.name,
+            explanation(h, a, &c.cycle, OP_CHARS)
+        );
+    }
+    let mut b = Builder::new(h, message, help);
+    if let Some(c) = f.cases.first() {
+        let n = c.cycle.steps.len().max(1);
+        let names = names(n);
+        for (i, d) in a.cycle_steps(&c.cycle).enumerate() {
+            step_labels(&mut b, d, &names[i % n], &names[(i + 1) % n]);
+        }
+    } else {
+        for p in &f.pairs {
+            b.op_of(p.a, "writes in unknown order".to_string());
+            b.op_of(p.b, "writes in unknown order".to_string());
+        }
+    }
+    b.done()
+}
+
+/// `-v`: how each model with uncertain version orders was decided, with
+/// PolySI's stages.
+pub fn solving_stats(a: &Analysis) -> String {
+    let mut s = String::new();
+    for x in &a.solved {
+        let st = &x.stats;
+        let decision = match &x.decision {
+            Decision::Holds => "holds".to_string(),
+            Decision::Violated => "violated".to_string(),
+            Decision::Stopped(why) => format!("stopped ({why})"),
+        };
+        let _ = writeln!(
+            s,
+            "{}: {decision}; {} constraints, {} pruned in {} rounds, {} solver calls, \
+             {} cycles blocked; construct {:.3}s, prune {:.3}s, encode {:.3}s, solve {:.3}s (cycles {:.3}s)",
+            lattice::friendly_model(x.model),
+            st.constraints,
+            st.pruned,
+            st.prune_rounds,
+            st.solver_calls,
+            st.clauses,
+            x.construct.as_secs_f64(),
+            st.prune.as_secs_f64(),
+            st.encode.as_secs_f64(),
+            st.solve.as_secs_f64(),
+            st.cycles.as_secs_f64(),
+        );
+    }
+    s
 }
 
 /// Short labels for the two ends of one step.

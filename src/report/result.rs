@@ -4,10 +4,10 @@ use super::explain::{
     cycle_exists_subgraph, invocation, list_text, mop_index, mop_text, mop_value_text, op_text,
     scc_indices, txn_text, version_edn,
 };
-use crate::check::{lattice, Analysis, Entry, Validity, Verdict};
-use crate::history::{History, TxnId};
+use crate::check::{lattice, Analysis, Entry, Forced, FoundCycle, Validity, Verdict};
+use crate::history::{History, TxnId, Val};
 use crate::infer::anomaly::{Anomaly, Expected};
-use crate::infer::{Dep, Rel};
+use crate::infer::{Constraint, Dep, Rel};
 use std::borrow::Cow;
 
 /// An EDN value of the result map.
@@ -83,18 +83,15 @@ pub(crate) fn result_map<'a>(h: &'a History, a: &Analysis, v: &Verdict) -> R<'a>
 /// One entry of the `:anomalies` map.
 pub(crate) fn entry<'a>(h: &'a History, a: &Analysis, e: Entry) -> R<'a> {
     match e {
-        Entry::Cycle(i) => {
-            let c = &a.cycles[i];
-            let ops = a
-                .cycle_txns(c)
-                .into_iter()
-                .map(|t| R::Edn(txn_text(h, t)))
-                .collect();
-            let steps = a.cycle_steps(c).map(|d| step(h, d)).collect();
+        Entry::Cycle(i) => map(cycle(h, a, &a.cycles[i])),
+        Entry::Forced(i) => forced(h, a, &a.forced[i]),
+        Entry::Stopped(i) => {
+            let s = &a.stopped[i];
             map(vec![
-                ("type", kws(c.name)),
-                ("cycle", R::Vec(ops)),
-                ("steps", R::Vec(steps)),
+                ("type", kws(lattice::CYCLE_SEARCH_TIMEOUT)),
+                ("model", kw(lattice::friendly_model(s.model))),
+                ("reason", edn(format!("{:?}", s.reason))),
+                ("constraints", R::Int(s.constraints as i64)),
             ])
         }
         Entry::Anomaly(i) => anomaly(h, &a.anomalies[i]),
@@ -111,6 +108,81 @@ pub(crate) fn entry<'a>(h: &'a History, a: &Analysis, e: Entry) -> R<'a> {
         }
         Entry::EmptyGraph => R::Bool(true),
     }
+}
+
+/// A cycle's `:type`, `:cycle` and `:steps`.
+fn cycle<'a>(h: &'a History, a: &Analysis, c: &FoundCycle) -> Vec<(&'static str, R<'a>)> {
+    let ops = a
+        .cycle_txns(c)
+        .into_iter()
+        .map(|t| R::Edn(txn_text(h, t)))
+        .collect();
+    let steps = a.cycle_steps(c).map(|d| step(h, d)).collect();
+    vec![
+        ("type", kws(c.name)),
+        ("cycle", R::Vec(ops)),
+        ("steps", R::Vec(steps)),
+    ]
+}
+
+/// A cycle every version order closes: the pairs of transactions whose
+/// write order is unknown, and each resolution's cycle, the transactions
+/// whose writes come first named by their `:index`.
+fn forced<'a>(h: &'a History, a: &Analysis, f: &Forced) -> R<'a> {
+    let pairs = f
+        .pairs
+        .iter()
+        .map(|p| {
+            map(vec![
+                (
+                    "txns",
+                    R::Vec(vec![R::Edn(txn_text(h, p.a)), R::Edn(txn_text(h, p.b))]),
+                ),
+                (
+                    "keys",
+                    R::Vec(pair_keys(p).map(|k| edn(h.values.display(k))).collect()),
+                ),
+            ])
+        })
+        .collect();
+    let cases = f
+        .cases
+        .iter()
+        .map(|c| {
+            let first: Vec<TxnId> = f
+                .pairs
+                .iter()
+                .zip(&c.choice)
+                .map(|(p, &s)| if s == 0 { p.a } else { p.b })
+                .collect();
+            let first = scc_indices(h, &first).into_iter().map(R::Int).collect();
+            let mut entries = vec![("writes-first", R::Vec(first))];
+            entries.extend(cycle(h, a, &c.cycle));
+            map(entries)
+        })
+        .collect();
+    map(vec![
+        ("type", kws(f.name)),
+        ("not", kw(lattice::friendly_model(f.model))),
+        ("unknown-orders", R::Vec(pairs)),
+        ("cases", R::Vec(cases)),
+    ])
+}
+
+/// The keys a constraint's pair both wrote, in order of first appearance.
+pub(crate) fn pair_keys(p: &Constraint) -> impl Iterator<Item = Val> + '_ {
+    let mut seen = Vec::new();
+    p.sides[0]
+        .iter()
+        .filter(|d| d.rel == Rel::Ww)
+        .map(|d| d.key)
+        .filter(move |k| {
+            let new = !seen.contains(k);
+            if new {
+                seen.push(*k);
+            }
+            new
+        })
 }
 
 /// One step of a cycle, as Elle's explainers' `explain-pair-data` builds it.

@@ -1,0 +1,422 @@
+//! Models decided over every version order the history allows (SPEC §3).
+//! For each model whose graph the certain edges leave acyclic, the polygraph
+//! decides whether some resolution of the constraints keeps it acyclic. When
+//! none does, a minimal set of constraints becomes an anomaly like any other:
+//! named with Elle's taxonomy from the cycle each of its resolutions closes.
+
+use super::cycles::{self, FoundCycle, ModelGraph, MODEL_GRAPHS};
+use super::polygraph::{self, Decision, Edge, Problem, Settings, Stats};
+use super::{lattice, Analysis};
+use crate::graph::{nontrivial, tarjan, Graph};
+use crate::infer::{Constraint, Dep, Rel, RelSet};
+use std::collections::BTreeSet;
+use std::time::{Duration, Instant};
+
+/// How uncertain version orders are decided.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SolveOptions {
+    /// Search over unknown write orders at all; off, the check sees only
+    /// the version order inference sees, as Elle does.
+    pub enabled: bool,
+    /// PolySI's pruning before the solver (on by default).
+    pub pruning: bool,
+    /// Give up (`:valid? :unknown`) after this long.
+    pub timeout: Option<Duration>,
+}
+
+impl Default for SolveOptions {
+    fn default() -> Self {
+        SolveOptions {
+            enabled: true,
+            pruning: true,
+            timeout: None,
+        }
+    }
+}
+
+/// A cycle no version order avoids.
+#[derive(Clone, Debug)]
+pub struct Forced {
+    /// An anomaly type every resolution has one of (up to implication), or
+    /// the model's `<model>-cycle-exists`.
+    pub name: &'static str,
+    /// The canonical model whose graph has a cycle in every resolution.
+    pub model: &'static str,
+    /// A minimal set of transaction pairs whose write order is unknown.
+    pub pairs: Vec<Constraint>,
+    /// The cycle of each resolution of the pairs (none when there are too
+    /// many resolutions to list).
+    pub cases: Vec<Case>,
+}
+
+/// One resolution of a forced anomaly's pairs and the cycle it closes.
+#[derive(Clone, Debug)]
+pub struct Case {
+    /// The side taken of each pair: 0 when its first transaction's writes
+    /// come first.
+    pub choice: Vec<u8>,
+    pub cycle: FoundCycle,
+}
+
+/// A model the solver did not decide.
+#[derive(Clone, Debug)]
+pub struct Stopped {
+    pub model: &'static str,
+    pub reason: String,
+    pub constraints: usize,
+}
+
+/// How one model was decided, for `-v`.
+#[derive(Clone, Debug)]
+pub struct Solved {
+    pub model: &'static str,
+    pub decision: Decision,
+    pub construct: Duration,
+    pub stats: Stats,
+}
+
+/// At most `2^MAX_CASE_PAIRS` resolutions are listed.
+const MAX_CASE_PAIRS: usize = 8;
+
+/// Decides every model the options ask about that the certain graph leaves
+/// open, recording forced anomalies, undecided models and statistics.
+pub fn decide_all(
+    a: &mut Analysis,
+    implied: &[Dep],
+    constraints: &[Constraint],
+    opts: &SolveOptions,
+) {
+    if (constraints.is_empty() && implied.is_empty()) || !opts.enabled {
+        return;
+    }
+    let deadline = opts.timeout.map(|t| Instant::now() + t);
+    let certain = a.deps.len();
+    let mut impossible = lattice::impossible_models(found_types(a));
+    let mut holding: Vec<ModelGraph> = Vec::new();
+    // Strongest first: a model that holds settles every model whose graph
+    // is part of its own.
+    for mg in MODEL_GRAPHS.into_iter().rev() {
+        let mg = effective(mg, a.order);
+        // Models without wr (PL-1 and its session and real-time variants)
+        // forbid ww cycles only, and ordering every key's versions along a
+        // topological order of the certain graph never closes one.
+        if !mg.base.contains(Rel::Wr)
+            || impossible.contains(mg.model)
+            || holding.iter().any(|&h| covers(h, mg))
+            || !a
+                .reportable
+                .contains(lattice::cycle_exists_anomaly(mg.model))
+        {
+            continue;
+        }
+        let started = Instant::now();
+        let known: Vec<Dep> = a.deps[..certain]
+            .iter()
+            .chain(implied)
+            .filter(|d| in_model(mg, d.rel))
+            .copied()
+            .collect();
+        let problem = problem(a.graph.vertex_count() as u32, mg, &known, constraints);
+        let construct = started.elapsed();
+        let settings = Settings {
+            pruning: opts.pruning,
+            deadline,
+        };
+        let (decision, stats, suspects) = polygraph::decide(&problem, settings);
+        match &decision {
+            Decision::Holds => holding.push(mg),
+            Decision::Violated => {
+                let f = explain(a, mg, &problem, &suspects, &known, constraints, deadline);
+                impossible.extend(lattice::impossible_models([f.name]));
+                a.forced.push(f);
+            }
+            Decision::Stopped(reason) => a.stopped.push(Stopped {
+                model: mg.model,
+                reason: reason.clone(),
+                constraints: constraints.len(),
+            }),
+        }
+        let stop = matches!(decision, Decision::Stopped(_));
+        a.solved.push(Solved {
+            model: mg.model,
+            decision,
+            construct,
+            stats,
+        });
+        if stop {
+            break;
+        }
+    }
+}
+
+/// The model's graph as the analysis has it: Elle builds one kind of order
+/// edge at most, so a model asking for the other kind gets none.
+fn effective(mut mg: ModelGraph, order: Option<Rel>) -> ModelGraph {
+    for rel in [Rel::Process, Rel::Realtime] {
+        if order != Some(rel) && mg.base.contains(rel) {
+            mg.base = RelSet(mg.base.0 & !rel.bit().0);
+        }
+    }
+    mg
+}
+
+/// Whether every cycle of `small`'s graph is also a cycle of `big`'s, so
+/// that `big` holding means `small` does.
+fn covers(big: ModelGraph, small: ModelGraph) -> bool {
+    let big_rels = if big.extension {
+        big.base.union(Rel::Rw.bit())
+    } else {
+        big.base
+    };
+    let small_rels = if small.extension {
+        small.base.union(Rel::Rw.bit())
+    } else {
+        small.base
+    };
+    let rels_ok = small_rels.0 & !big_rels.0 == 0;
+    // A cycle of `A ; rw?` is a cycle of `A ∪ rw`, not the other way round.
+    rels_ok && (small.extension || !big.extension || !small.base.contains(Rel::Rw))
+}
+
+/// Every anomaly type found so far.
+fn found_types(a: &Analysis) -> BTreeSet<&'static str> {
+    let mut t: BTreeSet<&'static str> = a.anomalies.iter().map(|x| x.name()).collect();
+    t.extend(a.cycles.iter().map(|c| c.name));
+    t.extend(
+        a.cycle_exists
+            .iter()
+            .map(|c| lattice::cycle_exists_anomaly(c.model)),
+    );
+    t
+}
+
+/// Whether a model's graph has edges of this relation.
+fn in_model(mg: ModelGraph, rel: Rel) -> bool {
+    mg.base.contains(rel) || (mg.extension && rel == Rel::Rw)
+}
+
+fn edge(mg: ModelGraph, d: &Dep) -> Option<Edge> {
+    in_model(mg, d.rel).then_some(Edge {
+        from: d.from,
+        to: d.to,
+        rw: mg.extension && d.rel == Rel::Rw,
+    })
+}
+
+fn problem(txns: u32, mg: ModelGraph, known: &[Dep], constraints: &[Constraint]) -> Problem {
+    let side = |deps: &[Dep]| deps.iter().filter_map(|d| edge(mg, d)).collect();
+    Problem {
+        txns,
+        extension: mg.extension,
+        known: known.iter().filter_map(|d| edge(mg, d)).collect(),
+        sides: constraints
+            .iter()
+            .map(|c| [side(&c.sides[0]), side(&c.sides[1])])
+            .collect(),
+    }
+}
+
+/// A violated model's forced anomaly: a minimal core, the cycle of each of
+/// its resolutions, and the name they all share.
+fn explain(
+    a: &mut Analysis,
+    mg: ModelGraph,
+    problem: &Problem,
+    suspects: &[usize],
+    known: &[Dep],
+    constraints: &[Constraint],
+    deadline: Option<Instant>,
+) -> Forced {
+    let fallback = lattice::cycle_exists_anomaly(mg.model);
+    let Some(core) = polygraph::core(problem, suspects, deadline) else {
+        return Forced {
+            name: fallback,
+            model: mg.model,
+            pairs: Vec::new(),
+            cases: Vec::new(),
+        };
+    };
+    let pairs: Vec<Constraint> = core.iter().map(|&c| constraints[c].clone()).collect();
+    if pairs.len() > MAX_CASE_PAIRS {
+        return Forced {
+            name: fallback,
+            model: mg.model,
+            pairs,
+            cases: Vec::new(),
+        };
+    }
+    let region = Region::new(a.graph.vertex_count(), mg, known, &pairs);
+    let specs: Vec<cycles::Spec> = cycles::specs(a.order)
+        .into_iter()
+        .filter(|s| lattice::impossible_models([s.name]).contains(mg.model))
+        .collect();
+    let found: Vec<(Vec<u8>, Vec<FoundCycle>, Vec<Dep>)> = (0..1u32 << pairs.len())
+        .map(|bits| {
+            let choice: Vec<u8> = (0..pairs.len()).map(|i| (bits >> i & 1) as u8).collect();
+            let (cycles, deps) = region.cycles(mg, &pairs, &choice, &specs);
+            (choice, cycles, deps)
+        })
+        .collect();
+    let name = shared_name(mg.model, found.iter().map(|(_, c, _)| c.as_slice()));
+    let name = name.unwrap_or(fallback);
+    let wanted = lattice::impossible_models([name]);
+    let mut cases = Vec::new();
+    for (choice, found, deps) in found {
+        let Some(c) = found
+            .into_iter()
+            .find(|c| wanted.is_subset(&lattice::impossible_models([c.name])))
+        else {
+            continue;
+        };
+        let steps = c
+            .steps
+            .iter()
+            .map(|&i| {
+                a.deps.push(deps[i as usize]);
+                (a.deps.len() - 1) as u32
+            })
+            .collect();
+        cases.push(Case {
+            choice,
+            cycle: FoundCycle {
+                name: c.name,
+                steps,
+            },
+        });
+    }
+    Forced {
+        name,
+        model: mg.model,
+        pairs,
+        cases,
+    }
+}
+
+/// The most specific anomaly type `T` such that every resolution has a
+/// cycle of a type ruling out at least the models `T` rules out, `model`
+/// among them. Reporting `T` is then sound for Elle's `:not`.
+fn shared_name<'c>(
+    model: &str,
+    per_case: impl Iterator<Item = &'c [FoundCycle]> + Clone,
+) -> Option<&'static str> {
+    let candidates: BTreeSet<&'static str> = per_case.clone().flatten().map(|c| c.name).collect();
+    candidates
+        .into_iter()
+        .map(|t| (t, lattice::impossible_models([t])))
+        .filter(|(_, models)| models.contains(model))
+        .filter(|(_, models)| {
+            per_case.clone().all(|cs| {
+                cs.iter()
+                    .any(|c| models.is_subset(&lattice::impossible_models([c.name])))
+            })
+        })
+        .max_by(|(t1, m1), (t2, m2)| {
+            m1.len()
+                .cmp(&m2.len())
+                .then_with(|| lattice::depth_order(t2, t1))
+        })
+        .map(|(t, _)| t)
+}
+
+/// The transactions a forced cycle can pass through: the strongly
+/// connected components of the known graph plus every side of the pairs
+/// that contain a side's edge. Every resolution's cycles lie there.
+struct Region {
+    local: Vec<u32>,
+    count: usize,
+    comp: Vec<u32>,
+    known: Vec<Dep>,
+}
+
+const OUTSIDE: u32 = u32::MAX;
+
+impl Region {
+    fn new(n: usize, mg: ModelGraph, known: &[Dep], pairs: &[Constraint]) -> Region {
+        let sides: Vec<Dep> = pairs
+            .iter()
+            .flat_map(|p| p.sides.iter().flatten())
+            .filter(|d| in_model(mg, d.rel))
+            .copied()
+            .collect();
+        let all: Vec<Dep> = known.iter().chain(&sides).copied().collect();
+        let g = Graph::new(n, &all);
+        let every = RelSet::of(&Rel::ALL);
+        let (comp, _) = tarjan(n, |v, out| out.extend(g.out(v, every).map(|(_, w)| w)));
+        // Without pairs, the known edges cycle alone: every component of
+        // the known graph's cycles is of interest.
+        let hot: BTreeSet<u32> = if pairs.is_empty() {
+            let mut size = vec![0u32; n];
+            for &c in &comp {
+                size[c as usize] += 1;
+            }
+            comp.iter()
+                .copied()
+                .filter(|&c| size[c as usize] > 1)
+                .collect()
+        } else {
+            sides
+                .iter()
+                .filter(|d| comp[d.from as usize] == comp[d.to as usize])
+                .map(|d| comp[d.from as usize])
+                .collect()
+        };
+        let mut local = vec![OUTSIDE; n];
+        let mut count = 0;
+        for v in 0..n {
+            if hot.contains(&comp[v]) {
+                local[v] = count as u32;
+                count += 1;
+            }
+        }
+        let mut r = Region {
+            local,
+            count,
+            comp,
+            known: Vec::new(),
+        };
+        r.known = known.iter().filter(|d| r.inside(d)).copied().collect();
+        r
+    }
+
+    fn inside(&self, d: &Dep) -> bool {
+        self.local[d.from as usize] != OUTSIDE
+            && self.comp[d.from as usize] == self.comp[d.to as usize]
+    }
+
+    /// The cycles of one resolution, with the dependencies (global ids) their
+    /// steps index.
+    fn cycles(
+        &self,
+        mg: ModelGraph,
+        pairs: &[Constraint],
+        choice: &[u8],
+        specs: &[cycles::Spec],
+    ) -> (Vec<FoundCycle>, Vec<Dep>) {
+        let mut deps = self.known.clone();
+        for (p, &s) in pairs.iter().zip(choice) {
+            deps.extend(
+                p.sides[s as usize]
+                    .iter()
+                    .filter(|d| in_model(mg, d.rel) && self.inside(d)),
+            );
+        }
+        let mapped: Vec<Dep> = deps
+            .iter()
+            .map(|d| Dep {
+                from: self.local[d.from as usize],
+                to: self.local[d.to as usize],
+                ..*d
+            })
+            .collect();
+        let g = Graph::new(self.count, &mapped);
+        let every = RelSet::of(&Rel::ALL);
+        let (comp, count) = tarjan(self.count, |v, out| {
+            out.extend(g.out(v, every).map(|(_, w)| w))
+        });
+        let mut found = Vec::new();
+        for scc in nontrivial(&comp, count) {
+            found.extend(cycles::search_scc(&g, &scc, specs).cycles);
+        }
+        (found, deps)
+    }
+}
