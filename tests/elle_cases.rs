@@ -154,7 +154,6 @@ fn check_text(text: &str, o: &Opts) -> (Validity, Vec<String>, Vec<String>) {
             enabled: false,
             ..Default::default()
         },
-        ..CheckOptions::default()
     };
     let analysis = check::analyze(&h, &opts).expect("options are valid");
     let v = check::verdict::verdict(&analysis);

@@ -402,6 +402,8 @@ impl Reach {
 struct Lazy<'p> {
     p: &'p Problem,
     known: Csr,
+    /// A topological rank of the known graph's nodes: known arcs climb it.
+    rank: Vec<u32>,
     /// The constraints of the problem this loop decides.
     open: Vec<usize>,
     /// Per open constraint, the literal that takes its first side (its
@@ -421,16 +423,21 @@ struct Lazy<'p> {
 /// model again, few enough to keep a round cheap.
 const CYCLES_PER_SCC: usize = 2048;
 
+/// At most this many cycles are blocked per round.
+const MAX_CLAUSES: usize = 1 << 14;
+
 /// Arcs one bounded search may scan.
 const BFS_ARCS: u64 = 1 << 16;
 
 impl<'p> Lazy<'p> {
     fn new(p: &'p Problem, known: Vec<(u32, u32)>, open: &[usize], sat: &mut Sat) -> Lazy<'p> {
+        let rank = Reach::new(p.nodes(), &known).map_or_else(|| vec![0; p.nodes()], |r| r.rank);
         let known = Csr::new(p.nodes(), known.iter().map(|&(a, b)| (a, b, NONE)));
         let lits = open.iter().map(|_| sat.var()).collect();
         Lazy {
             p,
             known,
+            rank,
             open: open.to_vec(),
             lits,
             select: None,
@@ -493,7 +500,67 @@ impl<'p> Lazy<'p> {
                 p.arcs(e, |a, b| chosen.push((a, b, id)));
             }
         }
-        let n = p.nodes();
+        let clauses = self.back_arc_cycles(&chosen);
+        if !clauses.is_empty() {
+            return clauses;
+        }
+        self.scc_cycles(&chosen)
+    }
+
+    /// Every cycle has an arc that descends the known graph's ranks. For
+    /// each chosen descending arc `a → b`, the shortest climb from `b` back
+    /// to `a` over known and ascending arcs, which stays between the two
+    /// ranks: cheap when the solver's mistakes are local, as they are.
+    fn back_arc_cycles(&self, chosen: &[(u32, u32, u32)]) -> Vec<Vec<u32>> {
+        let n = self.p.nodes();
+        let rank = &self.rank;
+        let climbs = |&&(a, b, _): &&(u32, u32, u32)| rank[a as usize] < rank[b as usize];
+        let ascending = Csr::new(n, chosen.iter().filter(climbs).copied());
+        let mut bfs = Bfs::new(n);
+        let mut clauses = Vec::new();
+        let mut fresh: HashSet<Vec<u32>> = HashSet::new();
+        let mut covered: HashSet<u32> = HashSet::new();
+        let mut budget = 8 * (self.known.arcs.len() + chosen.len() + n) as u64;
+        for &(a, b, id) in chosen {
+            if climbs(&&(a, b, id)) || covered.contains(&id) {
+                continue;
+            }
+            if budget == 0 || clauses.len() >= MAX_CLAUSES {
+                break;
+            }
+            let top = rank[a as usize];
+            let keep = |w: u32| rank[w as usize] <= top;
+            let (found, used) = bfs.path(b, a, keep, &self.known, &ascending, budget);
+            budget = budget.saturating_sub(used);
+            if let Some(clause) = self.clause(found, id, &mut fresh) {
+                covered.extend(clause.iter().copied());
+                clauses.push(clause);
+            }
+        }
+        clauses
+    }
+
+    /// A new blocking clause from a path's side ids and the closing arc's.
+    fn clause(
+        &self,
+        path: Option<Vec<u32>>,
+        id: u32,
+        fresh: &mut HashSet<Vec<u32>>,
+    ) -> Option<Vec<u32>> {
+        let mut clause = path?;
+        clause.push(id);
+        clause.sort_unstable();
+        clause.dedup();
+        if self.blocked.contains(&clause) || !fresh.insert(clause.clone()) {
+            return None;
+        }
+        Some(clause)
+    }
+
+    /// Cycles through any chosen arc, searched within strongly connected
+    /// components: the fallback when no cycle has a single descending arc.
+    fn scc_cycles(&self, chosen: &[(u32, u32, u32)]) -> Vec<Vec<u32>> {
+        let n = self.p.nodes();
         let chosen_csr = Csr::new(n, chosen.iter().copied());
         let (comp, _) = tarjan(n, |v, out| {
             out.extend(self.known.out(v).iter().map(|&(w, _)| w));
@@ -508,7 +575,7 @@ impl<'p> Lazy<'p> {
         // are bounded, and the round's work is bounded by a multiple of the
         // graph's size, except for each component's first cycle.
         let mut budget = 8 * (self.known.arcs.len() + chosen.len() + n) as u64;
-        for &(a, b, id) in &chosen {
+        for &(a, b, id) in chosen {
             let c = comp[a as usize];
             if c != comp[b as usize] || covered.contains(&id) {
                 continue;
@@ -522,17 +589,12 @@ impl<'p> Lazy<'p> {
             } else {
                 budget.min(BFS_ARCS)
             };
-            let (found, used) = bfs.cycle(b, a, &comp, &self.known, &chosen_csr, limit);
+            let keep = |w: u32| comp[w as usize] == c;
+            let (found, used) = bfs.path(b, a, keep, &self.known, &chosen_csr, limit);
             budget = budget.saturating_sub(used);
-            let Some(mut clause) = found else {
+            let Some(clause) = self.clause(found, id, &mut fresh) else {
                 continue;
             };
-            clause.push(id);
-            clause.sort_unstable();
-            clause.dedup();
-            if self.blocked.contains(&clause) || !fresh.insert(clause.clone()) {
-                continue;
-            }
             *count += 1;
             covered.extend(clause.iter().copied());
             clauses.push(clause);
@@ -559,14 +621,14 @@ impl Bfs {
         }
     }
 
-    /// The side ids on a shortest path from `s` to `t` inside `s`'s
-    /// component, unless that takes scanning more than `limit` arcs; and the
-    /// arcs scanned.
-    fn cycle(
+    /// The side ids on a shortest path from `s` to `t` through nodes
+    /// `keep` accepts, unless that takes scanning more than `limit` arcs;
+    /// and the arcs scanned.
+    fn path(
         &mut self,
         s: u32,
         t: u32,
-        comp: &[u32],
+        keep: impl Fn(u32) -> bool,
         known: &Csr,
         chosen: &Csr,
         limit: u64,
@@ -576,7 +638,6 @@ impl Bfs {
         self.queue.clear();
         self.queue.push_back(s);
         self.seen[s as usize] = self.stamp;
-        let c = comp[s as usize];
         while let Some(v) = self.queue.pop_front() {
             if v == t {
                 let mut ids = Vec::new();
@@ -595,7 +656,7 @@ impl Bfs {
             }
             used += (known.out(v).len() + chosen.out(v).len()) as u64;
             for &(w, id) in known.out(v).iter().chain(chosen.out(v)) {
-                if comp[w as usize] == c && self.seen[w as usize] != self.stamp {
+                if self.seen[w as usize] != self.stamp && keep(w) {
                     self.seen[w as usize] = self.stamp;
                     self.parent[w as usize] = (v, id);
                     self.queue.push_back(w);
