@@ -159,3 +159,37 @@ fn bench_load_reports_json_figures() {
     assert!(v["load_seconds_best"].as_f64().is_some_and(|s| s > 0.0));
     assert!(v["peak_rss_bytes"].as_u64().is_some_and(|b| b > 0));
 }
+
+const FORCED: &str = "fixtures/check/rw-forced.edn";
+
+#[test]
+fn unknown_write_orders_are_searched_unless_certain_only() {
+    let o = isocheck(&["check", "-m", "serializable", "--format", "edn", FORCED]);
+    assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
+    assert!(stdout(&o).contains(":cases"));
+    for extra in [&["--no-pruning"][..], &["--timeout", "30"], &["-v"]] {
+        let mut args = vec!["check", "-m", "serializable", FORCED];
+        args.extend_from_slice(extra);
+        assert_eq!(isocheck(&args).status.code(), Some(1), "{extra:?}");
+    }
+    let o = isocheck(&["check", "-m", "serializable", "--certain-only", FORCED]);
+    assert_eq!(o.status.code(), Some(0));
+}
+
+#[test]
+fn solver_options_are_checked() {
+    let other = if cfg!(feature = "kissat") {
+        "cadical"
+    } else {
+        "kissat"
+    };
+    let o = isocheck(&["check", "--solver", other, FORCED]);
+    assert_eq!(o.status.code(), Some(3));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--features"));
+    for bad in ["0", "-1", "soon"] {
+        assert_eq!(
+            isocheck(&["check", "--timeout", bad, FORCED]).status.code(),
+            Some(3)
+        );
+    }
+}

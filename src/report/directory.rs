@@ -19,11 +19,13 @@ pub fn write(
     std::fs::create_dir_all(dir)?;
     let dot = find_dot();
     for (t, entries) in &verdict.anomalies {
+        // A cycle every write order closes is drawn once per order.
         let cycles: Vec<&FoundCycle> = entries
             .iter()
-            .filter_map(|e| match e {
-                Entry::Cycle(i) => Some(&analysis.cycles[*i]),
-                _ => None,
+            .flat_map(|e| match e {
+                Entry::Cycle(i) => vec![&analysis.cycles[*i]],
+                Entry::Forced(i) => analysis.forced[*i].cases.iter().map(|c| &c.cycle).collect(),
+                _ => Vec::new(),
             })
             .collect();
         if cycles.is_empty() {
