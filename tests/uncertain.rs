@@ -341,3 +341,17 @@ fn a_lost_update_stays_a_lost_update_whatever_the_order() {
         &["lost-update"],
     );
 }
+
+#[test]
+fn write_only_histories_are_decided_not_empty() {
+    // Elle infers nothing here (`:empty-transaction-graph`, unknown); every
+    // order of the two writes is fine.
+    let text = "{:type :ok, :f :txn, :process 0, :value [[:w :x 1]]}
+                {:type :ok, :f :txn, :process 1, :value [[:w :x 2]]}";
+    expect(text, "serializable", Validity::True, &[]);
+    let h = parse_edn("case.edn", text).expect("parses");
+    let mut o = options("serializable", true);
+    o.solve.enabled = false;
+    let v = check::verdict::verdict(&check::analyze(&h, &o).expect("options"));
+    assert_eq!(v.valid, Validity::Unknown);
+}

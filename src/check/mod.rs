@@ -67,9 +67,11 @@ pub struct Analysis {
 
 impl Analysis {
     /// No dependency of any kind was inferred (Elle's
-    /// `:empty-transaction-graph`).
+    /// `:empty-transaction-graph`) and no write order had to be decided:
+    /// writes in an unknown order that the solver found a valid order for
+    /// are something checked.
     pub fn empty_graph(&self) -> bool {
-        self.deps.is_empty()
+        self.deps.is_empty() && self.solved.is_empty()
     }
 
     /// The transactions of a cycle, in order, with the first repeated at the end.
