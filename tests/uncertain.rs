@@ -126,7 +126,7 @@ fn brute_force(txns: &[Txn], extension: bool) -> bool {
                 .collect()
         })
         .collect();
-    let mut perms: Vec<Vec<Vec<usize>>> = writers.iter().map(|w| permutations(w)).collect();
+    let perms: Vec<Vec<Vec<usize>>> = writers.iter().map(|w| permutations(w)).collect();
     let mut idx = vec![0usize; keys.len()];
     loop {
         let orders: Vec<&Vec<usize>> = (0..keys.len()).map(|i| &perms[i][idx[i]]).collect();
@@ -145,7 +145,6 @@ fn brute_force(txns: &[Txn], extension: bool) -> bool {
             idx[i] = 0;
             i += 1;
         }
-        perms.truncate(keys.len());
     }
 }
 

@@ -1,6 +1,6 @@
 //! Deciding one model when the version order is uncertain (PolySI, SPEC §3):
 //! a known graph, one constraint per transaction pair with two sides, PolySI's
-//! pruning to a fixpoint, and a lazy SAT loop that blocks the cycles of each
+//! pruning, and a lazy SAT loop that blocks the cycles of each
 //! candidate resolution until one is acyclic or none can be.
 //!
 //! A model is the acyclicity of its edges; snapshot-isolation models use the
@@ -95,6 +95,13 @@ impl Problem {
         e.map_or((0, 0), |e| (e.from, e.to))
     }
 
+    /// Appends the product arcs of `edges` to `out`.
+    fn push_arcs(&self, edges: &[Edge], out: &mut Vec<(u32, u32)>) {
+        for &e in edges {
+            self.arcs(e, |a, b| out.push((a, b)));
+        }
+    }
+
     /// The product arcs of an edge.
     fn arcs(&self, e: Edge, mut f: impl FnMut(u32, u32)) {
         if !self.extension {
@@ -118,9 +125,7 @@ pub fn decide(p: &Problem, settings: Settings) -> (Decision, Stats, Vec<usize>) 
     };
     let started = Instant::now();
     let mut known: Vec<(u32, u32)> = Vec::new();
-    for &e in &p.known {
-        p.arcs(e, |a, b| known.push((a, b)));
-    }
+    p.push_arcs(&p.known, &mut known);
     let mut forced: Vec<Option<usize>> = vec![None; p.sides.len()];
     if settings.pruning {
         match prune(p, &mut known, &mut forced, settings.deadline, &mut stats) {
@@ -134,34 +139,28 @@ pub fn decide(p: &Problem, settings: Settings) -> (Decision, Stats, Vec<usize>) 
     }
     stats.prune = started.elapsed();
     stats.pruned = forced.iter().filter(|f| f.is_some()).count();
-    for (c, f) in forced.iter().enumerate() {
-        if let Some(s) = f {
-            for &e in &p.sides[c][*s] {
-                p.arcs(e, |a, b| known.push((a, b)));
-            }
-        }
-    }
     let open: Vec<usize> = (0..p.sides.len())
         .filter(|&c| forced[c].is_none())
         .collect();
     let encoding = Instant::now();
     let mut sat = Sat::new(settings.deadline);
-    // Hint each constraint toward a topological order of the known graph
-    // (ties broken by position in the history): the order a real database
-    // most likely used, so that the first model is often nearly acyclic.
     // The loop only looks for cycles through open constraints' edges, so
-    // the known graph must be acyclic itself.
-    let Some(Reach { rank, .. }) = Reach::new(p.nodes(), &known) else {
+    // the known graph (with what pruning forced) must be acyclic itself.
+    let Some(reach) = Reach::new(p.nodes(), &known) else {
         let suspects = (0..p.sides.len())
             .filter(|&c| forced[c].is_some())
             .collect();
         return (Decision::Violated, stats, suspects);
     };
-    let mut lazy = Lazy::new(p, known, &open, &mut sat);
+    let mut lazy = Lazy::new(p, reach, &open, &mut sat);
+    // Hint each constraint toward a topological order of the known graph:
+    // an order the database may well have used, so that the first model
+    // is often nearly acyclic.
     let last = p.states() - 1;
     for (i, &c) in open.iter().enumerate() {
         let (a, b) = p.ends(c);
-        let first = rank[(a * p.states() + last) as usize] < rank[(b * p.states() + last) as usize];
+        let rank = |t: u32| lazy.rank[(t * p.states() + last) as usize];
+        let first = rank(a) < rank(b);
         sat.prefer(if first { lazy.lits[i] } else { !lazy.lits[i] });
     }
     stats.encode = encoding.elapsed();
@@ -185,15 +184,13 @@ pub fn decide(p: &Problem, settings: Settings) -> (Decision, Stats, Vec<usize>) 
 /// satisfiable or the deadline passed.
 pub fn core(p: &Problem, suspects: &[usize], deadline: Option<Instant>) -> Option<Vec<usize>> {
     let mut known: Vec<(u32, u32)> = Vec::new();
-    for &e in &p.known {
-        p.arcs(e, |a, b| known.push((a, b)));
-    }
-    if Reach::new(p.nodes(), &known).is_none() {
+    p.push_arcs(&p.known, &mut known);
+    let Some(reach) = Reach::new(p.nodes(), &known) else {
         return Some(Vec::new());
-    }
+    };
     let all: Vec<usize> = suspects.to_vec();
     let mut sat = Sat::new(deadline);
-    let mut lazy = Lazy::new(p, known, &all, &mut sat);
+    let mut lazy = Lazy::new(p, reach, &all, &mut sat);
     let select: Vec<Lit> = all.iter().map(|_| sat.var()).collect();
     for &x in &lazy.lits {
         sat.prefer(x);
@@ -236,9 +233,10 @@ pub fn core(p: &Problem, suspects: &[usize], deadline: Option<Instant>) -> Optio
 
 /// PolySI's pruning: a side whose edge closes a cycle with the known graph
 /// is impossible, so the other side is forced and joins the known graph.
-/// Rounds repeat until one forces almost nothing. Returns the constraints
-/// behind a violation when some constraint has both sides impossible or the
-/// forced edges close a cycle.
+/// Rounds repeat until one forces almost nothing; forced sides' arcs are
+/// appended to `known`. Returns the constraints behind a violation when
+/// some constraint has both sides impossible or a round's forced edges close
+/// a cycle (the caller checks the last round's).
 fn prune(
     p: &Problem,
     known: &mut Vec<(u32, u32)>,
@@ -280,17 +278,12 @@ fn prune(
             }
             newly += 1;
             let s = forced[c].unwrap_or(0);
-            for &e in &p.sides[c][s] {
-                p.arcs(e, |a, b| known.push((a, b)));
-            }
+            p.push_arcs(&p.sides[c][s], known);
         }
         // PolySI stops once a round forces at most 1% of the constraints:
         // past that, rounds cost more than the solver needs for the rest.
         if newly == 0 || newly * 100 <= total {
-            if Reach::new(p.nodes(), known).is_some() {
-                return Ok(None);
-            }
-            return Ok(Some(suspects(forced, None)));
+            return Ok(None);
         }
     }
 }
@@ -430,14 +423,13 @@ const MAX_CLAUSES: usize = 1 << 14;
 const BFS_ARCS: u64 = 1 << 16;
 
 impl<'p> Lazy<'p> {
-    fn new(p: &'p Problem, known: Vec<(u32, u32)>, open: &[usize], sat: &mut Sat) -> Lazy<'p> {
-        let rank = Reach::new(p.nodes(), &known).map_or_else(|| vec![0; p.nodes()], |r| r.rank);
-        let known = Csr::new(p.nodes(), known.iter().map(|&(a, b)| (a, b, NONE)));
+    /// A loop over the known graph, acyclic as `Reach` proves.
+    fn new(p: &'p Problem, known: Reach, open: &[usize], sat: &mut Sat) -> Lazy<'p> {
         let lits = open.iter().map(|_| sat.var()).collect();
         Lazy {
             p,
-            known,
-            rank,
+            known: known.csr,
+            rank: known.rank,
             open: open.to_vec(),
             lits,
             select: None,

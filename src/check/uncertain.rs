@@ -6,8 +6,9 @@
 
 use super::cycles::{self, FoundCycle, ModelGraph, MODEL_GRAPHS};
 use super::polygraph::{self, Decision, Edge, Problem, Settings, Stats};
-use super::{lattice, Analysis};
+use super::{lattice, verdict, Analysis};
 use crate::graph::{nontrivial, tarjan, Graph};
+use crate::history::TxnId;
 use crate::infer::{Constraint, Dep, Rel, RelSet};
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
@@ -47,6 +48,18 @@ pub struct Forced {
     /// The cycle of each resolution of the pairs (none when there are too
     /// many resolutions to list).
     pub cases: Vec<Case>,
+}
+
+impl Forced {
+    /// The transaction of each pair whose writes come first in a case, in
+    /// the order of `pairs`.
+    pub fn writes_first(&self, case: &Case) -> Vec<TxnId> {
+        self.pairs
+            .iter()
+            .zip(&case.choice)
+            .map(|(p, &s)| if s == 0 { p.a } else { p.b })
+            .collect()
+    }
 }
 
 /// One resolution of a forced anomaly's pairs and the cycle it closes.
@@ -91,7 +104,7 @@ pub fn decide_all(
     }
     let deadline = opts.timeout.map(|t| Instant::now() + t);
     let certain = a.deps.len();
-    let mut impossible = lattice::impossible_models(found_types(a));
+    let mut impossible = lattice::impossible_models(verdict::all_anomalies(a).into_keys());
     let mut holding: Vec<ModelGraph> = Vec::new();
     // Strongest first: a model that holds settles every model whose graph
     // is part of its own.
@@ -163,36 +176,23 @@ fn effective(mut mg: ModelGraph, order: Option<Rel>) -> ModelGraph {
 /// Whether every cycle of `small`'s graph is also a cycle of `big`'s, so
 /// that `big` holding means `small` does.
 fn covers(big: ModelGraph, small: ModelGraph) -> bool {
-    let big_rels = if big.extension {
-        big.base.union(Rel::Rw.bit())
-    } else {
-        big.base
-    };
-    let small_rels = if small.extension {
-        small.base.union(Rel::Rw.bit())
-    } else {
-        small.base
-    };
-    let rels_ok = small_rels.0 & !big_rels.0 == 0;
+    let rels_ok = rels(small).0 & !rels(big).0 == 0;
     // A cycle of `A ; rw?` is a cycle of `A ∪ rw`, not the other way round.
     rels_ok && (small.extension || !big.extension || !small.base.contains(Rel::Rw))
 }
 
-/// Every anomaly type found so far.
-fn found_types(a: &Analysis) -> BTreeSet<&'static str> {
-    let mut t: BTreeSet<&'static str> = a.anomalies.iter().map(|x| x.name()).collect();
-    t.extend(a.cycles.iter().map(|c| c.name));
-    t.extend(
-        a.cycle_exists
-            .iter()
-            .map(|c| lattice::cycle_exists_anomaly(c.model)),
-    );
-    t
+/// The relations whose edges a model's graph has.
+fn rels(mg: ModelGraph) -> RelSet {
+    if mg.extension {
+        mg.base.union(Rel::Rw.bit())
+    } else {
+        mg.base
+    }
 }
 
 /// Whether a model's graph has edges of this relation.
 fn in_model(mg: ModelGraph, rel: Rel) -> bool {
-    mg.base.contains(rel) || (mg.extension && rel == Rel::Rw)
+    rels(mg).contains(rel)
 }
 
 fn edge(mg: ModelGraph, d: &Dep) -> Option<Edge> {
@@ -341,17 +341,13 @@ impl Region {
         let all: Vec<Dep> = known.iter().chain(&sides).copied().collect();
         let g = Graph::new(n, &all);
         let every = RelSet::of(&Rel::ALL);
-        let (comp, _) = tarjan(n, |v, out| out.extend(g.out(v, every).map(|(_, w)| w)));
+        let (comp, count) = tarjan(n, |v, out| out.extend(g.out(v, every).map(|(_, w)| w)));
         // Without pairs, the known edges cycle alone: every component of
         // the known graph's cycles is of interest.
         let hot: BTreeSet<u32> = if pairs.is_empty() {
-            let mut size = vec![0u32; n];
-            for &c in &comp {
-                size[c as usize] += 1;
-            }
-            comp.iter()
-                .copied()
-                .filter(|&c| size[c as usize] > 1)
+            nontrivial(&comp, count)
+                .iter()
+                .map(|c| comp[c[0] as usize])
                 .collect()
         } else {
             sides

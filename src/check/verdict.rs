@@ -48,7 +48,7 @@ impl Verdict {
 }
 
 /// Every anomaly found, by type, reportable or not.
-fn all_anomalies(a: &Analysis) -> BTreeMap<&'static str, Vec<Entry>> {
+pub(super) fn all_anomalies(a: &Analysis) -> BTreeMap<&'static str, Vec<Entry>> {
     let mut all: BTreeMap<&'static str, Vec<Entry>> = BTreeMap::new();
     for (i, x) in a.anomalies.iter().enumerate() {
         all.entry(x.name()).or_default().push(Entry::Anomaly(i));

@@ -2,7 +2,7 @@
 //! keys were installed in an unknown order (PolySI's generalized constraints,
 //! SPEC §2.3), and the edges that hold in every model forbidding G1c.
 
-use super::util::FxMap;
+use super::util::{csr, FxMap};
 use super::Dep;
 use crate::history::TxnId;
 
@@ -71,7 +71,9 @@ pub(super) fn unordered_pairs(
         }
         return Some(pairs);
     }
-    let topo = topological(n, edges)?;
+    let (start, succ) = csr(n, edges);
+    let out = |v: u32| &succ[start[v as usize] as usize..start[v as usize + 1] as usize];
+    let topo = topological(n, &out)?;
     let words = writers.len().div_ceil(64);
     let mut bit_of = vec![u32::MAX; n];
     for (i, &w) in writers.iter().enumerate() {
@@ -79,12 +81,8 @@ pub(super) fn unordered_pairs(
     }
     // reach[v]: the writer versions strictly after v.
     let mut reach = vec![0u64; n * words];
-    let mut succ: Vec<Vec<u32>> = vec![Vec::new(); n];
-    for &(a, b) in edges {
-        succ[a as usize].push(b);
-    }
     for &v in topo.iter().rev() {
-        for &s in &succ[v as usize] {
+        for &s in out(v) {
             let (vs, ss) = (v as usize * words, s as usize * words);
             for k in 0..words {
                 reach[vs + k] |= reach[ss + k];
@@ -106,20 +104,21 @@ pub(super) fn unordered_pairs(
     Some(pairs)
 }
 
-/// A topological order of `0..n`, or `None` on a cycle (Kahn).
-fn topological(n: usize, edges: &[(u32, u32)]) -> Option<Vec<u32>> {
+/// A topological order of `0..n` with successors `out`, or `None` on a
+/// cycle (Kahn).
+fn topological<'a>(n: usize, out: &impl Fn(u32) -> &'a [u32]) -> Option<Vec<u32>> {
     let mut indeg = vec![0u32; n];
-    let mut succ: Vec<Vec<u32>> = vec![Vec::new(); n];
-    for &(a, b) in edges {
-        indeg[b as usize] += 1;
-        succ[a as usize].push(b);
+    for v in 0..n as u32 {
+        for &s in out(v) {
+            indeg[s as usize] += 1;
+        }
     }
     let mut order: Vec<u32> = (0..n as u32).filter(|&v| indeg[v as usize] == 0).collect();
     let mut i = 0;
     while i < order.len() {
-        let v = order[i] as usize;
+        let v = order[i];
         i += 1;
-        for &s in &succ[v] {
+        for &s in out(v) {
             indeg[s as usize] -= 1;
             if indeg[s as usize] == 0 {
                 order.push(s);

@@ -13,7 +13,7 @@ use super::explain::{
 };
 use super::result::pair_keys;
 use crate::check::polygraph::Decision;
-use crate::check::{lattice, Analysis, Entry, Validity, Verdict};
+use crate::check::{lattice, Analysis, Entry, FoundCycle, Validity, Verdict};
 use crate::history::{History, MopKind, MopValue, SourceFile, Span, TxnId, Val, Workload};
 use crate::infer::anomaly::{Anomaly, Expected};
 use crate::infer::{Dep, Rel, Version, NO_MOP};
@@ -377,13 +377,18 @@ fn cycle<'a>(h: &'a History, a: &Analysis, message: String, c: usize) -> Finding
     let c = &a.cycles[c];
     let help = explanation(h, a, c, OP_CHARS);
     let mut b = Builder::new(h, message, help);
+    cycle_labels(&mut b, a, c);
+    b.done()
+}
+
+/// Labels on both ends of every step of a cycle, its transactions named
+/// T1, T2, … as in the explanation.
+fn cycle_labels(b: &mut Builder<'_>, a: &Analysis, c: &FoundCycle) {
     let n = c.steps.len().max(1);
     let names = names(n);
     for (i, d) in a.cycle_steps(c).enumerate() {
-        let (an, bn) = (&names[i % n], &names[(i + 1) % n]);
-        step_labels(&mut b, d, an, bn);
+        step_labels(b, d, &names[i % n], &names[(i + 1) % n]);
     }
-    b.done()
 }
 
 /// A cycle that every order of some writes closes: the pairs whose order is
@@ -406,13 +411,9 @@ fn forced<'a>(h: &'a History, a: &Analysis, message: String, i: usize) -> Findin
     }
     for c in &f.cases {
         let first: Vec<String> = f
-            .pairs
-            .iter()
-            .zip(&c.choice)
-            .map(|(p, &s)| {
-                let t = if s == 0 { p.a } else { p.b };
-                h.op(h.txn(t).op()).index.to_string()
-            })
+            .writes_first(c)
+            .into_iter()
+            .map(|t| h.op(h.txn(t).op()).index.to_string())
             .collect();
         let _ = write!(
             help,
@@ -424,11 +425,7 @@ fn forced<'a>(h: &'a History, a: &Analysis, message: String, i: usize) -> Findin
     }
     let mut b = Builder::new(h, message, help);
     if let Some(c) = f.cases.first() {
-        let n = c.cycle.steps.len().max(1);
-        let names = names(n);
-        for (i, d) in a.cycle_steps(&c.cycle).enumerate() {
-            step_labels(&mut b, d, &names[i % n], &names[(i + 1) % n]);
-        }
+        cycle_labels(&mut b, a, &c.cycle);
     } else {
         for p in &f.pairs {
             b.op_of(p.a, "writes in unknown order".to_string());

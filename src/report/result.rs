@@ -149,13 +149,10 @@ fn forced<'a>(h: &'a History, a: &Analysis, f: &Forced) -> R<'a> {
         .cases
         .iter()
         .map(|c| {
-            let first: Vec<TxnId> = f
-                .pairs
-                .iter()
-                .zip(&c.choice)
-                .map(|(p, &s)| if s == 0 { p.a } else { p.b })
+            let first = scc_indices(h, &f.writes_first(c))
+                .into_iter()
+                .map(R::Int)
                 .collect();
-            let first = scc_indices(h, &first).into_iter().map(R::Int).collect();
             let mut entries = vec![("writes-first", R::Vec(first))];
             entries.extend(cycle(h, a, &c.cycle));
             map(entries)
