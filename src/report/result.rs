@@ -149,9 +149,11 @@ fn forced<'a>(h: &'a History, a: &Analysis, f: &Forced) -> R<'a> {
         .cases
         .iter()
         .map(|c| {
-            let first = scc_indices(h, &f.writes_first(c))
+            // One index per pair, in the order of `:unknown-orders`.
+            let first = f
+                .writes_first(c)
                 .into_iter()
-                .map(R::Int)
+                .map(|t| R::Int(h.op(h.txn(t).op()).index))
                 .collect();
             let mut entries = vec![("writes-first", R::Vec(first))];
             entries.extend(cycle(h, a, &c.cycle));
