@@ -7,12 +7,14 @@ set -euo pipefail
 cd "$(dirname "$0")"
 
 # System packages the build needs: a C/C++ toolchain for the bundled SAT
-# solvers, libclang for their bindgen step, pkg-config.
+# solvers, libclang for their bindgen step, pkg-config; for `test` and `ci`,
+# Clojure (with a JRE) for the tests of jepsen-integration/.
 need_packages() {
     local missing=()
     command -v cc >/dev/null 2>&1 || missing+=(build-essential)
     command -v c++ >/dev/null 2>&1 || missing+=(g++)
     ldconfig -p 2>/dev/null | grep -q 'libclang[-.0-9]*\.so' || missing+=(libclang-dev)
+    [ "$1" = run ] || command -v clojure >/dev/null 2>&1 || missing+=(clojure)
     if ((${#missing[@]})); then
         echo "installing: ${missing[*]}" >&2
         local sudo=""
@@ -35,6 +37,7 @@ cmd_run() {
 
 cmd_test() {
     cargo test
+    jepsen-integration/run-tests.sh target/debug/isocheck
 }
 
 cmd_ci() {
@@ -45,7 +48,7 @@ cmd_ci() {
 
 case "${1:-}" in
     run | test | ci)
-        need_packages
+        need_packages "$1"
         need_rust
         "cmd_$1"
         ;;

@@ -2,7 +2,8 @@
 //!
 //! The pipeline, one module per stage (see `ARCHITECTURE.md`):
 //! [`history`] reads files into transactions; [`stats`] summarises them;
-//! [`gen`] generates histories; [`cli`] is the command line.
+//! [`gen`] generates histories; [`recheck`] reads Jepsen stores for
+//! `isocheck recheck`; [`cli`] is the command line.
 
 pub mod check;
 pub mod cli;
@@ -10,5 +11,6 @@ pub mod gen;
 pub mod graph;
 pub mod history;
 pub mod infer;
+pub mod recheck;
 pub mod report;
 pub mod stats;

@@ -7,10 +7,9 @@
 mod common;
 
 use isocheck::check::{self, CheckOptions, Validity};
-use isocheck::history::edn::{read_all, Kind, Node};
 use isocheck::history::{self, History, LoadOptions};
+use isocheck::recheck;
 use std::collections::BTreeMap;
-use std::path::Path;
 
 /// `:valid?`, `:anomaly-types` and `:not`, as text.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -114,100 +113,32 @@ fn elle_verdicts_under_six_models() {
     assert_eq!(used, listed, "a listed difference matches no corpus row");
 }
 
-/// The Elle result map inside a Jepsen `results.edn`: the checker entry that
-/// has `:anomaly-types`, or the workload checker (`:workload`, `:la`, `:rw`).
-fn elle_result<'a>(results: &'a Node<'a>) -> Option<&'a Node<'a>> {
-    let Kind::Map(entries) = &results.kind else {
-        return None;
-    };
-    entries.iter().find_map(|(k, v)| match (&k.kind, &v.kind) {
-        (Kind::Keyword("workload" | "la" | "rw" | "elle"), Kind::Map(_)) => Some(v),
-        _ => None,
-    })
-}
-
-fn get<'a>(map: &'a Node<'a>, key: &str) -> Option<&'a Node<'a>> {
-    let Kind::Map(entries) = &map.kind else {
-        return None;
-    };
-    entries
-        .iter()
-        .find(|(k, _)| k.kind == Kind::Keyword(key))
-        .map(|(_, v)| v)
-}
-
-fn keywords(n: Option<&Node>) -> String {
-    let items = match n.map(|n| &n.kind) {
-        Some(Kind::List(xs) | Kind::Vector(xs) | Kind::Set(xs)) => xs.as_slice(),
-        _ => &[],
-    };
-    let mut names: Vec<&str> = items
-        .iter()
-        .filter_map(|x| match x.kind {
-            Kind::Keyword(k) => Some(k),
-            _ => None,
-        })
-        .collect();
-    names.sort_unstable();
-    names.join(",")
-}
-
-fn recorded(result: &Node) -> Answer {
-    let valid = match get(result, "valid?").map(|n| &n.kind) {
-        Some(Kind::Bool(true)) => "true",
-        Some(Kind::Bool(false)) => "false",
-        _ => "unknown",
-    };
-    Answer {
-        valid: valid.into(),
-        types: keywords(get(result, "anomaly-types")),
-        not: keywords(get(result, "not")),
-    }
-}
-
-fn results_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
-    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            results_files(&p, out);
-        } else if p.file_name().is_some_and(|n| n == "results.edn")
-            && p.with_file_name("history.edn").is_file()
-        {
-            out.push(p);
-        }
-    }
-}
-
 #[test]
 fn results_edn_beside_histories() {
     let Some(dir) = common::corpus_dir() else {
         return;
     };
-    let mut files = Vec::new();
-    results_files(&dir, &mut files);
-    files.sort();
-    assert!(files.len() >= 50, "only {} results.edn found", files.len());
+    let runs = recheck::find_runs(&dir).expect("readable corpus");
+    let runs: Vec<_> = runs.iter().filter(|r| r.results.is_some()).collect();
+    assert!(runs.len() >= 50, "only {} results.edn found", runs.len());
     let diffs = differences(DIFFERENCES);
     let mut failures = Vec::new();
-    for path in &files {
-        let text = std::fs::read_to_string(path).expect("readable");
-        let forms = read_all(&text).unwrap_or_else(|e| panic!("{}: {e:?}", path.display()));
-        let result = forms.first().and_then(elle_result);
-        let Some(result) = result else {
-            panic!("{}: no Elle result map", path.display());
-        };
-        let rel = path
-            .strip_prefix(&dir)
-            .unwrap_or(path)
-            .with_file_name("history.edn");
-        let rel = rel.to_string_lossy().to_string();
-        let h = history::load(&dir.join(&rel), &LoadOptions::default()).expect("loads");
+    for run in runs {
+        let results = run.results.as_deref().expect("filtered");
+        let text = std::fs::read_to_string(results).expect("readable");
+        let recorded = recheck::recorded_verdict(&text)
+            .unwrap_or_else(|e| panic!("{}: {e}", results.display()));
+        let rel = run.name.join("history.edn").to_string_lossy().to_string();
+        let h = history::load(&run.history, &LoadOptions::default()).expect("loads");
         // The runs used Elle's default model, strict-serializable; older
         // Elle versions computed `:not` differently, so compare the rest.
         let mut got = ours(&h, None);
-        let mut want = recorded(result);
+        let mut want = Answer {
+            valid: recorded.valid.name().into(),
+            types: recorded.anomaly_types.join(","),
+            not: String::new(),
+        };
         got.not.clear();
-        want.not.clear();
         if let Some((answer, _)) = diffs.get(&(format!("results:{rel}"), String::new())) {
             want = answer.clone();
         }

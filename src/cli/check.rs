@@ -23,6 +23,30 @@ pub struct CheckArgs {
     pub file: PathBuf,
     #[command(flatten)]
     pub input: InputArgs,
+    #[command(flatten)]
+    pub model: ModelArgs,
+    /// Output: a report for people on stderr, or Elle's result map on stdout.
+    #[arg(long, value_enum, default_value = "human")]
+    pub format: CheckFormat,
+    /// SAT backend for uncertain version orders. Only the one compiled in is
+    /// available (CaDiCaL by default; Kissat with `--no-default-features
+    /// --features kissat`).
+    #[arg(long, value_enum, default_value = check::sat::BACKEND)]
+    pub solver: Solver,
+    /// Print per-model solving statistics (construct, prune, encode, solve)
+    /// on stderr.
+    #[arg(long, short = 'v')]
+    pub verbose: bool,
+    /// Also write Elle-like artifacts here: `<anomaly>.txt` explanations and
+    /// a Graphviz `.dot` (and `.svg` when `dot` is installed) per cycle.
+    #[arg(long)]
+    pub directory: Option<PathBuf>,
+}
+
+/// What to check: models, anomalies, inference and solving options, shared
+/// by `check` and `recheck`.
+#[derive(clap::Args, Debug, Clone)]
+pub struct ModelArgs {
     /// Consistency models the history must satisfy, comma-separated, with
     /// Elle's names (`serializable`, `snapshot-isolation`, ...; `none` for no
     /// model). Default: strict-serializable.
@@ -42,14 +66,6 @@ pub struct CheckArgs {
     /// rw-register: within a transaction, writes follow reads of the same key.
     #[arg(long)]
     pub wfr_keys: bool,
-    /// Output: a report for people on stderr, or Elle's result map on stdout.
-    #[arg(long, value_enum, default_value = "human")]
-    pub format: CheckFormat,
-    /// SAT backend for uncertain version orders. Only the one compiled in is
-    /// available (CaDiCaL by default; Kissat with `--no-default-features
-    /// --features kissat`).
-    #[arg(long, value_enum, default_value = check::sat::BACKEND)]
-    pub solver: Solver,
     /// Decide on the version order inference can see, as Elle does: no
     /// search over writes whose order is unknown.
     #[arg(long, conflicts_with_all = ["no_pruning", "timeout"])]
@@ -61,14 +77,6 @@ pub struct CheckArgs {
     /// exit status 2); fractions allowed.
     #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
     pub timeout: Option<Duration>,
-    /// Print per-model solving statistics (construct, prune, encode, solve)
-    /// on stderr.
-    #[arg(long, short = 'v')]
-    pub verbose: bool,
-    /// Also write Elle-like artifacts here: `<anomaly>.txt` explanations and
-    /// a Graphviz `.dot` (and `.svg` when `dot` is installed) per cycle.
-    #[arg(long)]
-    pub directory: Option<PathBuf>,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -91,8 +99,8 @@ pub enum CheckFormat {
     Json,
 }
 
-impl CheckArgs {
-    fn options(&self) -> CheckOptions {
+impl ModelArgs {
+    pub fn options(&self) -> CheckOptions {
         let clean = |s: &String| s.trim().trim_start_matches(':').to_string();
         let models = self.consistency_models.as_ref().map(|ms| {
             ms.iter()
@@ -118,7 +126,7 @@ impl CheckArgs {
 }
 
 pub fn run(a: &CheckArgs) -> ExitCode {
-    let opts = a.options();
+    let opts = a.model.options();
     let wanted = a
         .solver
         .to_possible_value()
@@ -186,7 +194,7 @@ pub fn run(a: &CheckArgs) -> ExitCode {
     })
 }
 
-fn option_help(e: &check::OptionError) -> String {
+pub(super) fn option_help(e: &check::OptionError) -> String {
     match e {
         check::OptionError::UnknownModel(_) => format!(
             "known models: {}",

@@ -2,6 +2,7 @@
 
 mod bench;
 mod check;
+mod recheck;
 
 use crate::history::{self, Format, LoadOptions, Workload};
 use crate::report::diagnostic;
@@ -33,6 +34,8 @@ pub enum Command {
     Stats(StatsArgs),
     /// Generate a history from a simulated database.
     Gen(GenArgs),
+    /// Check every run of a Jepsen store again, beside the verdict it recorded.
+    Recheck(recheck::RecheckArgs),
     /// Measure parse throughput, check time and peak memory.
     Bench(bench::BenchArgs),
 }
@@ -150,6 +153,7 @@ pub fn main() -> ExitCode {
         Command::Stats(a) => stats_cmd(&a),
         Command::Gen(a) => gen_cmd(&a),
         Command::Bench(a) => bench::run(&a),
+        Command::Recheck(a) => recheck::run(&a),
     }
 }
 

@@ -1,0 +1,417 @@
+//! Re-checking a Jepsen store: finding the runs in it, reading the verdict
+//! and options each run recorded, and comparing them with ours.
+//!
+//! A Jepsen store is a tree of run directories, each holding a
+//! `history.edn`, usually a `results.edn` (the checkers' result map) and
+//! sometimes a `test.edn` (the test map). `latest`/`current` symlinks point
+//! back into the tree, so the walk never follows symlinks below the root.
+
+use crate::check::{CheckOptions, Validity};
+use crate::history::edn::{self, Kind, Node};
+use crate::infer::InferOptions;
+use std::io;
+use std::path::{Path, PathBuf};
+
+/// One run directory of a store.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Run {
+    /// The run directory, relative to the store root (`.` for the root itself).
+    pub name: PathBuf,
+    pub history: PathBuf,
+    /// `results.edn` beside the history, when present.
+    pub results: Option<PathBuf>,
+    /// `test.edn` beside the history, when present.
+    pub test: Option<PathBuf>,
+}
+
+/// Every run under `root`, sorted by name.
+pub fn find_runs(root: &Path) -> io::Result<Vec<Run>> {
+    let mut runs = Vec::new();
+    walk(root, root, &mut runs)?;
+    runs.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok(runs)
+}
+
+fn walk(root: &Path, dir: &Path, runs: &mut Vec<Run>) -> io::Result<()> {
+    let history = dir.join("history.edn");
+    if history.is_file() {
+        let beside = |name: &str| Some(dir.join(name)).filter(|p| p.is_file());
+        let name = dir.strip_prefix(root).unwrap_or(dir);
+        runs.push(Run {
+            name: if name.as_os_str().is_empty() {
+                PathBuf::from(".")
+            } else {
+                name.to_path_buf()
+            },
+            history,
+            results: beside("results.edn"),
+            test: beside("test.edn"),
+        });
+    }
+    for entry in std::fs::read_dir(dir)? {
+        let entry = entry?;
+        // `file_type` does not follow symlinks: Jepsen's `latest` links
+        // would otherwise visit runs twice.
+        if entry.file_type()?.is_dir() {
+            walk(root, &entry.path(), runs)?;
+        }
+    }
+    Ok(())
+}
+
+/// The verdict a run recorded: Elle's result map inside `results.edn`.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Recorded {
+    pub valid: Valid,
+    /// `:anomaly-types`, sorted.
+    pub anomaly_types: Vec<String>,
+    /// `:not`, sorted.
+    pub not: Vec<String>,
+}
+
+/// `:valid?` as recorded or computed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Valid {
+    True,
+    False,
+    Unknown,
+}
+
+impl Valid {
+    pub fn name(self) -> &'static str {
+        match self {
+            Valid::True => "true",
+            Valid::False => "false",
+            Valid::Unknown => "unknown",
+        }
+    }
+}
+
+impl From<Validity> for Valid {
+    fn from(v: Validity) -> Valid {
+        match v {
+            Validity::True => Valid::True,
+            Validity::False => Valid::False,
+            Validity::Unknown => Valid::Unknown,
+        }
+    }
+}
+
+/// Why a file of a run could not be used.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum RecordError {
+    #[error("{file} is not EDN: {problem} at byte {at}")]
+    Syntax {
+        file: &'static str,
+        problem: String,
+        at: usize,
+    },
+    #[error("results.edn is not a map")]
+    NotAMap,
+    #[error(
+        "results.edn holds no Elle result (no entry with :anomaly-types or a workload checker)"
+    )]
+    NoElleResult,
+}
+
+/// Checker names Jepsen tests commonly give Elle's checker in
+/// `checker/compose`, for results that hold only `{:valid? true}`.
+const ELLE_KEYS: &[&str] = &[
+    "workload",
+    "elle",
+    "la",
+    "rw",
+    "append",
+    "wr",
+    "txn",
+    "list-append",
+    "rw-register",
+    "cycle",
+];
+
+/// The Elle verdict in the text of a `results.edn`.
+pub fn recorded_verdict(results_edn: &str) -> Result<Recorded, RecordError> {
+    let forms = read("results.edn", results_edn)?;
+    let top = forms.first().map(Node::untagged);
+    let Some(
+        top @ Node {
+            kind: Kind::Map(_), ..
+        },
+    ) = top
+    else {
+        return Err(RecordError::NotAMap);
+    };
+    let result = elle_result(top, 3).ok_or(RecordError::NoElleResult)?;
+    Ok(Recorded {
+        valid: match result.get("valid?").map(|n| &n.kind) {
+            Some(Kind::Bool(true)) => Valid::True,
+            Some(Kind::Bool(false)) => Valid::False,
+            _ => Valid::Unknown,
+        },
+        anomaly_types: keywords(result.get("anomaly-types")),
+        not: keywords(result.get("not")),
+    })
+}
+
+fn read<'a>(file: &'static str, text: &'a str) -> Result<Vec<Node<'a>>, RecordError> {
+    edn::read_all(text).map_err(|e| RecordError::Syntax {
+        file,
+        problem: e.problem.to_string(),
+        at: e.span.start(),
+    })
+}
+
+/// The map with `:anomaly-types` nearest the top (checkers compose at any
+/// depth), else a workload checker's map by its usual name.
+fn elle_result<'n, 'a>(map: &'n Node<'a>, depth: u32) -> Option<&'n Node<'a>> {
+    let Kind::Map(entries) = &map.untagged().kind else {
+        return None;
+    };
+    let submaps = || {
+        entries
+            .iter()
+            .filter(|(_, v)| matches!(v.untagged().kind, Kind::Map(_)))
+    };
+    if let Some((_, v)) = submaps().find(|(_, v)| v.get("anomaly-types").is_some()) {
+        return Some(v.untagged());
+    }
+    if depth > 1 {
+        if let Some(found) = submaps().find_map(|(_, v)| {
+            elle_result(v, depth - 1).filter(|r| r.get("anomaly-types").is_some())
+        }) {
+            return Some(found);
+        }
+    }
+    submaps()
+        .find(|(k, _)| matches!(k.kind, Kind::Keyword(name) if ELLE_KEYS.contains(&name)))
+        .map(|(_, v)| v.untagged())
+}
+
+fn keywords(n: Option<&Node>) -> Vec<String> {
+    let items = match n.map(|n| &n.untagged().kind) {
+        Some(Kind::List(xs) | Kind::Vector(xs) | Kind::Set(xs)) => xs.as_slice(),
+        _ => &[],
+    };
+    let mut names: Vec<String> = items
+        .iter()
+        .filter_map(|x| match x.kind {
+            Kind::Keyword(k) => Some(k.to_string()),
+            _ => None,
+        })
+        .collect();
+    names.sort_unstable();
+    names
+}
+
+/// Checker options a run recorded in its `test.edn`; `None` where it says
+/// nothing, so the command line's value applies.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RunOptions {
+    /// The test's `:workload` name (e.g. `append`), for display.
+    pub workload: Option<String>,
+    /// `:consistency-models`; `Some(vec![])` for an explicit nil.
+    pub consistency_models: Option<Vec<String>>,
+    pub anomalies: Option<Vec<String>>,
+    pub sequential_keys: Option<bool>,
+    pub linearizable_keys: Option<bool>,
+    pub wfr_keys: Option<bool>,
+}
+
+/// The options in the text of a `test.edn`: top-level keys named as Elle's
+/// checker options, which is where Jepsen test suites pass them.
+pub fn recorded_options(test_edn: &str) -> Result<RunOptions, RecordError> {
+    let forms = read("test.edn", test_edn)?;
+    let Some(test) = forms.first().map(Node::untagged) else {
+        return Ok(RunOptions::default());
+    };
+    let flag = |name: &str| match test.get(name).map(|n| &n.kind) {
+        Some(Kind::Bool(b)) => Some(*b),
+        Some(Kind::Nil) => Some(false),
+        _ => None,
+    };
+    let names = |name: &str| {
+        test.get(name).map(|n| match &n.untagged().kind {
+            Kind::Keyword(k) => vec![k.to_string()],
+            _ => keywords(Some(n)),
+        })
+    };
+    Ok(RunOptions {
+        workload: test.get("workload").and_then(|n| match &n.kind {
+            Kind::Keyword(k) | Kind::Symbol(k) => Some(k.to_string()),
+            Kind::Str(s) => Some(s.to_string()),
+            _ => None,
+        }),
+        consistency_models: names("consistency-models"),
+        anomalies: names("anomalies"),
+        sequential_keys: flag("sequential-keys?"),
+        linearizable_keys: flag("linearizable-keys?"),
+        wfr_keys: flag("wfr-keys?"),
+    })
+}
+
+impl RunOptions {
+    /// `base` (the command line's options) with what the run recorded in place.
+    pub fn apply(&self, base: &CheckOptions) -> CheckOptions {
+        let pick = |recorded: Option<bool>, flag: bool| recorded.unwrap_or(flag);
+        CheckOptions {
+            consistency_models: self
+                .consistency_models
+                .clone()
+                .or_else(|| base.consistency_models.clone()),
+            anomalies: self
+                .anomalies
+                .clone()
+                .unwrap_or_else(|| base.anomalies.clone()),
+            infer: InferOptions {
+                sequential_keys: pick(self.sequential_keys, base.infer.sequential_keys),
+                linearizable_keys: pick(self.linearizable_keys, base.infer.linearizable_keys),
+                wfr_keys: pick(self.wfr_keys, base.infer.wfr_keys),
+            },
+            solve: base.solve,
+        }
+    }
+}
+
+/// How our verdict relates to the recorded one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Agreement {
+    /// The same `:valid?`.
+    Yes,
+    /// One says true and the other false.
+    No,
+    /// One side is unknown and the other is not.
+    Undecided,
+    /// Nothing was recorded, or we could not check.
+    NotCompared,
+}
+
+impl Agreement {
+    pub fn of(recorded: Option<Valid>, ours: Option<Valid>) -> Agreement {
+        match (recorded, ours) {
+            (Some(r), Some(o)) if r == o => Agreement::Yes,
+            (Some(Valid::Unknown), Some(_)) | (Some(_), Some(Valid::Unknown)) => {
+                Agreement::Undecided
+            }
+            (Some(_), Some(_)) => Agreement::No,
+            _ => Agreement::NotCompared,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Agreement::Yes => "yes",
+            Agreement::No => "NO",
+            Agreement::Undecided => "undecided",
+            Agreement::NotCompared => "-",
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn elle_result_under_a_workload_key() {
+        let r = recorded_verdict(
+            "{:perf {:valid? true} :workload {:valid? false :anomaly-types (:G2-item :G0) \
+             :not #{:serializable}} :valid? false}",
+        )
+        .unwrap();
+        assert_eq!(r.valid, Valid::False);
+        assert_eq!(r.anomaly_types, ["G0", "G2-item"]);
+        assert_eq!(r.not, ["serializable"]);
+    }
+
+    #[test]
+    fn elle_result_found_by_anomaly_types_at_depth() {
+        let r = recorded_verdict(
+            "{:stats {:valid? false} :my-checker {:inner {:valid? :unknown \
+             :anomaly-types [:empty-transaction-graph]}}}",
+        )
+        .unwrap();
+        assert_eq!(r.valid, Valid::Unknown);
+        assert_eq!(r.anomaly_types, ["empty-transaction-graph"]);
+    }
+
+    #[test]
+    fn a_valid_workload_result_has_only_valid() {
+        let r = recorded_verdict("{:perf {:valid? true} :la {:valid? true} :valid? true}").unwrap();
+        assert_eq!(r.valid, Valid::True);
+        assert!(r.anomaly_types.is_empty());
+    }
+
+    #[test]
+    fn results_without_elle_are_errors() {
+        assert_eq!(
+            recorded_verdict("{:perf {:valid? true} :valid? true}"),
+            Err(RecordError::NoElleResult)
+        );
+        assert_eq!(recorded_verdict("[1 2]"), Err(RecordError::NotAMap));
+        assert!(matches!(
+            recorded_verdict("{:valid? true"),
+            Err(RecordError::Syntax { .. })
+        ));
+    }
+
+    #[test]
+    fn options_from_test_edn_override_flags() {
+        let o = recorded_options(
+            "{:name \"x\" :workload :append :consistency-models [:serializable] \
+             :wfr-keys? true :nodes [\"n1\"]}",
+        )
+        .unwrap();
+        assert_eq!(o.workload.as_deref(), Some("append"));
+        let base = CheckOptions {
+            consistency_models: Some(vec!["strict-serializable".into()]),
+            anomalies: vec!["G1".into()],
+            ..Default::default()
+        };
+        let merged = o.apply(&base);
+        assert_eq!(merged.consistency_models, Some(vec!["serializable".into()]));
+        assert_eq!(merged.anomalies, ["G1"]);
+        assert!(merged.infer.wfr_keys);
+        assert!(!merged.infer.sequential_keys);
+    }
+
+    #[test]
+    fn a_single_model_keyword_is_accepted() {
+        let o = recorded_options("{:consistency-models :snapshot-isolation}").unwrap();
+        assert_eq!(
+            o.consistency_models,
+            Some(vec!["snapshot-isolation".into()])
+        );
+    }
+
+    #[test]
+    fn agreement() {
+        use Valid::*;
+        assert_eq!(Agreement::of(Some(True), Some(True)), Agreement::Yes);
+        assert_eq!(Agreement::of(Some(True), Some(False)), Agreement::No);
+        assert_eq!(
+            Agreement::of(Some(Unknown), Some(False)),
+            Agreement::Undecided
+        );
+        assert_eq!(Agreement::of(None, Some(False)), Agreement::NotCompared);
+        assert_eq!(Agreement::of(Some(True), None), Agreement::NotCompared);
+    }
+
+    #[test]
+    fn runs_are_found_without_following_symlinks() {
+        let root = std::env::temp_dir().join(format!("isocheck-store-{}", std::process::id()));
+        let run = root.join("test-a/20200101T000000.000Z");
+        std::fs::create_dir_all(&run).unwrap();
+        std::fs::write(run.join("history.edn"), "").unwrap();
+        std::fs::write(run.join("results.edn"), "{}").unwrap();
+        #[cfg(unix)]
+        std::os::unix::fs::symlink(&run, root.join("latest")).unwrap();
+        let runs = find_runs(&root).unwrap();
+        std::fs::remove_dir_all(&root).unwrap();
+        assert_eq!(runs.len(), 1);
+        assert_eq!(runs[0].name, Path::new("test-a/20200101T000000.000Z"));
+        assert!(runs[0].results.is_some());
+        assert!(runs[0].test.is_none());
+    }
+}
