@@ -603,13 +603,17 @@ pub fn valid_symbol(s: &str) -> bool {
     }
 }
 
-/// An EDN number literal: `-12`, `12N`, `1.5`, `-1e3`, `1.5M`.
+/// An EDN number literal: `-12`, `12N`, `1.5`, `-1e3`, `1.5M`, and the
+/// integers clojure.edn also reads: hex `0x1F`, octal `017`, radix `2r101`.
 pub fn parse_number(text: &str) -> Option<Kind<'_>> {
     let b = text.as_bytes();
     let unsigned = b
         .strip_prefix(b"-")
         .or_else(|| b.strip_prefix(b"+"))
         .unwrap_or(b);
+    if let Some(n) = radix_integer(unsigned) {
+        return n.map(|n| Kind::Int(if b[0] == b'-' { -n } else { n }));
+    }
     let digits = unsigned.iter().take_while(|c| c.is_ascii_digit()).count();
     if digits == 0 || (digits > 1 && unsigned[0] == b'0') {
         return None;
@@ -639,6 +643,35 @@ pub fn parse_number(text: &str) -> Option<Kind<'_>> {
             }
         }
     }
+}
+
+/// A hex, octal or radix integer without its sign (`Some(None)` if it is
+/// malformed or beyond 64 bits), or `None` for any other number. Printed
+/// Java objects (`#object[java.lang.Object 0x5e9f23b4 ...]`) carry hex.
+fn radix_integer(unsigned: &[u8]) -> Option<Option<i64>> {
+    let text = std::str::from_utf8(unsigned).ok()?;
+    let text = text.strip_suffix('N').unwrap_or(text);
+    let (radix, digits) = if let Some(hex) =
+        text.strip_prefix("0x").or_else(|| text.strip_prefix("0X"))
+    {
+        (16, hex)
+    } else if let Some((radix, digits)) = text.split_once(['r', 'R']) {
+        let radix = match radix.as_bytes() {
+            [b'1'..=b'9'] | [b'1'..=b'9', b'0'..=b'9'] => radix.parse().ok(),
+            _ => None,
+        };
+        (radix.filter(|r| (2..=36).contains(r))?, digits)
+    } else if text.len() > 1 && text.starts_with('0') && text.bytes().all(|c| c.is_ascii_digit()) {
+        (8, &text[1..])
+    } else {
+        return None;
+    };
+    let valid = !digits.is_empty() && digits.chars().all(|c| c.is_digit(radix));
+    Some(
+        valid
+            .then(|| i64::from_str_radix(digits, radix).ok())
+            .flatten(),
+    )
 }
 
 /// `(.digits*)?([eE][+-]?digits)?`, empty allowed (for `1M`).

@@ -145,9 +145,26 @@ fn canonical_equality_follows_clojure() {
 
 #[test]
 fn numbers_reject_what_edn_forbids() {
-    for bad in ["007", "1/2", "1.5N", "1e", "12x", "0x1F", "1.2.3"] {
+    for bad in ["08", "1/2", "1.5N", "1e", "12x", "0x1G", "2r2", "1.2.3"] {
         assert!(matches!(problem(bad), Problem::InvalidNumber(_)), "{bad}");
     }
+}
+
+#[test]
+fn hex_octal_and_radix_integers_as_clojure_edn_reads_them() {
+    let ints = [
+        ("0x1F", 31),
+        ("-0x10", -16),
+        ("007", 7),
+        ("2r101", 5),
+        ("36rZz", 1295),
+    ];
+    for (text, n) in ints {
+        let forms = read_all(text).expect(text);
+        assert_eq!(forms[0].kind, Kind::Int(n), "{text}");
+    }
+    let object = read_all("#object[java.lang.Object 0x5e9f23b4 \"java.lang.Object@5e9f23b4\"]");
+    assert!(object.is_ok(), "{object:?}");
 }
 
 #[test]
