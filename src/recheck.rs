@@ -269,6 +269,7 @@ impl RunOptions {
                 wfr_keys: pick(self.wfr_keys, base.infer.wfr_keys),
             },
             solve: base.solve,
+            no_fast_path: base.no_fast_path,
         }
     }
 }

@@ -56,6 +56,12 @@ pub struct Stats {
     pub micro_ops: ByMop,
     pub keys: usize,
     pub shapes: ByShape,
+    /// Whether every committed and indeterminate transaction is a
+    /// mini-transaction (the fast path's histories).
+    pub mini_transactions: bool,
+    /// Else the first that is not, and why.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub not_mini: Option<String>,
     pub parse_seconds: f64,
     pub mb_per_second: f64,
 }
@@ -83,6 +89,8 @@ impl Stats {
             micro_ops: ByMop::default(),
             keys: 0,
             shapes: ByShape::default(),
+            mini_transactions: false,
+            not_mini: None,
             parse_seconds,
             mb_per_second: if parse_seconds > 0.0 {
                 bytes as f64 / 1e6 / parse_seconds
@@ -92,6 +100,13 @@ impl Stats {
         };
         s.nemesis_ops = s.ops - s.client_ops;
         count_mops(h, &mut s);
+        match crate::infer::mini::shape(h) {
+            Ok(()) => s.mini_transactions = !h.txns.is_empty(),
+            Err((t, why)) => {
+                let op = h.op(h.txn(t).op());
+                s.not_mini = Some(format!("index {}: {}", op.index, why.describe()));
+            }
+        }
         s
     }
 }
@@ -191,6 +206,14 @@ pub fn render(s: &Stats) -> String {
             ),
         ),
         ("keys", s.keys.to_string()),
+        (
+            "mini-transactions",
+            match &s.not_mini {
+                _ if s.mini_transactions => "yes (the fast path applies)".to_string(),
+                Some(why) => format!("no ({why})"),
+                None => "no".to_string(),
+            },
+        ),
         (
             "txn shapes",
             format!(

@@ -162,6 +162,7 @@ fn analysis(
         solved: Vec::new(),
         prohibited,
         reportable,
+        path: check::Path::General,
     }
 }
 

@@ -154,6 +154,7 @@ fn check_text(text: &str, o: &Opts) -> (Validity, Vec<String>, Vec<String>) {
             enabled: false,
             ..Default::default()
         },
+        ..Default::default()
     };
     let analysis = check::analyze(&h, &opts).expect("options are valid");
     let v = check::verdict::verdict(&analysis);

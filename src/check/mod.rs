@@ -4,12 +4,14 @@
 
 pub mod cycles;
 pub mod lattice;
+pub mod mini;
 pub mod polygraph;
 pub mod sat;
 pub mod uncertain;
 pub mod verdict;
 
 pub use cycles::{CycleExists, FoundCycle};
+pub use mini::Path;
 pub use uncertain::{Case, Forced, SolveOptions, Solved, Stopped};
 pub use verdict::{Entry, Validity, Verdict};
 
@@ -27,6 +29,8 @@ pub struct CheckOptions {
     pub anomalies: Vec<String>,
     pub infer: InferOptions,
     pub solve: SolveOptions,
+    /// Take the general path even for mini-transaction histories.
+    pub no_fast_path: bool,
 }
 
 /// Options that name no model or anomaly Elle knows.
@@ -63,6 +67,8 @@ pub struct Analysis {
     pub prohibited: BTreeSet<&'static str>,
     /// Anomaly types worth reporting.
     pub reportable: BTreeSet<&'static str>,
+    /// Which path decided.
+    pub path: Path,
 }
 
 impl Analysis {
@@ -71,7 +77,7 @@ impl Analysis {
     /// writes in an unknown order that the solver found a valid order for
     /// are something checked.
     pub fn empty_graph(&self) -> bool {
-        self.deps.is_empty() && self.solved.is_empty()
+        self.deps.is_empty() && self.solved.is_empty() && !matches!(self.path, Path::Mini { .. })
     }
 
     /// The transactions of a cycle, in order, with the first repeated at the end.
@@ -114,6 +120,27 @@ pub fn anomaly_types(
 /// Checks a history: inference, graph, cycle search.
 pub fn analyze(history: &History, opts: &CheckOptions) -> Result<Analysis, OptionError> {
     let (prohibited, reportable) = anomaly_types(opts)?;
+    let order = order_needed(history, &reportable);
+    let path = match opts.solve.enabled && !opts.no_fast_path {
+        true => mini::decide(history, &opts.infer, order),
+        false => Path::General,
+    };
+    if let Path::Mini { .. } = path {
+        return Ok(Analysis {
+            anomalies: Vec::new(),
+            deps: Vec::new(),
+            graph: Graph::new(history.txns.len(), &[]),
+            order,
+            cycles: Vec::new(),
+            cycle_exists: Vec::new(),
+            forced: Vec::new(),
+            stopped: Vec::new(),
+            solved: Vec::new(),
+            prohibited,
+            reportable,
+            path,
+        });
+    }
     let Inference {
         mut deps,
         anomalies,
@@ -121,7 +148,6 @@ pub fn analyze(history: &History, opts: &CheckOptions) -> Result<Analysis, Optio
         constraints,
         ..
     } = infer::infer(history, &opts.infer);
-    let order = order_needed(history, &reportable);
     deps.extend(order_deps(history, order));
     let graph = Graph::new(history.txns.len(), &deps);
     let specs = cycles::specs(order);
@@ -144,6 +170,7 @@ pub fn analyze(history: &History, opts: &CheckOptions) -> Result<Analysis, Optio
         solved: Vec::new(),
         prohibited,
         reportable,
+        path,
     };
     uncertain::decide_all(&mut analysis, &implied, &constraints, &opts.solve);
     Ok(analysis)

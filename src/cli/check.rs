@@ -70,6 +70,10 @@ pub struct ModelArgs {
     /// search over writes whose order is unknown.
     #[arg(long, conflicts_with_all = ["no_pruning", "timeout"])]
     pub certain_only: bool,
+    /// Take the general path even when every transaction is a
+    /// mini-transaction (the fast path decides those in linear time).
+    #[arg(long)]
+    pub no_fast_path: bool,
     /// Skip PolySI's pruning and hand every constraint to the solver.
     #[arg(long)]
     pub no_pruning: bool,
@@ -121,6 +125,7 @@ impl ModelArgs {
                 pruning: !self.no_pruning,
                 timeout: self.timeout,
             },
+            no_fast_path: self.no_fast_path,
         }
     }
 }

@@ -7,6 +7,7 @@
 
 pub mod anomaly;
 mod list_append;
+pub mod mini;
 mod rw_register;
 #[cfg(test)]
 mod tests;
@@ -15,6 +16,7 @@ mod util;
 
 pub use anomaly::Anomaly;
 pub use uncertain::Constraint;
+pub(crate) use util::csr;
 
 use crate::history::{History, TxnId, Val, Workload};
 

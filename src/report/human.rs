@@ -13,7 +13,7 @@ use super::explain::{
 };
 use super::result::pair_keys;
 use crate::check::polygraph::Decision;
-use crate::check::{lattice, Analysis, Entry, FoundCycle, Validity, Verdict};
+use crate::check::{lattice, Analysis, Entry, FoundCycle, Path, Validity, Verdict};
 use crate::history::{History, MopKind, MopValue, SourceFile, Span, TxnId, Val, Workload};
 use crate::infer::anomaly::{Anomaly, Expected};
 use crate::infer::{Dep, Rel, Version, NO_MOP};
@@ -103,7 +103,23 @@ fn header(a: &Analysis, v: &Verdict, color: bool) -> String {
     if !v.also_not.is_empty() {
         s.push_str(&list_line("  also not: ", &v.also_not));
     }
+    s.push_str(path_line(a.path));
     s
+}
+
+/// Which path decided, for mini-transaction histories (SPEC §2.4).
+fn path_line(p: Path) -> &'static str {
+    match p {
+        Path::General => "",
+        Path::Mini { .. } => {
+            "  decided by the mini-transaction fast path (linear, no solver)
+"
+        }
+        Path::MiniHandedOver => {
+            "  mini-transactions: the fast path handed over to the general path, which explains \
+             what it found\n"
+        }
+    }
 }
 
 /// `prefix` then the names, comma-separated, wrapped under the first name.
@@ -439,6 +455,12 @@ fn forced<'a>(h: &'a History, a: &Analysis, message: String, i: usize) -> Findin
 /// PolySI's stages.
 pub fn solving_stats(a: &Analysis) -> String {
     let mut s = String::new();
+    if let Path::Mini { edges } = a.path {
+        let _ = writeln!(
+            s,
+            "mini-transactions: {edges} dependency and order edges, acyclic: every model holds"
+        );
+    }
     for x in &a.solved {
         let st = &x.stats;
         let decision = match &x.decision {
@@ -600,7 +622,8 @@ fn anomaly<'a>(h: &'a History, message: String, x: &Anomaly) -> Finding<'a> {
             let mut b = Builder::new(h, message, help);
             b.mop(*mop, format!("observes{what}"));
             if let Some(w) = w {
-                b.mop(w, format!("{verb} by a transaction that failed"));
+                let done = if verb == "wrote" { "written" } else { verb };
+                b.mop(w, format!("{done} by a transaction that failed"));
             } else {
                 b.op_of(*writer, "this transaction failed".to_string());
             }

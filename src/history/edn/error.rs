@@ -60,7 +60,7 @@ impl Problem {
                     .into()
             }
             Problem::InvalidNumber(_) => {
-                "EDN numbers look like 12, -3, 12N, 1.5, 1e3 or 1.5M (no leading zeros, no ratios)"
+                "EDN numbers look like 12, -3, 12N, 1.5, 1e3, 1.5M, 0x1F or 2r101 (a leading 0 means octal; no ratios)"
                     .into()
             }
             Problem::InvalidSymbol(_) => {
