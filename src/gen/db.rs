@@ -118,13 +118,13 @@ impl Db {
         };
         let at = view.snapshot.unwrap_or(self.clock);
         let end = state.versions.partition_point(|&(ts, _)| ts <= at);
-        let visible = state.versions[..end]
+        let mut visible = state.versions[..end]
             .iter()
             .filter(|&&(ts, _)| Some(ts) != view.hide);
         if self.list {
             out.extend(visible.map(|&(_, v)| v));
         } else {
-            out.extend(visible.last().map(|&(_, v)| v));
+            out.extend(visible.next_back().map(|&(_, v)| v));
         }
     }
 

@@ -117,7 +117,11 @@ impl<W: Write> HistoryWriter<W> {
 fn push_mop(l: &mut Vec<u8>, kind: Kind, m: Mop, read: Option<&[Value]>) {
     match m {
         Mop::Write(k, v) => {
-            l.extend_from_slice(if kind.is_list() { b"[:append " } else { b"[:w " });
+            l.extend_from_slice(if kind.is_list() {
+                b"[:append "
+            } else {
+                b"[:w "
+            });
             push_u64(l, k);
             l.push(b' ');
             push_u64(l, v);

@@ -45,7 +45,9 @@ pub(super) struct Run<'a, W: Write> {
 /// Runs the simulation and writes its history.
 pub(super) fn write<W: Write>(out: W, p: &Params) -> io::Result<Summary> {
     let mut run = Run::new(out, p);
-    let mut fault = p.fault.map(|f| (f, run.rng.below(p.txns.saturating_add(1))));
+    let mut fault = p
+        .fault
+        .map(|f| (f, run.rng.below(p.txns.saturating_add(1))));
     loop {
         let more = run.invoked < p.txns && run.out.bytes() < p.max_bytes;
         let due = fault.filter(|&(_, at)| !more || run.invoked >= at);
@@ -168,7 +170,8 @@ impl<'a, W: Write> Run<'a, W> {
         rules: Rules,
     ) -> io::Result<()> {
         let process = self.threads[t].process;
-        self.out.op(OpType::Invoke, self.time, process, &mops, None)?;
+        self.out
+            .op(OpType::Invoke, self.time, process, &mops, None)?;
         self.db.begin(t, view, rules);
         self.threads[t].txn = Some(Running {
             mops,

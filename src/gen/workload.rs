@@ -232,7 +232,8 @@ impl Workload {
             if !read(key, &mops) && !rng.chance(self.shape.blind_writes) {
                 if mops.len() + 1 < len {
                     mops.push(Mop::Read(key));
-                } else if let Some(&Mop::Read(k)) = mops.iter().find(|m| matches!(m, Mop::Read(_))) {
+                } else if let Some(&Mop::Read(k)) = mops.iter().find(|m| matches!(m, Mop::Read(_)))
+                {
                     key = k;
                 } else {
                     mops.push(Mop::Read(key));
