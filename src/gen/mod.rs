@@ -141,6 +141,12 @@ pub struct Summary {
     pub transactions: u64,
     pub ops: u64,
     pub bytes: u64,
+    /// Completions by type.
+    pub ok: u64,
+    pub failed: u64,
+    pub crashed: u64,
+    /// `:info` transactions that did commit.
+    pub crashed_committed: u64,
 }
 
 /// Runs the simulated database and writes the history to `out`, line by

@@ -40,6 +40,8 @@ pub(super) struct Run<'a, W: Write> {
     invoked: u64,
     open: usize,
     dead: Vec<Key>,
+    /// Outcome counts.
+    summary: Summary,
 }
 
 /// Runs the simulation and writes its history.
@@ -67,6 +69,7 @@ pub(super) fn write<W: Write>(out: W, p: &Params) -> io::Result<Summary> {
         transactions: run.out.ops() / 2,
         ops: run.out.ops(),
         bytes: run.out.bytes(),
+        ..run.summary
     };
     run.out.finish()?;
     Ok(summary)
@@ -89,6 +92,7 @@ impl<'a, W: Write> Run<'a, W> {
             invoked: 0,
             open: 0,
             dead: Vec::new(),
+            summary: Summary::default(),
         }
     }
 
@@ -150,11 +154,9 @@ impl<'a, W: Write> Run<'a, W> {
         if !crash {
             return self.commit(t).map(|_| ());
         }
-        if self.rng.chance(0.5) {
-            let _ = self.db.commit(t);
-        } else {
-            self.db.abort(t);
-        }
+        let committed = self.rng.chance(0.5) && self.db.commit(t).is_ok();
+        self.db.abort(t);
+        self.summary.crashed_committed += u64::from(committed);
         self.complete(t, OpType::Info)?;
         self.threads[t].process += self.threads.len() as u64;
         Ok(())
@@ -230,6 +232,11 @@ impl<'a, W: Write> Run<'a, W> {
         let process = self.threads[t].process;
         self.out.op(ty, self.time, process, &txn.mops, reads)?;
         self.open -= 1;
+        match ty {
+            OpType::Ok => self.summary.ok += 1,
+            OpType::Fail => self.summary.failed += 1,
+            _ => self.summary.crashed += 1,
+        }
         let oldest = self
             .threads
             .iter()
@@ -278,5 +285,97 @@ impl Level {
     /// at once; the others one step at a time.
     fn at_commit(self) -> bool {
         matches!(self, Level::StrictSerializable | Level::Serializable)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{to_string, write, Fault, Kind, Params};
+    use super::*;
+
+    fn summary(p: &Params) -> Summary {
+        write(io::sink(), p).expect("runs")
+    }
+
+    #[test]
+    fn crashed_transactions_both_commit_and_do_not() {
+        for level in [
+            Level::StrictSerializable,
+            Level::SnapshotIsolation,
+            Level::ReadCommitted,
+        ] {
+            let p = Params {
+                level,
+                info_rate: 0.2,
+                ..Params::default()
+            };
+            let s = summary(&p);
+            assert_eq!(s.ok + s.failed + s.crashed, p.txns);
+            assert!(s.crashed_committed > 20, "{level:?}: {s:?}");
+            assert!(s.crashed - s.crashed_committed > 20, "{level:?}: {s:?}");
+        }
+    }
+
+    #[test]
+    fn snapshot_isolation_aborts_write_write_conflicts_unless_the_fault_allows_them() {
+        let mut p = Params {
+            level: Level::SnapshotIsolation,
+            fail_rate: 0.0,
+            ..Params::default()
+        };
+        p.shape.keys = 2;
+        assert!(summary(&p).failed > 100);
+        p.fault = Some(Fault::LostUpdate);
+        assert_eq!(summary(&p).failed, 0);
+    }
+
+    #[test]
+    fn a_crashed_process_continues_as_a_new_one() {
+        let p = Params {
+            processes: 3,
+            info_rate: 0.5,
+            txns: 50,
+            ..Params::default()
+        };
+        let text = to_string(&p).expect("runs");
+        assert!(text.contains(":process 3,") || text.contains(":process 4,"));
+    }
+
+    #[test]
+    fn a_fault_is_forced_even_when_the_size_limit_ends_the_run_first() {
+        for fault in [Fault::WriteSkew, Fault::Realtime] {
+            let mut p = Params {
+                txns: 1000,
+                max_bytes: 200,
+                fault: Some(fault),
+                ..Params::default()
+            };
+            p.shape.kind = Kind::RwRegister;
+            let s = summary(&p);
+            assert!(s.transactions < 10, "{s:?}");
+            let scripted = to_string(&p).expect("runs");
+            assert!(scripted.contains("[:w 10 1]"), "{scripted}");
+        }
+    }
+
+    #[test]
+    fn a_fault_script_runs_with_every_other_client_idle() {
+        let mut p = Params {
+            fault: Some(Fault::LongFork),
+            txns: 200,
+            ..Params::default()
+        };
+        p.shape.kind = Kind::RwRegister;
+        let text = to_string(&p).expect("runs");
+        let lines: Vec<&str> = text.lines().collect();
+        let first = lines
+            .iter()
+            .position(|l| l.contains("[:r 10 nil]"))
+            .expect("the script reads a fresh key");
+        let open_before = lines[..first]
+            .iter()
+            .map(|l| if l.contains(":invoke") { 1i64 } else { -1 })
+            .sum::<i64>();
+        assert_eq!(open_before, 0);
     }
 }
