@@ -1,8 +1,9 @@
 //! `isocheck bench parse|load|check`: parse throughput, load time, and
 //! whole-process check time with peak memory, on a history (a generated
-//! list-append one when none is given).
+//! list-append one when none is given; `check --generate` generates one with
+//! any `isocheck gen` arguments and times that too).
 
-use crate::gen::list_append::{self, Params};
+use crate::gen::{self, Params};
 use crate::history::{self, jepsen, Format};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -34,6 +35,19 @@ pub struct BenchArgs {
     pub models: Vec<String>,
     #[arg(long, value_enum, default_value = "human")]
     pub format: super::OutputFormat,
+    /// `check`: first generate the history with these `isocheck gen`
+    /// arguments, e.g. "rw-register --txns 100000 --level snapshot-isolation"
+    /// (written to the temporary directory and kept).
+    #[arg(long, conflicts_with = "file", allow_hyphen_values = true)]
+    pub generate: Option<String>,
+}
+
+/// `isocheck gen`'s arguments on their own.
+#[derive(clap::Parser, Debug)]
+#[command(name = "gen", no_binary_name = true)]
+struct GenOnly {
+    #[command(flatten)]
+    args: super::GenArgs,
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug)]
@@ -88,7 +102,7 @@ fn bench_file(a: &BenchArgs) -> Result<PathBuf, String> {
         };
         let tmp = path.with_extension("partial");
         std::fs::File::create(&tmp)
-            .and_then(|f| list_append::write(f, &params))
+            .and_then(|f| gen::write(f, &params))
             .and_then(|_| std::fs::rename(&tmp, &path))
             .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     }
@@ -225,16 +239,64 @@ struct CheckBench {
     file: String,
     bytes: u64,
     transactions: usize,
+    generated: Option<GenBench>,
     runs: Vec<CheckRun>,
+}
+
+#[derive(serde::Serialize)]
+struct GenBench {
+    arguments: String,
+    seconds: f64,
+    mb_per_second: f64,
+    txns_per_second: f64,
+    peak_rss_bytes: u64,
+}
+
+/// Generates the history `--generate` describes, timed.
+fn generate(args: &str) -> Result<(PathBuf, GenBench, u64), String> {
+    use clap::Parser;
+    use std::hash::{Hash, Hasher};
+    let gen_args = GenOnly::try_parse_from(args.split_whitespace())
+        .map_err(|e| format!("--generate: {e}"))?
+        .args;
+    let params = gen_args.params();
+    params.validate().map_err(|e| format!("--generate: {e}"))?;
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    args.hash(&mut hasher);
+    let path = gen_args.output.clone().unwrap_or_else(|| {
+        std::env::temp_dir().join(format!("isocheck-bench-gen-{:016x}.edn", hasher.finish()))
+    });
+    let start = Instant::now();
+    let summary = std::fs::File::create(&path)
+        .and_then(|f| gen::write(f, &params))
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    let seconds = start.elapsed().as_secs_f64();
+    let report = GenBench {
+        arguments: args.to_string(),
+        seconds,
+        mb_per_second: summary.bytes as f64 / 1e6 / seconds,
+        txns_per_second: summary.transactions as f64 / seconds,
+        peak_rss_bytes: peak_rss().unwrap_or(0),
+    };
+    Ok((path, report, summary.transactions))
 }
 
 /// Best-of-N whole `isocheck check` processes per model.
 fn check_bench(a: &BenchArgs) -> Result<CheckBench, String> {
-    let path = bench_file(a)?;
     let exe = std::env::current_exe().map_err(|e| e.to_string())?;
-    let h = history::load(&path, &a.input.load_options()).map_err(|e| e.to_string())?;
-    let (bytes, txns) = (super::input_size(&path), h.txns.len());
-    drop(h);
+    let (path, generated, txns) = match &a.generate {
+        Some(args) => {
+            let (path, report, txns) = generate(args)?;
+            (path, Some(report), txns as usize)
+        }
+        None => {
+            let path = bench_file(a)?;
+            let h = history::load(&path, &a.input.load_options()).map_err(|e| e.to_string())?;
+            let txns = h.txns.len();
+            (path, None, txns)
+        }
+    };
+    let bytes = super::input_size(&path);
     let mut runs = Vec::new();
     for model in &a.models {
         let mut best = f64::MAX;
@@ -272,6 +334,7 @@ fn check_bench(a: &BenchArgs) -> Result<CheckBench, String> {
         file: path.display().to_string(),
         bytes,
         transactions: txns,
+        generated,
         runs,
     })
 }
@@ -283,6 +346,15 @@ fn print_check(b: &CheckBench) {
         b.bytes as f64 / 1e6,
         b.transactions
     );
+    if let Some(g) = &b.generated {
+        println!(
+            "generated       {:.3} s  {:.0} MB/s  {:.0} txns/s  peak RSS {:.1} MB",
+            g.seconds,
+            g.mb_per_second,
+            g.txns_per_second,
+            g.peak_rss_bytes as f64 / 1e6
+        );
+    }
     for r in &b.runs {
         println!(
             "{:<34} exit {}  {:.3} s  {:.0} txns/s  {:.0} MB/s  peak RSS {:.1} MB",

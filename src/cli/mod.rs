@@ -4,6 +4,7 @@ mod bench;
 mod check;
 mod recheck;
 
+use crate::gen;
 use crate::history::{self, Format, LoadOptions, Workload};
 use crate::report::diagnostic;
 use crate::stats::{self, Stats};
@@ -111,19 +112,58 @@ pub struct StatsArgs {
     pub format: OutputFormat,
 }
 
-#[derive(clap::Args, Debug)]
+#[derive(clap::Args, Debug, Clone)]
 pub struct GenArgs {
     /// Workload to generate.
     #[arg(value_enum)]
-    pub workload: GenWorkload,
-    /// Transactions to invoke.
+    pub workload: gen::Kind,
+    /// Isolation level of the simulated database.
+    #[arg(long, value_enum, default_value = "strict-serializable")]
+    pub level: gen::Level,
+    /// Force one anomaly into the history (a short script on fresh keys, at
+    /// a random point); `lost-update` also turns off snapshot isolation's
+    /// write-write check for the whole run.
+    #[arg(long, value_enum)]
+    pub fault: Option<gen::Fault>,
+    /// Transactions to invoke (a fault adds its own few).
     #[arg(long, default_value_t = 1000)]
     pub txns: u64,
+    /// Transactions per process instead of in all (PolySI's parameter).
+    #[arg(long, conflicts_with = "txns")]
+    pub txns_per_process: Option<u64>,
     /// Stop once the output reaches this many megabytes (10^6 bytes).
     #[arg(long)]
     pub max_mb: Option<u64>,
-    #[arg(long, default_value_t = 10)]
+    /// Concurrent client processes (sessions).
+    #[arg(long, visible_alias = "sessions", default_value_t = 10)]
     pub processes: u64,
+    /// Micro-ops per transaction: `N`, or `MIN-MAX` drawn uniformly
+    /// (mini-transactions: at most 4).
+    #[arg(long, default_value = "1-4", value_parser = parse_ops)]
+    pub ops: (u64, u64),
+    /// Keys (list-append: keys in use at a time; a key retires after
+    /// --max-writes-per-key appends and a fresh one takes its place).
+    #[arg(long, default_value_t = 10)]
+    pub keys: u64,
+    /// list-append: appends to a key before it retires.
+    #[arg(long, default_value_t = 32)]
+    pub max_writes_per_key: u64,
+    /// Fraction of micro-ops that are reads.
+    #[arg(long, default_value_t = 0.5, value_parser = parse_fraction)]
+    pub read_ratio: f64,
+    /// rw-register: fraction of writes not preceded by a read of their key
+    /// (their order is unknown to the checker, which then searches for one).
+    #[arg(long, default_value_t = 0.0, value_parser = parse_fraction)]
+    pub blind_writes: f64,
+    /// How keys are chosen.
+    #[arg(long, value_enum, default_value = "uniform")]
+    pub distribution: gen::Distribution,
+    /// Fraction of transactions the client aborts (`:fail`).
+    #[arg(long, default_value_t = 0.03, value_parser = parse_fraction)]
+    pub fail_rate: f64,
+    /// Fraction of transactions that crash (`:info`; half of them commit).
+    #[arg(long, default_value_t = 0.0, value_parser = parse_fraction)]
+    pub info_rate: f64,
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
     /// Output file (stdout by default).
@@ -131,9 +171,61 @@ pub struct GenArgs {
     pub output: Option<PathBuf>,
 }
 
-#[derive(ValueEnum, Clone, Copy, Debug)]
-pub enum GenWorkload {
-    ListAppend,
+impl GenArgs {
+    pub fn params(&self) -> gen::Params {
+        gen::Params {
+            seed: self.seed,
+            processes: self.processes,
+            txns: self
+                .txns_per_process
+                .map_or(self.txns, |n| n.saturating_mul(self.processes)),
+            max_bytes: self
+                .max_mb
+                .map_or(u64::MAX, |m| m.saturating_mul(1_000_000)),
+            shape: gen::Shape {
+                kind: self.workload,
+                min_ops: self.ops.0,
+                max_ops: self.ops.1,
+                read_ratio: self.read_ratio,
+                blind_writes: self.blind_writes,
+                distribution: self.distribution,
+                keys: self.keys,
+                max_writes_per_key: self.max_writes_per_key,
+            },
+            level: self.level,
+            fault: self.fault,
+            fail_rate: self.fail_rate,
+            info_rate: self.info_rate,
+        }
+    }
+}
+
+/// `N` or `MIN-MAX`.
+fn parse_ops(s: &str) -> Result<(u64, u64), String> {
+    let num = |t: &str| {
+        t.trim()
+            .parse::<u64>()
+            .map_err(|_| format!("`{s}` is not N or MIN-MAX"))
+    };
+    match s.split_once('-') {
+        Some((a, b)) => Ok((num(a)?, num(b)?)),
+        None => num(s).map(|n| (n, n)),
+    }
+}
+
+fn parse_fraction(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(f) if (0.0..=1.0).contains(&f) => Ok(f),
+        _ => Err(format!("`{s}` is not a number between 0 and 1")),
+    }
+}
+
+/// A usage error for arguments clap accepted one by one but not together.
+fn usage_error(msg: &str) -> ExitCode {
+    use clap::CommandFactory;
+    let e = Cli::command().error(clap::error::ErrorKind::ArgumentConflict, msg);
+    let _ = e.print();
+    ExitCode::from(EXIT_INPUT)
 }
 
 /// Runs the command line and returns the process exit status.
@@ -212,18 +304,13 @@ pub(crate) fn input_size(path: &std::path::Path) -> u64 {
 }
 
 fn gen_cmd(a: &GenArgs) -> ExitCode {
-    let params = crate::gen::list_append::Params {
-        seed: a.seed,
-        processes: a.processes,
-        txns: a.txns,
-        max_bytes: a.max_mb.map_or(u64::MAX, |m| m * 1_000_000),
-        ..Default::default()
-    };
+    let params = a.params();
+    if let Err(msg) = params.validate() {
+        return usage_error(&msg);
+    }
     let result = match &a.output {
-        Some(path) => {
-            std::fs::File::create(path).and_then(|f| crate::gen::list_append::write(f, &params))
-        }
-        None => crate::gen::list_append::write(std::io::stdout().lock(), &params),
+        Some(path) => std::fs::File::create(path).and_then(|f| gen::write(f, &params)),
+        None => gen::write(std::io::stdout().lock(), &params),
     };
     match result {
         Ok(_) => ExitCode::SUCCESS,

@@ -1110,13 +1110,13 @@ fn acyclic(h: &History, inf: &Inference) -> bool {
 }
 
 fn la_simulated(seed: u64, txns: u64) -> String {
-    let p = crate::gen::list_append::Params {
+    let p = crate::gen::Params {
         seed,
         txns,
         ..Default::default()
     };
     let mut buf = Vec::new();
-    crate::gen::list_append::write(&mut buf, &p).expect("generate");
+    crate::gen::write(&mut buf, &p).expect("generate");
     String::from_utf8(buf).expect("utf-8")
 }
 

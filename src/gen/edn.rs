@@ -1,0 +1,209 @@
+//! Writing the history: one Jepsen op map per line, in `jepsen.history`'s
+//! key order (`:index :time :type :process :f :value`), through a large
+//! buffer, counting bytes so a run can stop at a size.
+
+use super::workload::{Kind, Mop, Value};
+use std::io::{self, BufWriter, Write};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OpType {
+    Invoke,
+    Ok,
+    Fail,
+    Info,
+}
+
+impl OpType {
+    fn keyword(self) -> &'static [u8] {
+        match self {
+            OpType::Invoke => b":invoke",
+            OpType::Ok => b":ok",
+            OpType::Fail => b":fail",
+            OpType::Info => b":info",
+        }
+    }
+}
+
+/// What a transaction's reads returned: per micro-op, a range of `values`
+/// (empty for writes, and for a register read of nil).
+#[derive(Default, Debug)]
+pub struct Reads {
+    pub values: Vec<Value>,
+    pub spans: Vec<(u32, u32)>,
+}
+
+impl Reads {
+    pub fn clear(&mut self) {
+        self.values.clear();
+        self.spans.clear();
+    }
+
+    fn of(&self, mop: usize) -> &[Value] {
+        let (a, b) = self.spans.get(mop).copied().unwrap_or((0, 0));
+        &self.values[a as usize..b as usize]
+    }
+}
+
+pub struct HistoryWriter<W: Write> {
+    out: BufWriter<W>,
+    kind: Kind,
+    line: Vec<u8>,
+    index: u64,
+    bytes: u64,
+}
+
+impl<W: Write> HistoryWriter<W> {
+    pub fn new(out: W, kind: Kind) -> HistoryWriter<W> {
+        HistoryWriter {
+            out: BufWriter::with_capacity(1 << 20, out),
+            kind,
+            line: Vec::with_capacity(1 << 10),
+            index: 0,
+            bytes: 0,
+        }
+    }
+
+    /// Bytes written so far.
+    pub fn bytes(&self) -> u64 {
+        self.bytes
+    }
+
+    /// Ops written so far.
+    pub fn ops(&self) -> u64 {
+        self.index
+    }
+
+    /// Writes one op; `reads` fills in the reads of an `:ok` completion,
+    /// `None` leaves them nil (invocations, `:fail` and `:info`).
+    pub fn op(
+        &mut self,
+        ty: OpType,
+        time: u64,
+        process: u64,
+        mops: &[Mop],
+        reads: Option<&Reads>,
+    ) -> io::Result<()> {
+        let l = &mut self.line;
+        l.clear();
+        l.extend_from_slice(b"{:index ");
+        push_u64(l, self.index);
+        l.extend_from_slice(b", :time ");
+        push_u64(l, time);
+        l.extend_from_slice(b", :type ");
+        l.extend_from_slice(ty.keyword());
+        l.extend_from_slice(b", :process ");
+        push_u64(l, process);
+        l.extend_from_slice(b", :f :txn, :value [");
+        for (i, &m) in mops.iter().enumerate() {
+            if i > 0 {
+                l.push(b' ');
+            }
+            push_mop(l, self.kind, m, reads.map(|r| r.of(i)));
+        }
+        l.extend_from_slice(b"]}\n");
+        self.out.write_all(l)?;
+        self.bytes += l.len() as u64;
+        self.index += 1;
+        Ok(())
+    }
+
+    pub fn finish(mut self) -> io::Result<()> {
+        self.out.flush()
+    }
+}
+
+/// `[:r k v]`, `[:append k v]` or `[:w k v]`; `read` is what the read saw,
+/// `None` for nil.
+fn push_mop(l: &mut Vec<u8>, kind: Kind, m: Mop, read: Option<&[Value]>) {
+    match m {
+        Mop::Write(k, v) => {
+            l.extend_from_slice(if kind.is_list() {
+                b"[:append "
+            } else {
+                b"[:w "
+            });
+            push_u64(l, k);
+            l.push(b' ');
+            push_u64(l, v);
+        }
+        Mop::Read(k) => {
+            l.extend_from_slice(b"[:r ");
+            push_u64(l, k);
+            l.push(b' ');
+            match read {
+                None => l.extend_from_slice(b"nil"),
+                Some(vs) if kind.is_list() => {
+                    l.push(b'[');
+                    for (j, &v) in vs.iter().enumerate() {
+                        if j > 0 {
+                            l.push(b' ');
+                        }
+                        push_u64(l, v);
+                    }
+                    l.push(b']');
+                }
+                Some([.., v]) => push_u64(l, *v),
+                Some([]) => l.extend_from_slice(b"nil"),
+            }
+        }
+    }
+    l.push(b']');
+}
+
+fn push_u64(l: &mut Vec<u8>, mut n: u64) {
+    let mut digits = [0u8; 20];
+    let mut i = digits.len();
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    l.extend_from_slice(&digits[i..]);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(kind: Kind, ty: OpType, mops: &[Mop], reads: Option<&Reads>) -> String {
+        let mut buf = Vec::new();
+        let mut w = HistoryWriter::new(&mut buf, kind);
+        w.op(ty, 12, 3, mops, reads).unwrap();
+        w.finish().unwrap();
+        String::from_utf8(buf).unwrap()
+    }
+
+    #[test]
+    fn lines_look_like_jepsen_s() {
+        let mops = [Mop::Write(1, 10), Mop::Read(4), Mop::Read(5)];
+        let reads = Reads {
+            values: vec![7, 8],
+            spans: vec![(0, 0), (0, 2), (2, 2)],
+        };
+        assert_eq!(
+            line(Kind::ListAppend, OpType::Ok, &mops, Some(&reads)),
+            "{:index 0, :time 12, :type :ok, :process 3, :f :txn, :value [[:append 1 10] [:r 4 [7 8]] [:r 5 []]]}\n"
+        );
+        assert_eq!(
+            line(Kind::RwRegister, OpType::Ok, &mops, Some(&reads)),
+            "{:index 0, :time 12, :type :ok, :process 3, :f :txn, :value [[:w 1 10] [:r 4 8] [:r 5 nil]]}\n"
+        );
+        assert_eq!(
+            line(Kind::RwRegister, OpType::Invoke, &mops, None),
+            "{:index 0, :time 12, :type :invoke, :process 3, :f :txn, :value [[:w 1 10] [:r 4 nil] [:r 5 nil]]}\n"
+        );
+    }
+
+    #[test]
+    fn integers_print_in_full() {
+        let mut l = Vec::new();
+        for n in [0, 9, 10, 1234567890, u64::MAX] {
+            l.clear();
+            push_u64(&mut l, n);
+            assert_eq!(String::from_utf8(l.clone()).unwrap(), n.to_string());
+        }
+    }
+}

@@ -1,0 +1,239 @@
+//! The forced faults: for each [`Fault`], a short script of transactions on
+//! fresh keys, run once with every other client idle, that makes the anomaly
+//! certain whatever the random rest of the history does.
+//!
+//! Scripts use two client threads and two keys (`X`, `Y`); every write is
+//! preceded by a read of its key, so they fit every workload, mini-transactions
+//! included. The database's views do the misbehaving: a snapshot taken
+//! before a commit the reader should see, a snapshot that leaves one commit
+//! out, or a dirty read of another transaction's uncommitted writes.
+
+use super::db::{Rules, View};
+use super::run::Run;
+use super::workload::{Key, Mop};
+use std::io::{self, Write};
+
+/// An injected anomaly.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fault {
+    /// Two concurrent read-modify-writes of a key both commit: snapshot
+    /// isolation without its write-write conflict check (also turned off for
+    /// the whole run at `--level snapshot-isolation`).
+    LostUpdate,
+    /// Two concurrent transactions read two keys and each writes one: what a
+    /// correct snapshot-isolated database allows and serializability forbids.
+    WriteSkew,
+    /// Two readers see two independent writes in opposite orders.
+    LongFork,
+    /// A reader sees a transaction but not one it read from.
+    Causality,
+    /// A read of a write whose transaction aborts (G1a).
+    AbortedRead,
+    /// A read of a write its transaction later overwrites (G1b).
+    IntermediateRead,
+    /// A process reads from a snapshot older than its own previous commit.
+    StaleSessionRead,
+    /// A transaction's snapshot misses one that completed before it began.
+    Realtime,
+}
+
+/// Which snapshot a scripted transaction reads.
+#[derive(Clone, Copy, Debug)]
+enum Sees {
+    /// Everything committed when it begins.
+    Now,
+    /// Everything committed before script transaction `n` committed.
+    Before(usize),
+    /// Everything committed when it begins, except script transaction `n`.
+    Hiding(usize),
+    /// The latest writes, committed or not.
+    Dirty,
+}
+
+/// One step of a script; transactions and keys are numbered from 0.
+#[derive(Clone, Copy, Debug)]
+enum Step {
+    /// Transaction, thread, snapshot.
+    Begin(usize, usize, Sees),
+    Read(usize, usize),
+    Write(usize, usize),
+    Commit(usize),
+    Abort(usize),
+}
+
+const X: usize = 0;
+const Y: usize = 1;
+
+use Sees::*;
+use Step::*;
+
+fn script(fault: Fault) -> &'static [Step] {
+    match fault {
+        Fault::LostUpdate => &[
+            Begin(0, 0, Now),
+            Begin(1, 1, Now),
+            Read(0, X),
+            Read(1, X),
+            Write(0, X),
+            Write(1, X),
+            Commit(0),
+            Commit(1),
+            Begin(2, 0, Now),
+            Read(2, X),
+            Commit(2),
+        ],
+        Fault::WriteSkew => &[
+            Begin(0, 0, Now),
+            Begin(1, 1, Now),
+            Read(0, X),
+            Read(0, Y),
+            Read(1, X),
+            Read(1, Y),
+            Write(0, X),
+            Write(1, Y),
+            Commit(0),
+            Commit(1),
+        ],
+        Fault::LongFork => &[
+            Begin(0, 0, Now),
+            Read(0, X),
+            Write(0, X),
+            Commit(0),
+            Begin(1, 1, Now),
+            Read(1, Y),
+            Write(1, Y),
+            Commit(1),
+            Begin(2, 0, Hiding(1)),
+            Read(2, X),
+            Read(2, Y),
+            Commit(2),
+            Begin(3, 1, Hiding(0)),
+            Read(3, X),
+            Read(3, Y),
+            Commit(3),
+        ],
+        Fault::Causality => &[
+            Begin(0, 0, Now),
+            Read(0, X),
+            Write(0, X),
+            Commit(0),
+            Begin(1, 1, Now),
+            Read(1, X),
+            Read(1, Y),
+            Write(1, Y),
+            Commit(1),
+            Begin(2, 1, Hiding(0)),
+            Read(2, Y),
+            Read(2, X),
+            Commit(2),
+        ],
+        Fault::AbortedRead => &[
+            Begin(0, 0, Now),
+            Read(0, X),
+            Write(0, X),
+            Begin(1, 1, Dirty),
+            Read(1, X),
+            Abort(0),
+            Commit(1),
+        ],
+        Fault::IntermediateRead => &[
+            Begin(0, 0, Now),
+            Read(0, X),
+            Write(0, X),
+            Begin(1, 1, Dirty),
+            Read(1, X),
+            Write(0, X),
+            Commit(0),
+            Commit(1),
+        ],
+        Fault::StaleSessionRead => &[
+            Begin(0, 0, Now),
+            Read(0, X),
+            Write(0, X),
+            Commit(0),
+            Begin(1, 0, Before(0)),
+            Read(1, X),
+            Commit(1),
+        ],
+        Fault::Realtime => &[
+            Begin(0, 0, Now),
+            Read(0, X),
+            Write(0, X),
+            Commit(0),
+            Begin(1, 1, Before(0)),
+            Read(1, X),
+            Commit(1),
+        ],
+    }
+}
+
+/// Client threads a script needs.
+pub const THREADS: u64 = 2;
+
+/// Runs a fault's script; every thread must be idle.
+pub(super) fn force<W: Write>(run: &mut Run<W>, fault: Fault) -> io::Result<()> {
+    let steps = script(fault);
+    let keys: Vec<Key> = (0..2).map(|_| run.workload.fresh_key()).collect();
+    let txns = 1 + steps
+        .iter()
+        .filter_map(|s| match *s {
+            Begin(t, ..) => Some(t),
+            _ => None,
+        })
+        .max()
+        .unwrap_or(0);
+    let mut plans: Vec<Vec<Mop>> = vec![Vec::new(); txns];
+    for s in steps {
+        match *s {
+            Read(t, k) => plans[t].push(Mop::Read(keys[k])),
+            Write(t, k) => {
+                let v = run.workload.next_value(keys[k]);
+                plans[t].push(Mop::Write(keys[k], v));
+            }
+            _ => {}
+        }
+    }
+    let mut thread = vec![0; txns];
+    let mut commits = vec![0; txns];
+    for s in steps {
+        run.tick();
+        match *s {
+            Begin(t, th, sees) => {
+                thread[t] = th;
+                let view = view(run.db.clock(), sees, &commits);
+                let plan = (run.workload.next_serial(), std::mem::take(&mut plans[t]));
+                run.begin(th, plan, view, Rules::default())?;
+            }
+            Read(t, _) | Write(t, _) => {
+                // Scripts take no locks and no write-write check: no conflict.
+                let _ = run.exec_next(thread[t]);
+            }
+            Commit(t) => commits[t] = run.commit(thread[t])?.unwrap_or(0),
+            Abort(t) => run.abort(thread[t])?,
+        }
+    }
+    keys.iter().for_each(|&k| run.db.forget(k));
+    Ok(())
+}
+
+fn view(clock: u64, sees: Sees, commits: &[u64]) -> View {
+    let now = View {
+        snapshot: Some(clock),
+        ..View::default()
+    };
+    match sees {
+        Now => now,
+        Before(t) => View {
+            snapshot: Some(commits[t].saturating_sub(1)),
+            ..now
+        },
+        Hiding(t) => View {
+            hide: Some(commits[t]),
+            ..now
+        },
+        Dirty => View {
+            dirty: true,
+            ..View::default()
+        },
+    }
+}
