@@ -412,10 +412,20 @@ fn cycle_labels(b: &mut Builder<'_>, a: &Analysis, c: &FoundCycle) {
 /// steps are labelled in the source.
 fn forced<'a>(h: &'a History, a: &Analysis, message: String, i: usize) -> Finding<'a> {
     let f = &a.forced[i];
-    let mut help = format!(
-        "whatever order the database installed the writes below in, the history is not {}.",
-        lattice::friendly_model(f.model)
-    );
+    let model = lattice::friendly_model(f.model);
+    // No pair left open: the order that reads followed by writes imply
+    // (which every model forbidding G1c must respect) closes the cycle.
+    let mut help = if f.pairs.is_empty() {
+        format!(
+            "the version order implied by transactions that read a key and then wrote it \
+             makes the history not {model}."
+        )
+    } else {
+        format!(
+            "whatever order the database installed the writes below in, the history is not \
+             {model}."
+        )
+    };
     for p in &f.pairs {
         let keys: Vec<String> = pair_keys(p).map(|k| h.values.display(k)).collect();
         let [ia, ib] = [p.a, p.b].map(|t| h.op(h.txn(t).op()).index);
@@ -431,10 +441,13 @@ fn forced<'a>(h: &'a History, a: &Analysis, message: String, i: usize) -> Findin
             .into_iter()
             .map(|t| h.op(h.txn(t).op()).index.to_string())
             .collect();
+        let given = match first.is_empty() {
+            true => "\n\nIn that order".to_string(),
+            false => format!("\n\nIf the writes of index {} came first", first.join(", ")),
+        };
         let _ = write!(
             help,
-            "\n\nIf the writes of index {} came first, this {} cycle follows:\n{}",
-            first.join(", "),
+            "{given}, this {} cycle follows:\n{}",
             c.cycle.name,
             explanation(h, a, &c.cycle, OP_CHARS)
         );
