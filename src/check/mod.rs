@@ -4,6 +4,7 @@
 
 pub mod cycles;
 pub mod lattice;
+pub mod lwt;
 pub mod polygraph;
 pub mod sat;
 pub mod uncertain;

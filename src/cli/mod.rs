@@ -83,6 +83,8 @@ impl From<FormatArg> for Format {
 pub enum WorkloadArg {
     ListAppend,
     RwRegister,
+    /// Register ops (:read, :write, :cas), checked for linearizability.
+    CasRegister,
 }
 
 impl From<WorkloadArg> for Workload {
@@ -90,6 +92,7 @@ impl From<WorkloadArg> for Workload {
         match w {
             WorkloadArg::ListAppend => Workload::ListAppend,
             WorkloadArg::RwRegister => Workload::RwRegister,
+            WorkloadArg::CasRegister => Workload::CasRegister,
         }
     }
 }

@@ -582,7 +582,7 @@ fn anomaly<'a>(h: &'a History, message: String, x: &Anomaly) -> Finding<'a> {
     let show = |v: Val| clip(&h.values.display(v), VALUE_CHARS).into_owned();
     let verb = match h.workload {
         Workload::ListAppend => "appended",
-        Workload::RwRegister => "wrote",
+        Workload::RwRegister | Workload::CasRegister => "wrote",
     };
     match x {
         Anomaly::G1a {
