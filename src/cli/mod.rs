@@ -132,11 +132,17 @@ pub struct GenArgs {
     /// Output file (stdout by default).
     #[arg(short, long)]
     pub output: Option<PathBuf>,
+    /// lwt: registers (keys); more than one writes jepsen.independent tuples.
+    #[arg(long, default_value_t = 1)]
+    pub keys: u64,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug)]
 pub enum GenWorkload {
     ListAppend,
+    /// Lightweight transactions: :write/:read/:cas on linearizable registers
+    /// (--txns ops).
+    Lwt,
 }
 
 /// Runs the command line and returns the process exit status.
@@ -215,6 +221,9 @@ pub(crate) fn input_size(path: &std::path::Path) -> u64 {
 }
 
 fn gen_cmd(a: &GenArgs) -> ExitCode {
+    if let GenWorkload::Lwt = a.workload {
+        return gen_lwt(a);
+    }
     let params = crate::gen::list_append::Params {
         seed: a.seed,
         processes: a.processes,
@@ -227,6 +236,28 @@ fn gen_cmd(a: &GenArgs) -> ExitCode {
             std::fs::File::create(path).and_then(|f| crate::gen::list_append::write(f, &params))
         }
         None => crate::gen::list_append::write(std::io::stdout().lock(), &params),
+    };
+    match result {
+        Ok(_) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: cannot write the history: {e}");
+            ExitCode::from(EXIT_INPUT)
+        }
+    }
+}
+
+fn gen_lwt(a: &GenArgs) -> ExitCode {
+    let params = crate::gen::lwt::Params {
+        seed: a.seed,
+        processes: a.processes,
+        keys: a.keys,
+        ops: a.txns,
+        max_bytes: a.max_mb.map_or(u64::MAX, |m| m * 1_000_000),
+        ..Default::default()
+    };
+    let result = match &a.output {
+        Some(path) => std::fs::File::create(path).and_then(|f| crate::gen::lwt::write(f, &params)),
+        None => crate::gen::lwt::write(std::io::stdout().lock(), &params),
     };
     match result {
         Ok(_) => ExitCode::SUCCESS,

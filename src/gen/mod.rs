@@ -2,4 +2,5 @@
 //! client processes and writes the Jepsen history it observed.
 
 pub mod list_append;
+pub mod lwt;
 pub mod rng;
