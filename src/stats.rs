@@ -59,7 +59,12 @@ fn registers(h: &History) -> Option<Registers> {
     }
     let mut r = Registers {
         independent: h.independent_keys,
-        keys: h.registers.iter().map(|o| o.key).collect::<HashSet<_>>().len(),
+        keys: h
+            .registers
+            .iter()
+            .map(|o| o.key)
+            .collect::<HashSet<_>>()
+            .len(),
         total: h.registers.len(),
         ..Registers::default()
     };
@@ -94,6 +99,7 @@ pub struct Stats {
     pub transactions: ByStatus,
     pub other_client_ops: usize,
     /// Register ops of a cas-register (lightweight transaction) history.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub registers: Option<Registers>,
     pub micro_ops: ByMop,
     pub keys: usize,

@@ -156,7 +156,11 @@ fn small_history() -> impl Strategy<Value = String> {
                 (false, 1) => "info",
                 _ => "ok",
             };
-            let v = if is_invoke && f == "read" { "nil".to_string() } else { v };
+            let v = if is_invoke && f == "read" {
+                "nil".to_string()
+            } else {
+                v
+            };
             out.push_str(&format!(
                 "{{:process {i}, :type :{ty}, :f :{f}, :value {v}}}\n"
             ));
@@ -207,4 +211,40 @@ proptest! {
             prop_assert!(brute_force(&h));
         }
     }
+}
+
+/// `isocheck check` runs the LWT check on cas-register histories, with
+/// `check`'s exit statuses; `stats` says what the history is.
+#[test]
+fn cli_exit_statuses() {
+    let run = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_isocheck"))
+            .args(args)
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .output()
+            .expect("run isocheck")
+    };
+    for (name, code) in [("valid", 0), ("realtime", 1), ("outside-fragment", 2)] {
+        let path = format!("fixtures/lwt/{name}.edn");
+        let out = run(&["check", "--format", "edn", &path]);
+        assert_eq!(out.status.code(), Some(code), "{name}");
+    }
+    let out = run(&["stats", "fixtures/lwt/realtime.edn"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("cas-register (detected)"), "{text}");
+    assert!(
+        text.contains("lightweight transactions on 2 keys"),
+        "{text}"
+    );
+    // A :cas whose value is not [old new] cannot be read.
+    let dir = std::env::temp_dir().join(format!("isocheck-lwt-{}.edn", std::process::id()));
+    std::fs::write(
+        &dir,
+        "{:process 0, :type :ok, :f :write, :value 1}\n{:process 0, :type :ok, :f :cas, :value 3}\n",
+    )
+    .expect("write");
+    let out = run(&["check", dir.to_str().expect("path")]);
+    assert_eq!(out.status.code(), Some(3));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("must be [old new]"));
+    std::fs::remove_file(&dir).ok();
 }

@@ -199,7 +199,11 @@ pub fn run(a: &CheckArgs) -> ExitCode {
 
 /// A cas-register history: per-key linearizability of its lightweight
 /// transactions (`check::lwt`). Consistency-model options do not apply.
-fn run_lwt(a: &CheckArgs, history: &history::History, progress: &report::progress::Progress) -> ExitCode {
+fn run_lwt(
+    a: &CheckArgs,
+    history: &history::History,
+    progress: &report::progress::Progress,
+) -> ExitCode {
     let analysis = check::lwt::check(history);
     progress.done();
     match a.format {

@@ -69,7 +69,14 @@ fn value(v: Option<u64>) -> String {
 }
 
 impl<W: Write> Writer<W> {
-    fn line(&mut self, ty: &str, process: u64, key: u64, f: F, read: Option<u64>) -> io::Result<()> {
+    fn line(
+        &mut self,
+        ty: &str,
+        process: u64,
+        key: u64,
+        f: F,
+        read: Option<u64>,
+    ) -> io::Result<()> {
         let (name, v) = match f {
             F::Read => ("read", value(read)),
             F::Write(v) => ("write", v.to_string()),

@@ -4,11 +4,11 @@
 
 use super::error::{ErrorKind, HistoryError};
 use super::jepsen::Ops;
-use super::register::{self, Pair};
 use super::model::{
     History, MicroOp, MopKind, MopValue, Op, OpId, OpType, OpValue, Process, Status, Txn, Workload,
     WorkloadSource,
 };
+use super::register::{self, Pair};
 use super::source::SourceFile;
 use super::span::Span;
 use super::value::Val;

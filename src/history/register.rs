@@ -211,7 +211,10 @@ fn bad_value(
         "the history's values are one register's"
     };
     HistoryError::new(
-        ErrorKind::RegisterOp(format!("the value of a :{} op must be {expected}", f.name())),
+        ErrorKind::RegisterOp(format!(
+            "the value of a :{} op must be {expected}",
+            f.name()
+        )),
         format!("{form}, so a :{} op's value is {expected}", f.name()),
     )
     .at(ops.ops[id as usize].span, "this op")

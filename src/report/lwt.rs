@@ -247,9 +247,13 @@ fn violation_finding<'a>(h: &'a History, message: String, v: &Violation) -> Find
             } else if x.f == RegisterF::Cas && written(y) == Some(x.value) {
                 format!("it expects {}, which index {yi} wrote", d(x.value))
             } else if is_read(y) && x.f == RegisterF::Cas && x.value == y.value {
-                format!("index {yi} read {}, which it overwrote", d(y.value))
+                format!("index {yi} read {}, which this cas overwrote", d(y.value))
             } else {
-                let verb = if written(y).is_some() { "wrote" } else { "read" };
+                let verb = if written(y).is_some() {
+                    "wrote"
+                } else {
+                    "read"
+                };
                 format!(
                     "index {yi} {verb} {}, which comes before {} in {key}'s chain of values",
                     d(chain_value(y)),
@@ -264,7 +268,10 @@ fn violation_finding<'a>(h: &'a History, message: String, v: &Violation) -> Find
                 describe(h, y),
             );
             let labels = vec![
-                (x.completion.unwrap_or(x.op()), format!("{} completed here", describe(h, x))),
+                (
+                    x.completion.unwrap_or(x.op()),
+                    format!("{} completed here", describe(h, x)),
+                ),
                 (
                     y.invoke.unwrap_or(y.op()),
                     format!("{} invoked here, later", describe(h, y)),
@@ -294,7 +301,11 @@ fn violation_finding<'a>(h: &'a History, message: String, v: &Violation) -> Find
             ..
         } => {
             let o = reg(h, *op);
-            let verb = if o.f == RegisterF::Read { "read" } else { "expects" };
+            let verb = if o.f == RegisterF::Read {
+                "read"
+            } else {
+                "expects"
+            };
             let mut help = format!(
                 "the op at index {} {verb} {} in {key}, but no op that may have taken effect \
                  wrote it",
@@ -303,11 +314,7 @@ fn violation_finding<'a>(h: &'a History, message: String, v: &Violation) -> Find
             );
             let mut labels = vec![(o.op(), format!("{verb} {}", d(*value)))];
             if let Some(f) = failed_writer {
-                let _ = write!(
-                    help,
-                    " (the op at index {} wrote it, and failed)",
-                    at(*f)
-                );
+                let _ = write!(help, " (the op at index {} wrote it, and failed)", at(*f));
                 labels.push((reg(h, *f).op(), "failed".to_string()));
             }
             help.push_str(&format!(", so {key} is not linearizable."));

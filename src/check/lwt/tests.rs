@@ -174,7 +174,10 @@ fn cas_cycles_are_not_linearizable() {
          1 invoke cas [2 1]
          1 ok cas [2 1]",
     );
-    assert!(matches!(&v, Violation::Cycle { ops, .. } if ops.len() == 2), "{v:?}");
+    assert!(
+        matches!(&v, Violation::Cycle { ops, .. } if ops.len() == 2),
+        "{v:?}"
+    );
 }
 
 #[test]
@@ -416,7 +419,10 @@ fn blind_writes() {
          2 invoke read
          2 ok read 5",
     );
-    assert!(matches!(&v, Violation::NoOrder { writes, .. } if writes.len() == 2), "{v:?}");
+    assert!(
+        matches!(&v, Violation::NoOrder { writes, .. } if writes.len() == 2),
+        "{v:?}"
+    );
 }
 
 #[test]
@@ -426,13 +432,18 @@ fn outside_the_fragment_is_unknown() {
          1 invoke write 1
          1 info write 1"));
     assert_eq!(a.validity(), Validity::Unknown);
-    assert!(matches!(a.undecided[..], [Undecided::DuplicateWrites { ops: [0, 1], .. }]));
+    assert!(matches!(
+        a.undecided[..],
+        [Undecided::DuplicateWrites { ops: [0, 1], .. }]
+    ));
     let writes: String = (0..=MAX_PERMUTED)
         .map(|v| format!("{v} invoke write {}\n{v} ok write {}\n", v + 10, v + 10))
         .collect();
     let a = run(&ops(&writes));
     assert_eq!(a.validity(), Validity::Unknown);
-    assert!(matches!(&a.undecided[..], [Undecided::BlindWrites { writes, .. }] if writes.len() == MAX_PERMUTED + 1));
+    assert!(
+        matches!(&a.undecided[..], [Undecided::BlindWrites { writes, .. }] if writes.len() == MAX_PERMUTED + 1)
+    );
     // A violation on another key makes the history invalid all the same.
     let a = run(&ops("0 invoke write [0 1]
          0 ok write [0 1]
