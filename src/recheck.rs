@@ -115,9 +115,12 @@ pub enum RecordError {
     NoElleResult,
 }
 
-/// Checker names Jepsen tests commonly give Elle's checker in
-/// `checker/compose`, for results that hold only `{:valid? true}`.
+/// Checker names Jepsen tests commonly give Elle's checker (or Knossos's,
+/// for register histories) in `checker/compose`, for results that hold only
+/// `{:valid? true}`.
 const ELLE_KEYS: &[&str] = &[
+    "linear",
+    "linearizable",
     "workload",
     "elle",
     "la",

@@ -1,6 +1,6 @@
 //! `isocheck stats`: a summary of what a history holds.
 
-use crate::history::{Format, History, MopKind, Status};
+use crate::history::{Format, History, MopKind, RegisterF, Status};
 use std::collections::HashSet;
 
 /// Counts of ops by `:type`.
@@ -38,6 +38,51 @@ pub struct ByShape {
     pub empty: usize,
 }
 
+/// The register ops of a cas-register history, by function and outcome.
+#[derive(Debug, Default, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Registers {
+    /// `jepsen.independent` keys, or one register.
+    pub independent: bool,
+    pub keys: usize,
+    pub total: usize,
+    pub read: usize,
+    pub write: usize,
+    pub cas: usize,
+    pub ok: usize,
+    pub fail: usize,
+    pub indeterminate: usize,
+}
+
+fn registers(h: &History) -> Option<Registers> {
+    if h.workload != crate::history::Workload::CasRegister {
+        return None;
+    }
+    let mut r = Registers {
+        independent: h.independent_keys,
+        keys: h
+            .registers
+            .iter()
+            .map(|o| o.key)
+            .collect::<HashSet<_>>()
+            .len(),
+        total: h.registers.len(),
+        ..Registers::default()
+    };
+    for o in &h.registers {
+        match o.f {
+            RegisterF::Read => r.read += 1,
+            RegisterF::Write => r.write += 1,
+            RegisterF::Cas => r.cas += 1,
+        }
+        match o.status {
+            Status::Committed => r.ok += 1,
+            Status::Aborted => r.fail += 1,
+            Status::Indeterminate => r.indeterminate += 1,
+        }
+    }
+    Some(r)
+}
+
 /// A summary of a history.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct Stats {
@@ -53,6 +98,9 @@ pub struct Stats {
     pub sessions: usize,
     pub transactions: ByStatus,
     pub other_client_ops: usize,
+    /// Register ops of a cas-register (lightweight transaction) history.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub registers: Option<Registers>,
     pub micro_ops: ByMop,
     pub keys: usize,
     pub shapes: ByShape,
@@ -86,6 +134,7 @@ impl Stats {
                 .len(),
             transactions: by_status(h),
             other_client_ops: h.other_client_ops.len(),
+            registers: registers(h),
             micro_ops: ByMop::default(),
             keys: 0,
             shapes: ByShape::default(),
@@ -165,7 +214,7 @@ fn count_mops(h: &History, s: &mut Stats) {
 
 /// The human table for one history.
 pub fn render(s: &Stats) -> String {
-    let rows: Vec<(&str, String)> = vec![
+    let mut rows: Vec<(&str, String)> = vec![
         ("file", s.file.clone()),
         ("format", s.format.to_string()),
         ("size", format!("{} bytes", s.bytes)),
@@ -226,6 +275,23 @@ pub fn render(s: &Stats) -> String {
             format!("{:.3} s ({:.1} MB/s)", s.parse_seconds, s.mb_per_second),
         ),
     ];
+    if let Some(r) = &s.registers {
+        let keys = match r.independent {
+            true => format!("{} keys (jepsen.independent)", r.keys),
+            false => "one register".to_string(),
+        };
+        rows.insert(
+            4,
+            (
+                "register ops",
+                format!(
+                    "{} lightweight transactions on {keys}: {} read, {} write, {} cas; \
+                     {} ok, {} fail, {} indeterminate",
+                    r.total, r.read, r.write, r.cas, r.ok, r.fail, r.indeterminate
+                ),
+            ),
+        );
+    }
     let width = rows.iter().map(|(k, _)| k.len()).max().unwrap_or(0);
     rows.iter()
         .map(|(k, v)| format!("{k:<width$}  {v}\n"))

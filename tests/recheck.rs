@@ -222,3 +222,31 @@ fn grail_runs_against_their_recorded_verdicts() {
         assert_eq!(r["ours"]["anomaly_types"], serde_json::json!(["G2-item"]));
     }
 }
+
+/// Register histories are checked for linearizability, beside Knossos's
+/// recorded `:linear` result.
+#[test]
+fn register_runs_against_knossos_results() {
+    let store = Store::new("lwt");
+    let linear = |valid: bool| format!("{{:linear {{:valid? {valid}}} :valid? {valid}}}");
+    store.run("valid", "fixtures/lwt/valid.edn", Some(&linear(true)), None);
+    store.run(
+        "realtime",
+        "fixtures/lwt/realtime.edn",
+        Some(&linear(true)),
+        None,
+    );
+    let o = recheck(&["--format", "json", store.path()]);
+    let rows = json_rows(&o);
+    let want = [
+        ("realtime", "true", "false", "no"),
+        ("valid", "true", "true", "yes"),
+    ];
+    let want: Vec<_> = want
+        .iter()
+        .map(|(a, b, c, d)| (a.to_string(), b.to_string(), c.to_string(), d.to_string()))
+        .collect();
+    assert_eq!(summary(&rows), want);
+    assert_eq!(rows[0]["workload"], "cas-register");
+    assert_eq!(rows[0]["ours"]["anomaly_types"][0], "nonlinearizable");
+}

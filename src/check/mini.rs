@@ -28,7 +28,7 @@ pub enum Path {
 /// `Path::General` if the history is not made of mini-transactions.
 pub fn decide(h: &History, infer: &infer::InferOptions, order: Option<Rel>) -> Path {
     // Version-order options add constraints the chain does not see.
-    if mini::shape(h).is_err() || *infer != infer::InferOptions::default() {
+    if h.txns.is_empty() || mini::shape(h).is_err() || *infer != infer::InferOptions::default() {
         return Path::General;
     }
     let Some(mut edges) = mini::edges(h) else {

@@ -259,7 +259,8 @@ fn generate(args: &str) -> Result<(PathBuf, GenBench, u64), String> {
     let gen_args = GenOnly::try_parse_from(args.split_whitespace())
         .map_err(|e| format!("--generate: {e}"))?
         .args;
-    let params = gen_args.params();
+    let kind = gen_args.workload.kind().ok_or("--generate: lwt histories are not transactional; use `isocheck gen lwt` and `bench check --file`")?;
+    let params = gen_args.params(kind);
     params.validate().map_err(|e| format!("--generate: {e}"))?;
     let mut hasher = std::collections::hash_map::DefaultHasher::new();
     args.hash(&mut hasher);

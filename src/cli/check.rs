@@ -160,6 +160,9 @@ pub fn run(a: &CheckArgs) -> ExitCode {
         }
     };
     progress.phase("checking");
+    if history.workload == history::Workload::CasRegister {
+        return run_lwt(a, &history, &progress);
+    }
     let analysis = match check::analyze(&history, &opts) {
         Ok(x) => x,
         Err(e) => {
@@ -193,6 +196,38 @@ pub fn run(a: &CheckArgs) -> ExitCode {
     }
     super::bench::report_peak_rss();
     ExitCode::from(match verdict.valid {
+        Validity::True => EXIT_VALID,
+        Validity::False => EXIT_INVALID,
+        Validity::Unknown => EXIT_UNKNOWN,
+    })
+}
+
+/// A cas-register history: per-key linearizability of its lightweight
+/// transactions (`check::lwt`). Consistency-model options do not apply.
+fn run_lwt(
+    a: &CheckArgs,
+    history: &history::History,
+    progress: &report::progress::Progress,
+) -> ExitCode {
+    let analysis = check::lwt::check(history);
+    progress.done();
+    match a.format {
+        CheckFormat::Human => eprint!(
+            "{}",
+            report::lwt::render(history, &analysis, diagnostic::stderr_color())
+        ),
+        CheckFormat::Edn => println!("{}", report::lwt::edn_result(history, &analysis)),
+        CheckFormat::Json => println!(
+            "{}",
+            serde_json::to_string_pretty(&report::lwt::json_result(history, &analysis))
+                .unwrap_or_default()
+        ),
+    }
+    if a.directory.is_some() {
+        eprintln!("note: --directory writes nothing for cas-register histories");
+    }
+    super::bench::report_peak_rss();
+    ExitCode::from(match analysis.validity() {
         Validity::True => EXIT_VALID,
         Validity::False => EXIT_INVALID,
         Validity::Unknown => EXIT_UNKNOWN,

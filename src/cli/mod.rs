@@ -84,6 +84,8 @@ impl From<FormatArg> for Format {
 pub enum WorkloadArg {
     ListAppend,
     RwRegister,
+    /// Register ops (:read, :write, :cas), checked for linearizability.
+    CasRegister,
 }
 
 impl From<WorkloadArg> for Workload {
@@ -91,6 +93,7 @@ impl From<WorkloadArg> for Workload {
         match w {
             WorkloadArg::ListAppend => Workload::ListAppend,
             WorkloadArg::RwRegister => Workload::RwRegister,
+            WorkloadArg::CasRegister => Workload::CasRegister,
         }
     }
 }
@@ -116,7 +119,7 @@ pub struct StatsArgs {
 pub struct GenArgs {
     /// Workload to generate.
     #[arg(value_enum)]
-    pub workload: gen::Kind,
+    pub workload: GenWorkload,
     /// Isolation level of the simulated database.
     #[arg(long, value_enum, default_value = "strict-serializable")]
     pub level: gen::Level,
@@ -142,7 +145,9 @@ pub struct GenArgs {
     #[arg(long, default_value = "1-4", value_parser = parse_ops)]
     pub ops: (u64, u64),
     /// Keys (list-append: keys in use at a time; a key retires after
-    /// --max-writes-per-key appends and a fresh one takes its place).
+    /// --max-writes-per-key appends and a fresh one takes its place; lwt:
+    /// registers, written as jepsen.independent `[k v]` tuples when more
+    /// than one).
     #[arg(long, default_value_t = 10)]
     pub keys: u64,
     /// list-append: appends to a key before it retires.
@@ -171,8 +176,36 @@ pub struct GenArgs {
     pub output: Option<PathBuf>,
 }
 
+/// What `gen` writes: transactions from the simulated database, or
+/// lightweight-transaction register ops.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GenWorkload {
+    /// `[:append k v]` and `[:r k [..]]`.
+    ListAppend,
+    /// `[:w k v]` and `[:r k v]`.
+    RwRegister,
+    /// rw-register transactions of at most four micro-ops, at most two reads
+    /// and two writes, each write preceded by a read of its key.
+    MiniTransactions,
+    /// Lightweight transactions: `:write`, `:read` and `:cas` ops on
+    /// linearizable registers (--txns ops, --keys registers).
+    Lwt,
+}
+
+impl GenWorkload {
+    /// The transactional workload, or `None` for register ops.
+    pub fn kind(self) -> Option<gen::Kind> {
+        match self {
+            GenWorkload::ListAppend => Some(gen::Kind::ListAppend),
+            GenWorkload::RwRegister => Some(gen::Kind::RwRegister),
+            GenWorkload::MiniTransactions => Some(gen::Kind::MiniTransactions),
+            GenWorkload::Lwt => None,
+        }
+    }
+}
+
 impl GenArgs {
-    pub fn params(&self) -> gen::Params {
+    pub fn params(&self, kind: gen::Kind) -> gen::Params {
         gen::Params {
             seed: self.seed,
             processes: self.processes,
@@ -183,7 +216,7 @@ impl GenArgs {
                 .max_mb
                 .map_or(u64::MAX, |m| m.saturating_mul(1_000_000)),
             shape: gen::Shape {
-                kind: self.workload,
+                kind,
                 min_ops: self.ops.0,
                 max_ops: self.ops.1,
                 read_ratio: self.read_ratio,
@@ -304,16 +337,39 @@ pub(crate) fn input_size(path: &std::path::Path) -> u64 {
 }
 
 fn gen_cmd(a: &GenArgs) -> ExitCode {
-    let params = a.params();
+    let Some(kind) = a.workload.kind() else {
+        return gen_lwt(a);
+    };
+    let params = a.params(kind);
     if let Err(msg) = params.validate() {
         return usage_error(&msg);
     }
+    write_output(a, |w| gen::write(w, &params).map(drop))
+}
+
+fn gen_lwt(a: &GenArgs) -> ExitCode {
+    let params = gen::lwt::Params {
+        seed: a.seed,
+        processes: a.processes,
+        keys: a.keys,
+        ops: a.txns,
+        max_bytes: a.max_mb.map_or(u64::MAX, |m| m.saturating_mul(1_000_000)),
+        ..Default::default()
+    };
+    write_output(a, |w| gen::lwt::write(w, &params).map(drop))
+}
+
+/// Writes a generated history to `--output` or stdout.
+fn write_output(
+    a: &GenArgs,
+    write: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
+) -> ExitCode {
     let result = match &a.output {
-        Some(path) => std::fs::File::create(path).and_then(|f| gen::write(f, &params)),
-        None => gen::write(std::io::stdout().lock(), &params),
+        Some(path) => std::fs::File::create(path).and_then(|mut f| write(&mut f)),
+        None => write(&mut std::io::stdout().lock()),
     };
     match result {
-        Ok(_) => ExitCode::SUCCESS,
+        Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: cannot write the history: {e}");
             ExitCode::from(EXIT_INPUT)

@@ -8,6 +8,7 @@
 
 pub mod db;
 pub mod edn;
+pub mod lwt;
 pub mod rng;
 mod run;
 pub mod scenario;

@@ -8,6 +8,7 @@ use super::model::{
     History, MicroOp, MopKind, MopValue, Op, OpId, OpType, OpValue, Process, Status, Txn, Workload,
     WorkloadSource,
 };
+use super::register::{self, Pair};
 use super::source::SourceFile;
 use super::span::Span;
 use super::value::Val;
@@ -20,8 +21,24 @@ pub fn build(
     workload: Option<Workload>,
 ) -> Result<History, HistoryError> {
     let txn_f = ops.values.intern_canonical(":txn");
-    let (txns, other_client_ops) = pair(&ops, txn_f)?;
-    let (workload, workload_source) = decide_workload(&ops, &txns, workload)?;
+    let (txns, others) = pair(&ops, txn_f)?;
+    let other_client_ops = others.iter().filter_map(|&(i, c)| c.or(i)).collect();
+    let (mut registers, mut independent_keys) = (Vec::new(), false);
+    let (workload, workload_source) = match workload {
+        Some(Workload::CasRegister) => {
+            if let Some(t) = txns.first() {
+                return Err(transactions_in_registers(&ops, t));
+            }
+            (Workload::CasRegister, WorkloadSource::Flag)
+        }
+        None if txns.is_empty() && register::detect(&mut ops, &others) => {
+            (Workload::CasRegister, WorkloadSource::Detected)
+        }
+        flag => decide_workload(&ops, &txns, flag)?,
+    };
+    if workload == Workload::CasRegister {
+        (registers, independent_keys) = register::read(&mut ops, source.text(), &others)?;
+    }
     shape_reads(&mut ops, &txns, workload)?;
     check_unique_writes(&ops, &txns)?;
     Ok(History {
@@ -33,14 +50,17 @@ pub fn build(
         values: ops.values,
         txns,
         other_client_ops,
+        registers,
+        independent_keys,
         workload,
         workload_source,
         has_realtime: !ops.untimed,
     })
 }
 
-/// Pairs each client invocation with its process's next completion.
-fn pair(ops: &Ops, txn_f: Val) -> Result<(Vec<Txn>, Vec<OpId>), HistoryError> {
+/// Pairs each client invocation with its process's next completion: the
+/// transactions, and the other pairs (register ops among them).
+fn pair(ops: &Ops, txn_f: Val) -> Result<(Vec<Txn>, Vec<Pair>), HistoryError> {
     // Each process's open invocation, as its slot in `pairs`: slots are taken
     // as invocations appear, so transactions stay in invocation order.
     let mut pending: HashMap<i64, usize> = HashMap::new();
@@ -68,10 +88,19 @@ fn pair(ops: &Ops, txn_f: Val) -> Result<(Vec<Txn>, Vec<OpId>), HistoryError> {
     for (invoke, completion) in pairs {
         match transaction(ops, txn_f, invoke, completion)? {
             Some(t) => txns.push(t),
-            None => others.extend(completion.or(invoke)),
+            None => others.push((invoke, completion)),
         }
     }
     Ok((txns, others))
+}
+
+fn transactions_in_registers(ops: &Ops, t: &Txn) -> HistoryError {
+    let id = t.op();
+    HistoryError::new(
+        ErrorKind::MixedWorkload,
+        "--workload cas-register was given, but the history has transactions; drop the flag to detect the workload",
+    )
+    .at(ops.ops[id as usize].span, "a transaction")
 }
 
 fn double_invoke(ops: &Ops, process: i64, first: OpId, second: OpId) -> HistoryError {

@@ -43,6 +43,8 @@ pub enum ErrorKind {
     ReadNotAList { key: String },
     #[error("{0}")]
     Format(String),
+    #[error("{0}")]
+    RegisterOp(String),
 }
 
 /// A labelled place in the input.
@@ -101,6 +103,7 @@ impl HistoryError {
             ErrorKind::DuplicateWrite { .. } => "isocheck::duplicate_write",
             ErrorKind::MixedWorkload | ErrorKind::ReadNotAList { .. } => "isocheck::workload",
             ErrorKind::Format(_) => "isocheck::format",
+            ErrorKind::RegisterOp(_) => "isocheck::register",
             _ => "isocheck::op",
         }
     }

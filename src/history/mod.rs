@@ -11,14 +11,15 @@ pub mod error;
 pub mod formats;
 pub mod jepsen;
 pub mod model;
+mod register;
 pub mod source;
 pub mod span;
 pub mod value;
 
 pub use error::{HistoryError, InputDiagnostic};
 pub use model::{
-    History, MicroOp, MopKind, MopValue, Op, OpId, OpType, OpValue, Process, Status, Txn, TxnId,
-    Workload,
+    History, MicroOp, MopKind, MopValue, Op, OpId, OpType, OpValue, Process, RegisterF, RegisterOp,
+    Status, Txn, TxnId, Workload,
 };
 pub use source::SourceFile;
 pub use span::Span;

@@ -250,6 +250,10 @@ impl Txn {
 pub enum Workload {
     ListAppend,
     RwRegister,
+    /// Not transactions: Jepsen/Knossos register ops (`:read`, `:write`,
+    /// `:cas`), on one register or on many keys (`jepsen.independent`), held
+    /// in [`History::registers`]. Lightweight transactions.
+    CasRegister,
 }
 
 impl Workload {
@@ -257,7 +261,59 @@ impl Workload {
         match self {
             Workload::ListAppend => "list-append",
             Workload::RwRegister => "rw-register",
+            Workload::CasRegister => "cas-register",
         }
+    }
+}
+
+/// `:f` of a register op.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RegisterF {
+    /// `{:f :read, :value v}`: `v` is what an `:ok` read returned.
+    Read,
+    /// `{:f :write, :value v}`: a blind write (an insert).
+    Write,
+    /// `{:f :cas, :value [old new]}`: compare-and-set.
+    Cas,
+}
+
+impl RegisterF {
+    pub fn name(self) -> &'static str {
+        match self {
+            RegisterF::Read => "read",
+            RegisterF::Write => "write",
+            RegisterF::Cas => "cas",
+        }
+    }
+}
+
+/// One register op: an invocation paired with its completion, with the
+/// values the pair is judged by (the completion's when it carries them, else
+/// the invocation's).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RegisterOp {
+    pub invoke: Option<OpId>,
+    pub completion: Option<OpId>,
+    /// The key (`jepsen.independent`), or [`Val::NIL`] for a single register.
+    pub key: Val,
+    /// Read: the value returned ([`Val::NIL`] for the initial value, or when
+    /// the read did not complete with `:ok`). Write: the value written.
+    /// Cas: the expected old value.
+    pub value: Val,
+    /// Cas: the new value. Otherwise [`Val::NIL`].
+    pub new: Val,
+    pub f: RegisterF,
+    /// `:ok` committed, `:fail` aborted, `:info` or no completion indeterminate.
+    pub status: Status,
+}
+
+impl RegisterOp {
+    /// The op that stands for it in reports: the completion when there is one.
+    pub fn op(&self) -> OpId {
+        self.completion
+            .or(self.invoke)
+            .expect("a register op has at least one op")
     }
 }
 
@@ -291,6 +347,12 @@ pub struct History {
     pub txns: Vec<Txn>,
     /// Client ops whose value is not a transaction (e.g. `:cas` register ops).
     pub other_client_ops: Vec<OpId>,
+    /// The register ops of a [`Workload::CasRegister`] history, one per
+    /// invocation/completion pair, in invocation order; empty otherwise.
+    pub registers: Vec<RegisterOp>,
+    /// Whether register values are `jepsen.independent` `[key value]` tuples
+    /// (many keys) rather than one register's values (key [`Val::NIL`]).
+    pub independent_keys: bool,
     pub workload: Workload,
     pub workload_source: WorkloadSource,
     /// Whether op positions give real-time order (true for Jepsen EDN; false

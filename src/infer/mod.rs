@@ -153,6 +153,7 @@ pub struct Inference {
 pub fn infer(history: &History, opts: &InferOptions) -> Inference {
     match history.workload {
         Workload::ListAppend => list_append::infer(history),
-        Workload::RwRegister => rw_register::infer(history, opts),
+        // A cas-register history has no transactions: nothing to infer.
+        Workload::RwRegister | Workload::CasRegister => rw_register::infer(history, opts),
     }
 }

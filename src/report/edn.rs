@@ -8,10 +8,15 @@ use crate::history::History;
 /// line, and under `:anomalies` one entry per line. Ops are printed as the
 /// history wrote them.
 pub fn result_map(history: &History, analysis: &Analysis, verdict: &Verdict) -> String {
-    let tree = result::result_map(history, analysis, verdict);
+    print(&result::result_map(history, analysis, verdict))
+}
+
+/// A result map: the top-level keys one per line, and under `:anomalies`
+/// one entry per line.
+pub(super) fn print(tree: &R<'_>) -> String {
     let mut out = String::new();
-    let R::Map(top) = &tree else {
-        write(&tree, &mut out);
+    let R::Map(top) = tree else {
+        write(tree, &mut out);
         return out;
     };
     out.push('{');

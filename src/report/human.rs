@@ -229,10 +229,10 @@ fn models_prohibiting(prohibited: &BTreeSet<&'static str>) -> Vec<&'static str> 
 
 /// One anomaly as a miette diagnostic.
 #[derive(Debug)]
-struct Finding<'a> {
+pub(super) struct Finding<'a> {
     message: String,
     help: String,
-    severity: Severity,
+    pub(super) severity: Severity,
     source: Option<&'a SourceFile>,
     labels: Vec<(Span, String)>,
 }
@@ -274,13 +274,13 @@ impl Diagnostic for Finding<'_> {
 }
 
 /// Builds a [`Finding`]: labels on one span are merged, repeated text dropped.
-struct Builder<'a> {
+pub(super) struct Builder<'a> {
     h: &'a History,
-    f: Finding<'a>,
+    pub(super) f: Finding<'a>,
 }
 
 impl<'a> Builder<'a> {
-    fn new(h: &'a History, message: String, help: String) -> Self {
+    pub(super) fn new(h: &'a History, message: String, help: String) -> Self {
         let source = (!h.source.text().is_empty()).then_some(&h.source);
         Builder {
             h,
@@ -294,7 +294,7 @@ impl<'a> Builder<'a> {
         }
     }
 
-    fn label(&mut self, span: Span, text: String) {
+    pub(super) fn label(&mut self, span: Span, text: String) {
         if self.f.source.is_none() || span.is_empty() || span.end() > self.h.source.text().len() {
             return;
         }
@@ -329,7 +329,7 @@ impl<'a> Builder<'a> {
         self.label(span, text);
     }
 
-    fn done(self) -> Finding<'a> {
+    pub(super) fn done(self) -> Finding<'a> {
         self.f
     }
 }
@@ -617,7 +617,7 @@ fn anomaly<'a>(h: &'a History, message: String, x: &Anomaly) -> Finding<'a> {
     let show = |v: Val| clip(&h.values.display(v), VALUE_CHARS).into_owned();
     let verb = match h.workload {
         Workload::ListAppend => "appended",
-        Workload::RwRegister => "wrote",
+        Workload::RwRegister | Workload::CasRegister => "wrote",
     };
     match x {
         Anomaly::G1a {

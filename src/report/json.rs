@@ -17,7 +17,7 @@ pub fn result_map(history: &History, analysis: &Analysis, verdict: &Verdict) -> 
     to_json(&result::result_map(history, analysis, verdict))
 }
 
-fn to_json(r: &R<'_>) -> Value {
+pub(super) fn to_json(r: &R<'_>) -> Value {
     match r {
         R::Nil => Value::Null,
         R::Bool(b) => Value::Bool(*b),

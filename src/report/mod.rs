@@ -7,5 +7,6 @@ pub mod edn;
 mod explain;
 pub mod human;
 pub mod json;
+pub mod lwt;
 pub mod progress;
 mod result;

@@ -31,15 +31,15 @@ fn kw(name: &str) -> R<'_> {
     R::Kw(Cow::Borrowed(name))
 }
 
-fn kws(name: &'static str) -> R<'static> {
+pub(super) fn kws(name: &'static str) -> R<'static> {
     R::Kw(Cow::Borrowed(name))
 }
 
-fn edn(text: impl Into<Cow<'static, str>>) -> R<'static> {
+pub(super) fn edn(text: impl Into<Cow<'static, str>>) -> R<'static> {
     R::Edn(text.into())
 }
 
-fn map<'a>(entries: Vec<(&'static str, R<'a>)>) -> R<'a> {
+pub(super) fn map<'a>(entries: Vec<(&'static str, R<'a>)>) -> R<'a> {
     R::Map(entries.into_iter().map(|(k, v)| (kws(k), v)).collect())
 }
 

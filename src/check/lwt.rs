@@ -1,0 +1,492 @@
+//! Linearizability of lightweight transactions: per-key compare-and-set
+//! registers, after the MTC paper (Wei et al., "Boosting End-to-End Database
+//! Isolation Checking via Mini-Transactions", §LWT).
+//!
+//! A history of register ops ([`History::registers`]: `:read`, `:write`,
+//! `:cas`) is linearizable iff every key's ops are (linearizability is
+//! local), and with unique written values a key's ops that took effect form
+//! a *value chain*: the initial `nil`, then `cas(nil→v1)`, `cas(v1→v2)`, …,
+//! each write found from the value it expects through a hash map. The chain
+//! is the only order the values allow, so the key is linearizable iff the
+//! chain, with every read placed right after the op that wrote its value, is
+//! consistent with real time: no element may complete before an earlier
+//! element of the chain is invoked. One pass keeping the latest invocation
+//! seen decides it.
+//!
+//! Semantics, per key (real time is the order of lines in the file; an op
+//! without invocation line was invoked at the start of the history):
+//! - `:ok` write or cas: took effect within its interval. An `:ok` cas whose
+//!   old and new values are equal changes nothing: it is a read of that value.
+//! - `:fail` (any op): took no effect and is not checked: Jepsen clients
+//!   report `:fail` for any definite failure (a failed precondition, but also
+//!   "not leader", a rejected request), and Knossos likewise drops failed
+//!   ops. So a failed `cas(old, new)` is *not* required to have seen a value
+//!   other than `old`. Dropping constraints only admits more histories:
+//!   `:valid? false` is a proof under either reading; `:valid? true` means
+//!   linearizable when failed ops are no-ops.
+//! - `:info` (or no completion): may or may not have taken effect. It is in
+//!   the chain iff its written value is observed by an `:ok` read or by the
+//!   expected value of a cas in the chain (transitively), and then it
+//!   completes at +∞. An unobserved one is left out: including it could only
+//!   add constraints, as nothing depends on its value.
+//! - `:ok` read of `v`: between the op that wrote `v` and the next op of the
+//!   chain (`nil`: before the first). `:info` and `:fail` reads are ignored.
+//! - Blind writes (`:write`): the first op of a *block*, the cas ops
+//!   following its value. The block of `nil` comes first; with one blind
+//!   write the chain is that block then the write's. With several, the order
+//!   of the blocks is open: up to [`MAX_PERMUTED`] blind writes every order
+//!   is tried (exact); beyond, the key is `:outside-fragment` (unknown).
+//! - Not linearizable: two chain cas expecting the same value (a fork); a
+//!   cas expecting, or a read returning, a value no op that may have taken
+//!   effect wrote; cas ops whose values form a cycle; a real-time violation.
+//! - Unknown (`:outside-fragment`): a value written twice to a key (or
+//!   `nil` written), where values no longer identify writes.
+
+use super::Validity;
+use crate::history::{History, RegisterF, RegisterOp, Status, Val};
+use std::collections::HashMap;
+
+/// Position of an op in [`History::registers`].
+pub type RegId = u32;
+
+/// Most blind writes to one key whose every order is tried.
+pub const MAX_PERMUTED: usize = 6;
+
+/// Work bound for trying orders of blind writes: orders × ops of the key.
+const PERMUTATION_BUDGET: u64 = 20_000_000;
+
+/// Why a key is not linearizable.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Violation {
+    /// `op` completed before `preceding`, which comes before it in the
+    /// key's value chain, was invoked.
+    Realtime {
+        key: Val,
+        op: RegId,
+        preceding: RegId,
+    },
+    /// Two cas in the chain expect the same value: both cannot follow its write.
+    Fork {
+        key: Val,
+        value: Val,
+        ops: [RegId; 2],
+    },
+    /// A cas expects, or a read returns, a value that no op which may have
+    /// taken effect wrote (`failed_writer`: a `:fail` op wrote it).
+    Unwritten {
+        key: Val,
+        value: Val,
+        op: RegId,
+        failed_writer: Option<RegId>,
+    },
+    /// Cas ops whose values form a cycle, unreachable from any write.
+    Cycle { key: Val, ops: Vec<RegId> },
+    /// No order of the blind writes (and the cas ops following each) is
+    /// consistent with real time.
+    NoOrder { key: Val, writes: Vec<RegId> },
+}
+
+impl Violation {
+    pub fn key(&self) -> Val {
+        match self {
+            Violation::Realtime { key, .. }
+            | Violation::Fork { key, .. }
+            | Violation::Unwritten { key, .. }
+            | Violation::Cycle { key, .. }
+            | Violation::NoOrder { key, .. } => *key,
+        }
+    }
+
+    /// The `:type` of the entry.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Violation::Realtime { .. } => "realtime",
+            Violation::Fork { .. } => "fork",
+            Violation::Unwritten { .. } => "unwritten",
+            Violation::Cycle { .. } => "cycle",
+            Violation::NoOrder { .. } => "no-order",
+        }
+    }
+}
+
+/// Why a key could not be decided.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Undecided {
+    /// Two ops that may have taken effect write the same value (`ops[0]`
+    /// equal to `ops[1]` when the value is `nil`, the initial value).
+    DuplicateWrites {
+        key: Val,
+        value: Val,
+        ops: [RegId; 2],
+    },
+    /// More blind writes than orders the check tries.
+    BlindWrites { key: Val, writes: Vec<RegId> },
+}
+
+impl Undecided {
+    pub fn key(&self) -> Val {
+        match self {
+            Undecided::DuplicateWrites { key, .. } | Undecided::BlindWrites { key, .. } => *key,
+        }
+    }
+
+    /// The `:reason` of the entry.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Undecided::DuplicateWrites { .. } => "duplicate-writes",
+            Undecided::BlindWrites { .. } => "blind-writes",
+        }
+    }
+}
+
+/// The anomaly type of [`Violation`]s.
+pub const NONLINEARIZABLE: &str = "nonlinearizable";
+/// The anomaly type of [`Undecided`] keys.
+pub const OUTSIDE_FRAGMENT: &str = "outside-fragment";
+
+/// What the check found.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LwtAnalysis {
+    /// Keys checked (1 for a single register).
+    pub keys: usize,
+    /// At most one violation per key, except forks, unwritten values and
+    /// cycles, which are all listed. In order of the keys' first ops.
+    pub violations: Vec<Violation>,
+    pub undecided: Vec<Undecided>,
+}
+
+impl LwtAnalysis {
+    pub fn validity(&self) -> Validity {
+        if !self.violations.is_empty() {
+            Validity::False
+        } else if !self.undecided.is_empty() {
+            Validity::Unknown
+        } else {
+            Validity::True
+        }
+    }
+
+    /// `:anomaly-types`, sorted.
+    pub fn anomaly_types(&self) -> Vec<&'static str> {
+        let mut t = Vec::new();
+        if !self.violations.is_empty() {
+            t.push(NONLINEARIZABLE);
+        }
+        if !self.undecided.is_empty() {
+            t.push(OUTSIDE_FRAGMENT);
+        }
+        t
+    }
+}
+
+/// The value an op writes if it takes effect: a write's, a cas's new value
+/// (unless it equals the old one, which changes nothing).
+pub fn written(o: &RegisterOp) -> Option<Val> {
+    match o.f {
+        RegisterF::Write => Some(o.value),
+        RegisterF::Cas if o.value != o.new => Some(o.new),
+        _ => None,
+    }
+}
+
+/// The value an `:ok` op observed: a read's result, a cas's expected value.
+pub fn observed(o: &RegisterOp) -> Option<Val> {
+    match (o.status, o.f) {
+        (Status::Committed, RegisterF::Read | RegisterF::Cas) => Some(o.value),
+        _ => None,
+    }
+}
+
+/// Whether the op is, for the chain, a read: an `:ok` read, or an `:ok` cas
+/// that sets the value it expects.
+pub fn is_read(o: &RegisterOp) -> bool {
+    o.status == Status::Committed && observed(o).is_some() && written(o).is_none()
+}
+
+/// The value of the chain an op stands at: the one it wrote, or read.
+pub fn chain_value(o: &RegisterOp) -> Val {
+    written(o).unwrap_or(o.value)
+}
+
+/// Position of the invocation (-1 when there is none: the start of time).
+fn inv(o: &RegisterOp) -> i64 {
+    o.invoke.map_or(-1, i64::from)
+}
+
+/// Position of the completion, +∞ unless `:ok`.
+fn comp(o: &RegisterOp) -> i64 {
+    match (o.status, o.completion) {
+        (Status::Committed, Some(c)) => i64::from(c),
+        _ => i64::MAX,
+    }
+}
+
+/// Checks every key of a cas-register history.
+pub fn check(h: &History) -> LwtAnalysis {
+    let regs = &h.registers;
+    let mut index: HashMap<Val, usize> = HashMap::new();
+    let mut groups: Vec<(Val, Vec<RegId>)> = Vec::new();
+    for (i, o) in regs.iter().enumerate() {
+        // Reads that did not complete with :ok carry nothing.
+        if o.f == RegisterF::Read && o.status != Status::Committed {
+            continue;
+        }
+        let g = *index.entry(o.key).or_insert_with(|| {
+            groups.push((o.key, Vec::new()));
+            groups.len() - 1
+        });
+        groups[g].1.push(i as RegId);
+    }
+    let mut out = LwtAnalysis {
+        keys: groups.len(),
+        ..LwtAnalysis::default()
+    };
+    let mut included = vec![false; regs.len()];
+    for (key, ids) in &groups {
+        check_key(regs, *key, ids, &mut included, &mut out);
+    }
+    out
+}
+
+/// One key's ops (in invocation order).
+fn check_key(
+    regs: &[RegisterOp],
+    key: Val,
+    ids: &[RegId],
+    included: &mut [bool],
+    out: &mut LwtAnalysis,
+) {
+    let op = |i: RegId| &regs[i as usize];
+    // The writer of each value, among ops that may have taken effect.
+    let mut writer: HashMap<Val, RegId> = HashMap::with_capacity(ids.len());
+    let mut failed: HashMap<Val, RegId> = HashMap::new();
+    for &i in ids {
+        let Some(v) = written(op(i)) else { continue };
+        if op(i).status == Status::Aborted {
+            failed.entry(v).or_insert(i);
+            continue;
+        }
+        let first = if v.is_nil() {
+            Some(i)
+        } else {
+            writer.insert(v, i)
+        };
+        if let Some(j) = first {
+            out.undecided.push(Undecided::DuplicateWrites {
+                key,
+                value: v,
+                ops: [j, i],
+            });
+            return;
+        }
+    }
+    // Ops in the chain: :ok writes, and :info ones whose value is observed.
+    let mut stack: Vec<Val> = Vec::new();
+    for &i in ids {
+        let o = op(i);
+        if o.status != Status::Committed {
+            continue;
+        }
+        included[i as usize] = written(o).is_some();
+        stack.extend(observed(o));
+    }
+    while let Some(v) = stack.pop() {
+        if let Some(&w) = writer.get(&v) {
+            if !included[w as usize] {
+                included[w as usize] = true;
+                if op(w).f == RegisterF::Cas {
+                    stack.push(op(w).value);
+                }
+            }
+        }
+    }
+    let in_chain = |i: RegId| included[i as usize];
+    // Structure: one successor per value, every observed value written.
+    let mut succ: HashMap<Val, RegId> = HashMap::with_capacity(ids.len());
+    let mut reads: HashMap<Val, Vec<RegId>> = HashMap::new();
+    let mut blind: Vec<RegId> = Vec::new();
+    let mut cas_count = 0usize;
+    let broken = out.violations.len();
+    for &i in ids {
+        let o = op(i);
+        let observes = if in_chain(i) && o.f == RegisterF::Cas {
+            cas_count += 1;
+            if let Some(&j) = succ.get(&o.value) {
+                out.violations.push(Violation::Fork {
+                    key,
+                    value: o.value,
+                    ops: [j, i],
+                });
+            } else {
+                succ.insert(o.value, i);
+            }
+            Some(o.value)
+        } else if in_chain(i) {
+            blind.push(i);
+            None
+        } else if is_read(o) {
+            reads.entry(o.value).or_default().push(i);
+            Some(o.value)
+        } else {
+            None
+        };
+        if let Some(v) = observes {
+            if !v.is_nil() && !writer.contains_key(&v) {
+                out.violations.push(Violation::Unwritten {
+                    key,
+                    value: v,
+                    op: i,
+                    failed_writer: failed.get(&v).copied(),
+                });
+            }
+        }
+    }
+    if out.violations.len() > broken {
+        return;
+    }
+    // Blocks: the path of cas from nil, then from each blind write.
+    let walk = |head: Option<RegId>, start: Val| {
+        let mut path: Vec<RegId> = head.into_iter().collect();
+        let mut v = start;
+        while let Some(&c) = succ.get(&v) {
+            path.push(c);
+            v = op(c).new;
+            if path.len() > ids.len() {
+                break;
+            }
+        }
+        path
+    };
+    let first = walk(None, Val::NIL);
+    let blocks: Vec<Vec<RegId>> = blind.iter().map(|&b| walk(Some(b), op(b).value)).collect();
+    let reached = first.len() + blocks.iter().map(|b| b.len() - 1).sum::<usize>();
+    if reached < cas_count {
+        report_cycles(regs, key, ids, &first, &blocks, &succ, included, out);
+        return;
+    }
+    let scan_order = |order: &[usize]| {
+        let chain = std::iter::once((None, Val::NIL))
+            .chain(first.iter().map(|&c| (Some(c), op(c).new)))
+            .chain(
+                order
+                    .iter()
+                    .flat_map(|&b| blocks[b].iter().map(|&c| (Some(c), chain_value(op(c))))),
+            );
+        scan(regs, chain, &reads)
+    };
+    let n = blocks.len();
+    if n <= 1 {
+        if let Some((x, y)) = scan_order(&[0][..n]) {
+            out.violations.push(Violation::Realtime {
+                key,
+                op: x,
+                preceding: y,
+            });
+        }
+        return;
+    }
+    let orders: u64 = (1..=n as u64).product();
+    if n > MAX_PERMUTED || orders.saturating_mul(ids.len() as u64) > PERMUTATION_BUDGET {
+        out.undecided
+            .push(Undecided::BlindWrites { key, writes: blind });
+        return;
+    }
+    let mut order: Vec<usize> = (0..n).collect();
+    loop {
+        if scan_order(&order).is_none() {
+            return;
+        }
+        if !next_permutation(&mut order) {
+            break;
+        }
+    }
+    out.violations
+        .push(Violation::NoOrder { key, writes: blind });
+}
+
+/// The cas ops no path from a write reaches: each on a cycle of values (no
+/// forks and every expected value written, so following writers back from
+/// one must loop).
+#[allow(clippy::too_many_arguments)]
+fn report_cycles(
+    regs: &[RegisterOp],
+    key: Val,
+    ids: &[RegId],
+    first: &[RegId],
+    blocks: &[Vec<RegId>],
+    succ: &HashMap<Val, RegId>,
+    included: &[bool],
+    out: &mut LwtAnalysis,
+) {
+    let mut seen: std::collections::HashSet<RegId> = first.iter().copied().collect();
+    seen.extend(blocks.iter().flatten().copied());
+    for &i in ids {
+        let o = &regs[i as usize];
+        if !included[i as usize] || o.f != RegisterF::Cas || seen.contains(&i) {
+            continue;
+        }
+        let mut cycle = vec![i];
+        seen.insert(i);
+        let mut v = o.new;
+        while let Some(&c) = succ.get(&v) {
+            if !seen.insert(c) {
+                break;
+            }
+            cycle.push(c);
+            v = regs[c as usize].new;
+        }
+        out.violations.push(Violation::Cycle { key, ops: cycle });
+    }
+}
+
+/// The greedy real-time check of one chain order: each element (an op and
+/// the value it wrote, the initial value first) followed by the reads of
+/// its value. An element may not complete before any element placed earlier
+/// was invoked; reads of one value may take any order among themselves.
+/// Returns the first violation: (the op that completed, the earlier one
+/// invoked after).
+fn scan(
+    regs: &[RegisterOp],
+    chain: impl Iterator<Item = (Option<RegId>, Val)>,
+    reads: &HashMap<Val, Vec<RegId>>,
+) -> Option<(RegId, RegId)> {
+    let op = |i: RegId| &regs[i as usize];
+    // The latest invocation among the elements placed so far, and whose.
+    let mut latest: (i64, RegId) = (-1, 0);
+    for (w, v) in chain {
+        if let Some(w) = w {
+            if comp(op(w)) < latest.0 {
+                return Some((w, latest.1));
+            }
+            if inv(op(w)) > latest.0 {
+                latest = (inv(op(w)), w);
+            }
+        }
+        let Some(rs) = reads.get(&v) else { continue };
+        for &r in rs {
+            if comp(op(r)) < latest.0 {
+                return Some((r, latest.1));
+            }
+        }
+        for &r in rs {
+            if inv(op(r)) > latest.0 {
+                latest = (inv(op(r)), r);
+            }
+        }
+    }
+    None
+}
+
+/// The next permutation in lexicographic order; false after the last.
+fn next_permutation(p: &mut [usize]) -> bool {
+    let Some(i) = (1..p.len()).rev().find(|&i| p[i - 1] < p[i]) else {
+        return false;
+    };
+    let j = (i..p.len()).rev().find(|&j| p[j] > p[i - 1]).unwrap_or(i);
+    p.swap(i - 1, j);
+    p[i..].reverse();
+    true
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,221 @@
+//! Register ops: Jepsen's (and Knossos's) `:read`, `:write` and `:cas` on one
+//! register, or on many keys with `jepsen.independent` `[key value]` tuples.
+//! Reading only: each invocation/completion pair becomes a [`RegisterOp`]
+//! with its key and values; what they mean is `check::lwt`'s business.
+//!
+//! The form is decided once per history: it is independent when every
+//! non-nil value of every register op is a two-element vector (or list) and
+//! every `:cas` value is `[key [old new]]`; otherwise every value is one
+//! register's (`:cas` `[old new]`).
+
+use super::edn::{self, Kind, Node};
+use super::error::{ErrorKind, HistoryError};
+use super::jepsen::Ops;
+use super::model::{OpId, OpType, OpValue, RegisterF, RegisterOp, Status};
+use super::value::{Val, ValueTable};
+
+/// An invocation and its completion, either possibly absent.
+pub(super) type Pair = (Option<OpId>, Option<OpId>);
+
+/// The interned `:f` keywords of register ops.
+struct Fs([Val; 3]);
+
+impl Fs {
+    fn new(values: &mut ValueTable) -> Fs {
+        Fs([":read", ":write", ":cas"].map(|k| values.intern_canonical(k)))
+    }
+
+    fn of(&self, f: Val) -> Option<RegisterF> {
+        const FS: [RegisterF; 3] = [RegisterF::Read, RegisterF::Write, RegisterF::Cas];
+        self.0.iter().position(|&x| x == f).map(|i| FS[i])
+    }
+}
+
+/// The `:f` of a pair: the completion's, else the invocation's.
+fn f_of(ops: &Ops, fs: &Fs, (inv, comp): Pair) -> Option<RegisterF> {
+    let op = |id: OpId| &ops.ops[id as usize];
+    comp.or(inv).and_then(|id| fs.of(op(id).f))
+}
+
+/// Whether the client pairs (a history without transactions) are register
+/// ops: every one a `:read`, `:write` or `:cas`, and at least one write or cas.
+pub(super) fn detect(ops: &mut Ops, pairs: &[Pair]) -> bool {
+    let fs = Fs::new(&mut ops.values);
+    let mut writes = false;
+    for &p in pairs {
+        match f_of(ops, &fs, p) {
+            None => return false,
+            Some(RegisterF::Read) => {}
+            Some(_) => writes = true,
+        }
+    }
+    writes
+}
+
+/// The shape of an op's `:value`, its parts interned.
+#[derive(Clone, Copy, Debug)]
+enum Shape {
+    Nil,
+    /// Not a two-element vector.
+    Value(Val),
+    /// `[x y]`, `y` not a two-element vector.
+    Pair(Val, Val),
+    /// `[x [a b]]`.
+    Tuple(Val, Val, Val),
+}
+
+fn two<'n, 'a>(n: &'n Node<'a>) -> Option<[&'n Node<'a>; 2]> {
+    match &n.untagged().kind {
+        Kind::Vector(items) | Kind::List(items) if items.len() == 2 => Some([&items[0], &items[1]]),
+        _ => None,
+    }
+}
+
+fn shape(values: &mut ValueTable, text: &str, value: OpValue) -> Result<Shape, HistoryError> {
+    let OpValue::Other(span) = value else {
+        return Ok(Shape::Nil);
+    };
+    let slice = &text[span.start()..span.end()];
+    // Small integers, the common case, without the generic reader.
+    if let Ok(n) = slice.parse::<u64>() {
+        return Ok(Shape::Value(values.uint(n)));
+    }
+    let nodes = edn::read_all(slice).map_err(HistoryError::from)?;
+    let [node] = nodes.as_slice() else {
+        return Ok(Shape::Nil);
+    };
+    Ok(match two(node) {
+        None => Shape::Value(values.node(node)),
+        Some([x, y]) => {
+            let x = values.node(x);
+            match two(y) {
+                Some([a, b]) => Shape::Tuple(x, values.node(a), values.node(b)),
+                None => Shape::Pair(x, values.node(y)),
+            }
+        }
+    })
+}
+
+/// Reads the register ops of `pairs` (all of them register ops, see
+/// [`detect`]); returns them and whether the history is independent.
+pub(super) fn read(
+    ops: &mut Ops,
+    text: &str,
+    pairs: &[Pair],
+) -> Result<(Vec<RegisterOp>, bool), HistoryError> {
+    let fs = Fs::new(&mut ops.values);
+    // (f, shape of the value judged by, the other op's shape)
+    let mut shapes = Vec::with_capacity(pairs.len());
+    for &(inv, comp) in pairs {
+        let f = f_of(ops, &fs, (inv, comp)).ok_or_else(|| not_register(ops, inv, comp))?;
+        let mut get = |id: Option<OpId>| match id {
+            Some(i) => shape(&mut ops.values, text, ops.ops[i as usize].value),
+            None => Ok(Shape::Nil),
+        };
+        let (si, sc) = (get(inv)?, get(comp)?);
+        let judged = match sc {
+            Shape::Nil => si,
+            s => s,
+        };
+        shapes.push((f, judged, si));
+    }
+    let independent = shapes.iter().any(|(_, s, _)| !matches!(s, Shape::Nil))
+        && shapes.iter().all(|&(f, s, i)| {
+            let ok = |s: Shape| match (f, s) {
+                (_, Shape::Nil) => true,
+                (RegisterF::Cas, s) => matches!(s, Shape::Tuple(..)),
+                (_, s) => matches!(s, Shape::Pair(..) | Shape::Tuple(..)),
+            };
+            ok(s) && ok(i)
+        });
+    let mut out = Vec::with_capacity(pairs.len());
+    for (&(invoke, completion), &(f, s, si)) in pairs.iter().zip(&shapes) {
+        let status = match completion.map(|c| ops.ops[c as usize].ty) {
+            Some(OpType::Ok) => Status::Committed,
+            Some(OpType::Fail) => Status::Aborted,
+            _ => Status::Indeterminate,
+        };
+        let v = &mut ops.values;
+        let whole = |v: &mut ValueTable, s: Shape| match s {
+            Shape::Nil => Val::NIL,
+            Shape::Value(x) => x,
+            Shape::Pair(x, y) => v.list(&[x, y]),
+            Shape::Tuple(x, a, b) => {
+                let ab = v.list(&[a, b]);
+                v.list(&[x, ab])
+            }
+        };
+        let (key, value, new) = match (independent, f, s) {
+            (true, _, Shape::Nil) => {
+                // An indeterminate or failed read without a value: its key
+                // from the invocation, if it names one.
+                let key = match si {
+                    Shape::Pair(k, _) | Shape::Tuple(k, ..) => k,
+                    _ => Val::NIL,
+                };
+                if status == Status::Committed || f != RegisterF::Read {
+                    return Err(bad_value(ops, invoke, completion, f, true));
+                }
+                (key, Val::NIL, Val::NIL)
+            }
+            (true, RegisterF::Cas, Shape::Tuple(k, a, b)) => (k, a, b),
+            (true, _, Shape::Pair(k, x)) => (k, x, Val::NIL),
+            (true, _, Shape::Tuple(k, a, b)) => (k, v.list(&[a, b]), Val::NIL),
+            (false, RegisterF::Cas, Shape::Pair(a, b)) => (Val::NIL, a, b),
+            (false, RegisterF::Cas, Shape::Tuple(a, x, y)) => (Val::NIL, a, v.list(&[x, y])),
+            (false, RegisterF::Cas, _) => {
+                return Err(bad_value(ops, invoke, completion, f, false));
+            }
+            (false, _, s) => (Val::NIL, whole(v, s), Val::NIL),
+            (true, _, _) => return Err(bad_value(ops, invoke, completion, f, true)),
+        };
+        out.push(RegisterOp {
+            invoke,
+            completion,
+            key,
+            value,
+            new,
+            f,
+            status,
+        });
+    }
+    Ok((out, independent))
+}
+
+fn not_register(ops: &Ops, inv: Option<OpId>, comp: Option<OpId>) -> HistoryError {
+    let id = comp.or(inv).unwrap_or(0);
+    HistoryError::new(
+        ErrorKind::RegisterOp("this op is not a register op".into()),
+        "a cas-register history holds :read, :write and :cas ops only",
+    )
+    .at(ops.ops[id as usize].span, "this op")
+}
+
+fn bad_value(
+    ops: &Ops,
+    inv: Option<OpId>,
+    comp: Option<OpId>,
+    f: RegisterF,
+    independent: bool,
+) -> HistoryError {
+    let id = comp.or(inv).unwrap_or(0);
+    let expected = match (f, independent) {
+        (RegisterF::Cas, false) => "[old new]",
+        (RegisterF::Cas, true) => "[key [old new]]",
+        (_, true) => "[key value]",
+        (_, false) => "a value",
+    };
+    let form = if independent {
+        "the history's values are jepsen.independent [key value] tuples"
+    } else {
+        "the history's values are one register's"
+    };
+    HistoryError::new(
+        ErrorKind::RegisterOp(format!(
+            "the value of a :{} op must be {expected}",
+            f.name()
+        )),
+        format!("{form}, so a :{} op's value is {expected}", f.name()),
+    )
+    .at(ops.ops[id as usize].span, "this op")
+}
