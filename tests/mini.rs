@@ -3,6 +3,9 @@
 //! valid counterpart) and on thousands of random mini-transaction
 //! histories, valid and not.
 
+mod common;
+
+use common::Rng;
 use isocheck::check::{self, CheckOptions, Path, Validity};
 use isocheck::history::{parse_edn, History};
 use std::fmt::Write;
@@ -119,18 +122,6 @@ fn fourteen_anomalies_and_their_valid_counterparts() {
         }
     }
     insta::assert_snapshot!("mini_anomalies_human", report);
-}
-
-/// A tiny deterministic generator (xorshift), so a failing seed replays.
-struct Rng(u64);
-
-impl Rng {
-    fn below(&mut self, n: u64) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0 % n
-    }
 }
 
 /// A random mini-transaction history: transactions commit one after

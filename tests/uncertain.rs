@@ -3,6 +3,9 @@
 //! histories, and hand-written cases for pruning, for histories valid under
 //! one non-obvious order only, and for histories invalid under all.
 
+mod common;
+
+use common::Rng;
 use isocheck::check::{self, CheckOptions, SolveOptions, Validity};
 use isocheck::history::{parse_edn, History};
 use isocheck::infer::Rel;
@@ -23,18 +26,6 @@ fn verdict(h: &History, model: &str, pruning: bool) -> (Validity, Vec<String>) {
     let a = check::analyze(h, &options(model, pruning)).expect("valid options");
     let v = check::verdict::verdict(&a);
     (v.valid, v.anomaly_types().map(String::from).collect())
-}
-
-/// A tiny deterministic generator (xorshift), so a failing seed replays.
-struct Rng(u64);
-
-impl Rng {
-    fn below(&mut self, n: u64) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0 % n
-    }
 }
 
 /// One transaction: per key at most one read (first) and one write.

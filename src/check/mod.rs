@@ -126,21 +126,22 @@ pub fn analyze(history: &History, opts: &CheckOptions) -> Result<Analysis, Optio
         true => mini::decide(history, &opts.infer, order),
         false => Path::General,
     };
+    let mut analysis = Analysis {
+        anomalies: Vec::new(),
+        deps: Vec::new(),
+        graph: Graph::new(history.txns.len(), &[]),
+        order,
+        cycles: Vec::new(),
+        cycle_exists: Vec::new(),
+        forced: Vec::new(),
+        stopped: Vec::new(),
+        solved: Vec::new(),
+        prohibited,
+        reportable,
+        path,
+    };
     if let Path::Mini { .. } = path {
-        return Ok(Analysis {
-            anomalies: Vec::new(),
-            deps: Vec::new(),
-            graph: Graph::new(history.txns.len(), &[]),
-            order,
-            cycles: Vec::new(),
-            cycle_exists: Vec::new(),
-            forced: Vec::new(),
-            stopped: Vec::new(),
-            solved: Vec::new(),
-            prohibited,
-            reportable,
-            path,
-        });
+        return Ok(analysis);
     }
     let Inference {
         mut deps,
@@ -150,29 +151,15 @@ pub fn analyze(history: &History, opts: &CheckOptions) -> Result<Analysis, Optio
         ..
     } = infer::infer(history, &opts.infer);
     deps.extend(order_deps(history, order));
-    let graph = Graph::new(history.txns.len(), &deps);
+    analysis.graph = Graph::new(history.txns.len(), &deps);
     let specs = cycles::specs(order);
-    let mut found_cycles = Vec::new();
-    let mut cycle_exists = Vec::new();
-    for scc in sccs(&graph) {
-        let found = cycles::search_scc(&graph, &scc, &specs);
-        found_cycles.extend(found.cycles);
-        cycle_exists.extend(found.cycle_exists);
+    for scc in sccs(&analysis.graph) {
+        let found = cycles::search_scc(&analysis.graph, &scc, &specs);
+        analysis.cycles.extend(found.cycles);
+        analysis.cycle_exists.extend(found.cycle_exists);
     }
-    let mut analysis = Analysis {
-        anomalies,
-        deps,
-        graph,
-        order,
-        cycles: found_cycles,
-        cycle_exists,
-        forced: Vec::new(),
-        stopped: Vec::new(),
-        solved: Vec::new(),
-        prohibited,
-        reportable,
-        path,
-    };
+    analysis.anomalies = anomalies;
+    analysis.deps = deps;
     uncertain::decide_all(&mut analysis, &implied, &constraints, &opts.solve);
     Ok(analysis)
 }

@@ -3,26 +3,8 @@
 //! buffer, counting bytes so a run can stop at a size.
 
 use super::workload::{Kind, Mop, Value};
+pub use crate::history::OpType;
 use std::io::{self, BufWriter, Write};
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum OpType {
-    Invoke,
-    Ok,
-    Fail,
-    Info,
-}
-
-impl OpType {
-    fn keyword(self) -> &'static [u8] {
-        match self {
-            OpType::Invoke => b":invoke",
-            OpType::Ok => b":ok",
-            OpType::Fail => b":fail",
-            OpType::Info => b":info",
-        }
-    }
-}
 
 /// What a transaction's reads returned: per micro-op, a range of `values`
 /// (empty for writes, and for a register read of nil).
@@ -90,7 +72,8 @@ impl<W: Write> HistoryWriter<W> {
         l.extend_from_slice(b", :time ");
         push_u64(l, time);
         l.extend_from_slice(b", :type ");
-        l.extend_from_slice(ty.keyword());
+        l.push(b':');
+        l.extend_from_slice(ty.name().as_bytes());
         l.extend_from_slice(b", :process ");
         push_u64(l, process);
         l.extend_from_slice(b", :f :txn, :value [");

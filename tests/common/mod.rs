@@ -1,5 +1,8 @@
 //! Helpers shared by the integration tests.
 
+// Each test crate uses some of them.
+#![allow(dead_code)]
+
 use std::path::PathBuf;
 
 /// The shared corpus, beside the project checkout.
@@ -16,5 +19,17 @@ pub fn corpus_dir() -> Option<PathBuf> {
             dir.display()
         );
         None
+    }
+}
+
+/// A tiny deterministic generator (xorshift), so a failing seed replays.
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0 % n
     }
 }
