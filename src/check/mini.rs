@@ -8,6 +8,7 @@
 use crate::graph::order;
 use crate::history::{History, TxnId};
 use crate::infer::{self, mini, Rel};
+use std::collections::BTreeSet;
 
 /// How a check was decided.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -24,9 +25,15 @@ pub enum Path {
 }
 
 /// The fast path's verdict: `Path::Mini` if the history is valid under every
-/// model, `Path::MiniHandedOver` if the general path must look, and
-/// `Path::General` if the history is not made of mini-transactions.
-pub fn decide(h: &History, infer: &infer::InferOptions, order: Option<Rel>) -> Path {
+/// model `prohibited` stands for, `Path::MiniHandedOver` if the general path
+/// must look, and `Path::General` if the history is not made of
+/// mini-transactions.
+pub fn decide(
+    h: &History,
+    infer: &infer::InferOptions,
+    order: Option<Rel>,
+    prohibited: &BTreeSet<&str>,
+) -> Path {
     // Version-order options add constraints the chain does not see.
     if h.txns.is_empty() || mini::shape(h).is_err() || *infer != infer::InferOptions::default() {
         return Path::General;
@@ -39,16 +46,40 @@ pub fn decide(h: &History, infer: &infer::InferOptions, order: Option<Rel>) -> P
     if edges.is_empty() {
         return Path::MiniHandedOver;
     }
-    match order {
-        Some(Rel::Realtime) => edges.extend(order::realtime_edges(h)),
-        Some(Rel::Process) => edges.extend(order::process_edges(h)),
-        _ => {}
+    let order_edges = match order {
+        Some(Rel::Realtime) => order::realtime_edges(h),
+        Some(Rel::Process) => order::process_edges(h),
+        _ => Vec::new(),
+    };
+    edges.extend(order_edges.into_iter().map(|(a, b)| (a, b, false)));
+    let n = h.txns.len();
+    let plain: Vec<(TxnId, TxnId)> = edges.iter().map(|&(a, b, _)| (a, b)).collect();
+    // Without a prohibited G2 cycle, only cycles in which an rw edge follows
+    // another rw edge are allowed (snapshot isolation's `(ww ∪ wr) ; rw?`):
+    // the product graph with a state for "just took an rw edge" has exactly
+    // the other cycles.
+    let g2 = prohibited.iter().any(|a| a.starts_with("G2"));
+    let holds = acyclic(n, &plain) || (!g2 && acyclic(2 * n, &product(n, &edges)));
+    match holds {
+        true => Path::Mini { edges: edges.len() },
+        false => Path::MiniHandedOver,
     }
-    if acyclic(h.txns.len(), &edges) {
-        Path::Mini { edges: edges.len() }
-    } else {
-        Path::MiniHandedOver
+}
+
+/// Vertex `v` is "arrived by a non-rw edge", `v + n` "arrived by an rw
+/// edge"; an rw edge may only leave the former.
+fn product(n: usize, edges: &[mini::Edge]) -> Vec<(TxnId, TxnId)> {
+    let n = n as TxnId;
+    let mut out = Vec::with_capacity(edges.len() * 2);
+    for &(a, b, rw) in edges {
+        if rw {
+            out.push((a, b + n));
+        } else {
+            out.push((a, b));
+            out.push((a + n, b));
+        }
     }
+    out
 }
 
 /// Kahn's algorithm.
@@ -77,6 +108,16 @@ fn acyclic(n: usize, edges: &[(TxnId, TxnId)]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn adjacent_rw_edges_are_allowed_in_the_product_only() {
+        // 0 -rw-> 1 -rw-> 0: write skew, allowed by snapshot isolation.
+        let skew = [(0, 1, true), (1, 0, true)];
+        assert!(acyclic(4, &product(2, &skew)));
+        // 0 -ww-> 1 -rw-> 0: G-single, forbidden.
+        let single = [(0, 1, false), (1, 0, true)];
+        assert!(!acyclic(4, &product(2, &single)));
+    }
 
     #[test]
     fn kahn() {

@@ -123,7 +123,7 @@ pub fn analyze(history: &History, opts: &CheckOptions) -> Result<Analysis, Optio
     let (prohibited, reportable) = anomaly_types(opts)?;
     let order = order_needed(history, &reportable);
     let path = match opts.solve.enabled && !opts.no_fast_path {
-        true => mini::decide(history, &opts.infer, order),
+        true => mini::decide(history, &opts.infer, order, &prohibited),
         false => Path::General,
     };
     let mut analysis = Analysis {

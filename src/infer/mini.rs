@@ -86,10 +86,13 @@ struct Installed {
     last: bool,
 }
 
-/// The ww, wr and rw edges of a mini-transaction history, deduplicated
-/// only as far as cheap, or `None` when the history needs the general
-/// inference. Assumes [`shape`] holds.
-pub fn edges(h: &History) -> Option<Vec<(TxnId, TxnId)>> {
+/// An edge `from → to`, and whether it is an anti-dependency (rw).
+pub type Edge = (TxnId, TxnId, bool);
+
+/// The ww, wr and rw edges of a mini-transaction history, not deduplicated,
+/// or `None` when the history needs the general inference. Assumes
+/// [`shape`] holds.
+pub fn edges(h: &History) -> Option<Vec<Edge>> {
     let installed = installed(h)?;
     let mut child: FxMap<u64, Version> = FxMap::default();
     for (&kv, w) in &installed {
@@ -116,11 +119,11 @@ pub fn edges(h: &History) -> Option<Vec<(TxnId, TxnId)>> {
                 if w == t || status != Status::Committed || !installed[&pack(key, read)].last {
                     return None;
                 }
-                out.push((w, t));
+                out.push((w, t, false));
             }
             if let Some(next) = child.get(&pack(key, read)).and_then(|&v| writer(v)) {
                 if next != t {
-                    out.push((t, next));
+                    out.push((t, next, true));
                 }
             }
         }
@@ -129,7 +132,7 @@ pub fn edges(h: &History) -> Option<Vec<(TxnId, TxnId)>> {
             if w.visible && !w.parent.is_nil() {
                 let from = installed.get(&pack(m.key, w.parent))?.txn;
                 if from != t {
-                    out.push((from, t));
+                    out.push((from, t, false));
                 }
             }
         }
@@ -290,8 +293,8 @@ mod tests {
         let mut e = edges(&h).expect("regular");
         e.sort_unstable();
         e.dedup();
-        // wr 0→1, 0→2; ww 0→1; rw 2→1 (read 1, overwritten by 2).
-        assert_eq!(e, [(0, 1), (0, 2), (2, 1)]);
+        // wr and ww 0→1, wr 0→2; rw 2→1 (read 1, overwritten by 2).
+        assert_eq!(e, [(0, 1, false), (0, 2, false), (2, 1, true)]);
     }
 
     #[test]
