@@ -62,40 +62,11 @@ fn walk(root: &Path, dir: &Path, runs: &mut Vec<Run>) -> io::Result<()> {
 /// The verdict a run recorded: Elle's result map inside `results.edn`.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct Recorded {
-    pub valid: Valid,
+    pub valid: Validity,
     /// `:anomaly-types`, sorted.
     pub anomaly_types: Vec<String>,
     /// `:not`, sorted.
     pub not: Vec<String>,
-}
-
-/// `:valid?` as recorded or computed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Valid {
-    True,
-    False,
-    Unknown,
-}
-
-impl Valid {
-    pub fn name(self) -> &'static str {
-        match self {
-            Valid::True => "true",
-            Valid::False => "false",
-            Valid::Unknown => "unknown",
-        }
-    }
-}
-
-impl From<Validity> for Valid {
-    fn from(v: Validity) -> Valid {
-        match v {
-            Validity::True => Valid::True,
-            Validity::False => Valid::False,
-            Validity::Unknown => Valid::Unknown,
-        }
-    }
 }
 
 /// Why a file of a run could not be used.
@@ -148,9 +119,9 @@ pub fn recorded_verdict(results_edn: &str) -> Result<Recorded, RecordError> {
     let result = elle_result(top, 3).ok_or(RecordError::NoElleResult)?;
     Ok(Recorded {
         valid: match result.get("valid?").map(|n| &n.kind) {
-            Some(Kind::Bool(true)) => Valid::True,
-            Some(Kind::Bool(false)) => Valid::False,
-            _ => Valid::Unknown,
+            Some(Kind::Bool(true)) => Validity::True,
+            Some(Kind::Bool(false)) => Validity::False,
+            _ => Validity::Unknown,
         },
         anomaly_types: keywords(result.get("anomaly-types")),
         not: keywords(result.get("not")),
@@ -292,10 +263,10 @@ pub enum Agreement {
 }
 
 impl Agreement {
-    pub fn of(recorded: Option<Valid>, ours: Option<Valid>) -> Agreement {
+    pub fn of(recorded: Option<Validity>, ours: Option<Validity>) -> Agreement {
         match (recorded, ours) {
             (Some(r), Some(o)) if r == o => Agreement::Yes,
-            (Some(Valid::Unknown), Some(_)) | (Some(_), Some(Valid::Unknown)) => {
+            (Some(Validity::Unknown), Some(_)) | (Some(_), Some(Validity::Unknown)) => {
                 Agreement::Undecided
             }
             (Some(_), Some(_)) => Agreement::No,
@@ -324,7 +295,7 @@ mod tests {
              :not #{:serializable}} :valid? false}",
         )
         .unwrap();
-        assert_eq!(r.valid, Valid::False);
+        assert_eq!(r.valid, Validity::False);
         assert_eq!(r.anomaly_types, ["G0", "G2-item"]);
         assert_eq!(r.not, ["serializable"]);
     }
@@ -336,14 +307,14 @@ mod tests {
              :anomaly-types [:empty-transaction-graph]}}}",
         )
         .unwrap();
-        assert_eq!(r.valid, Valid::Unknown);
+        assert_eq!(r.valid, Validity::Unknown);
         assert_eq!(r.anomaly_types, ["empty-transaction-graph"]);
     }
 
     #[test]
     fn a_valid_workload_result_has_only_valid() {
         let r = recorded_verdict("{:perf {:valid? true} :la {:valid? true} :valid? true}").unwrap();
-        assert_eq!(r.valid, Valid::True);
+        assert_eq!(r.valid, Validity::True);
         assert!(r.anomaly_types.is_empty());
     }
 
@@ -391,7 +362,7 @@ mod tests {
 
     #[test]
     fn agreement() {
-        use Valid::*;
+        use Validity::*;
         assert_eq!(Agreement::of(Some(True), Some(True)), Agreement::Yes);
         assert_eq!(Agreement::of(Some(True), Some(False)), Agreement::No);
         assert_eq!(

@@ -6,7 +6,7 @@
 
 mod common;
 
-use isocheck::check::{self, CheckOptions, Validity};
+use isocheck::check::{self, CheckOptions};
 use isocheck::history::{self, History, LoadOptions};
 use isocheck::recheck;
 use std::collections::BTreeMap;
@@ -31,12 +31,7 @@ fn ours(h: &History, models: Option<&str>) -> Answer {
     let a = check::analyze(h, &opts).expect("valid options");
     let v = check::verdict::verdict(&a);
     Answer {
-        valid: match v.valid {
-            Validity::True => "true",
-            Validity::False => "false",
-            Validity::Unknown => "unknown",
-        }
-        .to_string(),
+        valid: v.valid.name().to_string(),
         types: v.anomaly_types().collect::<Vec<_>>().join(","),
         not: v.not.iter().copied().collect::<Vec<_>>().join(","),
     }

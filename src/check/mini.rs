@@ -5,7 +5,7 @@
 //! non-cycle anomaly, a lost update — goes to the general path, which names
 //! and explains it; so the two paths cannot disagree.
 
-use crate::graph::order;
+use crate::graph::{self, order};
 use crate::history::{History, TxnId};
 use crate::infer::{self, mini, Rel};
 use std::collections::BTreeSet;
@@ -82,27 +82,14 @@ fn product(n: usize, edges: &[mini::Edge]) -> Vec<(TxnId, TxnId)> {
     out
 }
 
-/// Kahn's algorithm.
 fn acyclic(n: usize, edges: &[(TxnId, TxnId)]) -> bool {
     let (start, succ) = infer::csr(n, edges);
-    let mut indegree = vec![0u32; n];
-    for &b in &succ {
-        indegree[b as usize] += 1;
-    }
-    let mut ready: Vec<u32> = (0..n as u32)
-        .filter(|&v| indegree[v as usize] == 0)
-        .collect();
-    let mut seen = 0;
-    while let Some(v) = ready.pop() {
-        seen += 1;
-        for &w in &succ[start[v as usize] as usize..start[v as usize + 1] as usize] {
-            indegree[w as usize] -= 1;
-            if indegree[w as usize] == 0 {
-                ready.push(w);
-            }
-        }
-    }
-    seen == n
+    let out = |v: u32| {
+        succ[start[v as usize] as usize..start[v as usize + 1] as usize]
+            .iter()
+            .copied()
+    };
+    graph::topological(n, out).is_some()
 }
 
 #[cfg(test)]

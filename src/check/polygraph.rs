@@ -331,25 +331,7 @@ impl Reach {
     /// `None` when the graph has a cycle.
     fn new(n: usize, arcs: &[(u32, u32)]) -> Option<Reach> {
         let csr = Csr::new(n, arcs.iter().map(|&(a, b)| (a, b, NONE)));
-        let mut indeg = vec![0u32; n];
-        for &(_, b) in arcs {
-            indeg[b as usize] += 1;
-        }
-        let mut order: Vec<u32> = (0..n as u32).filter(|&v| indeg[v as usize] == 0).collect();
-        let mut i = 0;
-        while i < order.len() {
-            let v = order[i];
-            i += 1;
-            for &(w, _) in csr.out(v) {
-                indeg[w as usize] -= 1;
-                if indeg[w as usize] == 0 {
-                    order.push(w);
-                }
-            }
-        }
-        if order.len() != n {
-            return None;
-        }
+        let order = crate::graph::topological(n, |v| csr.out(v).iter().map(|&(w, _)| w))?;
         let mut rank = vec![0u32; n];
         for (r, &v) in order.iter().enumerate() {
             rank[v as usize] = r as u32;

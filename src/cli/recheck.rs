@@ -3,10 +3,11 @@
 
 use super::check::{option_help, ModelArgs};
 use super::{OutputFormat, EXIT_INPUT};
+use crate::check::Validity;
 use crate::check::{self, CheckOptions};
 use crate::history::{self, LoadOptions, Workload};
-use crate::recheck::{self, Agreement, Recorded, Run, RunOptions, Valid};
-use std::io::{IsTerminal, Write};
+use crate::recheck::{self, Agreement, Recorded, Run, RunOptions};
+use crate::report::progress::Progress;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -36,7 +37,7 @@ pub struct RecheckArgs {
 /// Our verdict on one run.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct Ours {
-    pub valid: Valid,
+    pub valid: Validity,
     pub anomaly_types: Vec<String>,
     pub not: Vec<String>,
 }
@@ -113,7 +114,9 @@ fn check_all(runs: &[Run], base: &CheckOptions, jobs: usize) -> Vec<Row> {
     let next = AtomicUsize::new(0);
     let (send, receive) = mpsc::channel();
     let mut rows: Vec<Option<Row>> = vec![None; runs.len()];
-    let mut progress = Counter::new(runs.len());
+    let progress = Progress::on_terminal();
+    let (total, mut done) = (runs.len(), 0);
+    let width = total.to_string().len();
     std::thread::scope(|s| {
         for _ in 0..jobs.min(runs.len()) {
             let send = send.clone();
@@ -128,7 +131,8 @@ fn check_all(runs: &[Run], base: &CheckOptions, jobs: usize) -> Vec<Row> {
         }
         drop(send);
         for (i, row) in receive {
-            progress.tick(&row.run);
+            done += 1;
+            progress.phase(&format!("[{done:>width$}/{total}] {}", row.run));
             rows[i] = Some(row);
         }
     });
@@ -194,7 +198,7 @@ fn verdict(
     if h.workload == Workload::CasRegister {
         let a = check::lwt::check(&h);
         return Ok(Ours {
-            valid: a.validity().into(),
+            valid: a.validity(),
             anomaly_types: a.anomaly_types().into_iter().map(String::from).collect(),
             not: Vec::new(),
         });
@@ -202,7 +206,7 @@ fn verdict(
     let analysis = check::analyze(&h, opts).map_err(|e| format!("{e} (recorded in test.edn)"))?;
     let v = check::verdict::verdict(&analysis);
     Ok(Ours {
-        valid: v.valid.into(),
+        valid: v.valid,
         anomaly_types: v.anomaly_types().map(String::from).collect(),
         not: v.not.iter().map(|s| s.to_string()).collect(),
     })
@@ -241,7 +245,7 @@ pub fn table(rows: &[Row]) -> String {
 }
 
 fn cells(r: &Row) -> [String; 6] {
-    let verdict = |valid: Valid, types: &[String]| match types {
+    let verdict = |valid: Validity, types: &[String]| match types {
         [] => valid.name().to_string(),
         [t] => format!("{} {t}", valid.name()),
         [t, rest @ ..] => format!("{} {t} +{}", valid.name(), rest.len()),
@@ -273,38 +277,4 @@ fn summary(rows: &[Row]) -> String {
         count(Agreement::No),
         count(Agreement::Undecided),
     )
-}
-
-/// `[ 3/63] run-name` on stderr while checking, when stderr is a terminal.
-struct Counter {
-    total: usize,
-    done: usize,
-    on: bool,
-}
-
-impl Counter {
-    fn new(total: usize) -> Counter {
-        Counter {
-            total,
-            done: 0,
-            on: std::io::stderr().is_terminal(),
-        }
-    }
-
-    fn tick(&mut self, run: &str) {
-        self.done += 1;
-        let done = self.done;
-        if self.on {
-            let w = self.total.to_string().len();
-            eprint!("\r\x1b[2K[{done:>w$}/{}] {run}", self.total);
-            let _ = std::io::stderr().flush();
-        }
-    }
-
-    fn done(&self) {
-        if self.on {
-            eprint!("\r\x1b[2K");
-            let _ = std::io::stderr().flush();
-        }
-    }
 }

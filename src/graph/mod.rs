@@ -127,6 +127,33 @@ impl Graph {
     }
 }
 
+/// A topological order of `0..n` (Kahn's algorithm), or `None` when the
+/// graph has a cycle. `out(v)` gives the successors of `v`.
+pub fn topological<I>(n: usize, out: impl Fn(u32) -> I) -> Option<Vec<u32>>
+where
+    I: IntoIterator<Item = u32>,
+{
+    let mut indeg = vec![0u32; n];
+    for v in 0..n as u32 {
+        for s in out(v) {
+            indeg[s as usize] += 1;
+        }
+    }
+    let mut order: Vec<u32> = (0..n as u32).filter(|&v| indeg[v as usize] == 0).collect();
+    let mut i = 0;
+    while i < order.len() {
+        let v = order[i];
+        i += 1;
+        for s in out(v) {
+            indeg[s as usize] -= 1;
+            if indeg[s as usize] == 0 {
+                order.push(s);
+            }
+        }
+    }
+    (order.len() == n).then_some(order)
+}
+
 /// Strongly connected components of a graph given by a successor function
 /// over `0..n` (`succ(v, out)` appends the successors of `v` to `out`).
 /// Returns the component id of every vertex (numbered in reverse topological

@@ -114,12 +114,12 @@ pub fn edges(h: &History) -> Option<Vec<Edge>> {
         for (key, read) in external_reads(h, h.mops_of(txn))? {
             let writer = |v: Version| installed.get(&pack(key, v)).map(|w| w.txn);
             if !read.is_nil() {
-                let w = writer(read)?;
-                let status = h.txns[w as usize].status;
-                if w == t || status != Status::Committed || !installed[&pack(key, read)].last {
+                let w = installed.get(&pack(key, read))?;
+                let status = h.txns[w.txn as usize].status;
+                if w.txn == t || status != Status::Committed || !w.last {
                     return None;
                 }
-                out.push((w, t, false));
+                out.push((w.txn, t, false));
             }
             if let Some(next) = child.get(&pack(key, read)).and_then(|&v| writer(v)) {
                 if next != t {
@@ -150,7 +150,7 @@ fn installed(h: &History) -> Option<FxMap<u64, Installed>> {
         let mut current: Vec<(Val, Version)> = Vec::with_capacity(2);
         for (i, m) in mops.iter().enumerate() {
             if m.kind == MopKind::Read {
-                let v = read_version(h, m)?;
+                let v = read_version(h, m);
                 if !current.iter().any(|&(k, _)| k == m.key) {
                     current.push((m.key, v));
                 }
@@ -187,13 +187,10 @@ fn installed(h: &History) -> Option<FxMap<u64, Installed>> {
 }
 
 /// The version a read saw: its value, or a list's last element.
-fn read_version(h: &History, m: &MicroOp) -> Option<Version> {
+fn read_version(h: &History, m: &MicroOp) -> Version {
     match m.value() {
-        MopValue::Val(v) if m.kind == MopKind::Read => Some(v),
-        MopValue::List { start, len } => {
-            Some(h.list(start, len).last().copied().unwrap_or(Val::NIL))
-        }
-        MopValue::Val(_) => Some(Val::NIL),
+        MopValue::Val(v) => v,
+        MopValue::List { start, len } => h.list(start, len).last().copied().unwrap_or(Val::NIL),
     }
 }
 
@@ -209,7 +206,7 @@ fn external_reads(h: &History, mops: &[MicroOp]) -> Option<Vec<(Val, Version)>> 
             now?.1 = scalar(m);
             continue;
         }
-        let v = read_version(h, m)?;
+        let v = read_version(h, m);
         match now {
             Some(&mut (_, seen)) if seen != v => return None,
             Some(_) => {}

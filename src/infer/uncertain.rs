@@ -73,7 +73,7 @@ pub(super) fn unordered_pairs(
     }
     let (start, succ) = csr(n, edges);
     let out = |v: u32| &succ[start[v as usize] as usize..start[v as usize + 1] as usize];
-    let topo = topological(n, &out)?;
+    let topo = crate::graph::topological(n, |v| out(v).iter().copied())?;
     let words = writers.len().div_ceil(64);
     let mut bit_of = vec![u32::MAX; n];
     for (i, &w) in writers.iter().enumerate() {
@@ -102,30 +102,6 @@ pub(super) fn unordered_pairs(
         }
     }
     Some(pairs)
-}
-
-/// A topological order of `0..n` with successors `out`, or `None` on a
-/// cycle (Kahn).
-fn topological<'a>(n: usize, out: &impl Fn(u32) -> &'a [u32]) -> Option<Vec<u32>> {
-    let mut indeg = vec![0u32; n];
-    for v in 0..n as u32 {
-        for &s in out(v) {
-            indeg[s as usize] += 1;
-        }
-    }
-    let mut order: Vec<u32> = (0..n as u32).filter(|&v| indeg[v as usize] == 0).collect();
-    let mut i = 0;
-    while i < order.len() {
-        let v = order[i];
-        i += 1;
-        for &s in out(v) {
-            indeg[s as usize] -= 1;
-            if indeg[s as usize] == 0 {
-                order.push(s);
-            }
-        }
-    }
-    (order.len() == n).then_some(order)
 }
 
 #[cfg(test)]

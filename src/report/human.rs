@@ -615,9 +615,10 @@ fn dirty_read(
 
 fn anomaly<'a>(h: &'a History, message: String, x: &Anomaly) -> Finding<'a> {
     let show = |v: Val| clip(&h.values.display(v), VALUE_CHARS).into_owned();
-    let verb = match h.workload {
-        Workload::ListAppend => "appended",
-        Workload::RwRegister | Workload::CasRegister => "wrote",
+    // The past tense and the participle of the workload's write.
+    let (verb, written) = match h.workload {
+        Workload::ListAppend => ("appended", "appended"),
+        Workload::RwRegister | Workload::CasRegister => ("wrote", "written"),
     };
     match x {
         Anomaly::G1a {
@@ -635,8 +636,7 @@ fn anomaly<'a>(h: &'a History, message: String, x: &Anomaly) -> Finding<'a> {
             let mut b = Builder::new(h, message, help);
             b.mop(*mop, format!("observes{what}"));
             if let Some(w) = w {
-                let done = if verb == "wrote" { "written" } else { verb };
-                b.mop(w, format!("{done} by a transaction that failed"));
+                b.mop(w, format!("{written} by a transaction that failed"));
             } else {
                 b.op_of(*writer, "this transaction failed".to_string());
             }

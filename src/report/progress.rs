@@ -19,6 +19,15 @@ impl Progress {
         }
     }
 
+    /// Progress on a terminal, whatever the input size (for work made of
+    /// many inputs).
+    pub fn on_terminal() -> Progress {
+        Progress {
+            start: Instant::now(),
+            on: std::io::stderr().is_terminal(),
+        }
+    }
+
     pub fn phase(&self, what: &str) {
         if self.on {
             let secs = self.start.elapsed().as_secs_f64();
