@@ -160,7 +160,12 @@ pub fn analyze(history: &History, opts: &CheckOptions) -> Result<Analysis, Optio
     }
     analysis.anomalies = anomalies;
     analysis.deps = deps;
-    uncertain::decide_all(&mut analysis, &implied, &constraints, &opts.solve);
+    let session = if constraints.is_empty() && implied.is_empty() {
+        Vec::new()
+    } else {
+        order::process_edges(history)
+    };
+    uncertain::decide_all(&mut analysis, &implied, &constraints, &session, &opts.solve);
     Ok(analysis)
 }
 

@@ -12,6 +12,9 @@ compile_error!(
 #[cfg(not(any(feature = "cadical", feature = "kissat")))]
 compile_error!("enable one SAT backend: the `cadical` feature (default) or `kissat`");
 
+#[cfg(feature = "cadical")]
+pub mod external;
+
 use rustsat::solvers::{Solve, SolveIncremental, SolverResult};
 use rustsat::types::{Clause, TernaryVal};
 use std::time::Instant;
@@ -42,6 +45,11 @@ impl Lit {
     /// The variable's index, the same for both signs.
     pub fn var(self) -> u32 {
         self.0.vidx32()
+    }
+
+    /// Whether this is the variable's positive literal.
+    pub fn is_positive(self) -> bool {
+        self.0.is_pos()
     }
 }
 

@@ -10,6 +10,11 @@
 //! from either state and an rw edge only leaves it, so that a cycle of the
 //! product is exactly a cycle of `A ∪ A;rw`. Without it, one state.
 
+#[cfg(feature = "cadical")]
+mod propagate;
+
+#[cfg(feature = "cadical")]
+use super::sat::external::Propagating;
 use super::sat::{Lit, Outcome, Sat};
 use crate::graph::tarjan;
 use std::collections::HashSet;
@@ -44,6 +49,11 @@ pub struct Problem {
 pub struct Settings {
     pub pruning: bool,
     pub deadline: Option<Instant>,
+    /// Decide with the incremental acyclicity propagator where the build
+    /// has one (CaDiCaL), rather than the lazy loop.
+    pub propagate: bool,
+    /// Stop the solver after this long (the deadline still applies).
+    pub solve_for: Option<Duration>,
 }
 
 /// What was decided.
@@ -134,7 +144,10 @@ pub fn decide(p: &Problem, settings: Settings) -> (Decision, Stats, Vec<usize>) 
                 stats.prune = started.elapsed();
                 return (Decision::Violated, stats, suspects);
             }
-            Err(stop) => return (Decision::Stopped(stop), stats, Vec::new()),
+            Err(stop) => {
+                stats.prune = started.elapsed();
+                return (Decision::Stopped(stop), stats, Vec::new());
+            }
         }
     }
     stats.prune = started.elapsed();
@@ -143,7 +156,6 @@ pub fn decide(p: &Problem, settings: Settings) -> (Decision, Stats, Vec<usize>) 
         .filter(|&c| forced[c].is_none())
         .collect();
     let encoding = Instant::now();
-    let mut sat = Sat::new(settings.deadline);
     // The loop only looks for cycles through open constraints' edges, so
     // the known graph (with what pruning forced) must be acyclic itself.
     let Some(reach) = Reach::new(p.nodes(), &known) else {
@@ -152,24 +164,33 @@ pub fn decide(p: &Problem, settings: Settings) -> (Decision, Stats, Vec<usize>) 
             .collect();
         return (Decision::Violated, stats, suspects);
     };
-    let mut lazy = Lazy::new(p, reach, &open, &mut sat);
     // Hint each constraint toward a topological order of the known graph:
     // an order the database may well have used, so that the first model
     // is often nearly acyclic.
     let last = p.states() - 1;
-    for (i, &c) in open.iter().enumerate() {
-        let (a, b) = p.ends(c);
-        let rank = |t: u32| lazy.rank[(t * p.states() + last) as usize];
-        let first = rank(a) < rank(b);
-        sat.prefer(if first { lazy.lits[i] } else { !lazy.lits[i] });
+    let first: Vec<bool> = open
+        .iter()
+        .map(|&c| {
+            let (a, b) = p.ends(c);
+            let rank = |t: u32| reach.rank[(t * p.states() + last) as usize];
+            rank(a) < rank(b)
+        })
+        .collect();
+    let mut settings = settings;
+    if let Some(budget) = settings.solve_for {
+        let end = Instant::now() + budget;
+        settings.deadline = Some(settings.deadline.map_or(end, |d| d.min(end)));
+    }
+    let mut engine = Engine::new(p, reach, &open, false, &settings);
+    for (i, first) in first.into_iter().enumerate() {
+        let lit = engine.lit(i);
+        engine.prefer(if first { lit } else { !lit });
     }
     stats.encode = encoding.elapsed();
     let solving = Instant::now();
-    let outcome = lazy.run(&mut sat, &[]);
+    let outcome = engine.solve(&[]);
     stats.solve = solving.elapsed();
-    stats.solver_calls = sat.calls;
-    stats.clauses = lazy.blocked.len();
-    stats.cycles = lazy.graph_time;
+    engine.record(&mut stats);
     let decision = match outcome {
         Outcome::Sat => Decision::Holds,
         Outcome::Unsat => Decision::Violated,
@@ -182,48 +203,46 @@ pub fn decide(p: &Problem, settings: Settings) -> (Decision, Stats, Vec<usize>) 
 /// dropped) that no resolution satisfies together with the known edges:
 /// empty when the known edges cycle alone. `None` if the suspects are
 /// satisfiable or the deadline passed.
-pub fn core(p: &Problem, suspects: &[usize], deadline: Option<Instant>) -> Option<Vec<usize>> {
+pub fn core(p: &Problem, suspects: &[usize], settings: Settings) -> Option<Vec<usize>> {
     let mut known: Vec<(u32, u32)> = Vec::new();
     p.push_arcs(&p.known, &mut known);
     let Some(reach) = Reach::new(p.nodes(), &known) else {
         return Some(Vec::new());
     };
     let all: Vec<usize> = suspects.to_vec();
-    let mut sat = Sat::new(deadline);
-    let mut lazy = Lazy::new(p, reach, &all, &mut sat);
-    let select: Vec<Lit> = all.iter().map(|_| sat.var()).collect();
-    for &x in &lazy.lits {
-        sat.prefer(x);
+    let mut engine = Engine::new(p, reach, &all, true, &settings);
+    for i in 0..all.len() {
+        let lit = engine.lit(i);
+        engine.prefer(lit);
     }
-    lazy.select = Some(select.clone());
+    let select = engine.select().to_vec();
     let by_var: std::collections::HashMap<u32, usize> = select
         .iter()
         .enumerate()
         .map(|(c, s)| (s.var(), c))
         .collect();
-    let unsat_core =
-        |lazy: &mut Lazy, sat: &mut Sat, set: &[usize]| -> Option<Option<Vec<usize>>> {
-            let assumptions: Vec<Lit> = set.iter().map(|&c| select[c]).collect();
-            match lazy.run(sat, &assumptions) {
-                Outcome::Unsat => {
-                    let mut core: Vec<usize> = sat
-                        .core_vars()
-                        .iter()
-                        .filter_map(|v| by_var.get(v).copied())
-                        .collect();
-                    core.sort_unstable();
-                    Some(Some(core))
-                }
-                Outcome::Sat => Some(None),
-                Outcome::Stopped(_) => None,
+    let unsat_core = |engine: &mut Engine, set: &[usize]| -> Option<Option<Vec<usize>>> {
+        let assumptions: Vec<Lit> = set.iter().map(|&c| select[c]).collect();
+        match engine.solve(&assumptions) {
+            Outcome::Unsat => {
+                let mut core: Vec<usize> = engine
+                    .core_vars()
+                    .iter()
+                    .filter_map(|v| by_var.get(v).copied())
+                    .collect();
+                core.sort_unstable();
+                Some(Some(core))
             }
-        };
+            Outcome::Sat => Some(None),
+            Outcome::Stopped(_) => None,
+        }
+    };
     let positions: Vec<usize> = (0..all.len()).collect();
-    let mut set = unsat_core(&mut lazy, &mut sat, &positions)??;
+    let mut set = unsat_core(&mut engine, &positions)??;
     let mut i = 0;
     while i < set.len() {
         let without: Vec<usize> = set.iter().copied().filter(|&c| c != set[i]).collect();
-        match unsat_core(&mut lazy, &mut sat, &without)? {
+        match unsat_core(&mut engine, &without)? {
             Some(smaller) => set = smaller,
             None => i += 1,
         }
@@ -373,6 +392,104 @@ impl Reach {
     }
 }
 
+/// What decides the open constraints: CaDiCaL with the acyclicity
+/// propagator, or the lazy loop over any backend.
+enum Engine<'p> {
+    Loop {
+        sat: Sat,
+        lazy: Box<Lazy<'p>>,
+    },
+    #[cfg(feature = "cadical")]
+    Propagate(Propagating<propagate::Acyclic<'p>>),
+}
+
+impl<'p> Engine<'p> {
+    /// An engine for the open constraints, one literal each, and with
+    /// `select` a selector literal each too (see `Lazy::select`).
+    fn new(
+        p: &'p Problem,
+        reach: Reach,
+        open: &[usize],
+        select: bool,
+        settings: &Settings,
+    ) -> Engine<'p> {
+        #[cfg(feature = "cadical")]
+        if settings.propagate {
+            return Engine::Propagate(propagate::engine(p, reach, open, select, settings.deadline));
+        }
+        let mut sat = Sat::new(settings.deadline);
+        let lits = open.iter().map(|_| sat.var()).collect();
+        let mut lazy = Lazy::new(p, reach, open, lits);
+        if select {
+            lazy.select = Some(open.iter().map(|_| sat.var()).collect());
+        }
+        Engine::Loop {
+            sat,
+            lazy: Box::new(lazy),
+        }
+    }
+
+    fn lazy(&self) -> &Lazy<'p> {
+        match self {
+            Engine::Loop { lazy, .. } => lazy,
+            #[cfg(feature = "cadical")]
+            Engine::Propagate(s) => &s.theory_ref().lazy,
+        }
+    }
+
+    /// The literal taking open constraint `i`'s first side.
+    fn lit(&self, i: usize) -> Lit {
+        self.lazy().lits[i]
+    }
+
+    /// The selector literals (empty without selectors).
+    fn select(&self) -> &[Lit] {
+        self.lazy().select.as_deref().unwrap_or(&[])
+    }
+
+    fn prefer(&mut self, lit: Lit) {
+        match self {
+            Engine::Loop { sat, .. } => sat.prefer(lit),
+            #[cfg(feature = "cadical")]
+            Engine::Propagate(s) => s.prefer(lit),
+        }
+    }
+
+    fn solve(&mut self, assumptions: &[Lit]) -> Outcome {
+        match self {
+            Engine::Loop { sat, lazy } => lazy.run(sat, assumptions),
+            #[cfg(feature = "cadical")]
+            Engine::Propagate(s) => s.solve(assumptions),
+        }
+    }
+
+    fn core_vars(&mut self) -> Vec<u32> {
+        match self {
+            Engine::Loop { sat, .. } => sat.core_vars(),
+            #[cfg(feature = "cadical")]
+            Engine::Propagate(s) => s.core_vars(),
+        }
+    }
+
+    /// Adds the solving figures to `stats`.
+    fn record(&self, stats: &mut Stats) {
+        match self {
+            Engine::Loop { sat, lazy } => {
+                stats.solver_calls = sat.calls;
+                stats.clauses = lazy.blocked.len();
+                stats.cycles = lazy.graph_time;
+            }
+            #[cfg(feature = "cadical")]
+            Engine::Propagate(s) => {
+                let t = s.theory_ref();
+                stats.solver_calls = s.calls;
+                stats.clauses = t.clauses;
+                stats.cycles = t.time;
+            }
+        }
+    }
+}
+
 /// The lazy acyclicity loop over a set of open constraints.
 struct Lazy<'p> {
     p: &'p Problem,
@@ -406,8 +523,7 @@ const BFS_ARCS: u64 = 1 << 16;
 
 impl<'p> Lazy<'p> {
     /// A loop over the known graph, acyclic as `Reach` proves.
-    fn new(p: &'p Problem, known: Reach, open: &[usize], sat: &mut Sat) -> Lazy<'p> {
-        let lits = open.iter().map(|_| sat.var()).collect();
+    fn new(p: &'p Problem, known: Reach, open: &[usize], lits: Vec<Lit>) -> Lazy<'p> {
         Lazy {
             p,
             known: known.csr,
@@ -438,21 +554,13 @@ impl<'p> Lazy<'p> {
                 other => return other,
             }
             let t = Instant::now();
-            let clauses = self.cycles(sat);
+            let clauses = self.cycles(|l| sat.value(l));
             self.graph_time += t.elapsed();
             if clauses.is_empty() {
                 return Outcome::Sat;
             }
             for clause in clauses {
-                let mut lits: Vec<Lit> = Vec::with_capacity(clause.len() * 2);
-                for &id in &clause {
-                    let (i, s) = (id as usize / 2, id as usize % 2);
-                    lits.push(!self.side(i, s));
-                    if let Some(select) = &self.select {
-                        lits.push(!select[i]);
-                    }
-                }
-                if let Err(e) = sat.clause(&lits) {
+                if let Err(e) = sat.clause(&self.clause_lits(&clause)) {
                     return Outcome::Stopped(e);
                 }
                 self.blocked.insert(clause);
@@ -460,15 +568,29 @@ impl<'p> Lazy<'p> {
         }
     }
 
-    /// The blocking clauses of the cycles in the current model's graph.
-    fn cycles(&self, sat: &Sat) -> Vec<Vec<u32>> {
+    /// The clause forbidding a set of sides (by id) together.
+    fn clause_lits(&self, ids: &[u32]) -> Vec<Lit> {
+        let mut lits: Vec<Lit> = Vec::with_capacity(ids.len() * 2);
+        for &id in ids {
+            let (i, s) = (id as usize / 2, id as usize % 2);
+            lits.push(!self.side(i, s));
+            if let Some(select) = &self.select {
+                lits.push(!select[i]);
+            }
+        }
+        lits
+    }
+
+    /// The blocking clauses of the cycles in a model's graph, the model
+    /// given by the value of each literal.
+    fn cycles(&self, value: impl Fn(Lit) -> bool) -> Vec<Vec<u32>> {
         let p = self.p;
         let mut chosen: Vec<(u32, u32, u32)> = Vec::new();
         for (i, &c) in self.open.iter().enumerate() {
-            if self.select.as_ref().is_some_and(|sel| !sat.value(sel[i])) {
+            if self.select.as_ref().is_some_and(|sel| !value(sel[i])) {
                 continue;
             }
-            let s = if sat.value(self.lits[i]) { 0 } else { 1 };
+            let s = if value(self.lits[i]) { 0 } else { 1 };
             let id = (2 * i + s) as u32;
             for &e in &p.sides[c][s] {
                 p.arcs(e, |a, b| chosen.push((a, b, id)));
@@ -657,15 +779,27 @@ mod tests {
         Edge { from, to, rw: true }
     }
 
+    fn settings(pruning: bool, propagate: bool) -> Settings {
+        Settings {
+            pruning,
+            deadline: None,
+            propagate,
+            solve_for: None,
+        }
+    }
+
+    /// The decision, the same with the propagator and the lazy loop.
     fn run(p: &Problem, pruning: bool) -> Decision {
-        decide(
-            p,
-            Settings {
-                pruning,
-                deadline: None,
-            },
-        )
-        .0
+        let with = decide(p, settings(pruning, true)).0;
+        assert_eq!(with, decide(p, settings(pruning, false)).0);
+        with
+    }
+
+    /// The core, the same with the propagator and the lazy loop.
+    fn core_of(p: &Problem, suspects: &[usize]) -> Option<Vec<usize>> {
+        let with = core(p, suspects, settings(false, true));
+        assert_eq!(with, core(p, suspects, settings(false, false)));
+        with
     }
 
     #[test]
@@ -677,13 +811,7 @@ mod tests {
             known: vec![e(0, 1)],
             sides: vec![[vec![e(1, 0)], vec![e(0, 2)]]],
         };
-        let (d, stats, _) = decide(
-            &p,
-            Settings {
-                pruning: true,
-                deadline: None,
-            },
-        );
+        let (d, stats, _) = decide(&p, settings(true, true));
         assert_eq!(d, Decision::Holds);
         assert_eq!(stats.pruned, 1);
         assert_eq!(run(&p, false), Decision::Holds);
@@ -699,7 +827,7 @@ mod tests {
         };
         assert_eq!(run(&p, true), Decision::Violated);
         assert_eq!(run(&p, false), Decision::Violated);
-        assert_eq!(core(&p, &[0], None), Some(vec![0]));
+        assert_eq!(core_of(&p, &[0]), Some(vec![0]));
     }
 
     #[test]
@@ -723,7 +851,7 @@ mod tests {
         q.sides[1] = [vec![e(2, 0), e(1, 3)], vec![e(3, 1), e(0, 2)]];
         assert_eq!(run(&q, false), Decision::Violated);
         assert_eq!(run(&q, true), Decision::Violated);
-        assert_eq!(core(&q, &[0, 1], None), Some(vec![0, 1]));
+        assert_eq!(core_of(&q, &[0, 1]), Some(vec![0, 1]));
     }
 
     #[test]
@@ -745,5 +873,61 @@ mod tests {
         };
         assert_eq!(run(&q, true), Decision::Violated);
         assert_eq!(run(&q, false), Decision::Violated);
+    }
+
+    /// Whether some resolution of every constraint leaves the product
+    /// graph acyclic, trying all of them.
+    fn brute_force(p: &Problem) -> bool {
+        (0..1u32 << p.sides.len()).any(|bits| {
+            let mut arcs = Vec::new();
+            p.push_arcs(&p.known, &mut arcs);
+            for (c, sides) in p.sides.iter().enumerate() {
+                p.push_arcs(&sides[(bits >> c & 1) as usize], &mut arcs);
+            }
+            Reach::new(p.nodes(), &arcs).is_some()
+        })
+    }
+
+    fn arb_edge(txns: u32) -> impl Strategy<Value = Edge> {
+        (0..txns, 0..txns, any::<bool>()).prop_map(|(from, to, rw)| Edge { from, to, rw })
+    }
+
+    fn arb_problem() -> impl Strategy<Value = Problem> {
+        (2u32..7, any::<bool>()).prop_flat_map(|(txns, extension)| {
+            let side = || proptest::collection::vec(arb_edge(txns), 0..4);
+            (
+                proptest::collection::vec(arb_edge(txns), 0..6),
+                proptest::collection::vec((side(), side()).prop_map(|(a, b)| [a, b]), 0..8),
+            )
+                .prop_map(move |(known, sides)| Problem {
+                    txns,
+                    extension,
+                    known,
+                    sides,
+                })
+        })
+    }
+
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(3000))]
+
+        /// The propagator, the lazy loop (each with and without pruning)
+        /// and brute force agree, and a violation's core is violated alone.
+        #[test]
+        fn engines_agree_with_brute_force(p in arb_problem()) {
+            let expected = if brute_force(&p) { Decision::Holds } else { Decision::Violated };
+            for pruning in [false, true] {
+                prop_assert_eq!(run(&p, pruning), expected.clone());
+            }
+            if expected == Decision::Violated {
+                let all: Vec<usize> = (0..p.sides.len()).collect();
+                let core = core(&p, &all, settings(false, false)).expect("no deadline");
+                let mut q = p.clone();
+                q.sides = core.iter().map(|&c| p.sides[c].clone()).collect();
+                prop_assert!(!brute_force(&q));
+            }
+        }
     }
 }
