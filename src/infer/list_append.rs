@@ -160,8 +160,8 @@ struct La<'h> {
     reader_start: Vec<u32>,
     reader_list: Vec<(TxnId, u32)>,
     /// wr dependencies as (reader, read micro-op, append), grouped by
-    /// reader in transaction order: a fifth of a [`Dep`]'s size, which
-    /// [`La::wr_dep`] rebuilds.
+    /// reader in transaction order: 12 bytes each rather than a [`Dep`]'s
+    /// 32 until [`La::wr_dep`] rebuilds them.
     wr: Vec<(TxnId, u32, u32)>,
     /// (key id, class of the first read, completion, transaction, read mop).
     lost: Vec<(u32, u64, u32, TxnId, u32)>,
@@ -566,9 +566,9 @@ impl La<'_> {
             });
         }
         let e = *l.last().expect("non-empty read");
-        let append_id = self.append_id.get(&pack(key, e)).copied();
-        let append = append_id.map(|id| self.appends[id as usize]);
-        if let (Some(a), Some(id)) = (append, append_id) {
+        let id = self.append_id.get(&pack(key, e)).copied();
+        let append = id.map(|id| self.appends[id as usize]);
+        if let (Some(id), Some(a)) = (id, append) {
             if a.txn != t {
                 if !a.last {
                     self.g1b.push(Anomaly::G1b {
