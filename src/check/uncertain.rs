@@ -7,7 +7,7 @@
 use super::cycles::{self, FoundCycle, ModelGraph, MODEL_GRAPHS};
 use super::polygraph::{self, Decision, Edge, Problem, Settings, Stats};
 use super::{lattice, verdict, Analysis};
-use crate::graph::{nontrivial, tarjan, Graph};
+use crate::graph::{csr, nontrivial, tarjan, Graph};
 use crate::history::TxnId;
 use crate::infer::{Constraint, Dep, Rel, RelSet};
 use std::collections::BTreeSet;
@@ -107,7 +107,10 @@ pub fn decide_all(
         return;
     }
     let deadline = opts.timeout.map(|t| Instant::now() + t);
-    let certain = a.deps.len();
+    let known = Known {
+        certain: a.deps.len(),
+        implied,
+    };
     let mut impossible = lattice::impossible_models(verdict::all_anomalies(a).into_keys());
     let mut holding: Vec<ModelGraph> = Vec::new();
     // Strongest first: a model that holds settles every model whose graph
@@ -127,13 +130,8 @@ pub fn decide_all(
             continue;
         }
         let started = Instant::now();
-        let known: Vec<Dep> = a.deps[..certain]
-            .iter()
-            .chain(implied)
-            .filter(|d| in_model(mg, d.rel))
-            .copied()
-            .collect();
-        let mut problem = problem(a.graph.vertex_count() as u32, mg, &known, constraints);
+        let txns = a.graph.vertex_count() as u32;
+        let mut problem = problem(txns, mg, known.of(&a.deps, mg), constraints);
         let construct = started.elapsed();
         let settings = Settings {
             pruning: opts.pruning,
@@ -160,7 +158,7 @@ pub fn decide_all(
         match &decision {
             Decision::Holds => holding.push(mg),
             Decision::Violated => {
-                let f = explain(a, mg, &problem, &suspects, &known, constraints, deadline);
+                let f = explain(a, mg, &problem, &suspects, known, constraints, deadline);
                 impossible.extend(lattice::impossible_models([f.name]));
                 a.forced.push(f);
             }
@@ -257,12 +255,39 @@ fn edge(mg: ModelGraph, d: &Dep) -> Option<Edge> {
     })
 }
 
-fn problem(txns: u32, mg: ModelGraph, known: &[Dep], constraints: &[Constraint]) -> Problem {
+/// The edges every resolution has: the analysis's first `certain`
+/// dependencies and the implied ones. Read in place, never copied: on a
+/// million transactions they take gigabytes.
+#[derive(Clone, Copy)]
+struct Known<'i> {
+    certain: usize,
+    implied: &'i [Dep],
+}
+
+impl<'i> Known<'i> {
+    /// The known dependencies in a model's graph, certain ones first.
+    fn of<'a>(self, deps: &'a [Dep], mg: ModelGraph) -> impl Iterator<Item = &'a Dep> + Clone
+    where
+        'i: 'a,
+    {
+        deps[..self.certain]
+            .iter()
+            .chain(self.implied)
+            .filter(move |d| in_model(mg, d.rel))
+    }
+}
+
+fn problem<'a>(
+    txns: u32,
+    mg: ModelGraph,
+    known: impl Iterator<Item = &'a Dep>,
+    constraints: &[Constraint],
+) -> Problem {
     let side = |deps: &[Dep]| deps.iter().filter_map(|d| edge(mg, d)).collect();
     Problem {
         txns,
         extension: mg.extension,
-        known: known.iter().filter_map(|d| edge(mg, d)).collect(),
+        known: known.filter_map(|d| edge(mg, d)).collect(),
         sides: constraints
             .iter()
             .map(|c| [side(&c.sides[0]), side(&c.sides[1])])
@@ -277,7 +302,7 @@ fn explain(
     mg: ModelGraph,
     problem: &Problem,
     suspects: &[usize],
-    known: &[Dep],
+    known: Known,
     constraints: &[Constraint],
     deadline: Option<Instant>,
 ) -> Forced {
@@ -308,7 +333,7 @@ fn explain(
             cases: Vec::new(),
         };
     }
-    let region = Region::new(a.graph.vertex_count(), mg, known, &pairs);
+    let region = Region::new(a.graph.vertex_count(), mg, known.of(&a.deps, mg), &pairs);
     let specs: Vec<cycles::Spec> = cycles::specs(a.order)
         .into_iter()
         .filter(|s| lattice::impossible_models([s.name]).contains(mg.model))
@@ -394,17 +419,26 @@ struct Region {
 const OUTSIDE: u32 = u32::MAX;
 
 impl Region {
-    fn new(n: usize, mg: ModelGraph, known: &[Dep], pairs: &[Constraint]) -> Region {
+    fn new<'a>(
+        n: usize,
+        mg: ModelGraph,
+        known: impl Iterator<Item = &'a Dep> + Clone,
+        pairs: &[Constraint],
+    ) -> Region {
         let sides: Vec<Dep> = pairs
             .iter()
             .flat_map(|p| p.sides.iter().flatten())
             .filter(|d| in_model(mg, d.rel))
             .copied()
             .collect();
-        let all: Vec<Dep> = known.iter().chain(&sides).copied().collect();
-        let g = Graph::new(n, &all);
-        let every = RelSet::of(&Rel::ALL);
-        let (comp, count) = tarjan(n, |v, out| out.extend(g.out(v, every).map(|(_, w)| w)));
+        // Only the components matter here: plain successor lists, not a
+        // `Graph` (nor a copy of the dependencies) of every known edge.
+        let ends = |d: &Dep| (d.from, d.to);
+        let (start, succ) = csr(n, known.clone().map(ends).chain(sides.iter().map(ends)));
+        let (comp, count) = tarjan(n, |v, out| {
+            out.extend_from_slice(&succ[start[v as usize] as usize..start[v as usize + 1] as usize])
+        });
+        drop((start, succ));
         // Without pairs, the known edges cycle alone: every component of
         // the known graph's cycles is of interest.
         let hot: BTreeSet<u32> = if pairs.is_empty() {
@@ -433,7 +467,7 @@ impl Region {
             comp,
             known: Vec::new(),
         };
-        r.known = known.iter().filter(|d| r.inside(d)).copied().collect();
+        r.known = known.filter(|d| r.inside(d)).copied().collect();
         r
     }
 

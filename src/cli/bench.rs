@@ -169,7 +169,7 @@ fn load_bench(a: &BenchArgs) -> Result<LoadBench, String> {
         let start = Instant::now();
         let h = history::load(&path, &opts).map_err(|e| e.to_string())?;
         best = best.min(start.elapsed().as_secs_f64());
-        shape = (h.txns.len(), h.mops.len());
+        shape = (h.txns.len(), h.mops_read);
     }
     let bytes = super::input_size(&path);
     Ok(LoadBench {

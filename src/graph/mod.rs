@@ -127,6 +127,26 @@ impl Graph {
     }
 }
 
+/// Successor lists of the edges `(from, to)` over `0..n` in compressed
+/// form: the successors of `v` are `succ[start[v]..start[v + 1]]`, in the
+/// order the edges come. Two passes over `edges`, so nothing else is stored.
+pub fn csr(n: usize, edges: impl Iterator<Item = (u32, u32)> + Clone) -> (Vec<u32>, Vec<u32>) {
+    let mut start = vec![0u32; n + 1];
+    for (a, _) in edges.clone() {
+        start[a as usize + 1] += 1;
+    }
+    for i in 0..n {
+        start[i + 1] += start[i];
+    }
+    let mut fill = start.clone();
+    let mut succ = vec![0u32; start[n] as usize];
+    for (a, b) in edges {
+        succ[fill[a as usize] as usize] = b;
+        fill[a as usize] += 1;
+    }
+    (start, succ)
+}
+
 /// A topological order of `0..n` (Kahn's algorithm), or `None` when the
 /// graph has a cycle. `out(v)` gives the successors of `v`.
 pub fn topological<I>(n: usize, out: impl Fn(u32) -> I) -> Option<Vec<u32>>

@@ -5,8 +5,8 @@
 use super::error::{ErrorKind, HistoryError};
 use super::jepsen::Ops;
 use super::model::{
-    History, MicroOp, MopKind, MopValue, Op, OpId, OpType, OpValue, Process, Status, Txn, Workload,
-    WorkloadSource,
+    History, MicroOp, MopKind, MopValue, Op, OpId, OpType, OpValue, Process, Status, Txn, TxnId,
+    Workload, WorkloadSource,
 };
 use super::register::{self, Pair};
 use super::source::SourceFile;
@@ -21,7 +21,7 @@ pub fn build(
     workload: Option<Workload>,
 ) -> Result<History, HistoryError> {
     let txn_f = ops.values.intern_canonical(":txn");
-    let (txns, others) = pair(&ops, txn_f)?;
+    let (mut txns, others) = pair(&ops, txn_f)?;
     let other_client_ops = others.iter().filter_map(|&(i, c)| c.or(i)).collect();
     let (mut registers, mut independent_keys) = (Vec::new(), false);
     let (workload, workload_source) = match workload {
@@ -41,10 +41,13 @@ pub fn build(
     }
     shape_reads(&mut ops, &txns, workload)?;
     check_unique_writes(&ops, &txns)?;
+    let mops_read = ops.mops.len();
+    keep_judged_mops(&mut ops, &mut txns);
     Ok(History {
         source,
         ops: ops.ops,
         mops: ops.mops,
+        mops_read,
         elems: ops.elems,
         extras: ops.extras,
         values: ops.values,
@@ -226,6 +229,47 @@ fn workload_from_reads(ops: &Ops, txns: &[Txn]) -> (Workload, WorkloadSource) {
         }
     }
     (Workload::ListAppend, WorkloadSource::Assumed)
+}
+
+/// Keeps only the micro-ops transactions are judged by, in their order:
+/// an invocation's are superseded by its completion's, and on a large
+/// history they are a fifth of the memory. Ops that lose theirs become
+/// [`OpValue::Dropped`]; transactions and judged ops point to the new places.
+fn keep_judged_mops(ops: &mut Ops, txns: &mut [Txn]) {
+    let judged = |t: &Txn| {
+        [t.completion, t.invoke]
+            .into_iter()
+            .flatten()
+            .find(|&id| ops.ops[id as usize].txn_mops().is_some())
+    };
+    // (old start, transaction, judged op), in arena order.
+    let mut kept: Vec<(u32, TxnId, OpId)> = txns
+        .iter()
+        .enumerate()
+        .filter_map(|(t, txn)| Some((txn.mops.start, t as TxnId, judged(txn)?)))
+        .collect();
+    kept.sort_unstable();
+    for op in &mut ops.ops {
+        if let OpValue::Txn { .. } = op.value {
+            op.value = OpValue::Dropped;
+        }
+    }
+    let mut next = 0u32;
+    for (_, t, id) in kept {
+        let txn = &mut txns[t as usize];
+        let len = txn.mops.end - txn.mops.start;
+        // Ranges are disjoint and ascending: copying down never overwrites
+        // a range still to come.
+        ops.mops.copy_within(
+            txn.mops.start as usize..txn.mops.end as usize,
+            next as usize,
+        );
+        txn.mops = next..next + len;
+        ops.ops[id as usize].value = OpValue::Txn { start: next, len };
+        next += len;
+    }
+    ops.mops.truncate(next as usize);
+    ops.mops.shrink_to_fit();
 }
 
 /// List-append reads must be lists (or nil); a register read of a list is

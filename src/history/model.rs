@@ -59,6 +59,10 @@ impl Process {
 pub enum OpValue {
     /// A transaction: `len` micro-ops from `start` in [`History::mops`].
     Txn { start: u32, len: u32 },
+    /// A transaction whose micro-ops were not kept: an invocation its
+    /// completion supersedes, or one no client transaction is judged by.
+    /// Only the file's text shows them.
+    Dropped,
     /// `nil` or a missing `:value`.
     Nil,
     /// Anything else (nemesis values, non-transactional client ops).
@@ -337,7 +341,11 @@ pub struct History {
     pub source: SourceFile,
     /// Every op, in file order.
     pub ops: Vec<Op>,
+    /// The micro-ops transactions are judged by (see [`Txn::mops`]).
     pub mops: Vec<MicroOp>,
+    /// Micro-ops read from the file: those of `mops` and those of
+    /// [`OpValue::Dropped`] ops.
+    pub mops_read: usize,
     /// Elements of read lists.
     pub elems: Vec<Val>,
     /// `(key span, value span)` of extra op keys.

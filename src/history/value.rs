@@ -9,27 +9,34 @@
 
 use std::collections::HashMap;
 use std::fmt;
+use std::hash::{Hash, Hasher};
+use std::num::NonZeroU32;
 
 /// An interned EDN value. See the module docs for the encoding.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Val(u32);
+///
+/// The number ([`Val::raw`]) is stored complemented: no value is
+/// `u32::MAX`, so its complement 0 is a niche, and an `Option<Val>` (or an
+/// `infer::Version`, of which there are millions) is four bytes too.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct Val(NonZeroU32);
 
 const INTERNED: u32 = 1 << 31;
 
 impl Val {
     /// `nil`: the initial version of a register, the empty list of a list-append key.
-    pub const NIL: Val = Val(INTERNED);
+    pub const NIL: Val = Val::from_raw(INTERNED);
 
     /// The inline form of a small non-negative integer, if it has one.
     #[inline]
     pub fn small_int(n: u64) -> Option<Val> {
-        (n < INTERNED as u64).then_some(Val(n as u32))
+        (n < INTERNED as u64).then(|| Val::from_raw(n as u32))
     }
 
     /// The integer this value holds inline, if any.
     #[inline]
     pub fn as_small_int(self) -> Option<u32> {
-        (self.0 & INTERNED == 0).then_some(self.0)
+        let raw = self.raw();
+        (raw & INTERNED == 0).then_some(raw)
     }
 
     pub fn is_nil(self) -> bool {
@@ -37,13 +44,39 @@ impl Val {
     }
 
     /// A dense number for this value, usable as an index by callers that keep
-    /// per-value tables.
-    pub fn raw(self) -> u32 {
-        self.0
+    /// per-value tables. Never `u32::MAX`.
+    #[inline]
+    pub const fn raw(self) -> u32 {
+        !self.0.get()
     }
 
-    pub(crate) fn from_raw(raw: u32) -> Val {
-        Val(raw)
+    /// The value of a number [`Val::raw`] gave.
+    #[inline]
+    pub(crate) const fn from_raw(raw: u32) -> Val {
+        match NonZeroU32::new(!raw) {
+            Some(bits) => Val(bits),
+            None => panic!("u32::MAX is no value's number"),
+        }
+    }
+}
+
+impl Hash for Val {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.raw().hash(state);
+    }
+}
+
+impl PartialOrd for Val {
+    fn partial_cmp(&self, other: &Val) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+/// By number: small integers in their order, then interned values in the
+/// order they were first read.
+impl Ord for Val {
+    fn cmp(&self, other: &Val) -> std::cmp::Ordering {
+        self.raw().cmp(&other.raw())
     }
 }
 
@@ -51,7 +84,7 @@ impl fmt::Debug for Val {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.as_small_int() {
             Some(n) => write!(f, "{n}"),
-            None => write!(f, "#{}", self.0 & !INTERNED),
+            None => write!(f, "#{}", self.raw() & !INTERNED),
         }
     }
 }
@@ -85,14 +118,18 @@ impl ValueTable {
     /// [`ValueTable::int`] so that small ones stay inline.
     pub fn intern_canonical(&mut self, canon: &str) -> Val {
         if let Some(&i) = self.index.get(canon) {
-            return Val(i | INTERNED);
+            return Val::from_raw(i | INTERNED);
         }
         let i = self.canon.len() as u32;
-        assert!(i < INTERNED, "more than 2^31 distinct non-integer values");
+        // The last number would be `u32::MAX`, which no value may have.
+        assert!(
+            i < INTERNED - 1,
+            "more than 2^31 - 1 distinct non-integer values"
+        );
         let boxed: Box<str> = canon.into();
         self.canon.push(boxed.clone());
         self.index.insert(boxed, i);
-        Val(i | INTERNED)
+        Val::from_raw(i | INTERNED)
     }
 
     /// The value of a 64-bit integer.
@@ -152,7 +189,7 @@ impl ValueTable {
             Some(n) => {
                 let _ = write!(out, "{n}");
             }
-            None => out.push_str(&self.canon[(v.0 & !INTERNED) as usize]),
+            None => out.push_str(&self.canon[(v.raw() & !INTERNED) as usize]),
         }
     }
 
@@ -196,5 +233,14 @@ mod tests {
         let l = t.list(&[Val::small_int(1).unwrap(), x]);
         assert_eq!(t.display(l), "[1 :x]");
         assert_eq!(l, t.intern_canonical("[1 :x]"));
+    }
+
+    #[test]
+    fn values_order_by_number_and_leave_a_niche() {
+        let mut t = ValueTable::new();
+        let (one, two, x) = (t.int(1), t.int(2), t.intern_canonical(":x"));
+        assert!(one < two && two < Val::NIL && Val::NIL < x);
+        assert_eq!(Val::from_raw(x.raw()), x);
+        assert_eq!(std::mem::size_of::<Option<Val>>(), 4);
     }
 }

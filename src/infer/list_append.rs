@@ -159,8 +159,10 @@ struct La<'h> {
     /// The readers of each version: `reader_list[reader_start[v]..reader_start[v + 1]]`.
     reader_start: Vec<u32>,
     reader_list: Vec<(TxnId, u32)>,
-    /// wr dependencies, grouped by reader in transaction order.
-    wr: Vec<Dep>,
+    /// wr dependencies as (reader, read micro-op, append), grouped by
+    /// reader in transaction order: 12 bytes each rather than a [`Dep`]'s
+    /// 32 until [`La::wr_dep`] rebuilds them.
+    wr: Vec<(TxnId, u32, u32)>,
     /// (key id, class of the first read, completion, transaction, read mop).
     lost: Vec<(u32, u64, u32, TxnId, u32)>,
     odd_classes: FxMap<(u32, Vec<Val>), u64>,
@@ -223,6 +225,7 @@ pub fn infer(h: &History) -> Inference {
     anomalies.extend(incompatible);
     anomalies.extend(lost);
     anomalies.append(&mut la.garbage);
+    la.release_lookups();
     let constraints = la.constraints();
     Inference {
         deps,
@@ -563,8 +566,9 @@ impl La<'_> {
             });
         }
         let e = *l.last().expect("non-empty read");
-        let append = self.append_of(key, e);
-        if let Some(a) = append {
+        let id = self.append_id.get(&pack(key, e)).copied();
+        let append = id.map(|id| self.appends[id as usize]);
+        if let (Some(id), Some(a)) = (id, append) {
             if a.txn != t {
                 if !a.last {
                     self.g1b.push(Anomaly::G1b {
@@ -575,16 +579,7 @@ impl La<'_> {
                     });
                 }
                 if self.status(a.txn) != Status::Aborted {
-                    self.wr.push(Dep {
-                        from: a.txn,
-                        to: t,
-                        rel: Rel::Wr,
-                        key,
-                        value: Version::Val(e),
-                        value2: Version::Val(e),
-                        a_mop: a.mop,
-                        b_mop: i,
-                    });
+                    self.wr.push((t, i, id));
                 }
             }
         }
@@ -622,8 +617,8 @@ impl La<'_> {
         for (t, txn) in h.txns.iter().enumerate() {
             let t = t as TxnId;
             scratch.clear();
-            while next_wr < self.wr.len() && self.wr[next_wr].to == t {
-                scratch.push(self.wr[next_wr]);
+            while next_wr < self.wr.len() && self.wr[next_wr].0 == t {
+                scratch.push(self.wr_dep(self.wr[next_wr]));
                 next_wr += 1;
             }
             if self.in_graph[t as usize] {
@@ -640,7 +635,29 @@ impl La<'_> {
             }
             deps.extend_from_slice(&scratch);
         }
+        // Only the anomalies and the constraints are left to find, and
+        // neither needs the edges' indexes.
+        self.wr = Vec::new();
+        self.reader_start = Vec::new();
+        self.reader_list = Vec::new();
+        deps.shrink_to_fit();
         deps
+    }
+
+    /// The wr dependency of a committed read of an append's element.
+    fn wr_dep(&self, (t, i, id): (TxnId, u32, u32)) -> Dep {
+        let a = self.appends[id as usize];
+        let e = Version::Val(scalar(&self.h.mops[a.mop as usize]));
+        Dep {
+            from: a.txn,
+            to: t,
+            rel: Rel::Wr,
+            key: self.h.mops[i as usize].key,
+            value: e,
+            value2: e,
+            a_mop: a.mop,
+            b_mop: i,
+        }
     }
 
     /// Groups the readers by version (a counting sort that keeps each
@@ -722,6 +739,18 @@ impl La<'_> {
                 });
             }
         }
+    }
+
+    /// Frees the lookups only the edges and the anomalies need, before the
+    /// constraints (which need the appends) are built.
+    fn release_lookups(&mut self) {
+        self.append_id = FxMap::default();
+        self.mop_ref = Vec::new();
+        self.order = Vec::new();
+        self.order_append = Vec::new();
+        self.garbage_pos = FxMap::default();
+        self.lost = Vec::new();
+        self.odd_classes = FxMap::default();
     }
 
     /// The unobserved appends of a key all follow its last observed element

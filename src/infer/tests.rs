@@ -24,6 +24,13 @@ fn run(text: &str) -> (History, Inference) {
     run_with(text, InferOptions::default())
 }
 
+#[test]
+fn a_dependency_is_32_bytes() {
+    // There are tens of millions on a large history.
+    assert_eq!(std::mem::size_of::<Version>(), 4);
+    assert_eq!(std::mem::size_of::<Dep>(), 32);
+}
+
 /// What every inference must satisfy.
 fn invariants(h: &History, inf: &Inference, opts: &InferOptions) {
     assert_eq!(inf.in_graph.len(), h.txns.len());

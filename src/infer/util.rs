@@ -263,20 +263,7 @@ pub fn sccs(n: usize, start: &[u32], succ: &[u32]) -> Vec<Vec<u32>> {
 
 /// Compressed adjacency of `edges` over `0..n`: `(start, succ)`.
 pub fn csr(n: usize, edges: &[(u32, u32)]) -> (Vec<u32>, Vec<u32>) {
-    let mut start = vec![0u32; n + 1];
-    for &(a, _) in edges {
-        start[a as usize + 1] += 1;
-    }
-    for i in 0..n {
-        start[i + 1] += start[i];
-    }
-    let mut fill = start.clone();
-    let mut succ = vec![0u32; edges.len()];
-    for &(a, b) in edges {
-        succ[fill[a as usize] as usize] = b;
-        fill[a as usize] += 1;
-    }
-    (start, succ)
+    crate::graph::csr(n, edges.iter().copied())
 }
 
 /// Sorts `deps` and keeps one dependency per `(from, to, rel)`: the one of

@@ -112,6 +112,28 @@ impl Problem {
         }
     }
 
+    /// The product arcs of the known edges followed by `extra`, read in
+    /// place: the known edges' arcs are never stored apart from the graph
+    /// built of them.
+    fn known_arcs<'a>(
+        &'a self,
+        extra: &'a [(u32, u32)],
+    ) -> impl Iterator<Item = (u32, u32)> + Clone + 'a {
+        let arcs = move |&e: &Edge| {
+            let mut two = [None, None];
+            let mut i = 0;
+            self.arcs(e, |a, b| {
+                two[i] = Some((a, b));
+                i += 1;
+            });
+            two.into_iter().flatten()
+        };
+        self.known
+            .iter()
+            .flat_map(arcs)
+            .chain(extra.iter().copied())
+    }
+
     /// The product arcs of an edge.
     fn arcs(&self, e: Edge, mut f: impl FnMut(u32, u32)) {
         if !self.extension {
@@ -134,11 +156,17 @@ pub fn decide(p: &Problem, settings: Settings) -> (Decision, Stats, Vec<usize>) 
         ..Stats::default()
     };
     let started = Instant::now();
-    let mut known: Vec<(u32, u32)> = Vec::new();
-    p.push_arcs(&p.known, &mut known);
+    // The arcs of the sides pruning forces, after the known edges' arcs.
+    let mut forced_arcs: Vec<(u32, u32)> = Vec::new();
     let mut forced: Vec<Option<usize>> = vec![None; p.sides.len()];
     if settings.pruning {
-        match prune(p, &mut known, &mut forced, settings.deadline, &mut stats) {
+        match prune(
+            p,
+            &mut forced_arcs,
+            &mut forced,
+            settings.deadline,
+            &mut stats,
+        ) {
             Ok(None) => {}
             Ok(Some(suspects)) => {
                 stats.prune = started.elapsed();
@@ -158,7 +186,7 @@ pub fn decide(p: &Problem, settings: Settings) -> (Decision, Stats, Vec<usize>) 
     let encoding = Instant::now();
     // The loop only looks for cycles through open constraints' edges, so
     // the known graph (with what pruning forced) must be acyclic itself.
-    let Some(reach) = Reach::new(p.nodes(), &known) else {
+    let Some(reach) = Reach::new(p.nodes(), p.known_arcs(&forced_arcs)) else {
         let suspects = (0..p.sides.len())
             .filter(|&c| forced[c].is_some())
             .collect();
@@ -204,9 +232,7 @@ pub fn decide(p: &Problem, settings: Settings) -> (Decision, Stats, Vec<usize>) 
 /// empty when the known edges cycle alone. `None` if the suspects are
 /// satisfiable or the deadline passed.
 pub fn core(p: &Problem, suspects: &[usize], settings: Settings) -> Option<Vec<usize>> {
-    let mut known: Vec<(u32, u32)> = Vec::new();
-    p.push_arcs(&p.known, &mut known);
-    let Some(reach) = Reach::new(p.nodes(), &known) else {
+    let Some(reach) = Reach::new(p.nodes(), p.known_arcs(&[])) else {
         return Some(Vec::new());
     };
     let all: Vec<usize> = suspects.to_vec();
@@ -253,12 +279,12 @@ pub fn core(p: &Problem, suspects: &[usize], settings: Settings) -> Option<Vec<u
 /// PolySI's pruning: a side whose edge closes a cycle with the known graph
 /// is impossible, so the other side is forced and joins the known graph.
 /// Rounds repeat until one forces almost nothing; forced sides' arcs are
-/// appended to `known`. Returns the constraints behind a violation when
+/// appended to `forced_arcs`. Returns the constraints behind a violation when
 /// some constraint has both sides impossible or a round's forced edges close
 /// a cycle (the caller checks the last round's).
 fn prune(
     p: &Problem,
-    known: &mut Vec<(u32, u32)>,
+    forced_arcs: &mut Vec<(u32, u32)>,
     forced: &mut [Option<usize>],
     deadline: Option<Instant>,
     stats: &mut Stats,
@@ -271,7 +297,7 @@ fn prune(
     };
     loop {
         stats.prune_rounds += 1;
-        let Some(mut reach) = Reach::new(p.nodes(), known) else {
+        let Some(mut reach) = Reach::new(p.nodes(), p.known_arcs(forced_arcs)) else {
             return Ok(Some(suspects(forced, None)));
         };
         let mut newly = 0;
@@ -297,7 +323,7 @@ fn prune(
             }
             newly += 1;
             let s = forced[c].unwrap_or(0);
-            p.push_arcs(&p.sides[c][s], known);
+            p.push_arcs(&p.sides[c][s], forced_arcs);
         }
         // PolySI stops once a round forces at most 1% of the constraints:
         // past that, rounds cost more than the solver needs for the rest.
@@ -307,39 +333,46 @@ fn prune(
     }
 }
 
-/// Compressed adjacency with a tag per arc.
-struct Csr {
+/// Compressed adjacency: per node, its arcs' heads (`u32`), or heads with
+/// the side id each arc comes from (`(u32, u32)`) for chosen arcs.
+struct Csr<T> {
     start: Vec<u32>,
-    arcs: Vec<(u32, u32)>,
+    arcs: Vec<T>,
 }
 
-impl Csr {
-    fn new(n: usize, arcs: impl Iterator<Item = (u32, u32, u32)> + Clone) -> Csr {
+impl<T: Copy + Default> Csr<T> {
+    /// From `(tail, arc)` pairs, each node's arcs in the order they come.
+    fn new(n: usize, arcs: impl Iterator<Item = (u32, T)> + Clone) -> Csr<T> {
         let mut start = vec![0u32; n + 1];
-        for (a, _, _) in arcs.clone() {
+        for (a, _) in arcs.clone() {
             start[a as usize + 1] += 1;
         }
         for i in 0..n {
             start[i + 1] += start[i];
         }
         let mut fill = start.clone();
-        let mut out = vec![(0, 0); start[n] as usize];
-        for (a, b, tag) in arcs {
-            out[fill[a as usize] as usize] = (b, tag);
+        let mut out = vec![T::default(); start[n] as usize];
+        for (a, arc) in arcs {
+            out[fill[a as usize] as usize] = arc;
             fill[a as usize] += 1;
         }
         Csr { start, arcs: out }
     }
 
-    fn out(&self, v: u32) -> &[(u32, u32)] {
+    fn out(&self, v: u32) -> &[T] {
         &self.arcs[self.start[v as usize] as usize..self.start[v as usize + 1] as usize]
     }
+}
+
+/// Chosen arcs `(tail, head, side id)` as a [`Csr`] of `(head, side id)`.
+fn chosen_csr(n: usize, arcs: impl Iterator<Item = (u32, u32, u32)> + Clone) -> Csr<(u32, u32)> {
+    Csr::new(n, arcs.map(|(a, b, id)| (a, (b, id))))
 }
 
 /// Reachability in an acyclic graph: topological ranks bound a depth-first
 /// search to the vertices that can lie between the two ends.
 struct Reach {
-    csr: Csr,
+    csr: Csr<u32>,
     rank: Vec<u32>,
     seen: Vec<u32>,
     stamp: u32,
@@ -348,9 +381,9 @@ struct Reach {
 
 impl Reach {
     /// `None` when the graph has a cycle.
-    fn new(n: usize, arcs: &[(u32, u32)]) -> Option<Reach> {
-        let csr = Csr::new(n, arcs.iter().map(|&(a, b)| (a, b, NONE)));
-        let order = crate::graph::topological(n, |v| csr.out(v).iter().map(|&(w, _)| w))?;
+    fn new(n: usize, arcs: impl Iterator<Item = (u32, u32)> + Clone) -> Option<Reach> {
+        let csr = Csr::new(n, arcs);
+        let order = crate::graph::topological(n, |v| csr.out(v).iter().copied())?;
         let mut rank = vec![0u32; n];
         for (r, &v) in order.iter().enumerate() {
             rank[v as usize] = r as u32;
@@ -378,7 +411,7 @@ impl Reach {
         self.stack.push(s);
         self.seen[s as usize] = self.stamp;
         while let Some(v) = self.stack.pop() {
-            for &(w, _) in self.csr.out(v) {
+            for &w in self.csr.out(v) {
                 if w == t {
                     return true;
                 }
@@ -493,7 +526,7 @@ impl<'p> Engine<'p> {
 /// The lazy acyclicity loop over a set of open constraints.
 struct Lazy<'p> {
     p: &'p Problem,
-    known: Csr,
+    known: Csr<u32>,
     /// A topological rank of the known graph's nodes: known arcs climb it.
     rank: Vec<u32>,
     /// The constraints of the problem this loop decides.
@@ -611,7 +644,7 @@ impl<'p> Lazy<'p> {
         let n = self.p.nodes();
         let rank = &self.rank;
         let climbs = |&&(a, b, _): &&(u32, u32, u32)| rank[a as usize] < rank[b as usize];
-        let ascending = Csr::new(n, chosen.iter().filter(climbs).copied());
+        let ascending = chosen_csr(n, chosen.iter().filter(climbs).copied());
         let mut bfs = Bfs::new(n);
         let mut clauses = Vec::new();
         let mut fresh: HashSet<Vec<u32>> = HashSet::new();
@@ -657,9 +690,9 @@ impl<'p> Lazy<'p> {
     /// components: the fallback when no cycle has a single descending arc.
     fn scc_cycles(&self, chosen: &[(u32, u32, u32)]) -> Vec<Vec<u32>> {
         let n = self.p.nodes();
-        let chosen_csr = Csr::new(n, chosen.iter().copied());
+        let chosen_csr = chosen_csr(n, chosen.iter().copied());
         let (comp, _) = tarjan(n, |v, out| {
-            out.extend(self.known.out(v).iter().map(|&(w, _)| w));
+            out.extend_from_slice(self.known.out(v));
             out.extend(chosen_csr.out(v).iter().map(|&(w, _)| w));
         });
         let mut per_comp: std::collections::HashMap<u32, usize> = Default::default();
@@ -725,8 +758,8 @@ impl Bfs {
         s: u32,
         t: u32,
         keep: impl Fn(u32) -> bool,
-        known: &Csr,
-        chosen: &Csr,
+        known: &Csr<u32>,
+        chosen: &Csr<(u32, u32)>,
         limit: u64,
     ) -> (Option<Vec<u32>>, u64) {
         let mut used = 0u64;
@@ -751,7 +784,8 @@ impl Bfs {
                 return (None, used);
             }
             used += (known.out(v).len() + chosen.out(v).len()) as u64;
-            for &(w, id) in known.out(v).iter().chain(chosen.out(v)) {
+            let known_out = known.out(v).iter().map(|&w| (w, NONE));
+            for (w, id) in known_out.chain(chosen.out(v).iter().copied()) {
                 if self.seen[w as usize] != self.stamp && keep(w) {
                     self.seen[w as usize] = self.stamp;
                     self.parent[w as usize] = (v, id);
@@ -884,7 +918,7 @@ mod tests {
             for (c, sides) in p.sides.iter().enumerate() {
                 p.push_arcs(&sides[(bits >> c & 1) as usize], &mut arcs);
             }
-            Reach::new(p.nodes(), &arcs).is_some()
+            Reach::new(p.nodes(), arcs.iter().copied()).is_some()
         })
     }
 

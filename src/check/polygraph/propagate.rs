@@ -42,7 +42,7 @@ pub(super) fn engine<'p>(
 pub(super) struct Acyclic<'p> {
     pub(super) lazy: Lazy<'p>,
     /// The known arcs, reversed.
-    known_in: Csr,
+    known_in: Csr<u32>,
     /// Per side id (`2 × open index + side`), its product arcs.
     arcs: Vec<(u32, u32)>,
     start: Vec<u32>,
@@ -83,7 +83,7 @@ impl<'p> Acyclic<'p> {
         let n = p.nodes();
         let known_in = Csr::new(
             n,
-            (0..n as u32).flat_map(|v| lazy.known.out(v).iter().map(move |&(w, _)| (w, v, NONE))),
+            (0..n as u32).flat_map(|v| lazy.known.out(v).iter().map(move |&w| (w, v))),
         );
         let mut arcs = Vec::new();
         let mut start = vec![0u32];
@@ -342,7 +342,7 @@ impl Search {
         x: u32,
         upper: u32,
         ord: &[u32],
-        known: &Csr,
+        known: &Csr<u32>,
         out: &[Vec<(u32, u32)>],
     ) -> Option<Vec<u32>> {
         let stamp = self.next_stamp();
@@ -352,7 +352,8 @@ impl Search {
         self.seen[y as usize] = stamp;
         while let Some(v) = self.queue.pop_front() {
             self.forward.push(v);
-            for &(w, id) in known.out(v).iter().chain(&out[v as usize]) {
+            let known_arcs = known.out(v).iter().map(|&w| (w, NONE));
+            for (w, id) in known_arcs.chain(out[v as usize].iter().copied()) {
                 if w == x {
                     return Some(self.path(y, v, id));
                 }
@@ -390,7 +391,7 @@ impl Search {
         x: u32,
         lower: u32,
         ord: &[u32],
-        known_in: &Csr,
+        known_in: &Csr<u32>,
         inn: &[Vec<(u32, u32)>],
     ) {
         let stamp = self.next_stamp();
@@ -399,7 +400,8 @@ impl Search {
         self.seen[x as usize] = stamp;
         while let Some(v) = stack.pop() {
             self.backward.push(v);
-            for &(w, _) in known_in.out(v).iter().chain(&inn[v as usize]) {
+            let tails = known_in.out(v).iter().copied();
+            for w in tails.chain(inn[v as usize].iter().map(|&(w, _)| w)) {
                 if self.seen[w as usize] != stamp && ord[w as usize] > lower {
                     self.seen[w as usize] = stamp;
                     stack.push(w);
