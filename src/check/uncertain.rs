@@ -139,7 +139,9 @@ pub fn decide_all(
             propagate: true,
             solve_for: None,
         };
-        if !mg.base.contains(Rel::Process) && !session.is_empty() {
+        // Without constraints there is no order to choose: the session
+        // order could only add cycles.
+        if !mg.base.contains(Rel::Process) && !session.is_empty() && !problem.sides.is_empty() {
             let (decision, stats) = with_session(&mut problem, session, settings);
             let holds = decision == Decision::Holds;
             a.solved.push(Solved {
