@@ -130,7 +130,11 @@ impl Graph {
 /// Successor lists of the edges `(from, to)` over `0..n` in compressed
 /// form: the successors of `v` are `succ[start[v]..start[v + 1]]`, in the
 /// order the edges come. Two passes over `edges`, so nothing else is stored.
-pub fn csr(n: usize, edges: impl Iterator<Item = (u32, u32)> + Clone) -> (Vec<u32>, Vec<u32>) {
+/// `to` may carry more than the head (a tag per edge).
+pub fn csr<T: Copy + Default>(
+    n: usize,
+    edges: impl Iterator<Item = (u32, T)> + Clone,
+) -> (Vec<u32>, Vec<T>) {
     let mut start = vec![0u32; n + 1];
     for (a, _) in edges.clone() {
         start[a as usize + 1] += 1;
@@ -139,7 +143,7 @@ pub fn csr(n: usize, edges: impl Iterator<Item = (u32, u32)> + Clone) -> (Vec<u3
         start[i + 1] += start[i];
     }
     let mut fill = start.clone();
-    let mut succ = vec![0u32; start[n] as usize];
+    let mut succ = vec![T::default(); start[n] as usize];
     for (a, b) in edges {
         succ[fill[a as usize] as usize] = b;
         fill[a as usize] += 1;

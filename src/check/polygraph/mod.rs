@@ -343,20 +343,8 @@ struct Csr<T> {
 impl<T: Copy + Default> Csr<T> {
     /// From `(tail, arc)` pairs, each node's arcs in the order they come.
     fn new(n: usize, arcs: impl Iterator<Item = (u32, T)> + Clone) -> Csr<T> {
-        let mut start = vec![0u32; n + 1];
-        for (a, _) in arcs.clone() {
-            start[a as usize + 1] += 1;
-        }
-        for i in 0..n {
-            start[i + 1] += start[i];
-        }
-        let mut fill = start.clone();
-        let mut out = vec![T::default(); start[n] as usize];
-        for (a, arc) in arcs {
-            out[fill[a as usize] as usize] = arc;
-            fill[a as usize] += 1;
-        }
-        Csr { start, arcs: out }
+        let (start, arcs) = crate::graph::csr(n, arcs);
+        Csr { start, arcs }
     }
 
     fn out(&self, v: u32) -> &[T] {
@@ -732,6 +720,19 @@ impl<'p> Lazy<'p> {
     }
 }
 
+/// Appends the side ids on the search tree's path from `s` down to `t`,
+/// `t`'s end first (`parent` holds each node's predecessor and arc id).
+fn path_ids(parent: &[(u32, u32)], s: u32, t: u32, ids: &mut Vec<u32>) {
+    let mut x = t;
+    while x != s {
+        let (prev, id) = parent[x as usize];
+        if id != NONE {
+            ids.push(id);
+        }
+        x = prev;
+    }
+}
+
 /// Breadth-first search for the shortest path closing a cycle.
 struct Bfs {
     parent: Vec<(u32, u32)>,
@@ -770,14 +771,7 @@ impl Bfs {
         while let Some(v) = self.queue.pop_front() {
             if v == t {
                 let mut ids = Vec::new();
-                let mut x = t;
-                while x != s {
-                    let (prev, id) = self.parent[x as usize];
-                    if id != NONE {
-                        ids.push(id);
-                    }
-                    x = prev;
-                }
+                path_ids(&self.parent, s, t, &mut ids);
                 return (Some(ids), used);
             }
             if used > limit {

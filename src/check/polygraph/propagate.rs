@@ -7,7 +7,7 @@
 //! invalidates the order. A complete model is checked again from scratch
 //! before it is accepted, so `Holds` never rests on this bookkeeping alone.
 
-use super::{Csr, Lazy, Problem, Reach, NONE};
+use super::{path_ids, Csr, Lazy, Problem, Reach, NONE};
 use crate::check::sat::external::{Propagating, Theory};
 use crate::check::sat::Lit;
 use std::time::{Duration, Instant};
@@ -373,14 +373,7 @@ impl Search {
         if last != NONE {
             ids.push(last);
         }
-        let mut x = v;
-        while x != y {
-            let (prev, id) = self.parent[x as usize];
-            if id != NONE {
-                ids.push(id);
-            }
-            x = prev;
-        }
+        path_ids(&self.parent, y, v, &mut ids);
         ids
     }
 
