@@ -476,17 +476,17 @@ pub fn solving_stats(a: &Analysis) -> String {
     }
     for x in &a.solved {
         let st = &x.stats;
-        let mut decision = match &x.decision {
+        let outcome = match &x.decision {
             Decision::Holds => "holds".to_string(),
             Decision::Violated => "violated".to_string(),
             Decision::Stopped(why) => format!("stopped ({why})"),
         };
-        if x.with_session {
-            decision = match x.decision {
-                Decision::Holds => format!("{decision} with the session order added"),
-                _ => format!("{decision} with the session order added, so decided without"),
-            };
-        }
+        let attempt = match (x.with_session, &x.decision) {
+            (false, _) => "",
+            (true, Decision::Holds) => " with the session order added",
+            (true, _) => " with the session order added, so decided without",
+        };
+        let decision = format!("{outcome}{attempt}");
         let _ = writeln!(
             s,
             "{}: {decision}; {} constraints, {} pruned in {} rounds, {} solver calls, \

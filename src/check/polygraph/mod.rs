@@ -134,6 +134,15 @@ impl Problem {
             .chain(extra.iter().copied())
     }
 
+    /// The ranks of a constraint's two ends (`ends`), each taken at its
+    /// "after A" node, the one every edge into the transaction reaches.
+    fn end_ranks(&self, c: usize, rank: &[u32]) -> (u32, u32) {
+        let (a, b) = self.ends(c);
+        let last = self.states() - 1;
+        let at = |t: u32| rank[(t * self.states() + last) as usize];
+        (at(a), at(b))
+    }
+
     /// The product arcs of an edge.
     fn arcs(&self, e: Edge, mut f: impl FnMut(u32, u32)) {
         if !self.extension {
@@ -195,13 +204,11 @@ pub fn decide(p: &Problem, settings: Settings) -> (Decision, Stats, Vec<usize>) 
     // Hint each constraint toward a topological order of the known graph:
     // an order the database may well have used, so that the first model
     // is often nearly acyclic.
-    let last = p.states() - 1;
     let first: Vec<bool> = open
         .iter()
         .map(|&c| {
-            let (a, b) = p.ends(c);
-            let rank = |t: u32| reach.rank[(t * p.states() + last) as usize];
-            rank(a) < rank(b)
+            let (a, b) = p.end_ranks(c, &reach.rank);
+            a < b
         })
         .collect();
     let mut settings = settings;

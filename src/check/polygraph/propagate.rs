@@ -95,11 +95,9 @@ impl<'p> Acyclic<'p> {
         }
         let open = lazy.open.len();
         // Earliest pairs first, by the known graph's ranks.
-        let last = p.states() - 1;
         let key = |i: usize| {
-            let (a, b) = p.ends(lazy.open[i]);
-            let rank = |t: u32| lazy.rank[(t * p.states() + last) as usize];
-            rank(a).min(rank(b))
+            let (a, b) = p.end_ranks(lazy.open[i], &lazy.rank);
+            a.min(b)
         };
         let mut order: Vec<u32> = (0..open as u32).collect();
         order.sort_by_key(|&i| key(i as usize));
@@ -133,21 +131,17 @@ impl<'p> Acyclic<'p> {
     /// Records one literal, adding its constraint's side when this
     /// completes it; returns the arcs added.
     fn assign_one(&mut self, lit: Lit) -> Option<u32> {
-        let open = self.lazy.open.len();
-        let v = lit.var() as usize;
-        let i = v % open.max(1);
-        if v < open {
+        let (i, selector) = self.slot(lit.var())?;
+        if !selector {
             if self.choice[i] != UNSET {
                 return None;
             }
             self.choice[i] = if lit == self.lazy.lits[i] { 0 } else { 1 };
-        } else if v < 2 * open && self.lazy.select.is_some() {
+        } else {
             if self.selected[i] != UNSET {
                 return None;
             }
             self.selected[i] = u8::from(self.lazy.select.as_ref().is_some_and(|s| s[i] == lit));
-        } else {
-            return None;
         }
         if self.choice[i] == UNSET || self.selected[i] != 1 {
             return Some(0);
@@ -213,9 +207,22 @@ impl<'p> Acyclic<'p> {
         self.added.push((x, y));
     }
 
+    /// The open constraint a variable belongs to, and whether it is that
+    /// constraint's selector rather than its choice: choices are variables
+    /// `0..open`, selectors the next `open` (see `engine`).
+    fn slot(&self, var: u32) -> Option<(usize, bool)> {
+        let (v, open) = (var as usize, self.lazy.open.len());
+        if v < open {
+            Some((v, false))
+        } else if v < 2 * open && self.lazy.select.is_some() {
+            Some((v - open, true))
+        } else {
+            None
+        }
+    }
+
     /// Undoes the trail down to `len` entries.
     fn undo(&mut self, len: usize) {
-        let open = self.lazy.open.len().max(1);
         while self.trail.len() > len {
             let Some((v, count)) = self.trail.pop() else {
                 break;
@@ -226,12 +233,13 @@ impl<'p> Acyclic<'p> {
                     self.inn[y as usize].pop();
                 }
             }
-            let (v, i) = (v as usize, v as usize % open);
-            if v < self.lazy.open.len() {
-                self.choice[i] = UNSET;
-                self.cursor = self.cursor.min(self.place[i] as usize);
-            } else {
-                self.selected[i] = UNSET;
+            match self.slot(v) {
+                Some((i, false)) => {
+                    self.choice[i] = UNSET;
+                    self.cursor = self.cursor.min(self.place[i] as usize);
+                }
+                Some((i, true)) => self.selected[i] = UNSET,
+                None => {}
             }
         }
     }
