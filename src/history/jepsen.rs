@@ -8,7 +8,7 @@
 //! with `f` one of `:r`, `:append`, `:w`) are read by a fast path; any other
 //! value goes through the generic reader ([`super::edn::lex::Reader::value`]).
 
-use super::edn::lex::{is_delim, token, valid_symbol, In, PResult, Reader};
+use super::edn::lex::{is_delim, token, valid_symbol, without_bom, In, PResult, Reader};
 use super::edn::{EdnError, Kind, Node, Problem, SyntaxError};
 use super::error::{ErrorKind, HistoryError};
 use super::model::{MicroOp, MopKind, MopValue, Op, OpType, OpValue, Process};
@@ -118,7 +118,7 @@ fn not_txn<'a, T>(i: In<'a>, what: &'static str) -> PResult<'a, T> {
 
 impl<'a> OpReader<'a> {
     fn top(&mut self) -> Result<(), ReadErr<'a>> {
-        let (mut i, ()) = self.r.skip_ws(self.r.full, 0)?;
+        let (mut i, ()) = self.r.skip_ws(without_bom(self.r.full), 0)?;
         let close = match i.first() {
             Some(b'[') => b']',
             Some(b'(') => b')',
@@ -370,14 +370,16 @@ impl<'a> OpReader<'a> {
             return Ok((rest, Process::Client(n as i64)));
         }
         let (rest, node) = self.r.value(i, d)?;
-        // Jepsen's client-op? is Clojure's integer?, which 5N satisfies too.
-        let p = match node.kind {
-            Kind::Int(n) => Process::Client(n),
-            Kind::BigInt(d) => match d.parse::<i64>() {
-                Ok(n) => Process::Client(n),
-                Err(_) => Process::Other(self.out.values.node(&node)),
-            },
-            _ => Process::Other(self.out.values.node(&node)),
+        // Jepsen's client-op? is Clojure's integer?, which 5N satisfies too;
+        // so an integer beyond i64 is a client process this model cannot
+        // hold, not a nemesis, and the history is refused.
+        let p = match node.integer() {
+            Some(Some(n)) => Process::Client(n),
+            Some(None) => {
+                let expected = "an integer within 64 bits (or a non-integer such as :nemesis)";
+                return Err(self.bad_field(&node, "process", expected).into());
+            }
+            None => Process::Other(self.out.values.node(&node)),
         };
         Ok((rest, p))
     }
@@ -530,12 +532,13 @@ impl<'a> OpReader<'a> {
     }
 }
 
-/// Which of `names` the keyword at `i` (starting at `:`) is, matched
-/// without the general keyword scan: the op keys, types and micro-op
-/// functions Jepsen writes on every line.
+/// Which of `names` the keyword at `i` is, matched without the general
+/// keyword scan: the op keys, types and micro-op functions Jepsen writes on
+/// every line. `None` unless `i` starts with `:` (so `Afail` and `"ok"` are
+/// not `:fail` and `:ok`) and the name ends at a delimiter.
 #[inline]
 fn known_keyword<'i>(i: In<'i>, names: &[&'static [u8]]) -> Option<(In<'i>, usize)> {
-    let body = i.get(1..)?;
+    let body = i.strip_prefix(b":")?;
     let ends = |n: usize| body.get(n).is_none_or(|&b| is_delim(b));
     let n = names
         .iter()
@@ -553,7 +556,7 @@ pub fn describe(node: &Node<'_>) -> String {
         Kind::Nil => return "nil".into(),
         Kind::Bool(_) => "a boolean",
         Kind::Int(_) | Kind::BigInt(_) => "an integer",
-        Kind::Float(_) | Kind::BigDec(_) => "a number",
+        Kind::Float(_) | Kind::BigDec(_) | Kind::Ratio(_) => "a number",
         Kind::Str(_) => "a string",
         Kind::Char(_) => "a character",
         Kind::Keyword(_) => "a keyword",

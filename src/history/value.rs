@@ -157,13 +157,9 @@ impl ValueTable {
     /// The value of an EDN node read by the generic reader.
     pub fn node(&mut self, n: &crate::history::edn::Node<'_>) -> Val {
         use crate::history::edn::Kind;
-        match &n.kind {
-            Kind::Nil => Val::NIL,
-            Kind::Int(i) => self.int(*i),
-            Kind::BigInt(d) => match d.parse::<i64>() {
-                Ok(i) => self.int(i),
-                Err(_) => self.intern_canonical(&n.canonical()),
-            },
+        match (&n.kind, n.integer()) {
+            (Kind::Nil, _) => Val::NIL,
+            (_, Some(Some(i))) => self.int(i),
             _ => self.intern_canonical(&n.canonical()),
         }
     }

@@ -74,6 +74,7 @@ fn node(n: &Node<'_>) -> Value {
             Value::Number,
         ),
         Kind::BigDec(text) => Value::String(format!("{text}M")),
+        Kind::Ratio(_) => Value::String(n.canonical()),
         Kind::Str(s) => Value::String(s.to_string()),
         Kind::Char(c) => Value::String(c.to_string()),
         Kind::Keyword(k) | Kind::Symbol(k) => Value::String((*k).to_string()),

@@ -60,7 +60,7 @@ impl Problem {
                     .into()
             }
             Problem::InvalidNumber(_) => {
-                "EDN numbers look like 12, -3, 12N, 1.5, 1e3, 1.5M, 0x1F or 2r101 (a leading 0 means octal; no ratios)"
+                "EDN numbers look like 12, -3, 12N, 1.5, 1e3, 1.5M, 1/2, 0x1F or 2r101 (a leading 0 means octal; a ratio's denominator is not 0)"
                     .into()
             }
             Problem::InvalidSymbol(_) => {

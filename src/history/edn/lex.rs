@@ -76,6 +76,15 @@ pub fn cut_err<T>(r: PResult<'_, T>) -> PResult<'_, T> {
     })
 }
 
+/// The UTF-8 byte-order mark U+FEFF. Some editors start a file with one;
+/// there it is skipped, anywhere else it is a symbol character.
+const BOM: &[u8] = "\u{FEFF}".as_bytes();
+
+/// The text after its byte-order mark, if it starts with one.
+pub fn without_bom(text: In<'_>) -> In<'_> {
+    text.strip_prefix(BOM).unwrap_or(text)
+}
+
 /// A maximal run of non-delimiter bytes.
 pub fn token(i: In<'_>) -> PResult<'_, In<'_>> {
     take_while1(|b| !is_delim(b)).parse(i)
@@ -606,6 +615,9 @@ pub fn valid_symbol(s: &str) -> bool {
 /// An EDN number literal: `-12`, `12N`, `1.5`, `-1e3`, `1.5M`, and the
 /// integers clojure.edn also reads: hex `0x1F`, octal `017`, radix `2r101`.
 pub fn parse_number(text: &str) -> Option<Kind<'_>> {
+    if text.contains('/') {
+        return ratio_value(text).map(|_| Kind::Ratio(text));
+    }
     let b = text.as_bytes();
     let unsigned = b
         .strip_prefix(b"-")
@@ -643,6 +655,32 @@ pub fn parse_number(text: &str) -> Option<Kind<'_>> {
             }
         }
     }
+}
+
+/// The value of a ratio `n/d`, reduced: the numerator (signed) and the
+/// denominator (positive). clojure.edn reads decimal parts, leading zeros
+/// allowed, a sign on the numerator only, and refuses a zero denominator;
+/// isocheck also refuses parts beyond 127 bits, which it cannot reduce.
+pub fn ratio_value(text: &str) -> Option<(i128, i128)> {
+    let (num, den) = text.split_once('/')?;
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    if !digits(num.strip_prefix(['+', '-']).unwrap_or(num)) || !digits(den) {
+        return None;
+    }
+    let (n, d) = (num.parse::<i128>().ok()?, den.parse::<i128>().ok()?);
+    if d == 0 {
+        return None;
+    }
+    // d > 0, so the divisor is at least 1 and at most d: both divisions are exact.
+    let g = gcd(n.unsigned_abs(), d.unsigned_abs()) as i128;
+    Some((n / g, d / g))
+}
+
+fn gcd(mut a: u128, mut b: u128) -> u128 {
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
 }
 
 /// A hex, octal or radix integer without its sign (`Some(None)` if it is

@@ -34,6 +34,9 @@ pub enum Kind<'a> {
     Float(f64),
     /// A decimal with an `M` suffix: its text without the `M`.
     BigDec(&'a str),
+    /// A ratio `n/d` as written (`2/4`); [`lex::ratio_value`] reduces it.
+    /// Clojure writes ratios; one that divides (`4/2`) is an integer.
+    Ratio(&'a str),
     Str(Cow<'a, str>),
     Char(char),
     /// A keyword's name, without the colon (`jepsen.history/op` for `:jepsen.history/op`).
@@ -83,7 +86,7 @@ pub fn read_all(text: &str) -> Result<Vec<Node<'_>>, SyntaxError> {
 /// the error if there was one.
 pub fn read_forms(text: &str) -> (Vec<Node<'_>>, Option<SyntaxError>) {
     let r = lex::Reader::new(text);
-    let mut i = r.full;
+    let mut i = lex::without_bom(r.full);
     let mut out = Vec::new();
     loop {
         let step = r.skip_ws(i, 0).and_then(|(rest, ())| match rest.first() {
@@ -121,6 +124,7 @@ impl<'a> Node<'a> {
             Kind::BigInt(digits) => write_big_int(digits, out),
             Kind::Float(f) => write_float(*f, out),
             Kind::BigDec(text) => write_big_dec(text, out),
+            Kind::Ratio(text) => write_ratio(text, out),
             Kind::Str(s) => write_string(s, out),
             Kind::Char(c) => write_char(*c, out),
             Kind::Keyword(k) => {
@@ -152,6 +156,21 @@ impl<'a> Node<'a> {
                 .iter()
                 .find(|(k, _)| k.kind == Kind::Keyword(name))
                 .map(|(_, v)| v),
+            _ => None,
+        }
+    }
+
+    /// The value of an integer (`5`, `5N`, or a ratio that divides, as
+    /// Clojure's `integer?` sees them): `Some(None)` when it is beyond
+    /// `i64`, `None` when the node is not an integer.
+    pub fn integer(&self) -> Option<Option<i64>> {
+        match self.kind {
+            Kind::Int(n) => Some(Some(n)),
+            Kind::BigInt(digits) => Some(digits.parse().ok()),
+            Kind::Ratio(text) => match lex::ratio_value(text)? {
+                (n, 1) => Some(i64::try_from(n).ok()),
+                _ => None,
+            },
             _ => None,
         }
     }
@@ -200,6 +219,17 @@ fn write_big_int(digits: &str, out: &mut String) {
             out.push_str(body);
             out.push('N');
         }
+    }
+}
+
+/// A ratio reduced as Clojure reads it: `2/4` is `1/2`, `4/2` is `2`.
+fn write_ratio(text: &str, out: &mut String) {
+    match lex::ratio_value(text) {
+        Some((n, 1)) => write_big_int(&n.to_string(), out),
+        Some((n, d)) => {
+            let _ = write!(out, "{n}/{d}");
+        }
+        None => out.push_str(text),
     }
 }
 

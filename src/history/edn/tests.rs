@@ -145,9 +145,43 @@ fn canonical_equality_follows_clojure() {
 
 #[test]
 fn numbers_reject_what_edn_forbids() {
-    for bad in ["08", "1/2", "1.5N", "1e", "12x", "0x1G", "2r2", "1.2.3"] {
+    for bad in ["08", "1/0", "1.5N", "1e", "12x", "0x1G", "2r2", "1.2.3"] {
         assert!(matches!(problem(bad), Problem::InvalidNumber(_)), "{bad}");
     }
+}
+
+/// Ratios as Clojure reads them: in lowest terms, an integer when they
+/// divide, so `2/4` = `1/2` and `4/2` = `2` = `2N`.
+#[test]
+fn ratios_are_values_in_lowest_terms() {
+    assert_eq!(one("1/2").kind, Kind::Ratio("1/2"));
+    for (text, canonical) in [
+        ("1/2", "1/2"),
+        ("2/4", "1/2"),
+        ("-6/4", "-3/2"),
+        ("+007/14", "1/2"),
+        ("4/2", "2"),
+        ("0/5", "0"),
+        ("-18446744073709551616/1", "-18446744073709551616N"),
+    ] {
+        assert_eq!(canon(text), canonical, "{text}");
+    }
+    assert_eq!(canon("4/2"), canon("2N"));
+    assert_eq!(one("-8/2").integer(), Some(Some(-4)));
+    assert_eq!(one("36893488147419103232/2").integer(), Some(None));
+    assert_eq!(one("1/2").integer(), None);
+    for bad in ["1/-2", "-1/0", "1/2N", "1/ 2", "1/2/3"] {
+        assert!(matches!(problem(bad), Problem::InvalidNumber(_)), "{bad}");
+    }
+}
+
+/// A byte order mark is skipped at the start of the text and is a symbol
+/// character anywhere else.
+#[test]
+fn a_leading_byte_order_mark_is_skipped() {
+    assert_eq!(canon("\u{FEFF}[1]"), "[1]");
+    assert_eq!(one("\u{FEFF}[1]").span, Span::new(3, 6));
+    assert_eq!(one("\u{FEFF}\u{FEFF}x").kind, Kind::Symbol("\u{FEFF}x"));
 }
 
 #[test]
