@@ -2,11 +2,13 @@
 //! `mod` below is one area, run against the built binary.
 
 mod input {
-    //! Reading input: keyword fields exactly, a byte order mark, processes
-    //! beyond 64 bits, ratios.
+    //! Reading input: every input read once (pipes, FIFOs, `-`), keyword
+    //! fields exactly, a byte order mark, processes beyond 64 bits, ratios.
 
+    use std::io::Write;
     use std::path::PathBuf;
-    use std::process::{Command, Output};
+    use std::process::{Child, Command, Output, Stdio};
+    use std::time::{Duration, Instant};
 
     /// A G1a history (exit status 1 under read-committed).
     const G1A: &str = include_str!("../fixtures/check/g1a.edn");
@@ -50,6 +52,154 @@ mod input {
         ]);
         let _ = std::fs::remove_file(&path);
         status_and_message(&out)
+    }
+
+    /// The history in two writes, as a writer that flushes its first line
+    /// on its own does: a reader that peeks at the first bytes and opens the
+    /// input again loses them.
+    fn write_in_two(w: &mut impl Write, text: &[u8]) -> std::io::Result<()> {
+        let first_line = text.iter().position(|&b| b == b'\n').map_or(0, |n| n + 1);
+        w.write_all(&text[..first_line])?;
+        w.flush()?;
+        w.write_all(&text[first_line..])
+    }
+
+    /// Waits for `child`; a reader that opens a FIFO a second time waits for
+    /// ever, so a child still running after a minute is killed and the test
+    /// fails (a deadlock guard, not a time measurement).
+    fn wait_or_kill(mut child: Child) -> Output {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while child.try_wait().expect("wait for isocheck").is_none() {
+            if Instant::now() > deadline {
+                let _ = child.kill();
+                panic!("isocheck hung reading its input");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        child.wait_with_output().expect("isocheck's output")
+    }
+
+    fn spawn(args: &[&str], stdin: Stdio) -> Child {
+        Command::new(env!("CARGO_BIN_EXE_isocheck"))
+            .args(args)
+            .env("NO_COLOR", "1")
+            .stdin(stdin)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("run isocheck")
+    }
+
+    /// `isocheck <args...>` with `text` on standard input through a pipe
+    /// (written in two writes); `-` in `args` names it.
+    fn through_stdin(args: &[&str], text: &[u8]) -> Output {
+        let mut child = spawn(args, Stdio::piped());
+        let mut stdin = child.stdin.take().expect("a pipe");
+        // An error here (isocheck exited early) shows in the status below.
+        let _ = write_in_two(&mut stdin, text);
+        drop(stdin);
+        wait_or_kill(child)
+    }
+
+    /// `isocheck <args...> <fifo>`, a FIFO without `.edn` in its name that a
+    /// thread fills with `text` (in two writes).
+    fn through_fifo(args: &[&str], name: &str, text: &[u8]) -> Output {
+        let fifo = std::env::temp_dir().join(format!(
+            "isocheck-robustness-input-{}-{name}",
+            std::process::id()
+        ));
+        let _ = std::fs::remove_file(&fifo);
+        let made = Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .expect("run mkfifo");
+        assert!(made.success(), "mkfifo {}", fifo.display());
+        let writer = {
+            let (fifo, text) = (fifo.clone(), text.to_vec());
+            // Opening blocks until isocheck opens the FIFO to read. If it
+            // never does, the thread is left blocked and the test fails on
+            // isocheck's status.
+            std::thread::spawn(move || {
+                let mut f = std::fs::OpenOptions::new().write(true).open(&fifo)?;
+                write_in_two(&mut f, &text)
+            })
+        };
+        let mut all: Vec<&str> = args.to_vec();
+        all.push(fifo.to_str().expect("UTF-8 path"));
+        let out = wait_or_kill(spawn(&all, Stdio::null()));
+        if out.status.success() || out.status.code() == Some(1) {
+            let _ = writer.join();
+        }
+        let _ = std::fs::remove_file(&fifo);
+        out
+    }
+
+    /// A G1a history was judged valid through `<(writer)` (its first bytes
+    /// lost to format detection); through a FIFO without `.edn` it hung.
+    #[test]
+    fn g1a_is_invalid_through_file_pipe_and_fifo_alike() {
+        let path = scratch("g1a-history", G1A.as_bytes());
+        let file = isocheck(&[
+            "check",
+            path.to_str().expect("UTF-8"),
+            "-m",
+            "read-committed",
+        ]);
+        let _ = std::fs::remove_file(&path);
+        let piped = through_stdin(&["check", "-", "-m", "read-committed"], G1A.as_bytes());
+        let fifo = through_fifo(
+            &["check", "-m", "read-committed"],
+            "g1a-fifo",
+            G1A.as_bytes(),
+        );
+        for (how, out) in [("file", &file), ("stdin pipe", &piped), ("FIFO", &fifo)] {
+            let (code, stderr) = status_and_message(out);
+            assert_eq!(code, Some(1), "{how}: {stderr}");
+            assert!(stderr.contains("G1a"), "{how}: {stderr}");
+        }
+    }
+
+    /// `stats` read the input twice too (once more to name its format).
+    #[test]
+    fn stats_read_stdin_and_fifos_once() {
+        let lines = |out: &Output| -> Vec<String> {
+            let stdout = String::from_utf8_lossy(&out.stdout);
+            stdout
+                .lines()
+                .filter(|l| !l.starts_with("file ") && !l.starts_with("parse "))
+                .map(str::to_string)
+                .collect()
+        };
+        let path = scratch("stats-history", G1A.as_bytes());
+        let file = isocheck(&["stats", path.to_str().expect("UTF-8")]);
+        let _ = std::fs::remove_file(&path);
+        assert!(file.status.success());
+        assert!(lines(&file)
+            .iter()
+            .any(|l| l.starts_with("transactions") && l.contains(" 2 ")));
+        let piped = through_stdin(&["stats", "-"], G1A.as_bytes());
+        let fifo = through_fifo(&["stats"], "stats-fifo", G1A.as_bytes());
+        for (how, out) in [("stdin pipe", &piped), ("FIFO", &fifo)] {
+            assert_eq!(out.status.code(), Some(0), "{how}");
+            assert_eq!(lines(out), lines(&file), "{how}");
+        }
+        assert!(String::from_utf8_lossy(&piped.stdout).contains("<stdin>"));
+    }
+
+    /// Diagnostics of standard input point into it, named `<stdin>`.
+    #[test]
+    fn stdin_diagnostics_have_spans() {
+        let out = through_stdin(
+            &["check", "-"],
+            b"{:type :ok, :process 0, :value [[:w 1 1]]}\n{:type Afail}\n",
+        );
+        let (code, stderr) = status_and_message(&out);
+        assert_eq!(code, Some(3), "{stderr}");
+        assert!(
+            stderr.contains("<stdin>:2:8: :type must be one of"),
+            "{stderr}"
+        );
+        assert!(stderr.contains("2 {:type Afail}"), "{stderr}");
     }
 
     #[test]

@@ -19,7 +19,8 @@ pub const EXIT_UNKNOWN: u8 = 2;
 
 #[derive(clap::Args, Debug)]
 pub struct CheckArgs {
-    /// The history file (Jepsen `history.edn`, or PolySI, dbcop, Cobra).
+    /// The history file (Jepsen `history.edn`, or PolySI, dbcop, Cobra); `-`
+    /// reads standard input.
     pub file: PathBuf,
     #[command(flatten)]
     pub input: InputArgs,
@@ -149,7 +150,7 @@ pub fn run(a: &CheckArgs) -> ExitCode {
         eprintln!("error: {e}\n  help: {}", option_help(&e));
         return ExitCode::from(EXIT_INPUT);
     }
-    let progress = report::progress::Progress::new(super::input_size(&a.file));
+    let progress = report::progress::Progress::new(history::input_size(&a.file));
     progress.phase("reading");
     let history = match history::load(&a.file, &a.input.load_options()) {
         Ok(h) => h,

@@ -106,7 +106,7 @@ pub enum OutputFormat {
 
 #[derive(clap::Args, Debug)]
 pub struct StatsArgs {
-    /// History files (or Cobra log directories).
+    /// History files (or Cobra log directories); `-` reads standard input.
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
     #[command(flatten)]
@@ -288,14 +288,14 @@ fn stats_cmd(a: &StatsArgs) -> ExitCode {
     let mut failed = false;
     for path in &a.files {
         let start = Instant::now();
-        match history::load(path, &opts) {
-            Ok(h) => {
+        let loaded = history::Input::read(path, opts.format).and_then(|input| {
+            let (format, size) = (input.format, input.size());
+            input.parse(opts.workload).map(|h| (h, format, size))
+        });
+        match loaded {
+            Ok((h, format, size)) => {
                 let secs = start.elapsed().as_secs_f64();
-                let format = opts
-                    .format
-                    .or_else(|| history::formats::detect(path).ok())
-                    .unwrap_or(Format::Edn);
-                all.push(Stats::of(&h, format, input_size(path), secs));
+                all.push(Stats::of(&h, format, size, secs));
             }
             Err(d) => {
                 eprint!("{}", diagnostic::render(&d, diagnostic::stderr_color()));
@@ -321,18 +321,6 @@ fn stats_cmd(a: &StatsArgs) -> ExitCode {
         ExitCode::from(EXIT_INPUT)
     } else {
         ExitCode::SUCCESS
-    }
-}
-
-/// Bytes of a file, or of the files of a directory.
-pub(crate) fn input_size(path: &std::path::Path) -> u64 {
-    match std::fs::read_dir(path) {
-        Ok(dir) => dir
-            .flatten()
-            .filter_map(|e| e.metadata().ok())
-            .map(|m| m.len())
-            .sum(),
-        Err(_) => std::fs::metadata(path).map(|m| m.len()).unwrap_or(0),
     }
 }
 

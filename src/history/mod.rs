@@ -62,30 +62,134 @@ pub struct LoadOptions {
     pub workload: Option<Workload>,
 }
 
-/// Reads the history at `path`.
-pub fn load(path: &Path, opts: &LoadOptions) -> Result<History, InputDiagnostic> {
-    let no_source = |e: HistoryError| InputDiagnostic::new(e, None);
-    let format = match opts.format {
-        Some(f) => f,
-        None => formats::detect(path).map_err(no_source)?,
-    };
-    let name = path.display().to_string();
-    match format {
-        Format::Edn | Format::Polysi => {
-            let bytes = std::fs::read(path).map_err(|e| no_source(HistoryError::io(path, &e)))?;
-            let text = text_of(&name, bytes)?;
-            parse_text(format, &name, text, opts.workload)
+/// The path that stands for standard input.
+pub const STDIN_PATH: &str = "-";
+/// How standard input is named in messages.
+pub const STDIN_NAME: &str = "<stdin>";
+
+/// A history's input, read exactly once: a pipe or FIFO cannot be read
+/// again, so the format is detected from the bytes already read and they
+/// are parsed from memory.
+#[derive(Clone)]
+pub struct Input {
+    /// The path as given, or [`STDIN_NAME`]: what messages call it.
+    pub name: String,
+    pub format: Format,
+    content: Content,
+}
+
+#[derive(Clone)]
+enum Content {
+    /// The whole file (or standard input).
+    Bytes(Vec<u8>),
+    /// A directory of Cobra logs, read file by file when parsed.
+    Dir(std::path::PathBuf),
+}
+
+impl Input {
+    /// Reads `path` ([`STDIN_PATH`] for standard input) once, whole, and
+    /// detects its format unless `format` names it.
+    pub fn read(path: &Path, format: Option<Format>) -> Result<Input, InputDiagnostic> {
+        let no_source = |e: HistoryError| InputDiagnostic::new(e, None);
+        if path.as_os_str() == STDIN_PATH {
+            let mut bytes = Vec::new();
+            std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut bytes)
+                .map_err(|e| no_source(HistoryError::io(Path::new(STDIN_NAME), &e)))?;
+            return Input::of_bytes(STDIN_NAME, None, bytes, format).map_err(no_source);
         }
-        Format::Dbcop => {
-            let bytes = std::fs::read(path).map_err(|e| no_source(HistoryError::io(path, &e)))?;
-            let ops = formats::dbcop::read(&bytes).map_err(no_source)?;
-            build::build(SourceFile::new(name, ""), ops, opts.workload).map_err(no_source)
+        let name = path.display().to_string();
+        let is_dir = std::fs::metadata(path)
+            .map_err(|e| no_source(HistoryError::io(path, &e)))?
+            .is_dir();
+        if format == Some(Format::Cobra) || (is_dir && format.is_none()) {
+            let content = Content::Dir(path.to_path_buf());
+            let format = Format::Cobra;
+            return Ok(Input {
+                name,
+                format,
+                content,
+            });
         }
-        Format::Cobra => {
-            let ops = formats::cobra::read_dir(path).map_err(no_source)?;
-            build::build(SourceFile::new(name, ""), ops, opts.workload).map_err(no_source)
+        let bytes = std::fs::read(path).map_err(|e| no_source(HistoryError::io(path, &e)))?;
+        let extension = path.extension().and_then(|e| e.to_str());
+        Input::of_bytes(&name, extension, bytes, format).map_err(no_source)
+    }
+
+    fn of_bytes(
+        name: &str,
+        extension: Option<&str>,
+        bytes: Vec<u8>,
+        format: Option<Format>,
+    ) -> Result<Input, HistoryError> {
+        let format = match format {
+            Some(f) => f,
+            None => formats::detect(name, extension, &bytes)?,
+        };
+        Ok(Input {
+            name: name.to_string(),
+            format,
+            content: Content::Bytes(bytes),
+        })
+    }
+
+    /// Bytes of input: those read, or the files of a Cobra directory.
+    pub fn size(&self) -> u64 {
+        match &self.content {
+            Content::Bytes(b) => b.len() as u64,
+            Content::Dir(dir) => input_size(dir),
         }
     }
+
+    /// The input as UTF-8 text.
+    pub fn into_text(self) -> Result<String, InputDiagnostic> {
+        match self.content {
+            Content::Bytes(bytes) => text_of(&self.name, bytes),
+            Content::Dir(_) => Err(InputDiagnostic::new(
+                HistoryError::new(
+                    ErrorKind::Format(format!("{} is a directory, not text", self.name)),
+                    "pass a history file",
+                ),
+                None,
+            )),
+        }
+    }
+
+    /// The history the input holds, paired into transactions.
+    pub fn parse(self, workload: Option<Workload>) -> Result<History, InputDiagnostic> {
+        let no_source = |e: HistoryError| InputDiagnostic::new(e, None);
+        let ops = match (self.format, self.content) {
+            (_, Content::Dir(dir)) => formats::cobra::read_dir(&dir),
+            (Format::Edn | Format::Polysi, Content::Bytes(bytes)) => {
+                let text = text_of(&self.name, bytes)?;
+                return parse_text(self.format, &self.name, text, workload);
+            }
+            (Format::Dbcop, Content::Bytes(bytes)) => formats::dbcop::read(&bytes),
+            (Format::Cobra, Content::Bytes(_)) => Err(HistoryError::new(
+                ErrorKind::Format(format!("{} is not a directory", self.name)),
+                "a Cobra history is a directory of T*.log files; pass its path",
+            )),
+        };
+        let source = SourceFile::new(self.name, "");
+        build::build(source, ops.map_err(no_source)?, workload).map_err(no_source)
+    }
+}
+
+/// Bytes of a file, or of the files of a directory (0 when unknown). Never
+/// opens the file, so a FIFO is left for the one read.
+pub fn input_size(path: &Path) -> u64 {
+    match std::fs::read_dir(path) {
+        Ok(dir) => dir
+            .flatten()
+            .filter_map(|e| e.metadata().ok())
+            .map(|m| m.len())
+            .sum(),
+        Err(_) => std::fs::metadata(path).map(|m| m.len()).unwrap_or(0),
+    }
+}
+
+/// Reads the history at `path` ([`STDIN_PATH`] for standard input).
+pub fn load(path: &Path, opts: &LoadOptions) -> Result<History, InputDiagnostic> {
+    Input::read(path, opts.format)?.parse(opts.workload)
 }
 
 /// Reads a history held in memory as text (EDN or PolySI text).

@@ -13,6 +13,7 @@ pub mod polysi;
 #[cfg(test)]
 mod tests;
 
+use super::edn::lex::without_bom;
 use super::error::{ErrorKind, HistoryError};
 use super::jepsen::Ops;
 use super::model::{MicroOp, MopKind, MopValue, Op, OpType, OpValue, Process};
@@ -21,34 +22,27 @@ use super::value::Val;
 use super::Format;
 use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};
-use std::io::Read;
-use std::path::Path;
 
-/// Guesses the format of `path` from its kind, name and first bytes.
-pub fn detect(path: &Path) -> Result<Format, HistoryError> {
-    let meta = std::fs::metadata(path).map_err(|e| HistoryError::io(path, &e))?;
-    if meta.is_dir() {
-        return Ok(Format::Cobra);
-    }
-    match path.extension().and_then(|e| e.to_str()) {
+/// Guesses the format of the file `name` from its extension and first
+/// bytes (after a byte order mark). Directories are Cobra's, decided
+/// before the bytes are read.
+pub fn detect(name: &str, extension: Option<&str>, bytes: &[u8]) -> Result<Format, HistoryError> {
+    match extension {
         Some("bincode") => return Ok(Format::Dbcop),
         Some("edn") => return Ok(Format::Edn),
         _ => {}
     }
-    let mut head = [0u8; 256];
-    let n = std::fs::File::open(path)
-        .and_then(|mut f| f.read(&mut head))
-        .map_err(|e| HistoryError::io(path, &e))?;
-    let first = head[..n]
+    let head = without_bom(&bytes[..bytes.len().min(256)]);
+    let first = head
         .iter()
         .position(|b| !b.is_ascii_whitespace())
-        .map(|i| &head[i..n]);
+        .map(|i| &head[i..]);
     match first {
         Some([b'{' | b'[' | b'(' | b';' | b'#', ..]) => Ok(Format::Edn),
         Some([b'r' | b'w', b'(', ..]) => Ok(Format::Polysi),
         None => Ok(Format::Edn),
         Some(_) => Err(HistoryError::new(
-            ErrorKind::Format(format!("cannot tell the format of {}", path.display())),
+            ErrorKind::Format(format!("cannot tell the format of {name}")),
             "name it with --input-format edn|polysi|dbcop|cobra",
         )),
     }

@@ -51,8 +51,10 @@ pub fn read(text: &str) -> Result<Ops, HistoryError> {
 /// The non-blank lines, parsed.
 fn parse_lines(text: &str) -> Result<Vec<Line>, HistoryError> {
     let mut lines = Vec::with_capacity(text.len() / 12);
-    let mut start = 0;
-    for raw in text.split('\n') {
+    // Spans stay offsets into the file: a byte order mark counts.
+    let body = text.strip_prefix('\u{FEFF}').unwrap_or(text);
+    let mut start = text.len() - body.len();
+    for raw in body.split('\n') {
         let content = raw.strip_suffix('\r').unwrap_or(raw);
         let span = Span::new(start, start + content.len());
         start += raw.len() + 1;

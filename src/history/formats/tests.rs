@@ -334,3 +334,34 @@ fn corpus_cobra() {
         build_ok(bench, ops);
     }
 }
+
+/// Detection works on the bytes already read (a pipe cannot be read twice):
+/// the extension first, then the first bytes after a byte order mark.
+#[test]
+fn detects_from_extension_then_first_bytes() {
+    use crate::history::Format;
+    let detect = |ext, bytes: &[u8]| super::detect("x", ext, bytes).ok();
+    assert_eq!(detect(Some("bincode"), b"{"), Some(Format::Dbcop));
+    assert_eq!(detect(Some("edn"), b"r(1,2,3,4)"), Some(Format::Edn));
+    assert_eq!(detect(None, b"\n {:type :ok}"), Some(Format::Edn));
+    assert_eq!(
+        detect(None, "\u{FEFF}[{:type :ok}]".as_bytes()),
+        Some(Format::Edn)
+    );
+    assert_eq!(
+        detect(None, "\u{FEFF}r(1,2,3,4)".as_bytes()),
+        Some(Format::Polysi)
+    );
+    assert_eq!(detect(None, b"w(1,2,3,4)"), Some(Format::Polysi));
+    assert_eq!(detect(None, b""), Some(Format::Edn));
+    assert_eq!(detect(Some("txt"), b"\x00\x01"), None);
+}
+
+/// A byte order mark before a PolySI history is skipped; spans stay
+/// offsets into the file.
+#[test]
+fn polysi_skips_a_byte_order_mark() {
+    let ops = polysi::read("\u{FEFF}w(1,1,0,0)\nr(1,1,1,1)\n").expect("reads");
+    assert_eq!(ops.mops.len(), 2);
+    assert_eq!(ops.mops[0].span.start(), 3);
+}
