@@ -202,6 +202,83 @@ mod input {
         assert!(stderr.contains("2 {:type Afail}"), "{stderr}");
     }
 
+    /// A Cobra log directory and a dbcop `history.bincode` of `n`
+    /// transactions whose ids, keys and values are all multiples of 2^32:
+    /// transaction `i` reads the last write of key `i % 100` and writes it.
+    fn hostile_ids(n: u64, dir: &std::path::Path) -> PathBuf {
+        const INIT: u64 = 0xbebe_ebee;
+        let (sessions, keys) = (4usize, 100u64);
+        let mut last = std::collections::HashMap::new();
+        let mut logs = vec![Vec::new(); sessions];
+        let mut txns: Vec<Vec<[u64; 4]>> = vec![Vec::new(); sessions];
+        for i in 1..=n {
+            let (key, id) = ((i % keys + 1) << 32, i << 32);
+            let (writer, write) = last.insert(key, (id, id)).unwrap_or((INIT, INIT));
+            let s = i as usize % sessions;
+            for (tag, fields) in [
+                (b'S', &[id][..]),
+                (b'R', &[writer, write, key, 0]),
+                (b'W', &[id, key, 0]),
+                (b'C', &[id]),
+            ] {
+                logs[s].push(tag);
+                fields.iter().for_each(|f| logs[s].extend(f.to_be_bytes()));
+            }
+            let read = if write == INIT { 0 } else { write };
+            txns[s].push([key, read, key, id]);
+        }
+        let cobra = dir.join("cobra");
+        std::fs::create_dir_all(&cobra).expect("a scratch directory");
+        for (s, log) in logs.iter().enumerate() {
+            std::fs::write(cobra.join(format!("T{s}.log")), log).expect("a log");
+        }
+        // dbcop: five u64 parameters, three empty strings, then sessions of
+        // transactions of events {write, variable, value, success}.
+        let mut b: Vec<u8> = [0, sessions as u64, keys, n, 2 * n, 0, 0, 0, sessions as u64]
+            .iter()
+            .flat_map(|x: &u64| x.to_le_bytes())
+            .collect();
+        for session in &txns {
+            b.extend((session.len() as u64).to_le_bytes());
+            for [rk, rv, wk, wv] in session {
+                b.extend(2u64.to_le_bytes());
+                for (write, var, val) in [(0u8, rk, rv), (1, wk, wv)] {
+                    b.push(write);
+                    b.extend(var.to_le_bytes());
+                    b.extend(val.to_le_bytes());
+                    b.push(1);
+                }
+                b.push(1);
+            }
+        }
+        std::fs::write(dir.join("history.bincode"), b).expect("a bincode file");
+        cobra
+    }
+
+    /// Ids that are multiples of 2^32 load as any others (how fast is
+    /// `formats::tests::hostile_ids_spread_over_buckets`, which counts
+    /// buckets, and BENCHMARKS.md "Hostile ids").
+    #[test]
+    fn hostile_cobra_and_dbcop_ids_load() {
+        let dir = std::env::temp_dir().join(format!(
+            "isocheck-robustness-input-{}-hostile",
+            std::process::id()
+        ));
+        let cobra = hostile_ids(2000, &dir);
+        for path in [cobra, dir.join("history.bincode")] {
+            let out = isocheck(&["stats", "--format", "json", path.to_str().expect("UTF-8")]);
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+            assert_eq!(v["transactions"]["total"], 2000, "{}: {v}", path.display());
+            assert_eq!(v["keys"], 100, "{}: {v}", path.display());
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
     #[test]
     fn g1a_fixture_is_invalid() {
         let (code, stderr) = check_text("g1a.edn", G1A.as_bytes());

@@ -21,7 +21,7 @@ use super::span::Span;
 use super::value::Val;
 use super::Format;
 use std::collections::{HashMap, HashSet};
-use std::hash::{BuildHasherDefault, Hasher};
+use std::hash::Hasher;
 
 /// Guesses the format of the file `name` from its extension and first
 /// bytes (after a byte order mark). Directories are Cobra's, decided
@@ -236,13 +236,35 @@ impl<'a> Bytes<'a> {
 
 /// The hasher of maps keyed by 64-bit ids (or pairs of them). The readers
 /// look up every key, write id and transaction id of a history, and SipHash
-/// was a fifth of Cobra's load time; a hostile input can at worst collide
-/// its way to a slower load.
-pub(crate) type NumHash = BuildHasherDefault<NumHasher>;
+/// was a fifth of Cobra's load time; this is MurmurHash3's 64-bit finalizer
+/// instead, seeded per map so that ids cannot be chosen to collide. (An
+/// unseeded multiply kept the low bits, by which `HashMap` picks a bucket,
+/// of ids that are multiples of 2^32 at zero: loading 200k such
+/// transactions was quadratic.)
+#[derive(Clone, Copy)]
+pub(crate) struct NumHash {
+    seed: u64,
+}
 
-/// Fibonacci hashing of one `u64`: a multiply spreads it over the high bits
-/// that `HashMap` looks at.
-#[derive(Default)]
+impl Default for NumHash {
+    fn default() -> Self {
+        use std::hash::BuildHasher;
+        // std's per-process random keys, drawn through SipHash.
+        let seed = std::collections::hash_map::RandomState::new().hash_one(0x5eed_u64);
+        NumHash { seed }
+    }
+}
+
+impl std::hash::BuildHasher for NumHash {
+    type Hasher = NumHasher;
+
+    fn build_hasher(&self) -> NumHasher {
+        NumHasher(self.seed)
+    }
+}
+
+/// The hash so far; each `u64` is xored in and mixed so that every input
+/// bit reaches every bit of the hash (the low ones above all).
 pub(crate) struct NumHasher(u64);
 
 impl Hasher for NumHasher {
@@ -257,6 +279,11 @@ impl Hasher for NumHasher {
     }
 
     fn write_u64(&mut self, n: u64) {
-        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        let mut x = self.0 ^ n;
+        x ^= x >> 33;
+        x = x.wrapping_mul(0xff51_afd7_ed55_8ccd);
+        x ^= x >> 33;
+        x = x.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+        self.0 = x ^ (x >> 33);
     }
 }

@@ -365,3 +365,30 @@ fn polysi_skips_a_byte_order_mark() {
     assert_eq!(ops.mops.len(), 2);
     assert_eq!(ops.mops[0].span.start(), 3);
 }
+
+/// The work a hash table does is in its collisions: ids that are multiples
+/// of 2^32 (Cobra's and dbcop's ids are free 64-bit numbers) must spread
+/// over the low bits `HashMap` picks buckets by. The unseeded multiply
+/// before put every one of them in bucket 0 (one distinct index), which made
+/// loading 200k such transactions quadratic.
+#[test]
+fn hostile_ids_spread_over_buckets() {
+    use std::hash::BuildHasher;
+    const N: u64 = 1 << 16;
+    let mask = 2 * N - 1; // the buckets of a table holding N entries
+    let buckets = |hashes: Vec<u64>| {
+        hashes
+            .iter()
+            .map(|h| h & mask)
+            .collect::<HashSet<u64>>()
+            .len()
+    };
+    let s = super::NumHash::default();
+    let ids = buckets((1..=N).map(|k| s.hash_one(k << 32)).collect());
+    let pairs = buckets((1..=N).map(|k| s.hash_one((k << 32, k << 40))).collect());
+    let shifted = buckets((1..=N).map(|k| s.hash_one(k << 48)).collect());
+    // Random hashes fill 1 - e^(-1/2) of the 2N buckets: about 51,600.
+    for (what, n) in [("ids", ids), ("pairs", pairs), ("<< 48", shifted)] {
+        assert!(n > 45_000, "{what}: {N} hostile ids in only {n} buckets");
+    }
+}
