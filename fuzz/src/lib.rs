@@ -47,6 +47,7 @@ fn visit(node: &Node<'_>) {
     let _ = jepsen::describe(node);
     let _ = node.get("type");
     let _ = node.untagged();
+    let _ = node.integer();
     match &node.kind {
         Kind::List(items) | Kind::Vector(items) | Kind::Set(items) => items.iter().for_each(visit),
         Kind::Map(entries) => entries.iter().for_each(|(k, v)| {
