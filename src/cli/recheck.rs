@@ -2,7 +2,7 @@
 //! parallel, beside the verdict the run recorded.
 
 use super::check::{option_help, ModelArgs};
-use super::{OutputFormat, EXIT_INPUT};
+use super::{output, OutputFormat, EXIT_INPUT};
 use crate::check::Validity;
 use crate::check::{self, CheckOptions};
 use crate::history::{self, LoadOptions, Workload};
@@ -84,14 +84,11 @@ pub fn run(a: &RecheckArgs) -> ExitCode {
         std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
     });
     let rows = check_all(&runs, &base, jobs.max(1));
-    match a.format {
-        OutputFormat::Human => print!("{}", table(&rows)),
-        OutputFormat::Json => println!(
-            "{}",
-            serde_json::to_string_pretty(&rows).unwrap_or_default()
-        ),
-    }
-    exit_status(&rows)
+    let text = match a.format {
+        OutputFormat::Human => table(&rows),
+        OutputFormat::Json => super::check::json_line(&rows),
+    };
+    output::status(output::to_stdout(&text), exit_status(&rows))
 }
 
 /// 1 when any run disagrees, 2 when some comparison is undecided, 3 when a

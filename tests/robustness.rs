@@ -1,0 +1,200 @@
+//! Never a wrong verdict, never a crash: regression tests that run the built
+//! binary on inputs and outputs that once made it panic or misreport.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+/// `isocheck` run from the crate root, without colour.
+fn isocheck() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_isocheck"));
+    c.current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("NO_COLOR", "1");
+    c
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// A scratch directory removed when dropped.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new(name: &str) -> Scratch {
+        let dir =
+            std::env::temp_dir().join(format!("isocheck-robustness-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("scratch directory");
+        Scratch(dir)
+    }
+
+    /// Writes `text` to `name` in the directory and returns its path.
+    fn file(&self, name: &str, text: &str) -> PathBuf {
+        let path = self.0.join(name);
+        std::fs::write(&path, text).expect("write scratch file");
+        path
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn assert_no_panic(o: &Output) {
+    let err = stderr(o);
+    assert!(
+        !err.contains("panicked") && o.status.code() != Some(101),
+        "status {:?}, stderr:\n{err}",
+        o.status.code()
+    );
+}
+
+/// Output: closed pipes, full disks, unwritable directories.
+mod output {
+    use super::*;
+
+    const INVALID: &str = "fixtures/check/g1c.edn";
+    const VALID: &str = "fixtures/check/valid.edn";
+
+    /// Runs `args` with the chosen stream a pipe whose reader is closed at
+    /// once: whatever the command writes there after that meets EPIPE.
+    fn with_closed(args: &[&str], stream: &str) -> Output {
+        let mut c = isocheck();
+        c.args(args).stdin(Stdio::null());
+        let (out, err) = match stream {
+            "stdout" => (Stdio::piped(), Stdio::piped()),
+            _ => (Stdio::null(), Stdio::piped()),
+        };
+        c.stdout(out).stderr(err);
+        let mut child = c.spawn().expect("run isocheck");
+        if stream == "stdout" {
+            drop(child.stdout.take());
+        } else {
+            drop(child.stderr.take());
+        }
+        child.wait_with_output().expect("wait for isocheck")
+    }
+
+    fn assert_quiet_end(o: &Output, what: &str) {
+        assert_no_panic(o);
+        assert!(
+            matches!(o.status.code(), Some(0) | Some(141)),
+            "{what}: status {:?}, stderr:\n{}",
+            o.status.code(),
+            stderr(o)
+        );
+        assert!(
+            !stderr(o).contains("error"),
+            "{what}: a closed pipe is no error:\n{}",
+            stderr(o)
+        );
+    }
+
+    #[test]
+    fn a_closed_stdout_ends_quietly() {
+        for args in [
+            &["check", "--format", "edn", INVALID][..],
+            &["check", "--format", "json", INVALID],
+            &["check", "--format", "edn", "fixtures/lwt/valid.edn"],
+            &["stats", VALID],
+            &["stats", "--format", "json", VALID],
+            &["gen", "list-append", "--txns", "100"],
+        ] {
+            let o = with_closed(args, "stdout");
+            assert_quiet_end(&o, &args.join(" "));
+        }
+    }
+
+    #[test]
+    fn a_closed_stderr_ends_the_human_report_quietly() {
+        for args in [
+            &["check", INVALID][..],
+            &["check", "fixtures/malformed/truncated.edn"],
+        ] {
+            let o = with_closed(args, "stderr");
+            assert_no_panic(&o);
+            assert!(
+                matches!(o.status.code(), Some(0) | Some(141)),
+                "{args:?}: status {:?}",
+                o.status.code()
+            );
+        }
+    }
+
+    #[test]
+    fn a_closed_stdout_ends_recheck_quietly() {
+        let store = Scratch::new("closed-recheck");
+        let run = store.0.join("test/20240101T000000");
+        std::fs::create_dir_all(&run).expect("run directory");
+        std::fs::copy(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join(VALID),
+            run.join("history.edn"),
+        )
+        .expect("copy history");
+        let path = store.0.to_string_lossy().into_owned();
+        for format in ["human", "json"] {
+            let o = with_closed(&["recheck", &path, "--format", format], "stdout");
+            assert_quiet_end(&o, &format!("recheck --format {format}"));
+        }
+    }
+
+    /// Runs `args` with stdout `/dev/full`, where every write fails with ENOSPC.
+    fn to_full_disk(args: &[&str]) -> Option<Output> {
+        let Ok(full) = std::fs::OpenOptions::new().write(true).open("/dev/full") else {
+            eprintln!("skipping: no /dev/full on this system");
+            return None;
+        };
+        let o = isocheck()
+            .args(args)
+            .stdout(full)
+            .output()
+            .expect("run isocheck");
+        Some(o)
+    }
+
+    #[test]
+    fn a_full_disk_is_one_line_and_status_3() {
+        for args in [
+            &["check", "--format", "edn", INVALID][..],
+            &["check", "--format", "json", VALID],
+            &["stats", VALID],
+            &["gen", "rw-register", "--txns", "10"],
+        ] {
+            let Some(o) = to_full_disk(args) else { return };
+            assert_no_panic(&o);
+            assert_eq!(o.status.code(), Some(3), "{args:?}: {}", stderr(&o));
+            let err = stderr(&o);
+            assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+            assert!(err.starts_with("error: cannot write"), "{args:?}: {err}");
+            assert!(err.contains("No space left on device"), "{args:?}: {err}");
+        }
+    }
+
+    #[test]
+    fn an_unwritable_directory_keeps_the_verdicts_status() {
+        let scratch = Scratch::new("unwritable-dir");
+        // A directory below a regular file cannot be created.
+        let file = scratch.file("not-a-directory", "");
+        let dir = file.join("artifacts");
+        let dir = dir.to_string_lossy();
+        let o = isocheck()
+            .args(["check", INVALID, "--directory", &dir])
+            .output()
+            .expect("run isocheck");
+        assert_no_panic(&o);
+        assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+        let err = stderr(&o);
+        assert!(err.starts_with("invalid: G1c"), "{err}");
+        assert!(
+            err.contains(&format!("error: cannot write to {dir}: ")),
+            "{err}"
+        );
+        let o = isocheck()
+            .args(["check", VALID, "--directory", &dir])
+            .output()
+            .expect("run isocheck");
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    }
+}
