@@ -198,3 +198,59 @@ mod output {
         assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     }
 }
+
+/// The human report on cycles of thousands of transactions.
+mod long_cycles {
+    use super::*;
+
+    /// A history whose only anomaly is one G1c cycle through `n`
+    /// transactions: each appends to its own key and reads its
+    /// predecessor's append; all concurrent, one per process.
+    fn cycle(n: usize) -> String {
+        let op = |i: usize, ty: &str, read: &str| {
+            let index = if ty == "ok" { n + i } else { i };
+            let prev = (i + n - 1) % n;
+            format!(
+                "{{:index {index}, :type :{ty}, :process {i}, :f :txn, \
+                 :value [[:append {i} 1] [:r {prev} {read}]]}}\n"
+            )
+        };
+        let invokes = (0..n).map(|i| op(i, "invoke", "nil"));
+        invokes.chain((0..n).map(|i| op(i, "ok", "[1]"))).collect()
+    }
+
+    #[test]
+    fn a_20k_cycle_shows_its_head_and_tail_and_the_directory_all_of_it() {
+        let n = 20_000;
+        let scratch = Scratch::new("long-cycle");
+        let path = scratch.file("cycle.edn", &cycle(n));
+        let dir = scratch.0.join("artifacts");
+        let o = isocheck()
+            .arg("check")
+            .arg(&path)
+            .arg("--directory")
+            .arg(&dir)
+            .output()
+            .expect("run isocheck");
+        assert_no_panic(&o);
+        assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+        let err = stderr(&o);
+        assert!(err.starts_with("invalid: G1c\n"), "{err}");
+        // Twenty transactions and steps shown, whatever the length: the
+        // report is bounded (the quadratic rendering had 40,000 labels).
+        assert!(err.len() < 30_000, "{} bytes", err.len());
+        assert!(
+            err.contains("… 19980 more transactions, T11 to T19990"),
+            "{err}"
+        );
+        assert!(err.contains("- … 19980 more steps …"), "{err}");
+        assert!(
+            err.contains("T20000 observed T19999's append of 1"),
+            "{err}"
+        );
+        assert!(err.contains("T1 observed T20000's append of 1"), "{err}");
+        let txt = std::fs::read_to_string(dir.join("G1c.txt")).expect("G1c.txt");
+        assert_eq!(txt.matches(" = {:index").count(), n);
+        assert!(txt.contains("T19999 < T20000, because T20000 observed T19999's append"));
+    }
+}
