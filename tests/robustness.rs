@@ -254,3 +254,103 @@ mod long_cycles {
         assert!(txt.contains("T19999 < T20000, because T20000 observed T19999's append"));
     }
 }
+
+/// Diagnostics and reports on one-line histories: a window of the line,
+/// never the whole of it, and no panic past column 65,535.
+mod long_lines {
+    use super::*;
+
+    /// `n` committed appends on one line (a form the README accepts).
+    fn one_line(n: usize) -> String {
+        let ops: Vec<String> = (0..n)
+            .flat_map(|i| {
+                ["invoke", "ok"].map(|ty| {
+                    format!(
+                        "{{:index {}, :type :{ty}, :process 0, :f :txn, :value [[:append 1 {i}]]}}",
+                        2 * i + usize::from(ty == "ok")
+                    )
+                })
+            })
+            .collect();
+        ops.join(" ")
+    }
+
+    #[test]
+    fn a_syntax_error_at_the_end_of_a_long_line() {
+        let scratch = Scratch::new("long-line-syntax");
+        let text = format!("{} {{:index 1 :type", one_line(3_000));
+        assert!(text.len() > 400_000);
+        let column = text.rfind(":type").expect("the key") + 1;
+        let path = scratch.file("h.edn", &text);
+        let o = isocheck().arg("check").arg(&path).output().expect("run");
+        assert_no_panic(&o);
+        assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+        let err = stderr(&o);
+        assert!(err.len() < 1_000, "{} bytes:\n{err}", err.len());
+        assert!(err.contains(&format!("h.edn:1:{column}: map has a key without a value")));
+        assert!(
+            err.contains("…n, :value [[:append 1 2999]]} {:index 1 :type"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn an_invalid_one_line_history_under_the_human_report() {
+        let scratch = Scratch::new("long-line-invalid");
+        let g1c = [
+            "{:index 6000, :type :invoke, :process 1, :f :txn, :value [[:append 2 1] [:r 3 nil]]}",
+            "{:index 6001, :type :invoke, :process 2, :f :txn, :value [[:append 3 1] [:r 2 nil]]}",
+            "{:index 6002, :type :ok, :process 1, :f :txn, :value [[:append 2 1] [:r 3 [1]]]}",
+            "{:index 6003, :type :ok, :process 2, :f :txn, :value [[:append 3 1] [:r 2 [1]]]}",
+        ];
+        let text = format!("{} {}\n", one_line(3_000), g1c.join(" "));
+        let path = scratch.file("h.edn", &text);
+        let o = isocheck().arg("check").arg(&path).output().expect("run");
+        assert_no_panic(&o);
+        assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+        let err = stderr(&o);
+        assert!(err.starts_with("invalid: G1c\n"), "{err}");
+        assert!(err.len() < 4_000, "{} bytes:\n{err}", err.len());
+        assert!(err.contains("T2 observed T1's append of 1"), "{err}");
+    }
+}
+
+/// Control characters from a history are escaped on the terminal.
+mod control_characters {
+    use super::*;
+
+    const RED: &str = "\u{1b}[31m";
+
+    #[test]
+    fn an_ansi_escape_in_a_key_is_escaped_in_the_report() {
+        let scratch = Scratch::new("ansi-report");
+        let k = format!("\"{RED}red\"");
+        let text = [
+            format!("{{:index 0, :type :invoke, :process 1, :f :txn, :value [[:append {k} 1] [:r :y nil]]}}"),
+            format!("{{:index 1, :type :invoke, :process 2, :f :txn, :value [[:append :y 1] [:r {k} nil]]}}"),
+            format!("{{:index 2, :type :ok, :process 1, :f :txn, :value [[:append {k} 1] [:r :y [1]]]}}"),
+            format!("{{:index 3, :type :ok, :process 2, :f :txn, :value [[:append :y 1] [:r {k} [1]]]}}"),
+        ]
+        .join("\n");
+        let path = scratch.file("h.edn", &text);
+        let o = isocheck().arg("check").arg(&path).output().expect("run");
+        assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+        let err = stderr(&o);
+        assert!(!err.contains('\u{1b}'), "{err:?}");
+        // In the source lines and the help's ops.
+        assert!(err.contains("[:append \"\\u{1b}[31mred\" 1]"), "{err}");
+        assert!(err.contains(":value [[:append :y 1] [:r"), "{err}");
+    }
+
+    #[test]
+    fn an_ansi_escape_in_a_syntax_error_is_escaped() {
+        let scratch = Scratch::new("ansi-syntax");
+        let path = scratch.file("h.edn", &format!("{{:index 1 {RED} :type}}\n"));
+        let o = isocheck().arg("check").arg(&path).output().expect("run");
+        assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+        let err = stderr(&o);
+        assert!(!err.contains('\u{1b}'), "{err:?}");
+        assert!(err.contains("invalid symbol or keyword `\\u{1b}`"), "{err}");
+        assert!(err.contains(" 1 │ {:index 1 \\u{1b}[31m :type}"), "{err}");
+    }
+}

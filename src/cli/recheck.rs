@@ -85,7 +85,8 @@ pub fn run(a: &RecheckArgs) -> ExitCode {
     });
     let rows = check_all(&runs, &base, jobs.max(1));
     let text = match a.format {
-        OutputFormat::Human => table(&rows),
+        // Notes quote histories and stores: their control characters escaped.
+        OutputFormat::Human => crate::report::excerpt::escape(&table(&rows)).into_owned(),
         OutputFormat::Json => super::check::json_line(&rows),
     };
     output::status(output::to_stdout(&text), exit_status(&rows))

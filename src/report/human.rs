@@ -7,6 +7,7 @@
 //! results list them all.
 
 use super::diagnostic;
+use super::excerpt::escape;
 use super::explain::{
     clip, cycle_exists_subgraph, elided, explanation, invocation, list_text, mop_value_text,
     scc_indices,
@@ -292,7 +293,8 @@ impl<'a> Builder<'a> {
             h,
             f: Finding {
                 message,
-                help: wrap_help(&help),
+                // Escaped before wrapping, so that the lines keep their width.
+                help: wrap_help(&escape(&help)),
                 severity: Severity::Error,
                 source,
                 labels: Vec::new(),
