@@ -24,6 +24,10 @@ const PAD: usize = 40;
 const SPAN_SHOWN: usize = 120;
 /// Bytes shown of a long line with no label on it (a context line).
 const CONTEXT_SHOWN: usize = 2 * PAD;
+/// Labels shown of one diagnostic, the primary first (the help says the
+/// rest): miette's rendering grows with the square of their number, and
+/// their windows on one line must stay under its limit of 65,535 columns.
+const MAX_LABELS: usize = 40;
 
 /// `s` with every control character but newline and tab written as
 /// `\u{..}`, and the Unicode controls that reorder text (bidirectional
@@ -63,7 +67,11 @@ pub struct Excerpted<'d> {
 
 impl<'d> Excerpted<'d> {
     pub fn new(inner: &'d dyn Diagnostic) -> Self {
-        let labels: Vec<LabeledSpan> = inner.labels().map(Iterator::collect).unwrap_or_default();
+        let mut labels: Vec<LabeledSpan> =
+            inner.labels().map(Iterator::collect).unwrap_or_default();
+        // Stable: the primary first, the others in their order.
+        labels.sort_by_key(|l| !l.primary());
+        labels.truncate(MAX_LABELS);
         let (excerpt, labels) = match inner.source_code() {
             Some(source) if !labels.is_empty() => {
                 let (e, l) = Excerpt::build(source, &labels);
@@ -498,6 +506,21 @@ mod tests {
         let out = render(&diagnostic(text, 0, 200_000), false);
         assert!(out.len() < 1_500, "{}", out.len());
         assert!(out.contains("[h.edn:1:1]"), "{out}");
+    }
+
+    #[test]
+    fn many_labels_on_one_line_are_bounded() {
+        // Labels every 1,000 bytes of a line of control characters, which
+        // escaping widens eightfold: miette's columns must stay < 65,536.
+        let text = "\u{202e}".repeat(100_000);
+        let mut e = HistoryError::new(ErrorKind::MissingType, "help");
+        for i in 0..100 {
+            e = e.at(Span::new(i * 3_000, i * 3_000 + 300), format!("label {i}"));
+        }
+        let d = InputDiagnostic::new(e, Some(SourceFile::new("h.edn", text)));
+        let out = render(&d, false);
+        assert_eq!(out.matches("── label ").count(), MAX_LABELS, "{out}");
+        assert!(out.contains("── label 0\n") && !out.contains("── label 40\n"));
     }
 
     #[test]
