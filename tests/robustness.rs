@@ -101,6 +101,7 @@ mod output {
             &["stats", VALID],
             &["stats", "--format", "json", VALID],
             &["gen", "list-append", "--txns", "100"],
+            &["bench", "load", "--file", VALID, "--runs", "1"],
         ] {
             let o = with_closed(args, "stdout");
             assert_quiet_end(&o, &args.join(" "));
@@ -161,6 +162,9 @@ mod output {
             &["check", "--format", "json", VALID],
             &["stats", VALID],
             &["gen", "rw-register", "--txns", "10"],
+            &[
+                "bench", "parse", "--file", VALID, "--runs", "1", "--format", "json",
+            ],
         ] {
             let Some(o) = to_full_disk(args) else { return };
             assert_no_panic(&o);

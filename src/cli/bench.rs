@@ -5,6 +5,7 @@
 
 use crate::gen::{self, Params};
 use crate::history::{self, jepsen, Format};
+use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
@@ -74,12 +75,12 @@ struct ParseBench {
 
 pub fn run(a: &BenchArgs) -> ExitCode {
     let result = match a.what {
-        BenchWhat::Parse => parse_bench(a).map(|b| emit(&b, a.format, print_bench)),
-        BenchWhat::Load => load_bench(a).map(|b| emit(&b, a.format, print_load)),
-        BenchWhat::Check => check_bench(a).map(|b| emit(&b, a.format, print_check)),
+        BenchWhat::Parse => parse_bench(a).map(|b| emit(&b, a.format, parse_table)),
+        BenchWhat::Load => load_bench(a).map(|b| emit(&b, a.format, load_table)),
+        BenchWhat::Check => check_bench(a).map(|b| emit(&b, a.format, check_table)),
     };
     match result {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(text) => super::output::status(super::output::to_stdout(&text), ExitCode::SUCCESS),
         Err(msg) => {
             eprintln!("error: {msg}");
             ExitCode::from(super::EXIT_INPUT)
@@ -185,8 +186,10 @@ fn load_bench(a: &BenchArgs) -> Result<LoadBench, String> {
     })
 }
 
-fn print_load(b: &LoadBench) {
-    println!(
+fn load_table(b: &LoadBench) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
         "file            {} ({}, {:.2} MB, {} txns, {} micro-ops)",
         b.file,
         b.format,
@@ -194,19 +197,23 @@ fn print_load(b: &LoadBench) {
         b.transactions,
         b.micro_ops
     );
-    println!(
+    let _ = writeln!(
+        s,
         "load (best)     {:.4} s  {:.0} MB/s  {:.0} txns/s",
         b.load_seconds_best, b.mb_per_second, b.txns_per_second
     );
-    println!("peak RSS        {:.1} MB", b.peak_rss_bytes as f64 / 1e6);
+    let _ = writeln!(s, "peak RSS        {:.1} MB", b.peak_rss_bytes as f64 / 1e6);
+    s
 }
 
-/// Prints a result as JSON, or as the human table `table` writes.
-fn emit<T: serde::Serialize>(b: &T, format: super::OutputFormat, table: fn(&T)) {
+/// A result as JSON, or as the human table `table` writes.
+fn emit<T: serde::Serialize>(
+    b: &T,
+    format: super::OutputFormat,
+    table: fn(&T) -> String,
+) -> String {
     match format {
-        super::OutputFormat::Json => {
-            println!("{}", serde_json::to_string_pretty(b).unwrap_or_default())
-        }
+        super::OutputFormat::Json => super::check::json_line(b),
         super::OutputFormat::Human => table(b),
     }
 }
@@ -340,15 +347,18 @@ fn check_bench(a: &BenchArgs) -> Result<CheckBench, String> {
     })
 }
 
-fn print_check(b: &CheckBench) {
-    println!(
+fn check_table(b: &CheckBench) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
         "file            {} ({:.1} MB, {} txns)",
         b.file,
         b.bytes as f64 / 1e6,
         b.transactions
     );
     if let Some(g) = &b.generated {
-        println!(
+        let _ = writeln!(
+            s,
             "generated       {:.3} s  {:.0} MB/s  {:.0} txns/s  peak RSS {:.1} MB",
             g.seconds,
             g.mb_per_second,
@@ -357,7 +367,8 @@ fn print_check(b: &CheckBench) {
         );
     }
     for r in &b.runs {
-        println!(
+        let _ = writeln!(
+            s,
             "{:<34} exit {}  {:.3} s  {:.0} txns/s  {:.0} MB/s  peak RSS {:.1} MB",
             r.model,
             r.exit_status,
@@ -367,6 +378,7 @@ fn print_check(b: &CheckBench) {
             r.peak_rss_bytes as f64 / 1e6
         );
     }
+    s
 }
 
 /// Peak resident set size of this process (Linux `VmHWM`).
@@ -377,25 +389,31 @@ fn peak_rss() -> Option<u64> {
     Some(kb * 1024)
 }
 
-fn print_bench(b: &ParseBench) {
-    println!(
+fn parse_table(b: &ParseBench) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
         "file            {} ({:.1} MB, {} ops, {} txns)",
         b.file,
         b.bytes as f64 / 1e6,
         b.ops,
         b.transactions
     );
-    println!(
+    let _ = writeln!(
+        s,
         "parse (best)    {:.3} s  {:.0} MB/s",
         b.parse_seconds_best, b.parse_mb_per_second
     );
-    println!(
+    let _ = writeln!(
+        s,
         "parse + pair    {:.3} s  {:.0} MB/s  {:.0} txns/s",
         b.load_seconds, b.load_mb_per_second, b.load_txns_per_second
     );
-    println!(
+    let _ = writeln!(
+        s,
         "peak RSS        {:.1} MB  ({:.2}x the file)",
         b.peak_rss_bytes as f64 / 1e6,
         b.peak_rss_over_file
     );
+    s
 }

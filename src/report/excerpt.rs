@@ -69,9 +69,11 @@ impl<'d> Excerpted<'d> {
     pub fn new(inner: &'d dyn Diagnostic) -> Self {
         let mut labels: Vec<LabeledSpan> =
             inner.labels().map(Iterator::collect).unwrap_or_default();
-        // Stable: the primary first, the others in their order.
-        labels.sort_by_key(|l| !l.primary());
-        labels.truncate(MAX_LABELS);
+        if labels.len() > MAX_LABELS {
+            // Stable: the primary first, the others in their order.
+            labels.sort_by_key(|l| !l.primary());
+            labels.truncate(MAX_LABELS);
+        }
         let (excerpt, labels) = match inner.source_code() {
             Some(source) if !labels.is_empty() => {
                 let (e, l) = Excerpt::build(source, &labels);
