@@ -125,6 +125,19 @@ mod output {
     }
 
     #[test]
+    fn a_closed_stderr_keeps_the_status_of_a_one_line_error() {
+        for args in [
+            &["check", "-m", "no-such-model", INVALID][..],
+            &["recheck", "no-such-store"],
+            &["bench", "load", "--file", "no-such-file.edn", "--runs", "1"],
+        ] {
+            let o = with_closed(args, "stderr");
+            assert_no_panic(&o);
+            assert_eq!(o.status.code(), Some(3), "{args:?}");
+        }
+    }
+
+    #[test]
     fn a_closed_stdout_ends_recheck_quietly() {
         let store = Scratch::new("closed-recheck");
         let run = store.0.join("test/20240101T000000");

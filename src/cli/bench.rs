@@ -3,6 +3,7 @@
 //! list-append one when none is given; `check --generate` generates one with
 //! any `isocheck gen` arguments and times that too).
 
+use super::output;
 use crate::gen::{self, Params};
 use crate::history::{self, jepsen, Format};
 use std::fmt::Write as _;
@@ -80,9 +81,9 @@ pub fn run(a: &BenchArgs) -> ExitCode {
         BenchWhat::Check => check_bench(a).map(|b| emit(&b, a.format, check_table)),
     };
     match result {
-        Ok(text) => super::output::status(super::output::to_stdout(&text), ExitCode::SUCCESS),
+        Ok(text) => output::status(output::to_stdout(&text), ExitCode::SUCCESS),
         Err(msg) => {
-            eprintln!("error: {msg}");
+            output::say(format_args!("error: {msg}"));
             ExitCode::from(super::EXIT_INPUT)
         }
     }
@@ -94,7 +95,7 @@ fn bench_file(a: &BenchArgs) -> Result<PathBuf, String> {
     }
     let path = std::env::temp_dir().join(format!("isocheck-bench-list-append-{}mb.edn", a.mb));
     if !path.exists() {
-        eprintln!("generating {} ...", path.display());
+        output::say(format_args!("generating {} ...", path.display()));
         let params = Params {
             txns: u64::MAX,
             max_bytes: a.mb * 1_000_000,
@@ -227,7 +228,7 @@ const PEAK_RSS_LINE: &str = "isocheck: peak-rss-bytes ";
 /// Reports this process's peak memory when [`PEAK_RSS_ENV`] asks for it.
 pub(crate) fn report_peak_rss() {
     if std::env::var_os(PEAK_RSS_ENV).is_some() {
-        eprintln!("{PEAK_RSS_LINE}{}", peak_rss().unwrap_or(0));
+        output::say(format_args!("{PEAK_RSS_LINE}{}", peak_rss().unwrap_or(0)));
     }
 }
 

@@ -138,16 +138,16 @@ pub fn run(a: &CheckArgs) -> ExitCode {
         .to_possible_value()
         .map(|v| v.get_name().to_string());
     if wanted.as_deref() != Some(check::sat::BACKEND) {
-        eprintln!(
+        output::say(format_args!(
             "error: this isocheck was built with the {} SAT backend only\n  help: rebuild with \
              `cargo build --release --no-default-features --features {}`",
             check::sat::BACKEND,
             wanted.unwrap_or_default()
-        );
+        ));
         return ExitCode::from(EXIT_INPUT);
     }
     if let Err(e) = check::anomaly_types(&opts) {
-        eprintln!("error: {e}\n  help: {}", option_help(&e));
+        output::say(format_args!("error: {e}\n  help: {}", option_help(&e)));
         return ExitCode::from(EXIT_INPUT);
     }
     let progress = report::progress::Progress::new(super::input_size(&a.file));
@@ -168,7 +168,7 @@ pub fn run(a: &CheckArgs) -> ExitCode {
         Ok(x) => x,
         Err(e) => {
             progress.done();
-            eprintln!("error: {e}");
+            output::say(format_args!("error: {e}"));
             return ExitCode::from(EXIT_INPUT);
         }
     };

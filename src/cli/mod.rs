@@ -367,7 +367,7 @@ fn write_output(
         Some(path) => match std::fs::File::create(path) {
             Ok(mut f) => output::write_with(&mut f, "the history", |w| write(w)),
             Err(e) => {
-                eprintln!("error: cannot create {}: {e}", path.display());
+                output::say(format_args!("error: cannot create {}: {e}", path.display()));
                 return ExitCode::from(EXIT_INPUT);
             }
         },

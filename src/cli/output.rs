@@ -44,9 +44,14 @@ fn failed(e: &io::Error, what: &str) -> ExitCode {
     if e.kind() == io::ErrorKind::BrokenPipe {
         return ExitCode::from(EXIT_CLOSED_PIPE);
     }
-    // stderr itself may be the broken or full stream: nothing more to do then.
-    let _ = writeln!(io::stderr(), "error: cannot write {what}: {e}");
+    say(format_args!("error: cannot write {what}: {e}"));
     ExitCode::from(EXIT_INPUT)
+}
+
+/// One line on stderr (an error, a note): when stderr itself is closed or
+/// full there is nobody to tell, so the failure is dropped, not a panic.
+pub fn say(line: std::fmt::Arguments<'_>) {
+    let _ = writeln!(io::stderr(), "{line}");
 }
 
 /// Ends with `code` unless `result` says a write failed, whose status wins.

@@ -60,7 +60,7 @@ pub struct Row {
 pub fn run(a: &RecheckArgs) -> ExitCode {
     let mut base = a.model.options();
     if let Err(e) = check::anomaly_types(&base) {
-        eprintln!("error: {e}\n  help: {}", option_help(&e));
+        output::say(format_args!("error: {e}\n  help: {}", option_help(&e)));
         return ExitCode::from(EXIT_INPUT);
     }
     if base.solve.enabled && base.solve.timeout.is_none() {
@@ -69,14 +69,17 @@ pub fn run(a: &RecheckArgs) -> ExitCode {
     let runs = match recheck::find_runs(&a.store) {
         Ok(runs) if !runs.is_empty() => runs,
         Ok(_) => {
-            eprintln!(
+            output::say(format_args!(
                 "error: no history.edn under {}\n  help: give a Jepsen store directory (e.g. `store/`)",
                 a.store.display()
-            );
+            ));
             return ExitCode::from(EXIT_INPUT);
         }
         Err(e) => {
-            eprintln!("error: cannot read {}: {e}", a.store.display());
+            output::say(format_args!(
+                "error: cannot read {}: {e}",
+                a.store.display()
+            ));
             return ExitCode::from(EXIT_INPUT);
         }
     };
