@@ -3,8 +3,9 @@
 //! Each reportable anomaly becomes a miette diagnostic whose message names
 //! it (`G1c #0`), whose help is Elle's explanation, and whose labels point at
 //! the micro-ops (or ops) of the history file that make it up. At most
-//! [`SHOWN_PER_TYPE`] anomalies of each type are rendered; the EDN and JSON
-//! results list them all.
+//! [`SHOWN_PER_TYPE`] anomalies of each type are rendered, and of a long
+//! cycle its first and last `CYCLE_ENDS` steps; the EDN and JSON results
+//! and `--directory` hold them all.
 
 use super::diagnostic;
 use super::excerpt::escape;
