@@ -3,8 +3,10 @@
 //! list-append one when none is given; `check --generate` generates one with
 //! any `isocheck gen` arguments and times that too).
 
+use super::output;
 use crate::gen::{self, Params};
 use crate::history::{self, jepsen, Format};
+use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
@@ -74,14 +76,14 @@ struct ParseBench {
 
 pub fn run(a: &BenchArgs) -> ExitCode {
     let result = match a.what {
-        BenchWhat::Parse => parse_bench(a).map(|b| emit(&b, a.format, print_bench)),
-        BenchWhat::Load => load_bench(a).map(|b| emit(&b, a.format, print_load)),
-        BenchWhat::Check => check_bench(a).map(|b| emit(&b, a.format, print_check)),
+        BenchWhat::Parse => parse_bench(a).map(|b| emit(&b, a.format, parse_table)),
+        BenchWhat::Load => load_bench(a).map(|b| emit(&b, a.format, load_table)),
+        BenchWhat::Check => check_bench(a).map(|b| emit(&b, a.format, check_table)),
     };
     match result {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(text) => output::status(output::to_stdout(&text), ExitCode::SUCCESS),
         Err(msg) => {
-            eprintln!("error: {msg}");
+            output::say(format_args!("error: {msg}"));
             ExitCode::from(super::EXIT_INPUT)
         }
     }
@@ -93,7 +95,7 @@ fn bench_file(a: &BenchArgs) -> Result<PathBuf, String> {
     }
     let path = std::env::temp_dir().join(format!("isocheck-bench-list-append-{}mb.edn", a.mb));
     if !path.exists() {
-        eprintln!("generating {} ...", path.display());
+        output::say(format_args!("generating {} ...", path.display()));
         let params = Params {
             txns: u64::MAX,
             max_bytes: a.mb * 1_000_000,
@@ -189,8 +191,10 @@ fn load_bench(a: &BenchArgs) -> Result<LoadBench, String> {
     })
 }
 
-fn print_load(b: &LoadBench) {
-    println!(
+fn load_table(b: &LoadBench) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
         "file            {} ({}, {:.2} MB, {} txns, {} micro-ops)",
         b.file,
         b.format,
@@ -198,19 +202,23 @@ fn print_load(b: &LoadBench) {
         b.transactions,
         b.micro_ops
     );
-    println!(
+    let _ = writeln!(
+        s,
         "load (best)     {:.4} s  {:.0} MB/s  {:.0} txns/s",
         b.load_seconds_best, b.mb_per_second, b.txns_per_second
     );
-    println!("peak RSS        {:.1} MB", b.peak_rss_bytes as f64 / 1e6);
+    let _ = writeln!(s, "peak RSS        {:.1} MB", b.peak_rss_bytes as f64 / 1e6);
+    s
 }
 
-/// Prints a result as JSON, or as the human table `table` writes.
-fn emit<T: serde::Serialize>(b: &T, format: super::OutputFormat, table: fn(&T)) {
+/// A result as JSON, or as the human table `table` writes.
+fn emit<T: serde::Serialize>(
+    b: &T,
+    format: super::OutputFormat,
+    table: fn(&T) -> String,
+) -> String {
     match format {
-        super::OutputFormat::Json => {
-            println!("{}", serde_json::to_string_pretty(b).unwrap_or_default())
-        }
+        super::OutputFormat::Json => super::check::json_line(b),
         super::OutputFormat::Human => table(b),
     }
 }
@@ -224,7 +232,7 @@ const PEAK_RSS_LINE: &str = "isocheck: peak-rss-bytes ";
 /// Reports this process's peak memory when [`PEAK_RSS_ENV`] asks for it.
 pub(crate) fn report_peak_rss() {
     if std::env::var_os(PEAK_RSS_ENV).is_some() {
-        eprintln!("{PEAK_RSS_LINE}{}", peak_rss().unwrap_or(0));
+        output::say(format_args!("{PEAK_RSS_LINE}{}", peak_rss().unwrap_or(0)));
     }
 }
 
@@ -352,15 +360,18 @@ fn check_bench(a: &BenchArgs) -> Result<CheckBench, String> {
     })
 }
 
-fn print_check(b: &CheckBench) {
-    println!(
+fn check_table(b: &CheckBench) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
         "file            {} ({:.1} MB, {} txns)",
         b.file,
         b.bytes as f64 / 1e6,
         b.transactions
     );
     if let Some(g) = &b.generated {
-        println!(
+        let _ = writeln!(
+            s,
             "generated       {:.3} s  {:.0} MB/s  {:.0} txns/s  peak RSS {:.1} MB",
             g.seconds,
             g.mb_per_second,
@@ -369,7 +380,8 @@ fn print_check(b: &CheckBench) {
         );
     }
     for r in &b.runs {
-        println!(
+        let _ = writeln!(
+            s,
             "{:<34} exit {}  {:.3} s  {:.0} txns/s  {:.0} MB/s  peak RSS {:.1} MB",
             r.model,
             r.exit_status,
@@ -379,6 +391,7 @@ fn print_check(b: &CheckBench) {
             r.peak_rss_bytes as f64 / 1e6
         );
     }
+    s
 }
 
 /// Peak resident set size of this process (Linux `VmHWM`).
@@ -389,25 +402,31 @@ fn peak_rss() -> Option<u64> {
     Some(kb * 1024)
 }
 
-fn print_bench(b: &ParseBench) {
-    println!(
+fn parse_table(b: &ParseBench) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
         "file            {} ({:.1} MB, {} ops, {} txns)",
         b.file,
         b.bytes as f64 / 1e6,
         b.ops,
         b.transactions
     );
-    println!(
+    let _ = writeln!(
+        s,
         "parse (best)    {:.3} s  {:.0} MB/s",
         b.parse_seconds_best, b.parse_mb_per_second
     );
-    println!(
+    let _ = writeln!(
+        s,
         "parse + pair    {:.3} s  {:.0} MB/s  {:.0} txns/s",
         b.load_seconds, b.load_mb_per_second, b.load_txns_per_second
     );
-    println!(
+    let _ = writeln!(
+        s,
         "peak RSS        {:.1} MB  ({:.2}x the file)",
         b.peak_rss_bytes as f64 / 1e6,
         b.peak_rss_over_file
     );
+    s
 }

@@ -1,5 +1,6 @@
 //! `isocheck check`: the verdict on one history, as Elle would give it.
 
+use super::output;
 use super::{InputArgs, EXIT_INPUT};
 use crate::check::{self, CheckOptions, SolveOptions, Validity};
 use crate::history;
@@ -138,16 +139,16 @@ pub fn run(a: &CheckArgs) -> ExitCode {
         .to_possible_value()
         .map(|v| v.get_name().to_string());
     if wanted.as_deref() != Some(check::sat::BACKEND) {
-        eprintln!(
+        output::say(format_args!(
             "error: this isocheck was built with the {} SAT backend only\n  help: rebuild with \
              `cargo build --release --no-default-features --features {}`",
             check::sat::BACKEND,
             wanted.unwrap_or_default()
-        );
+        ));
         return ExitCode::from(EXIT_INPUT);
     }
     if let Err(e) = check::anomaly_types(&opts) {
-        eprintln!("error: {e}\n  help: {}", option_help(&e));
+        output::say(format_args!("error: {e}\n  help: {}", option_help(&e)));
         return ExitCode::from(EXIT_INPUT);
     }
     let progress = report::progress::Progress::new(history::input_size(&a.file));
@@ -156,8 +157,8 @@ pub fn run(a: &CheckArgs) -> ExitCode {
         Ok(h) => h,
         Err(d) => {
             progress.done();
-            eprint!("{}", diagnostic::render(&d, diagnostic::stderr_color()));
-            return ExitCode::from(EXIT_INPUT);
+            let text = diagnostic::render(&d, diagnostic::stderr_color());
+            return output::status(output::to_stderr(&text), ExitCode::from(EXIT_INPUT));
         }
     };
     progress.phase("checking");
@@ -168,39 +169,63 @@ pub fn run(a: &CheckArgs) -> ExitCode {
         Ok(x) => x,
         Err(e) => {
             progress.done();
-            eprintln!("error: {e}");
+            output::say(format_args!("error: {e}"));
             return ExitCode::from(EXIT_INPUT);
         }
     };
     let verdict = check::verdict::verdict(&analysis);
     progress.done();
     if a.verbose {
-        eprint!("{}", report::human::solving_stats(&analysis));
+        if let Err(code) = output::to_stderr(&report::human::solving_stats(&analysis)) {
+            return code;
+        }
     }
-    match a.format {
-        CheckFormat::Human => eprint!(
-            "{}",
-            report::human::render(&history, &analysis, &verdict, diagnostic::stderr_color())
-        ),
-        CheckFormat::Edn => println!("{}", report::edn::result_map(&history, &analysis, &verdict)),
-        CheckFormat::Json => println!(
-            "{}",
-            serde_json::to_string_pretty(&report::json::result_map(&history, &analysis, &verdict))
-                .unwrap_or_default()
-        ),
+    let written = match a.format {
+        CheckFormat::Human => output::to_stderr(&report::human::render(
+            &history,
+            &analysis,
+            &verdict,
+            diagnostic::stderr_color(),
+        )),
+        CheckFormat::Edn => output::to_stdout(&format!(
+            "{}\n",
+            report::edn::result_map(&history, &analysis, &verdict)
+        )),
+        CheckFormat::Json => output::to_stdout(&json_line(&report::json::result_map(
+            &history, &analysis, &verdict,
+        ))),
+    };
+    if let Err(code) = written {
+        return code;
     }
     if let Some(dir) = &a.directory {
+        // The verdict is out already: a directory that cannot be written is
+        // reported, and the exit status stays the verdict's.
         if let Err(e) = report::directory::write(dir, &history, &analysis, &verdict) {
-            eprintln!("error: cannot write to {}: {e}", dir.display());
-            return ExitCode::from(EXIT_INPUT);
+            let line = format!("error: cannot write to {}: {e}\n", dir.display());
+            if let Err(code) = output::to_stderr(&line) {
+                return code;
+            }
         }
     }
     super::bench::report_peak_rss();
-    ExitCode::from(match verdict.valid {
+    verdict_status(verdict.valid)
+}
+
+/// The exit status of a verdict.
+fn verdict_status(valid: Validity) -> ExitCode {
+    ExitCode::from(match valid {
         Validity::True => EXIT_VALID,
         Validity::False => EXIT_INVALID,
         Validity::Unknown => EXIT_UNKNOWN,
     })
+}
+
+/// A JSON value, pretty, as one output ending in a newline.
+pub(super) fn json_line(v: &impl serde::Serialize) -> String {
+    let mut s = serde_json::to_string_pretty(v).unwrap_or_default();
+    s.push('\n');
+    s
 }
 
 /// A cas-register history: per-key linearizability of its lightweight
@@ -212,27 +237,31 @@ fn run_lwt(
 ) -> ExitCode {
     let analysis = check::lwt::check(history);
     progress.done();
-    match a.format {
-        CheckFormat::Human => eprint!(
-            "{}",
-            report::lwt::render(history, &analysis, diagnostic::stderr_color())
-        ),
-        CheckFormat::Edn => println!("{}", report::lwt::edn_result(history, &analysis)),
-        CheckFormat::Json => println!(
-            "{}",
-            serde_json::to_string_pretty(&report::lwt::json_result(history, &analysis))
-                .unwrap_or_default()
-        ),
+    let written = match a.format {
+        CheckFormat::Human => output::to_stderr(&report::lwt::render(
+            history,
+            &analysis,
+            diagnostic::stderr_color(),
+        )),
+        CheckFormat::Edn => output::to_stdout(&format!(
+            "{}\n",
+            report::lwt::edn_result(history, &analysis)
+        )),
+        CheckFormat::Json => {
+            output::to_stdout(&json_line(&report::lwt::json_result(history, &analysis)))
+        }
+    };
+    if let Err(code) = written {
+        return code;
     }
     if a.directory.is_some() {
-        eprintln!("note: --directory writes nothing for cas-register histories");
+        let note = "note: --directory writes nothing for cas-register histories\n";
+        if let Err(code) = output::to_stderr(note) {
+            return code;
+        }
     }
     super::bench::report_peak_rss();
-    ExitCode::from(match analysis.validity() {
-        Validity::True => EXIT_VALID,
-        Validity::False => EXIT_INVALID,
-        Validity::Unknown => EXIT_UNKNOWN,
-    })
+    verdict_status(analysis.validity())
 }
 
 pub(super) fn option_help(e: &check::OptionError) -> String {

@@ -2,6 +2,7 @@
 
 mod bench;
 mod check;
+mod output;
 mod recheck;
 
 use crate::gen;
@@ -298,30 +299,28 @@ fn stats_cmd(a: &StatsArgs) -> ExitCode {
                 all.push(Stats::of(&h, format, size, secs));
             }
             Err(d) => {
-                eprint!("{}", diagnostic::render(&d, diagnostic::stderr_color()));
+                let text = diagnostic::render(&d, diagnostic::stderr_color());
+                if let Err(code) = output::to_stderr(&text) {
+                    return code;
+                }
                 failed = true;
             }
         }
     }
-    match a.format {
-        OutputFormat::Human => all.iter().enumerate().for_each(|(i, s)| {
-            let sep = if i > 0 { "\n" } else { "" };
-            print!("{sep}{}", stats::render(s));
-        }),
-        OutputFormat::Json => {
-            let json = if all.len() == 1 {
-                serde_json::to_string_pretty(&all[0])
-            } else {
-                serde_json::to_string_pretty(&all)
-            };
-            println!("{}", json.unwrap_or_default());
+    let text = match a.format {
+        OutputFormat::Human => {
+            let tables: Vec<String> = all.iter().map(stats::render).collect();
+            tables.join("\n")
         }
-    }
-    if failed {
+        OutputFormat::Json if all.len() == 1 => check::json_line(&all[0]),
+        OutputFormat::Json => check::json_line(&all),
+    };
+    let code = if failed {
         ExitCode::from(EXIT_INPUT)
     } else {
         ExitCode::SUCCESS
-    }
+    };
+    output::status(output::to_stdout(&text), code)
 }
 
 fn gen_cmd(a: &GenArgs) -> ExitCode {
@@ -353,14 +352,14 @@ fn write_output(
     write: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
 ) -> ExitCode {
     let result = match &a.output {
-        Some(path) => std::fs::File::create(path).and_then(|mut f| write(&mut f)),
-        None => write(&mut std::io::stdout().lock()),
+        Some(path) => match std::fs::File::create(path) {
+            Ok(mut f) => output::write_with(&mut f, "the history", |w| write(w)),
+            Err(e) => {
+                output::say(format_args!("error: cannot create {}: {e}", path.display()));
+                return ExitCode::from(EXIT_INPUT);
+            }
+        },
+        None => output::write_with(&mut std::io::stdout().lock(), "the history", |w| write(w)),
     };
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("error: cannot write the history: {e}");
-            ExitCode::from(EXIT_INPUT)
-        }
-    }
+    output::status(result, ExitCode::SUCCESS)
 }

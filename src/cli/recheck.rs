@@ -2,7 +2,7 @@
 //! parallel, beside the verdict the run recorded.
 
 use super::check::{option_help, ModelArgs};
-use super::{OutputFormat, EXIT_INPUT};
+use super::{output, OutputFormat, EXIT_INPUT};
 use crate::check::Validity;
 use crate::check::{self, CheckOptions};
 use crate::history::{self, LoadOptions, Workload};
@@ -60,7 +60,7 @@ pub struct Row {
 pub fn run(a: &RecheckArgs) -> ExitCode {
     let mut base = a.model.options();
     if let Err(e) = check::anomaly_types(&base) {
-        eprintln!("error: {e}\n  help: {}", option_help(&e));
+        output::say(format_args!("error: {e}\n  help: {}", option_help(&e)));
         return ExitCode::from(EXIT_INPUT);
     }
     if base.solve.enabled && base.solve.timeout.is_none() {
@@ -69,14 +69,17 @@ pub fn run(a: &RecheckArgs) -> ExitCode {
     let runs = match recheck::find_runs(&a.store) {
         Ok(runs) if !runs.is_empty() => runs,
         Ok(_) => {
-            eprintln!(
+            output::say(format_args!(
                 "error: no history.edn under {}\n  help: give a Jepsen store directory (e.g. `store/`)",
                 a.store.display()
-            );
+            ));
             return ExitCode::from(EXIT_INPUT);
         }
         Err(e) => {
-            eprintln!("error: cannot read {}: {e}", a.store.display());
+            output::say(format_args!(
+                "error: cannot read {}: {e}",
+                a.store.display()
+            ));
             return ExitCode::from(EXIT_INPUT);
         }
     };
@@ -84,14 +87,12 @@ pub fn run(a: &RecheckArgs) -> ExitCode {
         std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
     });
     let rows = check_all(&runs, &base, jobs.max(1));
-    match a.format {
-        OutputFormat::Human => print!("{}", table(&rows)),
-        OutputFormat::Json => println!(
-            "{}",
-            serde_json::to_string_pretty(&rows).unwrap_or_default()
-        ),
-    }
-    exit_status(&rows)
+    let text = match a.format {
+        // Notes quote histories and stores: their control characters escaped.
+        OutputFormat::Human => crate::report::excerpt::escape(&table(&rows)).into_owned(),
+        OutputFormat::Json => super::check::json_line(&rows),
+    };
+    output::status(output::to_stdout(&text), exit_status(&rows))
 }
 
 /// 1 when any run disagrees, 2 when some comparison is undecided, 3 when a

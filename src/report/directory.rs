@@ -7,6 +7,7 @@ use crate::check::{Analysis, Entry, FoundCycle, Verdict};
 use crate::history::History;
 use crate::infer::Rel;
 use std::fmt::Write as _;
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -142,11 +143,17 @@ fn render_svg(dot: &Path, input: &Path, output: &Path) {
         .output();
     match result {
         Ok(o) if o.status.success() => {}
-        Ok(o) => eprintln!(
+        // A closed or full stderr loses the warning, nothing more.
+        Ok(o) => drop(writeln!(
+            std::io::stderr(),
             "warning: dot could not render {}: {}",
             input.display(),
             String::from_utf8_lossy(&o.stderr).trim()
-        ),
-        Err(e) => eprintln!("warning: cannot run {}: {e}", dot.display()),
+        )),
+        Err(e) => drop(writeln!(
+            std::io::stderr(),
+            "warning: cannot run {}: {e}",
+            dot.display()
+        )),
     }
 }

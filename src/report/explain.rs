@@ -194,33 +194,91 @@ pub(crate) fn names(n: usize) -> Vec<String> {
 /// Elle's explanation of a cycle: the `Let:` binding of names to ops, then
 /// one line per step, the last one "However, …: a contradiction!".
 pub(crate) fn cycle_explanation(h: &History, a: &Analysis, c: &FoundCycle) -> String {
-    explanation(h, a, c, usize::MAX)
+    explanation(h, a, c, usize::MAX, usize::MAX)
 }
 
-/// [`cycle_explanation`] with each op clipped to `op_chars` characters.
-pub(crate) fn explanation(h: &History, a: &Analysis, c: &FoundCycle, op_chars: usize) -> String {
+/// The indices a long list leaves out when only its first and last `ends`
+/// items are shown: none when at most one would be left out.
+pub(crate) fn elided(n: usize, ends: usize) -> std::ops::Range<usize> {
+    match ends.checked_mul(2).and_then(|e| e.checked_add(1)) {
+        Some(kept) if n > kept => ends..n - ends,
+        _ => 0..0,
+    }
+}
+
+/// [`cycle_explanation`] with each op clipped to `op_chars` characters and,
+/// in a cycle longer than `2 * ends + 1`, only the first and last `ends`
+/// transactions and steps, with a count of those left out. Linear in the
+/// length of the cycle.
+pub(crate) fn explanation(
+    h: &History,
+    a: &Analysis,
+    c: &FoundCycle,
+    op_chars: usize,
+    ends: usize,
+) -> String {
     let txns = a.cycle_txns(c);
     let n = txns.len().saturating_sub(1);
-    let names = names(n);
+    let name = |i: usize| format!("T{}", i % n.max(1) + 1);
     let mut s = String::from("Let:\n");
-    for (i, &t) in txns[..n].iter().enumerate() {
-        if i > 0 {
-            s.push('\n');
-        }
-        let _ = write!(s, "  {} = {}", names[i], clip(&txn_text(h, t), op_chars));
-    }
+    push_lines(
+        &mut s,
+        n,
+        ends,
+        |gap| {
+            format!(
+                "  … {} more transactions, {} to {} (--directory writes the whole cycle)",
+                gap.len(),
+                name(gap.start),
+                name(gap.end - 1)
+            )
+        },
+        |i| format!("  {} = {}", name(i), clip(&txn_text(h, txns[i]), op_chars)),
+    );
     s.push_str("\n\nThen:\n");
     let steps: Vec<&Dep> = a.cycle_steps(c).collect();
-    for (i, d) in steps.iter().enumerate() {
-        let (an, bn) = (&names[i % n.max(1)], &names[(i + 1) % n.max(1)]);
-        let because = format!("{an} < {bn}, because {}", step_sentence(h, d, an, bn));
-        if i + 1 == steps.len() {
-            let _ = write!(s, "  - However, {because}: a contradiction!");
-        } else {
-            let _ = writeln!(s, "  - {because}.");
+    push_lines(
+        &mut s,
+        steps.len(),
+        ends,
+        |gap| format!("  - … {} more steps …", gap.len()),
+        |i| {
+            let (an, bn) = (&name(i), &name(i + 1));
+            let because = format!(
+                "{an} < {bn}, because {}",
+                step_sentence(h, steps[i], an, bn)
+            );
+            if i + 1 == steps.len() {
+                format!("  - However, {because}: a contradiction!")
+            } else {
+                format!("  - {because}.")
+            }
+        },
+    );
+    s
+}
+
+/// Appends the lines of `n` items, one per line, keeping only the first and
+/// last `ends` of a long list: the ones left out are one `gap` line.
+fn push_lines(
+    s: &mut String,
+    n: usize,
+    ends: usize,
+    gap: impl Fn(std::ops::Range<usize>) -> String,
+    line: impl Fn(usize) -> String,
+) {
+    let left_out = elided(n, ends);
+    for i in 0..n {
+        if i > 0 && (!left_out.contains(&i) || i == left_out.start) {
+            s.push('\n');
+        }
+        if i == left_out.start && !left_out.is_empty() {
+            s.push_str(&gap(left_out.clone()));
+        }
+        if !left_out.contains(&i) {
+            s.push_str(&line(i));
         }
     }
-    s
 }
 
 /// `s`, or its first `n` characters and ` …` when it is longer.
@@ -262,4 +320,18 @@ pub(crate) fn scc_indices(h: &History, scc: &[u32]) -> Vec<i64> {
     idx.sort_unstable();
     idx.dedup();
     idx
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_long_lists_are_elided() {
+        assert_eq!(elided(21, 10), 0..0);
+        assert_eq!(elided(22, 10), 10..12);
+        assert_eq!(elided(20_000, 10), 10..19_990);
+        assert_eq!(elided(5, usize::MAX), 0..0);
+        assert_eq!(elided(3, 0), 0..3);
+    }
 }

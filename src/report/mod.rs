@@ -4,6 +4,7 @@
 pub mod diagnostic;
 pub mod directory;
 pub mod edn;
+pub mod excerpt;
 mod explain;
 pub mod human;
 pub mod json;

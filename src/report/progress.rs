@@ -31,14 +31,15 @@ impl Progress {
     pub fn phase(&self, what: &str) {
         if self.on {
             let secs = self.start.elapsed().as_secs_f64();
-            eprint!("\r\x1b[2K[{secs:6.1}s] {what}…");
+            // A terminal that went away loses the line, nothing more.
+            let _ = write!(std::io::stderr(), "\r\x1b[2K[{secs:6.1}s] {what}…");
             let _ = std::io::stderr().flush();
         }
     }
 
     pub fn done(&self) {
         if self.on {
-            eprint!("\r\x1b[2K");
+            let _ = write!(std::io::stderr(), "\r\x1b[2K");
             let _ = std::io::stderr().flush();
         }
     }

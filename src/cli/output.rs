@@ -1,0 +1,60 @@
+//! Where the subcommands' output goes: every report, result map and table
+//! is written through [`to_stdout`], [`to_stderr`] or [`write_with`], so
+//! that a reader that closed the pipe ends the command quietly and a full
+//! disk is one line of error, never a panic of `print!`.
+
+use super::EXIT_INPUT;
+use std::io::{self, Write};
+use std::process::ExitCode;
+
+/// Exit status when the reader of stdout or stderr closed its pipe: what a
+/// shell reports for a command killed by SIGPIPE (128 + 13), the status
+/// `head` users expect of a writer they stopped.
+pub const EXIT_CLOSED_PIPE: u8 = 141;
+
+/// Writes `text` to stdout and flushes it (a full disk shows at the flush).
+pub fn to_stdout(text: &str) -> Result<(), ExitCode> {
+    write_with(&mut io::stdout().lock(), "the output", |w| {
+        w.write_all(text.as_bytes())
+    })
+}
+
+/// Writes `text` to stderr, where the human report and diagnostics go.
+pub fn to_stderr(text: &str) -> Result<(), ExitCode> {
+    write_with(&mut io::stderr().lock(), "the report", |w| {
+        w.write_all(text.as_bytes())
+    })
+}
+
+/// Runs `write` on `out`, then flushes; `what` names the output in the one
+/// error line. `Err` holds the exit status the command should end with.
+pub fn write_with<W: Write + ?Sized>(
+    out: &mut W,
+    what: &str,
+    write: impl FnOnce(&mut W) -> io::Result<()>,
+) -> Result<(), ExitCode> {
+    write(out)
+        .and_then(|()| out.flush())
+        .map_err(|e| failed(&e, what))
+}
+
+/// The exit status for a failed write, after saying why (unless the pipe
+/// was closed: then nobody is reading, and silence is right).
+fn failed(e: &io::Error, what: &str) -> ExitCode {
+    if e.kind() == io::ErrorKind::BrokenPipe {
+        return ExitCode::from(EXIT_CLOSED_PIPE);
+    }
+    say(format_args!("error: cannot write {what}: {e}"));
+    ExitCode::from(EXIT_INPUT)
+}
+
+/// One line on stderr (an error, a note): when stderr itself is closed or
+/// full there is nobody to tell, so the failure is dropped, not a panic.
+pub fn say(line: std::fmt::Arguments<'_>) {
+    let _ = writeln!(io::stderr(), "{line}");
+}
+
+/// Ends with `code` unless `result` says a write failed, whose status wins.
+pub fn status(result: Result<(), ExitCode>, code: ExitCode) -> ExitCode {
+    result.err().unwrap_or(code)
+}
