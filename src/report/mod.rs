@@ -10,3 +10,4 @@ pub mod json;
 pub mod lwt;
 pub mod progress;
 mod result;
+pub mod stop;
