@@ -136,6 +136,112 @@ mod limits {
         }
     }
 
+    /// Each case once panicked, aborted or was silently changed; now each is
+    /// a usage error (exit status 3) that names the argument.
+    #[test]
+    fn generator_arguments_are_validated() {
+        let cases: [(&[&str], &str); 12] = [
+            (
+                &["list-append", "--processes", "18446744073709551615"],
+                "--processes",
+            ),
+            (
+                &["list-append", "--processes", "10000000000"],
+                "is not in 1..=100000",
+            ),
+            (&["list-append", "--keys", "18446744073709551615"], "--keys"),
+            (
+                &["rw-register", "--keys", "18446744073709551614"],
+                "is not in 1..=1000000",
+            ),
+            (
+                &["rw-register", "--ops", "18446744073709551615"],
+                "numbers from 1 to 10000",
+            ),
+            (
+                &["list-append", "--ops", "1000000000", "--max-mb", "1"],
+                "--ops",
+            ),
+            (&["list-append", "--ops", "3-2"], "`3-2` is an empty range"),
+            (
+                &["mini-transactions", "--ops", "9"],
+                "at most 4 micro-ops, not 9",
+            ),
+            (&["lwt", "--keys", "0"], "'0' for '--keys"),
+            (&["lwt", "--processes", "0"], "'0' for '--processes"),
+            (&["lwt", "--keys", "18446744073709551615"], "--keys"),
+            (
+                &["list-append", "--max-writes-per-key", "0"],
+                "--max-writes-per-key",
+            ),
+        ];
+        for (args, message) in cases {
+            let mut all = vec!["gen"];
+            all.extend_from_slice(args);
+            all.extend_from_slice(&["--txns", "3"]);
+            let o = isocheck(&all);
+            let err = text(&o.stderr);
+            assert_eq!(o.status.code(), Some(3), "{args:?}: {err}");
+            assert!(err.starts_with("error: "), "{args:?}: {err}");
+            assert!(err.contains(message), "{args:?}: {err}");
+            assert!(o.stdout.is_empty(), "{args:?}");
+        }
+    }
+
+    #[test]
+    fn the_largest_generator_arguments_run() {
+        let o = isocheck(&[
+            "gen",
+            "list-append",
+            "--processes",
+            "100000",
+            "--keys",
+            "1000000",
+            "--txns",
+            "3",
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+        let o = isocheck(&[
+            "gen",
+            "lwt",
+            "--processes",
+            "100000",
+            "--keys",
+            "1000000",
+            "--txns",
+            "3",
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    }
+
+    /// The largest transactions are a few hundred kilobytes, so `--max-mb`
+    /// stops a run of a billion transactions (once 10 GB) soon after the limit.
+    #[test]
+    fn max_mb_stops_the_largest_transactions_promptly() {
+        let o = isocheck(&[
+            "gen",
+            "rw-register",
+            "--ops",
+            "10000",
+            "--txns",
+            "1000000000",
+            "--max-mb",
+            "1",
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+        let bytes = o.stdout.len();
+        // Transactions in flight complete after the limit: ten processes,
+        // a few hundred kilobytes each.
+        assert!((1_000_000..10_000_000).contains(&bytes), "{bytes} bytes");
+    }
+
+    #[test]
+    fn bench_sizes_are_validated() {
+        let o = isocheck(&["bench", "parse", "--mb", "18446744073709551615"]);
+        assert_eq!(o.status.code(), Some(3));
+        assert!(text(&o.stderr).contains("is not in 1..=1000000"));
+    }
+
     /// Runs `check` under an address-space limit of `kib` KiB (`ulimit -v`,
     /// so no crate is needed to call setrlimit).
     fn check_under_ulimit(kib: u32, file: &Path, extra: &str) -> Output {
