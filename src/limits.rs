@@ -291,10 +291,14 @@ fn stop(a: Armed, reason: Reason) -> ! {
 pub fn read_whole(input_bytes: u64) {
     update(|a| a.input_bytes = input_bytes);
     INPUT_BYTES.store(input_bytes, Ordering::Relaxed);
+    will_allocate(input_bytes);
+}
+
+/// Stops the check before it allocates `bytes` (a structure whose size is
+/// known in advance) when they would not fit in the budget.
+pub fn will_allocate(bytes: u64) {
     let budget = BUDGET.load(Ordering::Relaxed);
-    let used = ALLOCATED
-        .load(Ordering::Relaxed)
-        .saturating_add(input_bytes);
+    let used = ALLOCATED.load(Ordering::Relaxed).saturating_add(bytes);
     if let Some(a) = ARMED.get().filter(|_| used > budget) {
         let refused = false;
         stop(

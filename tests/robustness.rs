@@ -26,15 +26,23 @@ mod limits {
     /// A generated list-append history of `txns` transactions, written once
     /// per test process.
     fn generated(txns: u32) -> PathBuf {
+        let n = txns.to_string();
+        generated_with(&format!("la-{txns}"), &["list-append", "--txns", &n])
+    }
+
+    /// A history `isocheck gen` writes with `args`, once per test process.
+    fn generated_with(name: &str, args: &[&str]) -> PathBuf {
         let path =
-            std::env::temp_dir().join(format!("isocheck-limits-{}-{txns}.edn", std::process::id()));
+            std::env::temp_dir().join(format!("isocheck-limits-{}-{name}.edn", std::process::id()));
         if !path.exists() {
             // Tests run in parallel: each writes its own copy and renames it
             // into place, so none reads a half-written file.
             let part = path.with_extension(format!("{:?}.part", std::thread::current().id()));
-            let n = txns.to_string();
             let out = part.to_string_lossy().into_owned();
-            let o = isocheck(&["gen", "list-append", "--txns", &n, "-o", &out]);
+            let mut all = vec!["gen"];
+            all.extend_from_slice(args);
+            all.extend_from_slice(&["-o", &out]);
+            let o = isocheck(&all);
             assert!(o.status.success(), "{}", text(&o.stderr));
             std::fs::rename(&part, &path).expect("rename");
         }
@@ -240,6 +248,30 @@ mod limits {
         let o = isocheck(&["bench", "parse", "--mb", "18446744073709551615"]);
         assert_eq!(o.status.code(), Some(3));
         assert!(text(&o.stderr).contains("is not in 1..=1000000"));
+    }
+
+    /// Blind writes to two keys leave some 10^8 pairs of writes unordered:
+    /// inference alone needs more than 10 GB. The budget stops it there, at
+    /// a poll in the pair loops or before the pairs are allocated.
+    #[test]
+    fn a_budget_stops_quadratic_inference() {
+        let args = [
+            "rw-register",
+            "--txns",
+            "20000",
+            "--blind-writes",
+            "1",
+            "--keys",
+            "2",
+        ];
+        let file = generated_with("blind", &args);
+        let o = check(&file, &["--max-memory", "200M", "--format", "edn"]);
+        assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
+        let out = text(&o.stdout);
+        let head = "{:valid? :unknown,\n :reason :memory-limit,\n :stage :inference,\n \
+                    :memory-budget 200000000,\n";
+        assert!(out.starts_with(head), "{out}");
+        assert!(out.contains(":ops-that-fit "), "{out}");
     }
 
     /// Runs `check` under an address-space limit of `kib` KiB (`ulimit -v`,

@@ -690,6 +690,7 @@ impl Rr<'_> {
             return;
         };
         for (x, y) in pairs {
+            crate::limits::tick();
             let (x, y) = (x + lo, y + lo);
             let (mut fwd, mut back) = (Vec::new(), Vec::new());
             self.precedes(x, y, readers, &mut fwd);
