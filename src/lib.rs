@@ -11,6 +11,7 @@ pub mod gen;
 pub mod graph;
 pub mod history;
 pub mod infer;
+pub mod limits;
 pub mod recheck;
 pub mod report;
 pub mod stats;

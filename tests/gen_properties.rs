@@ -48,7 +48,11 @@ fn params(seed: u64, kind: Kind, level: Level, fault: Option<Fault>) -> Params {
         shape: Shape {
             kind,
             min_ops,
-            max_ops: min_ops + r.below(4),
+            // Mini-transactions have at most four micro-ops.
+            max_ops: (min_ops + r.below(4)).min(match kind {
+                Kind::MiniTransactions => 4,
+                _ => u64::MAX,
+            }),
             read_ratio: [0.2, 0.5, 0.8][r.below(3) as usize],
             blind_writes: if kind == Kind::RwRegister && r.chance(0.3) {
                 0.3

@@ -18,6 +18,7 @@
 use super::lattice;
 use crate::graph::{nontrivial, tarjan, Graph};
 use crate::infer::{Rel, RelSet};
+use crate::limits;
 use std::collections::BTreeSet;
 
 /// The base of a cycle anomaly type (list-append and rw-register have no
@@ -478,6 +479,7 @@ impl Bfs {
         let allowed = spec.allowed();
         let c = comp[u as usize];
         while let Some((x, s)) = queue.pop_front() {
+            limits::tick();
             for (edge, y) in sub.out_primary(x, allowed) {
                 if comp[y as usize] != c {
                     continue;

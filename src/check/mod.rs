@@ -19,6 +19,7 @@ pub use verdict::{Entry, Validity, Verdict};
 use crate::graph::{nontrivial, order, tarjan, Graph};
 use crate::history::{History, TxnId, Val};
 use crate::infer::{self, Anomaly, Dep, InferOptions, Inference, Rel, RelSet, Version, NO_MOP};
+use crate::limits::{self, Stage};
 use std::collections::BTreeSet;
 
 /// What to check, with Elle's option names and defaults.
@@ -122,6 +123,7 @@ pub fn anomaly_types(
 pub fn analyze(history: &History, opts: &CheckOptions) -> Result<Analysis, OptionError> {
     let (prohibited, reportable) = anomaly_types(opts)?;
     let order = order_needed(history, &reportable);
+    limits::stage(Stage::FastPath);
     let path = match opts.solve.enabled && !opts.no_fast_path {
         true => mini::decide(history, &opts.infer, order, &prohibited),
         false => Path::General,
@@ -143,6 +145,7 @@ pub fn analyze(history: &History, opts: &CheckOptions) -> Result<Analysis, Optio
     if let Path::Mini { .. } = path {
         return Ok(analysis);
     }
+    limits::stage(Stage::Inference);
     let Inference {
         mut deps,
         anomalies,
@@ -150,8 +153,11 @@ pub fn analyze(history: &History, opts: &CheckOptions) -> Result<Analysis, Optio
         constraints,
         ..
     } = infer::infer(history, &opts.infer);
+    limits::stage(Stage::Order);
     deps.extend(order_deps(history, order));
+    limits::stage(Stage::Graph);
     analysis.graph = Graph::new(history.txns.len(), &deps);
+    limits::stage(Stage::Cycles);
     let specs = cycles::specs(order);
     for scc in sccs(&analysis.graph) {
         let found = cycles::search_scc(&analysis.graph, &scc, &specs);
@@ -163,6 +169,7 @@ pub fn analyze(history: &History, opts: &CheckOptions) -> Result<Analysis, Optio
     let session = if constraints.is_empty() && implied.is_empty() {
         Vec::new()
     } else {
+        limits::stage(Stage::Order);
         order::process_edges(history)
     };
     uncertain::decide_all(&mut analysis, &implied, &constraints, &session, &opts.solve);

@@ -10,6 +10,7 @@ use super::{lattice, verdict, Analysis};
 use crate::graph::{csr, nontrivial, tarjan, Graph};
 use crate::history::TxnId;
 use crate::infer::{Constraint, Dep, Rel, RelSet};
+use crate::limits::{self, Stage};
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
@@ -106,7 +107,9 @@ pub fn decide_all(
     if (constraints.is_empty() && implied.is_empty()) || !opts.enabled {
         return;
     }
-    let deadline = opts.timeout.map(|t| Instant::now() + t);
+    // Inside a limited check the deadline was set before reading began.
+    let deadline =
+        limits::deadline().or_else(|| opts.timeout.and_then(|t| Instant::now().checked_add(t)));
     let known = Known {
         certain: a.deps.len(),
         implied,
@@ -129,10 +132,12 @@ pub fn decide_all(
         {
             continue;
         }
+        limits::stage(Stage::Construct);
         let started = Instant::now();
         let txns = a.graph.vertex_count() as u32;
         let mut problem = problem(txns, mg, known.of(&a.deps, mg), constraints);
         let construct = started.elapsed();
+        limits::stage(Stage::Solve);
         let settings = Settings {
             pruning: opts.pruning,
             deadline,
@@ -292,7 +297,10 @@ fn problem<'a>(
         known: known.filter_map(|d| edge(mg, d)).collect(),
         sides: constraints
             .iter()
-            .map(|c| [side(&c.sides[0]), side(&c.sides[1])])
+            .map(|c| {
+                limits::tick();
+                [side(&c.sides[0]), side(&c.sides[1])]
+            })
             .collect(),
     }
 }

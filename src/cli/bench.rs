@@ -23,7 +23,7 @@ pub struct BenchArgs {
     pub file: Option<PathBuf>,
     #[command(flatten)]
     pub input: super::InputArgs,
-    #[arg(long, default_value_t = 100)]
+    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u64).range(1..=MAX_MB))]
     pub mb: u64,
     /// Timed runs (the best is reported).
     #[arg(long, default_value_t = 3)]
@@ -43,6 +43,9 @@ pub struct BenchArgs {
     #[arg(long, conflicts_with = "file", allow_hyphen_values = true)]
     pub generate: Option<String>,
 }
+
+/// The largest history `bench` generates, in megabytes (a terabyte).
+const MAX_MB: u64 = 1_000_000;
 
 /// `isocheck gen`'s arguments on their own.
 #[derive(clap::Parser, Debug)]
@@ -98,7 +101,7 @@ fn bench_file(a: &BenchArgs) -> Result<PathBuf, String> {
         output::say(format_args!("generating {} ...", path.display()));
         let params = Params {
             txns: u64::MAX,
-            max_bytes: a.mb * 1_000_000,
+            max_bytes: a.mb.saturating_mul(1_000_000),
             processes: 20,
             ..Params::default()
         };

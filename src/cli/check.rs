@@ -5,6 +5,7 @@ use super::{InputArgs, EXIT_INPUT};
 use crate::check::{self, CheckOptions, SolveOptions, Validity};
 use crate::history;
 use crate::infer::InferOptions;
+use crate::limits::{self, Stage};
 use crate::report::{self, diagnostic};
 use clap::ValueEnum;
 use std::path::PathBuf;
@@ -79,10 +80,17 @@ pub struct ModelArgs {
     /// Skip PolySI's pruning and hand every constraint to the solver.
     #[arg(long)]
     pub no_pruning: bool,
-    /// Give up after this many seconds of solving (`:valid? :unknown`,
-    /// exit status 2); fractions allowed.
+    /// Give up after this many seconds, counted from the first byte read
+    /// to the verdict (`:valid? :unknown` with the stage it stopped in, exit
+    /// status 2); fractions allowed, 0 stops at once.
     #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
     pub timeout: Option<Duration>,
+    /// Give up (`:valid? :unknown`, reason `memory-limit`, exit status 2)
+    /// once the check has allocated this much: bytes, or with a suffix
+    /// (`500M`, `1.5G`, `2GiB`). Default: the memory available (free memory,
+    /// the cgroup's limit and the address-space limit, the least of them).
+    #[arg(long, value_name = "BYTES", value_parser = parse_bytes)]
+    pub max_memory: Option<u64>,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -91,10 +99,46 @@ pub enum Solver {
     Kissat,
 }
 
+/// A finite number of seconds, 0 or more; one too large for a `Duration`
+/// is the longest there is (no deadline at all, in effect).
 fn parse_seconds(s: &str) -> Result<Duration, String> {
     match s.parse::<f64>() {
-        Ok(x) if x.is_finite() && x > 0.0 => Ok(Duration::from_secs_f64(x)),
-        _ => Err(format!("`{s}` is not a positive number of seconds")),
+        Ok(x) if x.is_finite() && x >= 0.0 => {
+            Ok(Duration::try_from_secs_f64(x).unwrap_or(Duration::MAX))
+        }
+        _ => Err(format!("`{s}` is not a number of seconds (0 or more)")),
+    }
+}
+
+/// Bytes: a number with an optional unit, decimal (`k`, `M`, `G`, `T`,
+/// with or without `B`) or binary (`KiB`, `MiB`, `GiB`, `TiB`).
+fn parse_bytes(s: &str) -> Result<u64, String> {
+    let bad = || format!("`{s}` is not a size in bytes (e.g. 1000000, 500M, 1.5G, 2GiB)");
+    let split = s
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(s.len());
+    let (number, unit) = s.split_at(split);
+    let number: f64 = number.parse().map_err(|_| bad())?;
+    let unit = unit.trim().to_ascii_lowercase();
+    let unit = unit.strip_suffix('b').unwrap_or(&unit);
+    let scale: f64 = match unit {
+        "" => 1.0,
+        "k" => 1e3,
+        "m" => 1e6,
+        "g" => 1e9,
+        "t" => 1e12,
+        "ki" => 1024.0,
+        "mi" => 1024.0 * 1024.0,
+        "gi" => 1024.0 * 1024.0 * 1024.0,
+        "ti" => 1024.0 * 1024.0 * 1024.0 * 1024.0,
+        _ => return Err(bad()),
+    };
+    let bytes = number * scale;
+    // `u64::MAX as f64` rounds up to 2^64, which does not fit.
+    if (1.0..u64::MAX as f64).contains(&bytes) {
+        Ok(bytes as u64)
+    } else {
+        Err(format!("`{s}` is not between 1 byte and 2^64 bytes"))
     }
 }
 
@@ -106,6 +150,12 @@ pub enum CheckFormat {
 }
 
 impl ModelArgs {
+    /// Sets the memory budget, `--max-memory` or the memory available.
+    pub fn arm_memory(&self, format: report::stop::Format) {
+        let budget = self.max_memory.or_else(limits::available_memory);
+        limits::arm_memory(budget.unwrap_or(u64::MAX), format);
+    }
+
     pub fn options(&self) -> CheckOptions {
         let clean = |s: &String| s.trim().trim_start_matches(':').to_string();
         let models = self.consistency_models.as_ref().map(|ms| {
@@ -151,8 +201,39 @@ pub fn run(a: &CheckArgs) -> ExitCode {
         output::say(format_args!("error: {e}\n  help: {}", option_help(&e)));
         return ExitCode::from(EXIT_INPUT);
     }
+    let format = match a.format {
+        CheckFormat::Human => report::stop::Format::Human,
+        CheckFormat::Edn => report::stop::Format::Edn,
+        CheckFormat::Json => report::stop::Format::Json,
+    };
+    a.model.arm_memory(format);
     let progress = report::progress::Progress::new(history::input_size(&a.file));
+    let outcome = limits::run(a.model.timeout, || check_file(a, &opts, &progress));
+    progress.done();
+    outcome.unwrap_or_else(|stop| stopped(&stop, format))
+}
+
+/// Writes the answer of a check a limit stopped.
+pub(super) fn stopped(stop: &limits::Stop, format: report::stop::Format) -> ExitCode {
+    let text = report::stop::render(stop, format);
+    let written = match format {
+        report::stop::Format::Human => output::to_stderr(&text),
+        _ => output::to_stdout(&text),
+    };
+    output::status(written, ExitCode::from(EXIT_UNKNOWN))
+}
+
+/// Reads, checks and reports, polling the limits `run` armed: nothing is
+/// printed before the report is rendered, so a stop leaves no partial output.
+fn check_file(
+    a: &CheckArgs,
+    opts: &CheckOptions,
+    progress: &report::progress::Progress,
+) -> ExitCode {
     progress.phase("reading");
+    // The text is read whole: stop before, not after, it overruns the budget.
+    limits::read_whole(history::input_size(&a.file));
+    limits::stage(Stage::Reading);
     let history = match history::load(&a.file, &a.input.load_options()) {
         Ok(h) => h,
         Err(d) => {
@@ -161,11 +242,12 @@ pub fn run(a: &CheckArgs) -> ExitCode {
             return output::status(output::to_stderr(&text), ExitCode::from(EXIT_INPUT));
         }
     };
+    limits::ops_read(history.ops.len());
     progress.phase("checking");
     if history.workload == history::Workload::CasRegister {
-        return run_lwt(a, &history, &progress);
+        return run_lwt(a, &history, progress);
     }
-    let analysis = match check::analyze(&history, &opts) {
+    let analysis = match check::analyze(&history, opts) {
         Ok(x) => x,
         Err(e) => {
             progress.done();
@@ -173,29 +255,26 @@ pub fn run(a: &CheckArgs) -> ExitCode {
             return ExitCode::from(EXIT_INPUT);
         }
     };
+    limits::stage(Stage::Report);
     let verdict = check::verdict::verdict(&analysis);
+    let text = match a.format {
+        CheckFormat::Human => {
+            report::human::render(&history, &analysis, &verdict, diagnostic::stderr_color())
+        }
+        CheckFormat::Edn => report::edn::result_map(&history, &analysis, &verdict),
+        CheckFormat::Json => {
+            serde_json::to_string_pretty(&report::json::result_map(&history, &analysis, &verdict))
+                .unwrap_or_default()
+        }
+    };
+    limits::stage(Stage::Report);
     progress.done();
     if a.verbose {
         if let Err(code) = output::to_stderr(&report::human::solving_stats(&analysis)) {
             return code;
         }
     }
-    let written = match a.format {
-        CheckFormat::Human => output::to_stderr(&report::human::render(
-            &history,
-            &analysis,
-            &verdict,
-            diagnostic::stderr_color(),
-        )),
-        CheckFormat::Edn => output::to_stdout(&format!(
-            "{}\n",
-            report::edn::result_map(&history, &analysis, &verdict)
-        )),
-        CheckFormat::Json => output::to_stdout(&json_line(&report::json::result_map(
-            &history, &analysis, &verdict,
-        ))),
-    };
-    if let Err(code) = written {
+    if let Err(code) = print_report(a.format, &text) {
         return code;
     }
     if let Some(dir) = &a.directory {
@@ -209,11 +288,19 @@ pub fn run(a: &CheckArgs) -> ExitCode {
         }
     }
     super::bench::report_peak_rss();
-    verdict_status(verdict.valid)
+    exit_status(verdict.valid)
 }
 
-/// The exit status of a verdict.
-fn verdict_status(valid: Validity) -> ExitCode {
+/// The report for people goes to stderr, result maps to stdout, each
+/// through the output helper (a closed pipe or a full disk is its status).
+fn print_report(format: CheckFormat, text: &str) -> Result<(), ExitCode> {
+    match format {
+        CheckFormat::Human => output::to_stderr(text),
+        _ => output::to_stdout(&format!("{text}\n")),
+    }
+}
+
+fn exit_status(valid: Validity) -> ExitCode {
     ExitCode::from(match valid {
         Validity::True => EXIT_VALID,
         Validity::False => EXIT_INVALID,
@@ -235,23 +322,20 @@ fn run_lwt(
     history: &history::History,
     progress: &report::progress::Progress,
 ) -> ExitCode {
+    limits::stage(Stage::Lwt);
     let analysis = check::lwt::check(history);
-    progress.done();
-    let written = match a.format {
-        CheckFormat::Human => output::to_stderr(&report::lwt::render(
-            history,
-            &analysis,
-            diagnostic::stderr_color(),
-        )),
-        CheckFormat::Edn => output::to_stdout(&format!(
-            "{}\n",
-            report::lwt::edn_result(history, &analysis)
-        )),
+    limits::stage(Stage::Report);
+    let text = match a.format {
+        CheckFormat::Human => report::lwt::render(history, &analysis, diagnostic::stderr_color()),
+        CheckFormat::Edn => report::lwt::edn_result(history, &analysis),
         CheckFormat::Json => {
-            output::to_stdout(&json_line(&report::lwt::json_result(history, &analysis)))
+            serde_json::to_string_pretty(&report::lwt::json_result(history, &analysis))
+                .unwrap_or_default()
         }
     };
-    if let Err(code) = written {
+    limits::stage(Stage::Report);
+    progress.done();
+    if let Err(code) = print_report(a.format, &text) {
         return code;
     }
     if a.directory.is_some() {
@@ -261,7 +345,7 @@ fn run_lwt(
         }
     }
     super::bench::report_peak_rss();
-    verdict_status(analysis.validity())
+    exit_status(analysis.validity())
 }
 
 pub(super) fn option_help(e: &check::OptionError) -> String {

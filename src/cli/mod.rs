@@ -139,7 +139,8 @@ pub struct GenArgs {
     #[arg(long)]
     pub max_mb: Option<u64>,
     /// Concurrent client processes (sessions).
-    #[arg(long, visible_alias = "sessions", default_value_t = 10)]
+    #[arg(long, visible_alias = "sessions", default_value_t = 10,
+          value_parser = clap::value_parser!(u64).range(1..=gen::MAX_PROCESSES))]
     pub processes: u64,
     /// Micro-ops per transaction: `N`, or `MIN-MAX` drawn uniformly
     /// (mini-transactions: at most 4).
@@ -149,10 +150,11 @@ pub struct GenArgs {
     /// --max-writes-per-key appends and a fresh one takes its place; lwt:
     /// registers, written as jepsen.independent `[k v]` tuples when more
     /// than one).
-    #[arg(long, default_value_t = 10)]
+    #[arg(long, default_value_t = 10,
+          value_parser = clap::value_parser!(u64).range(1..=gen::MAX_KEYS))]
     pub keys: u64,
     /// list-append: appends to a key before it retires.
-    #[arg(long, default_value_t = 32)]
+    #[arg(long, default_value_t = 32, value_parser = clap::value_parser!(u64).range(1..))]
     pub max_writes_per_key: u64,
     /// Fraction of micro-ops that are reads.
     #[arg(long, default_value_t = 0.5, value_parser = parse_fraction)]
@@ -234,16 +236,22 @@ impl GenArgs {
     }
 }
 
-/// `N` or `MIN-MAX`.
+/// `N` or `MIN-MAX`, between 1 and [`gen::MAX_OPS`].
 fn parse_ops(s: &str) -> Result<(u64, u64), String> {
-    let num = |t: &str| {
-        t.trim()
-            .parse::<u64>()
-            .map_err(|_| format!("`{s}` is not N or MIN-MAX"))
+    let num = |t: &str| match t.trim().parse::<u64>() {
+        Ok(n) if (1..=gen::MAX_OPS).contains(&n) => Ok(n),
+        _ => Err(format!(
+            "`{s}` is not N or MIN-MAX with numbers from 1 to {}",
+            gen::MAX_OPS
+        )),
     };
-    match s.split_once('-') {
-        Some((a, b)) => Ok((num(a)?, num(b)?)),
-        None => num(s).map(|n| (n, n)),
+    let (min, max) = match s.split_once('-') {
+        Some((a, b)) => (num(a)?, num(b)?),
+        None => num(s).map(|n| (n, n))?,
+    };
+    match min <= max {
+        true => Ok((min, max)),
+        false => Err(format!("`{s}` is an empty range")),
     }
 }
 
@@ -343,6 +351,9 @@ fn gen_lwt(a: &GenArgs) -> ExitCode {
         max_bytes: a.max_mb.map_or(u64::MAX, |m| m.saturating_mul(1_000_000)),
         ..Default::default()
     };
+    if let Err(msg) = params.validate() {
+        return usage_error(&msg);
+    }
     write_output(a, |w| gen::lwt::write(w, &params).map(drop))
 }
 

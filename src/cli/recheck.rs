@@ -6,6 +6,7 @@ use super::{output, OutputFormat, EXIT_INPUT};
 use crate::check::Validity;
 use crate::check::{self, CheckOptions};
 use crate::history::{self, LoadOptions, Workload};
+use crate::limits::{self, Stage};
 use crate::recheck::{self, Agreement, Recorded, Run, RunOptions};
 use crate::report::progress::Progress;
 use std::path::{Path, PathBuf};
@@ -14,8 +15,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-/// Solving time per history when `--timeout` is not given: a store can hold
-/// a history the solver cannot settle quickly, and the table should still come.
+/// Time per history, reading to verdict, when `--timeout` is not given: a
+/// store can hold a history the solver cannot settle quickly, and the table
+/// should still come.
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 
 #[derive(clap::Args, Debug)]
@@ -24,7 +26,7 @@ pub struct RecheckArgs {
     pub store: PathBuf,
     /// Options for runs whose `test.edn` does not record them (a run's
     /// recorded `:consistency-models`, `:anomalies` and `:*-keys?` win).
-    /// Without `--timeout`, solving stops after 60 s per history.
+    /// Without `--timeout`, each history's check stops after 60 s.
     #[command(flatten)]
     pub model: ModelArgs,
     /// Histories checked at once (default: every core).
@@ -66,6 +68,7 @@ pub fn run(a: &RecheckArgs) -> ExitCode {
     if base.solve.enabled && base.solve.timeout.is_none() {
         base.solve.timeout = Some(DEFAULT_TIMEOUT);
     }
+    a.model.arm_memory(crate::report::stop::Format::Human);
     let runs = match recheck::find_runs(&a.store) {
         Ok(runs) if !runs.is_empty() => runs,
         Ok(_) => {
@@ -158,7 +161,12 @@ fn check_run(run: &Run, base: &CheckOptions) -> Row {
     });
     let opts = options.apply(base);
     let mut workload = options.workload.clone();
-    let ours = verdict(&run.history, &opts, &mut workload).map_err(|e| notes.push(e));
+    let limited = limits::run(opts.solve.timeout, || {
+        verdict(&run.history, &opts, &mut workload)
+    });
+    let ours = limited
+        .unwrap_or_else(|stop| Ok(stopped(&stop)))
+        .map_err(|e| notes.push(e));
     let ours = ours.ok();
     Row {
         run: run.name.display().to_string(),
@@ -187,6 +195,16 @@ fn read_with<T, E: std::fmt::Display>(
     parse(&text).map_err(|e| format!("{}: {e}", path.display()))
 }
 
+/// A check a limit stopped: unknown, with the reason and the stage as its
+/// one anomaly type.
+fn stopped(stop: &limits::Stop) -> Ours {
+    Ours {
+        valid: Validity::Unknown,
+        anomaly_types: vec![format!("{} ({})", stop.reason.name(), stop.stage.name())],
+        not: Vec::new(),
+    }
+}
+
 /// Our verdict; fills in the workload from the history when the run did
 /// not name one.
 fn verdict(
@@ -194,9 +212,12 @@ fn verdict(
     opts: &CheckOptions,
     workload: &mut Option<String>,
 ) -> Result<Ours, String> {
+    limits::read_whole(history::input_size(path));
     let h = history::load(path, &LoadOptions::default()).map_err(|d| d.to_string())?;
+    limits::ops_read(h.ops.len());
     workload.get_or_insert_with(|| h.workload.name().to_string());
     if h.workload == Workload::CasRegister {
+        limits::stage(Stage::Lwt);
         let a = check::lwt::check(&h);
         return Ok(Ours {
             valid: a.validity(),

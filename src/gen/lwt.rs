@@ -42,6 +42,21 @@ impl Default for Params {
     }
 }
 
+impl Params {
+    /// Why these parameters make no run, if they do not.
+    pub fn validate(&self) -> Result<(), String> {
+        let (procs, keys) = (1..=super::MAX_PROCESSES, 1..=super::MAX_KEYS);
+        if !procs.contains(&self.processes) || !keys.contains(&self.keys) {
+            return Err(format!(
+                "processes must be from 1 to {} and keys from 1 to {}",
+                procs.end(),
+                keys.end()
+            ));
+        }
+        Ok(())
+    }
+}
+
 #[derive(Clone, Copy)]
 enum F {
     Read,
@@ -100,6 +115,8 @@ impl<W: Write> Writer<W> {
 
 /// Writes a history; returns the number of ops invoked.
 pub fn write<W: Write>(out: W, p: &Params) -> io::Result<u64> {
+    p.validate()
+        .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
     let mut rng = Rng::new(p.seed);
     let keys = p.keys.max(1) as usize;
     let mut w = Writer {

@@ -19,6 +19,16 @@ pub use workload::{Distribution, Kind, Shape};
 
 use std::io::{self, Write};
 
+/// At most this many client processes: each has its own state, allocated
+/// up front.
+pub const MAX_PROCESSES: u64 = 100_000;
+/// At most this many keys (list-append: in use at a time; lwt: registers),
+/// allocated up front.
+pub const MAX_KEYS: u64 = 1_000_000;
+/// At most this many micro-ops per transaction, so that `--max-mb` is
+/// checked after every few hundred kilobytes.
+pub const MAX_OPS: u64 = 10_000;
+
 /// The isolation level the simulated database provides.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Level {
@@ -116,6 +126,18 @@ impl Params {
         }
         if self.processes == 0 || s.keys == 0 || s.min_ops == 0 || s.max_writes_per_key == 0 {
             return Err("processes, keys, micro-ops and writes per key must be at least 1".into());
+        }
+        if s.kind == Kind::MiniTransactions && s.max_ops > 4 {
+            return Err(format!(
+                "mini-transactions have at most 4 micro-ops, not {}",
+                s.max_ops
+            ));
+        }
+        if self.processes > MAX_PROCESSES || s.keys > MAX_KEYS || s.max_ops > MAX_OPS {
+            return Err(format!(
+                "at most {MAX_PROCESSES} processes, {MAX_KEYS} keys and {MAX_OPS} micro-ops \
+                 per transaction"
+            ));
         }
         if s.min_ops > s.max_ops {
             return Err(format!(

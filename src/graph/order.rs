@@ -48,6 +48,7 @@ pub fn realtime_edges(history: &History) -> Vec<(TxnId, TxnId)> {
     let mut in_buffer = vec![false; history.txns.len()];
     let mut edges = Vec::new();
     for (_, t, is_invoke) in events {
+        crate::limits::tick();
         if is_invoke {
             for &a in &buffer {
                 edges.push((a, t));

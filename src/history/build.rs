@@ -20,6 +20,7 @@ pub fn build(
     mut ops: Ops,
     workload: Option<Workload>,
 ) -> Result<History, HistoryError> {
+    crate::limits::stage(crate::limits::Stage::Pairing);
     let txn_f = ops.values.intern_canonical(":txn");
     let (mut txns, others) = pair(&ops, txn_f)?;
     let other_client_ops = others.iter().filter_map(|&(i, c)| c.or(i)).collect();

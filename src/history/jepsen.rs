@@ -266,6 +266,7 @@ impl<'a> OpReader<'a> {
             None => return Err(self.missing_type(&op).into()),
         };
         self.out.ops.push(op);
+        crate::limits::tick_read(self.out.ops.len());
         Ok(end)
     }
 

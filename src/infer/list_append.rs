@@ -268,6 +268,7 @@ impl La<'_> {
         let mut seen: TxnKeys<()> = TxnKeys::default();
         let mut last = Vec::new();
         for (t, txn) in h.txns.iter().enumerate() {
+            crate::limits::tick();
             let mops = h.mops_of(txn);
             // Which appends are the last of their key in the transaction.
             seen.clear();
@@ -416,6 +417,7 @@ impl La<'_> {
         let h = self.h;
         let mut ks: TxnKeys<KeyState> = TxnKeys::default();
         for (t, txn) in h.txns.iter().enumerate() {
+            crate::limits::tick();
             if txn.status != Status::Committed {
                 continue;
             }
@@ -615,6 +617,7 @@ impl La<'_> {
         let mut scratch: Vec<Dep> = Vec::new();
         let mut next_wr = 0;
         for (t, txn) in h.txns.iter().enumerate() {
+            crate::limits::tick();
             let t = t as TxnId;
             scratch.clear();
             while next_wr < self.wr.len() && self.wr[next_wr].0 == t {

@@ -103,6 +103,7 @@ impl Rr<'_> {
         let h = self.h;
         let mut ks: TxnKeys<Ext> = TxnKeys::default();
         for (t, txn) in h.txns.iter().enumerate() {
+            crate::limits::tick();
             self.touch_start.push(self.touches.len() as u32);
             ks.clear();
             for (j, m) in h.mops_of(txn).iter().enumerate() {
@@ -689,6 +690,7 @@ impl Rr<'_> {
             return;
         };
         for (x, y) in pairs {
+            crate::limits::tick();
             let (x, y) = (x + lo, y + lo);
             let (mut fwd, mut back) = (Vec::new(), Vec::new());
             self.precedes(x, y, readers, &mut fwd);

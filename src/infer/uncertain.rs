@@ -66,6 +66,10 @@ pub(super) fn unordered_pairs(
 ) -> Option<Vec<(u32, u32)>> {
     let mut pairs = Vec::new();
     if edges.is_empty() {
+        // Every pair: quadratic, so known in advance to fit or not.
+        let w = writers.len() as u64;
+        let bytes = w.saturating_mul(w.saturating_sub(1)) / 2 * 8;
+        crate::limits::will_allocate(bytes);
         for (i, &x) in writers.iter().enumerate() {
             pairs.extend(writers[i + 1..].iter().map(|&y| (x, y)));
         }
@@ -80,6 +84,7 @@ pub(super) fn unordered_pairs(
         bit_of[w as usize] = i as u32;
     }
     // reach[v]: the writer versions strictly after v.
+    crate::limits::will_allocate((n * words * 8) as u64);
     let mut reach = vec![0u64; n * words];
     for &v in topo.iter().rev() {
         for &s in out(v) {
@@ -97,6 +102,7 @@ pub(super) fn unordered_pairs(
     for (i, &x) in writers.iter().enumerate() {
         for (j, &y) in writers.iter().enumerate().skip(i + 1) {
             if !has(x, j) && !has(y, i) {
+                crate::limits::tick();
                 pairs.push((x, y));
             }
         }

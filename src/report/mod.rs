@@ -11,3 +11,4 @@ pub mod json;
 pub mod lwt;
 pub mod progress;
 mod result;
+pub mod stop;

@@ -1,0 +1,651 @@
+//! Limits on one check: a deadline (`--timeout`) and a memory budget
+//! (`--max-memory`), from the first byte read to the verdict.
+//!
+//! A check runs inside [`run`], which arms the limits for its thread. The
+//! pipeline names the stage it enters with [`stage`] (which polls the limits)
+//! and its hot loops call [`tick`] (which polls every [`TICKS_PER_POLL`]
+//! calls). A poll that finds a limit exceeded unwinds to [`run`] with a
+//! [`Stop`] saying why and where: the stages build their structures in
+//! place and cannot all return errors without threading one through every
+//! loop, and `resume_unwind` runs no panic hook, so nothing is printed and
+//! everything built so far is dropped on the way. Outside [`run`] the polls
+//! do nothing, so library callers see no limit.
+//!
+//! Memory is what [`CountingAlloc`] (the binary's global allocator) has
+//! handed out and not taken back. Rust collections cannot see an allocation
+//! fail, so the budget is soft: polls compare the count with it. When the
+//! system itself refuses an allocation (an address-space limit), the
+//! allocator frees a ballast reserved at [`arm_memory`] and retries, so the
+//! check can reach its next poll; if even that fails, it writes the
+//! memory-limit answer without allocating and exits with status 2 rather
+//! than abort. Polls must not run in code the SAT solver calls back into
+//! (unwinding across C++ would abort); the solver has its own deadline.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, AtomicU8, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+/// Hot loops poll the clock and the allocation count this seldom.
+pub const TICKS_PER_POLL: u32 = 1024;
+
+/// Address space kept in reserve to reach the next poll after the system
+/// refuses an allocation.
+const BALLAST_BYTES: usize = 32 << 20;
+
+/// Where a check was when it stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Stage {
+    Reading,
+    Pairing,
+    FastPath,
+    Inference,
+    Order,
+    Graph,
+    Cycles,
+    Construct,
+    Solve,
+    Lwt,
+    Report,
+}
+
+impl Stage {
+    const ALL: [Stage; 11] = [
+        Stage::Reading,
+        Stage::Pairing,
+        Stage::FastPath,
+        Stage::Inference,
+        Stage::Order,
+        Stage::Graph,
+        Stage::Cycles,
+        Stage::Construct,
+        Stage::Solve,
+        Stage::Lwt,
+        Stage::Report,
+    ];
+
+    /// The keyword the result map names the stage with.
+    pub fn name(self) -> &'static str {
+        match self {
+            Stage::Reading => "reading",
+            Stage::Pairing => "pairing",
+            Stage::FastPath => "fast-path",
+            Stage::Inference => "inference",
+            Stage::Order => "order",
+            Stage::Graph => "graph",
+            Stage::Cycles => "cycles",
+            Stage::Construct => "construct",
+            Stage::Solve => "solve",
+            Stage::Lwt => "lwt",
+            Stage::Report => "report",
+        }
+    }
+
+    /// What the check was doing, for people.
+    pub fn doing(self) -> &'static str {
+        match self {
+            Stage::Reading => "reading the history",
+            Stage::Pairing => "pairing ops into transactions",
+            Stage::FastPath => "checking mini-transactions",
+            Stage::Inference => "inferring dependencies",
+            Stage::Order => "building process or real-time order",
+            Stage::Graph => "building the dependency graph",
+            Stage::Cycles => "searching for cycles",
+            Stage::Construct => "building the solver's problem",
+            Stage::Solve => "solving for a version order",
+            Stage::Lwt => "checking lightweight transactions",
+            Stage::Report => "writing the report",
+        }
+    }
+
+    fn from_u8(n: u8) -> Stage {
+        Stage::ALL
+            .get(usize::from(n))
+            .copied()
+            .unwrap_or(Stage::Reading)
+    }
+}
+
+/// Which limit stopped a check.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reason {
+    /// The `--timeout` passed.
+    Timeout(Duration),
+    /// Allocated memory went over the budget, or (`refused`) the system
+    /// refused an allocation; then `budget` is what it had given and `used`
+    /// what the check asked for.
+    MemoryLimit {
+        budget: u64,
+        used: u64,
+        refused: bool,
+    },
+}
+
+impl Reason {
+    pub fn name(self) -> &'static str {
+        match self {
+            Reason::Timeout(_) => "timeout",
+            Reason::MemoryLimit { .. } => "memory-limit",
+        }
+    }
+}
+
+/// A check stopped by a limit: its answer is `:valid? :unknown`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Stop {
+    pub reason: Reason,
+    pub stage: Stage,
+    /// Ops read when it stopped (every op of the history after reading).
+    pub ops: u64,
+    /// Bytes of the input.
+    pub input_bytes: u64,
+}
+
+/// What would fit in the memory a check stopped at.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fit {
+    /// Stopped while reading: an input of about this many bytes.
+    InputBytes(u64),
+    /// Stopped later: a history of about this many ops.
+    Ops(u64),
+}
+
+impl Stop {
+    /// What the memory would hold, scaling what it held when the check
+    /// stopped (reading grows with the input, later stages with the ops);
+    /// `None` for a timeout or when there is nothing to scale.
+    pub fn fit(&self) -> Option<Fit> {
+        let Reason::MemoryLimit { budget, used, .. } = self.reason else {
+            return None;
+        };
+        let scale = |n: u64| {
+            let fit = u128::from(n) * u128::from(budget) / u128::from(used.max(1));
+            u64::try_from(fit).unwrap_or(u64::MAX)
+        };
+        match self.stage {
+            Stage::Reading | Stage::Pairing if self.input_bytes > 0 => {
+                Some(Fit::InputBytes(scale(self.input_bytes)))
+            }
+            Stage::Reading | Stage::Pairing => None,
+            _ if self.ops > 0 => Some(Fit::Ops(scale(self.ops))),
+            _ => None,
+        }
+    }
+}
+
+/// The limits of the check running on this thread.
+#[derive(Clone, Copy)]
+struct Armed {
+    deadline: Option<Instant>,
+    timeout: Duration,
+    stage: Stage,
+    ticks: u32,
+    ops: u64,
+    input_bytes: u64,
+}
+
+thread_local! {
+    static ARMED: Cell<Option<Armed>> = const { Cell::new(None) };
+}
+
+/// Runs `check` under a deadline `timeout` from now (none when `None` or
+/// too far to represent) and the memory budget [`arm_memory`] set; a limit
+/// exceeded on the way is `Err(Stop)`.
+pub fn run<T>(timeout: Option<Duration>, check: impl FnOnce() -> T) -> Result<T, Stop> {
+    let deadline = timeout.and_then(|t| Instant::now().checked_add(t));
+    ARMED.set(Some(Armed {
+        deadline,
+        timeout: timeout.unwrap_or_default(),
+        stage: Stage::Reading,
+        ticks: 0,
+        ops: 0,
+        input_bytes: 0,
+    }));
+    RUNNING.fetch_add(1, Ordering::SeqCst);
+    let result = catch_unwind(AssertUnwindSafe(check));
+    RUNNING.fetch_sub(1, Ordering::SeqCst);
+    ARMED.set(None);
+    match result {
+        Ok(value) => Ok(value),
+        Err(payload) => match payload.downcast::<Stop>() {
+            Ok(stop) => Err(*stop),
+            Err(other) => resume_unwind(other),
+        },
+    }
+}
+
+/// The deadline of the check running on this thread, for the solver.
+pub fn deadline() -> Option<Instant> {
+    ARMED.get().and_then(|a| a.deadline)
+}
+
+/// Marks the stage the check enters, and polls the limits.
+pub fn stage(stage: Stage) {
+    update(|a| a.stage = stage);
+    STAGE.store(stage as u8, Ordering::Relaxed);
+    poll();
+}
+
+/// Records how many ops have been read (what a memory stop scales from).
+pub fn ops_read(ops: usize) {
+    let ops = ops as u64;
+    update(|a| a.ops = ops);
+    OPS.store(ops, Ordering::Relaxed);
+}
+
+/// One step of a hot loop: polls the limits every [`TICKS_PER_POLL`] calls.
+pub fn tick() {
+    let mut due = false;
+    update(|a| {
+        a.ticks = a.ticks.wrapping_add(1);
+        due = a.ticks.is_multiple_of(TICKS_PER_POLL);
+    });
+    if due {
+        poll();
+    }
+}
+
+/// One op read: records it and ticks.
+pub fn tick_read(ops: usize) {
+    if ops.is_multiple_of(TICKS_PER_POLL as usize) {
+        ops_read(ops);
+        poll();
+    }
+}
+
+fn update(f: impl FnOnce(&mut Armed)) {
+    ARMED.with(|cell| {
+        if let Some(mut a) = cell.get() {
+            f(&mut a);
+            cell.set(Some(a));
+        }
+    });
+}
+
+/// Unwinds to [`run`] when a limit is exceeded.
+fn poll() {
+    let Some(a) = ARMED.get() else { return };
+    let reason = if a.deadline.is_some_and(|d| Instant::now() >= d) {
+        Some(Reason::Timeout(a.timeout))
+    } else {
+        memory_exceeded()
+    };
+    if let Some(reason) = reason {
+        stop(a, reason);
+    }
+}
+
+fn stop(a: Armed, reason: Reason) -> ! {
+    resume_unwind(Box::new(Stop {
+        reason,
+        stage: a.stage,
+        ops: a.ops,
+        input_bytes: a.input_bytes,
+    }))
+}
+
+/// Records the input's size, and stops the check before it reads an input
+/// of that many bytes whole when they would not fit in the budget.
+pub fn read_whole(input_bytes: u64) {
+    update(|a| a.input_bytes = input_bytes);
+    INPUT_BYTES.store(input_bytes, Ordering::Relaxed);
+    will_allocate(input_bytes);
+}
+
+/// Stops the check before it allocates `bytes` (a structure whose size is
+/// known in advance) when they would not fit in the budget.
+pub fn will_allocate(bytes: u64) {
+    let budget = BUDGET.load(Ordering::Relaxed);
+    let used = ALLOCATED.load(Ordering::Relaxed).saturating_add(bytes);
+    if let Some(a) = ARMED.get().filter(|_| used > budget) {
+        let refused = false;
+        stop(
+            a,
+            Reason::MemoryLimit {
+                budget,
+                used,
+                refused,
+            },
+        );
+    }
+}
+
+fn memory_exceeded() -> Option<Reason> {
+    if EXHAUSTED.load(Ordering::Relaxed) {
+        return Some(refusal());
+    }
+    let budget = BUDGET.load(Ordering::Relaxed);
+    let used = ALLOCATED.load(Ordering::Relaxed);
+    let refused = false;
+    (used > budget).then_some(Reason::MemoryLimit {
+        budget,
+        used,
+        refused,
+    })
+}
+
+/// The system's refusal: what it had given, and what the check asked for.
+fn refusal() -> Reason {
+    Reason::MemoryLimit {
+        budget: GIVEN.load(Ordering::Relaxed),
+        used: ASKED.load(Ordering::Relaxed),
+        refused: true,
+    }
+}
+
+// ---- memory ----
+
+/// Bytes allocated through [`CountingAlloc`] and not yet freed.
+static ALLOCATED: AtomicU64 = AtomicU64::new(0);
+/// The memory budget in bytes (`u64::MAX`: none).
+static BUDGET: AtomicU64 = AtomicU64::new(u64::MAX);
+/// The system refused an allocation and the ballast is gone.
+static EXHAUSTED: AtomicBool = AtomicBool::new(false);
+static BALLAST: AtomicPtr<u8> = AtomicPtr::new(std::ptr::null_mut());
+/// Checks running under [`run`]: only they end with a memory-limit answer
+/// when the system runs out; anything else aborts as Rust does.
+static RUNNING: AtomicUsize = AtomicUsize::new(0);
+/// The last stage entered and ops read, by any thread, for the answer
+/// written when the system runs out (which cannot read thread-locals).
+static STAGE: AtomicU8 = AtomicU8::new(0);
+static OPS: AtomicU64 = AtomicU64::new(0);
+static INPUT_BYTES: AtomicU64 = AtomicU64::new(0);
+/// When the system refused an allocation: bytes allocated, and those plus
+/// the refused request.
+static GIVEN: AtomicU64 = AtomicU64::new(0);
+static ASKED: AtomicU64 = AtomicU64::new(0);
+/// How the out-of-memory answer is written (a [`crate::report::stop::Format`]).
+static FORMAT: AtomicU8 = AtomicU8::new(0);
+
+/// Bytes currently allocated through [`CountingAlloc`] (0 when the binary
+/// does not use it).
+pub fn allocated() -> u64 {
+    ALLOCATED.load(Ordering::Relaxed)
+}
+
+/// Sets the memory budget, reserves the ballast, and says how the answer is
+/// written should the system run out.
+pub fn arm_memory(budget: u64, format: crate::report::stop::Format) {
+    BUDGET.store(budget, Ordering::Relaxed);
+    FORMAT.store(format as u8, Ordering::Relaxed);
+    let layout = ballast_layout();
+    if BALLAST.load(Ordering::Relaxed).is_null() {
+        // SAFETY: the layout has a non-zero size; the block is freed only
+        // by `release_ballast`, with the same layout.
+        let block = unsafe { System.alloc(layout) };
+        BALLAST.store(block, Ordering::Relaxed);
+    }
+}
+
+fn ballast_layout() -> Layout {
+    Layout::from_size_align(BALLAST_BYTES, 4096).unwrap_or(Layout::new::<u64>())
+}
+
+/// Frees the ballast; whether there was one to free.
+fn release_ballast() -> bool {
+    let block = BALLAST.swap(std::ptr::null_mut(), Ordering::SeqCst);
+    if block.is_null() {
+        return false;
+    }
+    EXHAUSTED.store(true, Ordering::SeqCst);
+    // SAFETY: `block` came from `System.alloc(ballast_layout())` and the
+    // swap above hands it to exactly one caller.
+    unsafe { System.dealloc(block, ballast_layout()) };
+    true
+}
+
+/// The default budget: the least of the memory available (`MemAvailable`),
+/// what the cgroup still allows, and what the address-space limit leaves
+/// (less what the process already maps); `None` when nothing says.
+pub fn available_memory() -> Option<u64> {
+    let meminfo = std::fs::read_to_string("/proc/meminfo").ok();
+    let available = meminfo
+        .as_deref()
+        .and_then(|m| kib_field(m, "MemAvailable:"));
+    let cgroup = cgroup_room();
+    let address_space = address_space_room();
+    [available, cgroup, address_space]
+        .into_iter()
+        .flatten()
+        .min()
+}
+
+/// A `Name: N kB` line of a `/proc` file, in bytes.
+fn kib_field(text: &str, name: &str) -> Option<u64> {
+    let line = text.lines().find(|l| l.starts_with(name))?;
+    let kib: u64 = line[name.len()..]
+        .trim()
+        .trim_end_matches("kB")
+        .trim()
+        .parse()
+        .ok()?;
+    Some(kib.saturating_mul(1024))
+}
+
+/// cgroup v2's `memory.max` less `memory.current`.
+fn cgroup_room() -> Option<u64> {
+    let read = |f: &str| std::fs::read_to_string(format!("/sys/fs/cgroup/{f}")).ok();
+    let max: u64 = read("memory.max")?.trim().parse().ok()?;
+    let current: u64 = read("memory.current")
+        .and_then(|c| c.trim().parse().ok())
+        .unwrap_or(0);
+    Some(max.saturating_sub(current))
+}
+
+/// `RLIMIT_AS` (from `/proc/self/limits`) less the address space in use,
+/// less the ballast and a margin for stacks and allocator slack: the heap
+/// reaches the limit before the count does.
+fn address_space_room() -> Option<u64> {
+    let limits = std::fs::read_to_string("/proc/self/limits").ok()?;
+    let line = limits
+        .lines()
+        .find(|l| l.starts_with("Max address space"))?;
+    let soft: u64 = line.split_whitespace().nth(3)?.parse().ok()?;
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let mapped = kib_field(&status, "VmSize:").unwrap_or(0);
+    let room = soft
+        .saturating_sub(mapped)
+        .saturating_sub(BALLAST_BYTES as u64);
+    Some(room / 10 * 8)
+}
+
+/// Counts what it hands out, so that polls can compare it with the budget,
+/// and turns the system's refusal into a memory-limit answer.
+pub struct CountingAlloc;
+
+// SAFETY: every method forwards to `System` with the caller's arguments and
+// only adds bookkeeping; it never unwinds.
+unsafe impl GlobalAlloc for CountingAlloc {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: forwarded as given.
+        let p = retrying(layout.size(), || unsafe { System.alloc(layout) });
+        counted(p, layout.size(), 0)
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: forwarded as given.
+        let p = retrying(layout.size(), || unsafe { System.alloc_zeroed(layout) });
+        counted(p, layout.size(), 0)
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: forwarded as given.
+        unsafe { System.dealloc(ptr, layout) };
+        ALLOCATED.fetch_sub(layout.size() as u64, Ordering::Relaxed);
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        // SAFETY: forwarded as given; on failure `ptr` is still valid and
+        // the retry passes it again.
+        let grow = new_size.saturating_sub(layout.size());
+        let p = retrying(grow, || unsafe { System.realloc(ptr, layout, new_size) });
+        counted(p, new_size, layout.size())
+    }
+}
+
+/// Adjusts the count for a block of `new` bytes that replaced `old`.
+fn counted(p: *mut u8, new: usize, old: usize) -> *mut u8 {
+    if !p.is_null() {
+        ALLOCATED.fetch_add(new as u64, Ordering::Relaxed);
+        ALLOCATED.fetch_sub(old as u64, Ordering::Relaxed);
+    }
+    p
+}
+
+/// Retries a refused allocation once the ballast is freed; when even that
+/// fails inside a check, ends the process with the memory-limit answer.
+fn retrying(size: usize, mut allocate: impl FnMut() -> *mut u8) -> *mut u8 {
+    let p = allocate();
+    if !p.is_null() || RUNNING.load(Ordering::SeqCst) == 0 {
+        return p;
+    }
+    let given = ALLOCATED.load(Ordering::Relaxed);
+    GIVEN.store(given, Ordering::Relaxed);
+    ASKED.store(given.saturating_add(size as u64), Ordering::Relaxed);
+    if release_ballast() {
+        let p = allocate();
+        if !p.is_null() {
+            return p;
+        }
+    }
+    out_of_memory()
+}
+
+/// Writes the memory-limit answer without allocating and exits with
+/// status 2 (unknown).
+fn out_of_memory() -> ! {
+    let stop = Stop {
+        reason: refusal(),
+        stage: Stage::from_u8(STAGE.load(Ordering::Relaxed)),
+        ops: OPS.load(Ordering::Relaxed),
+        input_bytes: INPUT_BYTES.load(Ordering::Relaxed),
+    };
+    let format = crate::report::stop::Format::from_u8(FORMAT.load(Ordering::Relaxed));
+    let mut text = StackText::default();
+    let _ = crate::report::stop::write(&mut text, &stop, format);
+    write_raw(format.fd(), text.as_bytes());
+    std::process::exit(2)
+}
+
+/// Text written on the stack, cut short when it would not fit.
+struct StackText {
+    bytes: [u8; 1024],
+    len: usize,
+}
+
+impl Default for StackText {
+    fn default() -> Self {
+        StackText {
+            bytes: [0; 1024],
+            len: 0,
+        }
+    }
+}
+
+impl StackText {
+    fn as_bytes(&self) -> &[u8] {
+        &self.bytes[..self.len]
+    }
+}
+
+impl std::fmt::Write for StackText {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        let end = self.len + s.len();
+        let Some(room) = self.bytes.get_mut(self.len..end) else {
+            return Err(std::fmt::Error);
+        };
+        room.copy_from_slice(s.as_bytes());
+        self.len = end;
+        Ok(())
+    }
+}
+
+/// Writes to a file descriptor without std's locks or buffers (which may be
+/// held, or allocate, when the system runs out).
+#[cfg(unix)]
+fn write_raw(fd: i32, bytes: &[u8]) {
+    use std::io::Write;
+    use std::os::fd::FromRawFd;
+    // SAFETY: fd 1 or 2, open for the life of the process; ManuallyDrop
+    // keeps it open.
+    let mut file = std::mem::ManuallyDrop::new(unsafe { std::fs::File::from_raw_fd(fd) });
+    let _ = file.write_all(bytes);
+}
+
+#[cfg(not(unix))]
+fn write_raw(_fd: i32, _bytes: &[u8]) {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_poll_outside_a_check_does_nothing() {
+        stage(Stage::Inference);
+        tick();
+    }
+
+    #[test]
+    fn a_zero_timeout_stops_at_the_first_stage() {
+        let r = run(Some(Duration::ZERO), || {
+            stage(Stage::Reading);
+            1
+        });
+        let stop = r.err().map(|s| (s.reason.name(), s.stage));
+        assert_eq!(stop, Some(("timeout", Stage::Reading)));
+    }
+
+    #[test]
+    fn ticks_poll_every_so_often() {
+        let r = run(Some(Duration::ZERO), || {
+            for _ in 1..TICKS_PER_POLL {
+                tick();
+            }
+            "not yet"
+        });
+        assert_eq!(r.ok(), Some("not yet"));
+        let r = run(Some(Duration::ZERO), || {
+            for _ in 0..TICKS_PER_POLL {
+                tick();
+            }
+        });
+        assert!(r.is_err());
+    }
+
+    #[test]
+    fn a_far_deadline_is_no_deadline() {
+        let r = run(Some(Duration::MAX), || {
+            stage(Stage::Solve);
+            deadline()
+        });
+        assert_eq!(r.ok(), Some(None));
+    }
+
+    #[test]
+    fn what_fits_scales_the_input_then_the_ops() {
+        let mut stop = Stop {
+            reason: Reason::MemoryLimit {
+                budget: 100,
+                used: 400,
+                refused: false,
+            },
+            stage: Stage::Reading,
+            ops: 1000,
+            input_bytes: 4000,
+        };
+        assert_eq!(stop.fit(), Some(Fit::InputBytes(1000)));
+        stop.stage = Stage::Inference;
+        assert_eq!(stop.fit(), Some(Fit::Ops(250)));
+        stop.reason = Reason::Timeout(Duration::ZERO);
+        assert_eq!(stop.fit(), None);
+    }
+
+    #[test]
+    fn kib_fields_are_read_in_bytes() {
+        let text = "MemTotal: 10 kB\nMemAvailable:    2048 kB\n";
+        assert_eq!(kib_field(text, "MemAvailable:"), Some(2 << 20));
+        assert_eq!(kib_field(text, "Nope:"), None);
+    }
+}
