@@ -2,7 +2,7 @@
 # Set-up and everyday commands for a fresh Debian/Ubuntu machine with rustup.
 #   ./dev.sh run    build, then check the bundled history
 #   ./dev.sh test   the whole test suite
-#   ./dev.sh ci     formatting, lints, the whole test suite and 20 s of
+#   ./dev.sh ci     formatting, lints, the whole test suite and 15 s of
 #                   fuzzing per target with nightly (what CI runs)
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -48,7 +48,7 @@ cmd_ci() {
     # A short bounded fuzz run of every target (skips, saying why, without
     # a nightly toolchain): catches a target that no longer builds or that
     # crashes on its seeds or soon after.
-    fuzz/run.sh 20
+    fuzz/run.sh 15
 }
 
 case "${1:-}" in
