@@ -24,39 +24,83 @@ pub struct Run {
     pub test: Option<PathBuf>,
 }
 
-/// Every run under `root`, sorted by name.
-pub fn find_runs(root: &Path) -> io::Result<Vec<Run>> {
-    let mut runs = Vec::new();
-    walk(root, root, &mut runs)?;
-    runs.sort_by(|a, b| a.name.cmp(&b.name));
-    Ok(runs)
+/// What a walk of a store found: its runs, sorted by name, and the paths
+/// below the root it could not read (it went on past them).
+#[derive(Debug, Default)]
+pub struct Store {
+    pub runs: Vec<Run>,
+    pub unreadable: Vec<Unreadable>,
 }
 
-fn walk(root: &Path, dir: &Path, runs: &mut Vec<Run>) -> io::Result<()> {
+/// A directory (or entry) below the store root the walk could not read.
+#[derive(Debug)]
+pub struct Unreadable {
+    /// Relative to the store root.
+    pub name: PathBuf,
+    pub error: io::Error,
+}
+
+/// Every run under `root`, sorted by name. Only an unreadable root is an
+/// error; the walk goes on past anything below it that cannot be read,
+/// and lists those paths in [`Store::unreadable`].
+pub fn walk_store(root: &Path) -> io::Result<Store> {
+    let mut store = Store::default();
+    let entries = std::fs::read_dir(root)?;
+    visit(root, root, entries, &mut store);
+    store.runs.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok(store)
+}
+
+impl Store {
+    fn cannot_read(&mut self, root: &Path, path: &Path, error: io::Error) {
+        self.unreadable.push(Unreadable {
+            name: relative(root, path),
+            error,
+        });
+    }
+}
+
+/// The runs of [`walk_store`], without the paths it could not read.
+pub fn find_runs(root: &Path) -> io::Result<Vec<Run>> {
+    walk_store(root).map(|s| s.runs)
+}
+
+/// `dir` relative to the store root (`.` for the root itself).
+fn relative(root: &Path, dir: &Path) -> PathBuf {
+    match dir.strip_prefix(root) {
+        Ok(name) if name.as_os_str().is_empty() => PathBuf::from("."),
+        Ok(name) => name.to_path_buf(),
+        Err(_) => dir.to_path_buf(),
+    }
+}
+
+fn visit(root: &Path, dir: &Path, entries: std::fs::ReadDir, store: &mut Store) {
     let history = dir.join("history.edn");
     if history.is_file() {
         let beside = |name: &str| Some(dir.join(name)).filter(|p| p.is_file());
-        let name = dir.strip_prefix(root).unwrap_or(dir);
-        runs.push(Run {
-            name: if name.as_os_str().is_empty() {
-                PathBuf::from(".")
-            } else {
-                name.to_path_buf()
-            },
+        store.runs.push(Run {
+            name: relative(root, dir),
             history,
             results: beside("results.edn"),
             test: beside("test.edn"),
         });
     }
-    for entry in std::fs::read_dir(dir)? {
-        let entry = entry?;
+    let mut subdirs = Vec::new();
+    for entry in entries {
         // `file_type` does not follow symlinks: Jepsen's `latest` links
         // would otherwise visit runs twice.
-        if entry.file_type()?.is_dir() {
-            walk(root, &entry.path(), runs)?;
+        match entry.and_then(|e| Ok((e.file_type()?, e.path()))) {
+            Ok((kind, path)) if kind.is_dir() => subdirs.push(path),
+            Ok(_) => {}
+            Err(e) => store.cannot_read(root, dir, e),
         }
     }
-    Ok(())
+    for sub in subdirs {
+        match std::fs::read_dir(&sub) {
+            Ok(entries) => visit(root, &sub, entries, store),
+            Err(e) => store.cannot_read(root, &sub, e),
+        }
+    }
 }
 
 /// The verdict a run recorded: Elle's result map inside `results.edn`.

@@ -250,3 +250,140 @@ fn register_runs_against_knossos_results() {
     assert_eq!(rows[0]["workload"], "cas-register");
     assert_eq!(rows[0]["ours"]["anomaly_types"][0], "nonlinearizable");
 }
+
+/// Issue 23 item 11: a walk error or a check that dies is one row; the
+/// other rows are still printed.
+#[cfg(unix)]
+mod resilience {
+    use super::*;
+
+    /// A name of 100 bytes: 45 of them nested pass PATH_MAX (4096).
+    const LONG: &str =
+        "d123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789";
+
+    /// Builds `dir/LONG/LONG/.../history.edn`, 45 deep, one relative `cd` at a
+    /// time (no single path given to the kernel is longer than PATH_MAX).
+    fn nest_past_path_max(dir: &Path) {
+        let script = format!(
+            "for i in $(seq 45); do mkdir {LONG} && cd -P {LONG} || exit 1; done; \
+             echo '{{:type :invoke, :f :txn, :value [[:r 1 nil]], :process 0}}' > history.edn"
+        );
+        let status = Command::new("sh")
+            .arg("-c")
+            .arg(script)
+            .current_dir(dir)
+            .status()
+            .expect("run sh");
+        assert!(status.success());
+    }
+
+    #[test]
+    fn a_directory_past_path_max_is_a_row_and_the_walk_goes_on() {
+        let store = Store::new("path-max");
+        store.run("a-good", "fixtures/check/valid.edn", Some(VALID), None);
+        std::fs::create_dir_all(store.0.join("deep")).expect("mkdir");
+        nest_past_path_max(&store.0.join("deep"));
+        store.run("z-good", "fixtures/check/g0.edn", None, None);
+
+        let o = recheck(&["--format", "json", store.path()]);
+        assert_eq!(o.status.code(), Some(3), "a run not checked exits 3");
+        let rows = json_rows(&o);
+        let names: Vec<&str> = rows.iter().filter_map(|r| r["run"].as_str()).collect();
+        assert_eq!(names.len(), 3, "{names:?}");
+        let deep = names[0];
+        assert!(deep.starts_with(&format!("deep/{LONG}/")), "{deep}");
+        assert!(deep.len() > 4096 - store.path().len() - 1, "{}", deep.len());
+        assert_eq!(
+            rows[0]["notes"][0],
+            "cannot read this directory: File name too long (os error 36)"
+        );
+        assert_eq!(rows[0]["ours"], Value::Null);
+        assert_eq!(&names[1..], ["a-good", "z-good"]);
+        assert_eq!(rows[1]["agreement"], "yes");
+        assert_eq!(rows[2]["ours"]["valid"], "false");
+
+        let o = recheck(&[store.path()]);
+        let table = String::from_utf8_lossy(&o.stdout);
+        assert_eq!(o.status.code(), Some(3), "{table}");
+        assert!(
+            table.contains(&format!("note: {deep}: cannot read this directory")),
+            "{table}"
+        );
+        assert!(
+            table.contains("3 runs, 1 with a recorded verdict: 1 agree"),
+            "{table}"
+        );
+    }
+
+    /// A history whose check needs far more memory than its size: one
+    /// 12 MB vector of zeros in a nemesis op's `:value`.
+    fn memory_hungry_history(path: &Path) {
+        let mut text = String::from("{:type :invoke, :f :start, :process :nemesis, :value [");
+        text.push_str(&"0 ".repeat(6_000_000));
+        text.push_str("]}\n");
+        std::fs::write(path, text).expect("write history");
+    }
+
+    /// Under a 200 MB address-space limit (`ulimit -v`, inherited by the
+    /// child checks) the hungry history's check aborts on a failed
+    /// allocation; the small runs before and after it are still checked
+    /// and printed, and the dead check is a row with a note saying how.
+    #[test]
+    fn a_check_that_aborts_is_a_row_and_the_other_rows_remain() {
+        let store = Store::new("abort");
+        store.run("a-good", "fixtures/check/valid.edn", Some(VALID), None);
+        let hungry = store.run("m-hungry", "fixtures/check/valid.edn", Some(VALID), None);
+        memory_hungry_history(&hungry.join("history.edn"));
+        store.run("z-good", "fixtures/check/g0.edn", None, None);
+
+        let o = Command::new("sh")
+            .arg("-c")
+            .arg("ulimit -v 200000 && exec \"$0\" recheck -j 2 \"$1\"")
+            .arg(env!("CARGO_BIN_EXE_isocheck"))
+            .arg(store.path())
+            .env("NO_COLOR", "1")
+            .output()
+            .expect("run isocheck");
+        let table = String::from_utf8_lossy(&o.stdout);
+        assert_eq!(o.status.code(), Some(3), "{table}");
+        let line = |run: &str| {
+            table
+                .lines()
+                .find(|l| l.starts_with(&format!("{run} ")))
+                .unwrap_or_else(|| panic!("no row for {run}:\n{table}"))
+                .split_whitespace()
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(line("a-good")[1..5], ["list-append", "true", "true", "yes"]);
+        assert_eq!(line("m-hungry")[1..5], ["-", "true", "error", "-"]);
+        assert_eq!(line("z-good")[1..4], ["list-append", "-", "false"]);
+        for want in [
+            "note: m-hungry: the check of this history aborted (SIGABRT): memory allocation of",
+            "3 runs, 1 with a recorded verdict: 1 agree",
+            "; 1 not checked",
+        ] {
+            assert!(table.contains(want), "{want} not in\n{table}");
+        }
+    }
+
+    /// Rows come out as they finish, before the notes and the summary: the
+    /// header first, then one line per run, then the notes.
+    #[test]
+    fn the_table_is_header_rows_then_notes_and_summary() {
+        let store = Store::new("stream");
+        store.run("a", "fixtures/check/valid.edn", Some("{:valid? "), None);
+        store.run("b", "fixtures/check/g0.edn", None, None);
+        let o = recheck(&["-j", "1", store.path()]);
+        let table = String::from_utf8_lossy(&o.stdout);
+        let lines: Vec<&str> = table.lines().collect();
+        assert_eq!(lines.len(), 5, "{table}");
+        assert!(lines[0].starts_with("run  "), "{table}");
+        assert!(lines[1].starts_with("a    list-append"), "{table}");
+        assert!(lines[2].starts_with("b    list-append"), "{table}");
+        assert!(lines[3].starts_with("note: a: "), "{table}");
+        assert!(
+            lines[4].starts_with("2 runs, 0 with a recorded verdict"),
+            "{table}"
+        );
+    }
+}

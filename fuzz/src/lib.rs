@@ -12,14 +12,17 @@
 //! snippet and `render` silently falls back to a one-line message). Set
 //! `ISOCHECK_FUZZ_LAX=1` to skip that check.
 
+use isocheck::check::{self, CheckOptions};
 use isocheck::history::edn::{self, Kind, Node};
 use isocheck::history::formats::{cobra, dbcop};
 use isocheck::history::{
     build, jepsen, parse_text, Format, History, HistoryError, InputDiagnostic, SourceFile, Workload,
 };
+use isocheck::report;
 use isocheck::report::diagnostic::render;
 use isocheck::stats::Stats;
 use std::path::PathBuf;
+use std::time::Duration;
 
 /// `edn_values`: the generic EDN reader. Every value read must have a
 /// canonical form and a description; a syntax error must render.
@@ -82,6 +85,50 @@ pub fn polysi_text(data: &[u8]) {
         text.drain(..rest);
     }
     parse_and_report(Format::Polysi, text, workload);
+}
+
+/// The solver's budget per input in `check_history`: long enough for the
+/// small histories the target is for, short enough that a hard one cannot
+/// stall the run. Nothing asserts on time; an `:unknown` verdict is fine.
+const CHECK_TIMEOUT: Duration = Duration::from_millis(200);
+
+/// `check_history`: the whole path `isocheck check` takes on a small history:
+/// the format told from the first bytes as `history::load` does (`r(`/`w(`
+/// is PolySI text, anything else EDN), the same `;;workload=` hint, then the
+/// check with default options and every report (human, EDN, JSON), or the
+/// cas-register path for register histories.
+pub fn check_history(data: &[u8]) {
+    let mut text = String::from_utf8_lossy(data).into_owned();
+    let workload = workload_hint(&text);
+    if workload.is_some() {
+        let rest = text.find('\n').map_or(text.len(), |i| i + 1);
+        text.replace_range(..rest, "\n");
+    }
+    let format = match text.trim_start().as_bytes() {
+        [b'r' | b'w', b'(', ..] => Format::Polysi,
+        _ => Format::Edn,
+    };
+    match parse_text(format, "fuzz-input", text, workload) {
+        Ok(history) => check_and_report(&history),
+        Err(diag) => check_diagnostic(&diag),
+    }
+}
+
+fn check_and_report(history: &History) {
+    if history.workload == Workload::CasRegister {
+        let analysis = check::lwt::check(history);
+        let _ = report::lwt::render(history, &analysis, false);
+        let _ = report::lwt::edn_result(history, &analysis);
+        let _ = report::lwt::json_result(history, &analysis);
+        return;
+    }
+    let mut opts = CheckOptions::default();
+    opts.solve.timeout = Some(CHECK_TIMEOUT);
+    let analysis = check::analyze(history, &opts).expect("the default options are valid");
+    let verdict = check::verdict::verdict(&analysis);
+    let _ = report::human::render(history, &analysis, &verdict, false);
+    let _ = report::edn::result_map(history, &analysis, &verdict);
+    let _ = report::json::result_map(history, &analysis, &verdict);
 }
 
 /// `dbcop_bincode`: dbcop's reader, then pairing, as `history::load` does.

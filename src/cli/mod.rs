@@ -40,6 +40,9 @@ pub enum Command {
     Recheck(recheck::RecheckArgs),
     /// Measure parse throughput, check time and peak memory.
     Bench(bench::BenchArgs),
+    /// One history of a `recheck`, in a process of its own (internal).
+    #[command(hide = true)]
+    RecheckHistory(recheck::HistoryArgs),
 }
 
 /// Options shared by the commands that read histories.
@@ -288,6 +291,7 @@ pub fn main() -> ExitCode {
         Command::Gen(a) => gen_cmd(&a),
         Command::Bench(a) => bench::run(&a),
         Command::Recheck(a) => recheck::run(&a),
+        Command::RecheckHistory(a) => recheck::run_history(&a),
     }
 }
 

@@ -1,5 +1,10 @@
 //! `isocheck recheck`: every run of a Jepsen store checked again, in
 //! parallel, beside the verdict the run recorded.
+//!
+//! Each history is checked in a child process (this binary again, with the
+//! hidden `recheck-history` subcommand), so that one that aborts or runs out
+//! of memory becomes a row with a note instead of the loss of the table; the
+//! human table prints each row as it finishes.
 
 use super::check::{option_help, ModelArgs};
 use super::{output, OutputFormat, EXIT_INPUT};
@@ -10,14 +15,13 @@ use crate::limits::{self, Stage};
 use crate::recheck::{self, Agreement, Recorded, Run, RunOptions};
 use crate::report::progress::Progress;
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
+use std::process::{Command, ExitCode, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-/// Time per history, reading to verdict, when `--timeout` is not given: a
-/// store can hold a history the solver cannot settle quickly, and the table
-/// should still come.
+/// Solving time per history when `--timeout` is not given: a store can hold
+/// a history the solver cannot settle quickly, and the table should still come.
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 
 #[derive(clap::Args, Debug)]
@@ -26,7 +30,7 @@ pub struct RecheckArgs {
     pub store: PathBuf,
     /// Options for runs whose `test.edn` does not record them (a run's
     /// recorded `:consistency-models`, `:anomalies` and `:*-keys?` win).
-    /// Without `--timeout`, each history's check stops after 60 s.
+    /// Without `--timeout`, solving stops after 60 s per history.
     #[command(flatten)]
     pub model: ModelArgs,
     /// Histories checked at once (default: every core).
@@ -34,6 +38,16 @@ pub struct RecheckArgs {
     pub jobs: Option<usize>,
     #[arg(long, value_enum, default_value = "human")]
     pub format: OutputFormat,
+}
+
+/// `isocheck recheck-history`: the check of one history for `recheck`, in a
+/// process of its own. Prints one JSON object: the workload and our verdict,
+/// or the error that stopped the check.
+#[derive(clap::Args, Debug)]
+pub struct HistoryArgs {
+    pub file: PathBuf,
+    #[command(flatten)]
+    pub model: ModelArgs,
 }
 
 /// Our verdict on one run.
@@ -68,9 +82,8 @@ pub fn run(a: &RecheckArgs) -> ExitCode {
     if base.solve.enabled && base.solve.timeout.is_none() {
         base.solve.timeout = Some(DEFAULT_TIMEOUT);
     }
-    a.model.arm_memory(crate::report::stop::Format::Human);
-    let runs = match recheck::find_runs(&a.store) {
-        Ok(runs) if !runs.is_empty() => runs,
+    let store = match recheck::walk_store(&a.store) {
+        Ok(store) if !store.runs.is_empty() || !store.unreadable.is_empty() => store,
         Ok(_) => {
             output::say(format_args!(
                 "error: no history.edn under {}\n  help: give a Jepsen store directory (e.g. `store/`)",
@@ -89,13 +102,56 @@ pub fn run(a: &RecheckArgs) -> ExitCode {
     let jobs = a.jobs.unwrap_or_else(|| {
         std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
     });
-    let rows = check_all(&runs, &base, jobs.max(1));
+    let human = a.format == OutputFormat::Human;
+    let table = Table::new(&store.runs);
+    if human {
+        table.header();
+    }
+    let mut rows: Vec<Row> = store.unreadable.iter().map(unreadable_row).collect();
+    for row in &rows {
+        table.line(row, human);
+    }
+    rows.extend(check_all(&store.runs, &base, jobs.max(1), |row| {
+        table.line(row, human)
+    }));
     let text = match a.format {
         // Notes quote histories and stores: their control characters escaped.
-        OutputFormat::Human => crate::report::excerpt::escape(&table(&rows)).into_owned(),
+        OutputFormat::Human => {
+            crate::report::excerpt::escape(&notes_and_summary(&rows)).into_owned()
+        }
         OutputFormat::Json => super::check::json_line(&rows),
     };
     output::status(output::to_stdout(&text), exit_status(&rows))
+}
+
+/// `isocheck recheck-history`: our verdict on one history as JSON on stdout.
+pub fn run_history(a: &HistoryArgs) -> ExitCode {
+    let mut workload = None;
+    let opts = a.model.options();
+    a.model.arm_memory(crate::report::stop::Format::Json);
+    let result = limits::run(opts.solve.timeout, || {
+        verdict(&a.file, &opts, &mut workload)
+    })
+    .unwrap_or_else(|stop| Ok(stopped(&stop)));
+    let out = match result {
+        Ok(ours) => serde_json::json!({ "workload": workload, "ours": ours }),
+        Err(error) => serde_json::json!({ "workload": workload, "error": error }),
+    };
+    output::status(output::to_stdout(&format!("{out}\n")), ExitCode::SUCCESS)
+}
+
+/// A row for a path below the store root that could not be read.
+fn unreadable_row(u: &recheck::Unreadable) -> Row {
+    Row {
+        run: u.name.display().to_string(),
+        workload: "-".into(),
+        consistency_models: Vec::new(),
+        recorded: None,
+        ours: None,
+        agreement: Agreement::NotCompared,
+        seconds: 0.0,
+        notes: vec![format!("cannot read this directory: {}", u.error)],
+    }
 }
 
 /// 1 when any run disagrees, 2 when some comparison is undecided, 3 when a
@@ -113,14 +169,24 @@ fn exit_status(rows: &[Row]) -> ExitCode {
     })
 }
 
-/// Checks the runs on `jobs` threads; rows come back in `runs` order.
-fn check_all(runs: &[Run], base: &CheckOptions, jobs: usize) -> Vec<Row> {
+/// Checks the runs on `jobs` threads, each history in a child process;
+/// `finished` sees each row as it comes, and the rows come back in `runs`
+/// order.
+fn check_all(
+    runs: &[Run],
+    base: &CheckOptions,
+    jobs: usize,
+    mut finished: impl FnMut(&Row),
+) -> Vec<Row> {
     let next = AtomicUsize::new(0);
     let (send, receive) = mpsc::channel();
     let mut rows: Vec<Option<Row>> = vec![None; runs.len()];
     let progress = Progress::on_terminal();
     let (total, mut done) = (runs.len(), 0);
     let width = total.to_string().len();
+    let exe =
+        std::env::current_exe().map_err(|e| format!("cannot find isocheck's own binary: {e}"));
+    let exe = exe.as_ref();
     std::thread::scope(|s| {
         for _ in 0..jobs.min(runs.len()) {
             let send = send.clone();
@@ -128,7 +194,7 @@ fn check_all(runs: &[Run], base: &CheckOptions, jobs: usize) -> Vec<Row> {
             s.spawn(move || loop {
                 let i = next.fetch_add(1, Ordering::Relaxed);
                 let Some(run) = runs.get(i) else { break };
-                if send.send((i, check_run(run, base))).is_err() {
+                if send.send((i, check_run(run, base, exe))).is_err() {
                     break;
                 }
             });
@@ -136,6 +202,8 @@ fn check_all(runs: &[Run], base: &CheckOptions, jobs: usize) -> Vec<Row> {
         drop(send);
         for (i, row) in receive {
             done += 1;
+            progress.done();
+            finished(&row);
             progress.phase(&format!("[{done:>width$}/{total}] {}", row.run));
             rows[i] = Some(row);
         }
@@ -144,7 +212,7 @@ fn check_all(runs: &[Run], base: &CheckOptions, jobs: usize) -> Vec<Row> {
     rows.into_iter().flatten().collect()
 }
 
-fn check_run(run: &Run, base: &CheckOptions) -> Row {
+fn check_run(run: &Run, base: &CheckOptions, exe: Result<&PathBuf, &String>) -> Row {
     let start = Instant::now();
     let mut notes = Vec::new();
     let recorded = run.results.as_deref().and_then(|p| {
@@ -161,13 +229,11 @@ fn check_run(run: &Run, base: &CheckOptions) -> Row {
     });
     let opts = options.apply(base);
     let mut workload = options.workload.clone();
-    let limited = limits::run(opts.solve.timeout, || {
-        verdict(&run.history, &opts, &mut workload)
-    });
-    let ours = limited
-        .unwrap_or_else(|stop| Ok(stopped(&stop)))
-        .map_err(|e| notes.push(e));
-    let ours = ours.ok();
+    let ours = exe
+        .map_err(String::clone)
+        .and_then(|exe| isolated_verdict(exe, &run.history, &opts, &mut workload))
+        .map_err(|e| notes.push(e))
+        .ok();
     Row {
         run: run.name.display().to_string(),
         workload: workload.unwrap_or_else(|| "-".into()),
@@ -184,6 +250,115 @@ fn check_run(run: &Run, base: &CheckOptions) -> Row {
         seconds: start.elapsed().as_secs_f64(),
         notes,
     }
+}
+
+/// [`verdict`] in a child process (`exe recheck-history`); a child that
+/// dies (an abort, running out of memory, a signal) is an error naming how.
+fn isolated_verdict(
+    exe: &Path,
+    history: &Path,
+    opts: &CheckOptions,
+    workload: &mut Option<String>,
+) -> Result<Ours, String> {
+    let out = Command::new(exe)
+        .arg("recheck-history")
+        .args(model_flags(opts))
+        .arg("--")
+        .arg(history)
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| format!("cannot start a check: {e}"))?;
+    if !out.status.success() {
+        return Err(died(out.status, &out.stderr));
+    }
+    let text = String::from_utf8_lossy(&out.stdout);
+    let reply: serde_json::Value = serde_json::from_str(&text)
+        .map_err(|e| format!("the check's answer is not JSON ({e}): {text}"))?;
+    if workload.is_none() {
+        *workload = reply["workload"].as_str().map(String::from);
+    }
+    if let Some(error) = reply["error"].as_str() {
+        return Err(error.to_string());
+    }
+    ours_of(&reply["ours"]).ok_or_else(|| format!("the check's answer lacks a verdict: {text}"))
+}
+
+/// How a child check ended without an answer, with what it said on stderr
+/// (e.g. Rust's `memory allocation of N bytes failed`, or a panic's place
+/// and message), its `note:` and backtrace lines left out.
+fn died(status: std::process::ExitStatus, stderr: &[u8]) -> String {
+    #[cfg(unix)]
+    let how = match std::os::unix::process::ExitStatusExt::signal(&status) {
+        Some(6) => "aborted (SIGABRT)".to_string(),
+        Some(9) => "was killed (SIGKILL, e.g. out of memory)".to_string(),
+        Some(n) => format!("was killed by signal {n}"),
+        None => format!("ended without an answer ({status})"),
+    };
+    #[cfg(not(unix))]
+    let how = format!("ended without an answer ({status})");
+    let stderr = String::from_utf8_lossy(stderr);
+    let said: Vec<&str> = stderr
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with("note:"))
+        .take_while(|l| !l.starts_with("stack backtrace:"))
+        .take(2)
+        .collect();
+    match said.as_slice() {
+        [] => format!("the check of this history {how}"),
+        lines => format!("the check of this history {how}: {}", lines.join(" ")),
+    }
+}
+
+fn ours_of(v: &serde_json::Value) -> Option<Ours> {
+    let valid = match v["valid"].as_str()? {
+        "true" => Validity::True,
+        "false" => Validity::False,
+        "unknown" => Validity::Unknown,
+        _ => return None,
+    };
+    let names = |key: &str| -> Option<Vec<String>> {
+        v[key]
+            .as_array()?
+            .iter()
+            .map(|x| x.as_str().map(String::from))
+            .collect()
+    };
+    Some(Ours {
+        valid,
+        anomaly_types: names("anomaly_types")?,
+        not: names("not")?,
+    })
+}
+
+/// The `check` flags that give `opts` back through [`ModelArgs::options`]:
+/// how a child check gets the options of its run.
+fn model_flags(opts: &CheckOptions) -> Vec<String> {
+    let mut flags = Vec::new();
+    if let Some(models) = &opts.consistency_models {
+        let models = if models.is_empty() {
+            "none".to_string()
+        } else {
+            models.join(",")
+        };
+        flags.push(format!("--consistency-models={models}"));
+    }
+    if !opts.anomalies.is_empty() {
+        flags.push(format!("--anomalies={}", opts.anomalies.join(",")));
+    }
+    let switches = [
+        (opts.infer.sequential_keys, "--sequential-keys"),
+        (opts.infer.linearizable_keys, "--linearizable-keys"),
+        (opts.infer.wfr_keys, "--wfr-keys"),
+        (opts.no_fast_path, "--no-fast-path"),
+        (!opts.solve.enabled, "--certain-only"),
+        (opts.solve.enabled && !opts.solve.pruning, "--no-pruning"),
+    ];
+    flags.extend(switches.iter().filter(|s| s.0).map(|s| s.1.to_string()));
+    if let (true, Some(t)) = (opts.solve.enabled, opts.solve.timeout) {
+        flags.push(format!("--timeout={}", t.as_secs_f64()));
+    }
+    flags
 }
 
 /// Reads a file of a run and parses it, with the file named in any error.
@@ -234,29 +409,55 @@ fn verdict(
     })
 }
 
-/// The table for people: one line per run, then the notes and a summary.
-pub fn table(rows: &[Row]) -> String {
-    let cells: Vec<[String; 6]> = rows.iter().map(cells).collect();
-    let header = ["run", "workload", "recorded", "isocheck", "agree", "time"].map(String::from);
-    let mut widths = header.clone().map(|h| h.len());
-    for c in &cells {
-        for (w, cell) in widths.iter_mut().zip(c) {
-            *w = (*w).max(cell.chars().count());
+/// The table for people, printed a line at a time as rows finish: the run
+/// column as wide as the longest run name, the others fixed (a longer cell
+/// pushes the rest of its line along).
+struct Table {
+    widths: [usize; 6],
+}
+
+impl Table {
+    fn new(runs: &[Run]) -> Table {
+        let run = runs
+            .iter()
+            .map(|r| r.name.display().to_string().chars().count())
+            .max()
+            .unwrap_or(0)
+            .max(3);
+        Table {
+            widths: [run, 12, 20, 20, 9, 8],
         }
     }
-    let mut out = String::new();
-    for line in std::iter::once(&header).chain(&cells) {
+
+    fn header(&self) {
+        self.print(&["run", "workload", "recorded", "isocheck", "agree", "time"].map(String::from));
+    }
+
+    fn line(&self, row: &Row, human: bool) {
+        if human {
+            self.print(&cells(row));
+        }
+    }
+
+    /// One line, its control characters escaped; a closed stdout is left
+    /// for the final write, whose status says so.
+    fn print(&self, cells: &[String; 6]) {
         let mut text = String::new();
-        for (i, (cell, w)) in line.iter().zip(widths).enumerate() {
+        for (i, (cell, w)) in cells.iter().zip(self.widths).enumerate() {
             // The time column is right-aligned; the last column pads nothing.
             match i {
                 5 => text.push_str(&format!("{cell:>w$}")),
                 _ => text.push_str(&format!("{cell:<w$}  ")),
             }
         }
-        out.push_str(text.trim_end());
-        out.push('\n');
+        let line = crate::report::excerpt::escape(text.trim_end()).into_owned() + "\n";
+        let _ = output::to_stdout(&line);
     }
+}
+
+/// What follows the table: the notes of every row and a summary.
+fn notes_and_summary(rows: &[Row]) -> String {
+    let mut out = String::new();
     for r in rows {
         for n in &r.notes {
             out.push_str(&format!("note: {}: {n}\n", r.run));
@@ -299,4 +500,77 @@ fn summary(rows: &[Row]) -> String {
         count(Agreement::No),
         count(Agreement::Undecided),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::check::SolveOptions;
+    use crate::infer::InferOptions;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Flags {
+        #[command(flatten)]
+        model: ModelArgs,
+    }
+
+    fn round_trip(opts: &CheckOptions) -> CheckOptions {
+        let flags = model_flags(opts);
+        let parsed = Flags::try_parse_from(std::iter::once("isocheck".to_string()).chain(flags))
+            .unwrap_or_else(|e| panic!("{e}"));
+        parsed.model.options()
+    }
+
+    /// A child check gets exactly the options of its run.
+    #[test]
+    fn model_flags_give_the_options_back() {
+        let cases = [
+            CheckOptions::default(),
+            CheckOptions {
+                consistency_models: Some(vec![]),
+                anomalies: vec!["G1c".into(), "internal".into()],
+                infer: InferOptions {
+                    sequential_keys: true,
+                    linearizable_keys: true,
+                    wfr_keys: true,
+                },
+                solve: SolveOptions {
+                    enabled: true,
+                    pruning: false,
+                    timeout: Some(Duration::from_millis(2500)),
+                },
+                no_fast_path: true,
+            },
+            CheckOptions {
+                consistency_models: Some(vec!["snapshot-isolation".into(), "serializable".into()]),
+                solve: SolveOptions {
+                    enabled: false,
+                    pruning: true,
+                    timeout: None,
+                },
+                ..CheckOptions::default()
+            },
+        ];
+        for opts in &cases {
+            assert_eq!(format!("{:?}", round_trip(opts)), format!("{opts:?}"));
+        }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_dead_check_is_named_with_what_it_said() {
+        use std::os::unix::process::ExitStatusExt;
+        let stderr = b"memory allocation of 1024 bytes failed\nnote: run with `RUST_BACKTRACE=1`\n";
+        assert_eq!(
+            died(std::process::ExitStatus::from_raw(6), stderr),
+            "the check of this history aborted (SIGABRT): memory allocation of 1024 bytes failed"
+        );
+        let panic = b"\nthread 'main' panicked at src/x.rs:1:2:\nboom\nnote: run with\nstack backtrace:\n  0: x\n";
+        assert_eq!(
+            died(std::process::ExitStatus::from_raw(101 << 8), panic),
+            "the check of this history ended without an answer (exit status: 101): \
+             thread 'main' panicked at src/x.rs:1:2: boom"
+        );
+    }
 }
