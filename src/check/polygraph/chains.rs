@@ -10,7 +10,8 @@
 //!
 //! Chains come first from a hint (the session order, whose consecutive
 //! transactions the known graph joins by an edge when the model or the
-//! attempt has it), then from a greedy path cover of the rest. Nodes left
+//! attempt has it), then from a greedy path cover of the rest; the longest
+//! are kept within a memory bound. Nodes left
 //! unchained (the snapshot-isolation product's "after rw" states, which only
 //! rw arcs enter) are answered through their in-neighbours; a query that
 //! this cannot answer is left to the caller's search.
@@ -118,18 +119,42 @@ fn valid_links(csr: &Csr<u32>, n: usize, links: impl Iterator<Item = (u32, u32)>
     next
 }
 
-/// Chains: the hinted ones first (from each node no link enters), then a
-/// greedy path cover of the chainable nodes left, each chain extended by the
-/// earliest free chainable successor in topological order. Chains of one
-/// node are left out, and the greedy cover stops at the bounds. Returns each
-/// node's chain and position and the number of chains; `None` when there is
-/// none or the hinted ones alone pass the bounds.
+/// Chains: the hinted ones (from each node no link enters), then a greedy
+/// path cover of the chainable nodes left, each chain extended by the
+/// earliest free chainable successor in topological order; of those with
+/// two nodes or more, the longest within the bounds. Returns each node's
+/// chain and position and the number of chains; `None` when there is none.
 fn cover(
     csr: &Csr<u32>,
     order: &[u32],
     next: &[u32],
     chainable: impl Fn(u32) -> bool,
 ) -> Option<(Vec<u32>, Vec<u32>, usize)> {
+    let n = order.len();
+    let mut chains = candidates(csr, order, next, chainable);
+    // Longest first (hinted ones first among equals): they answer the most
+    // queries.
+    chains.sort_by_key(|c| std::cmp::Reverse(c.len()));
+    chains.truncate(MAX_CHAINS.min(MAX_CELLS / n.max(1)));
+    let mut chain = vec![NONE; n];
+    let mut pos = vec![0u32; n];
+    for (c, members) in chains.iter().enumerate() {
+        for (i, &m) in members.iter().enumerate() {
+            chain[m as usize] = c as u32;
+            pos[m as usize] = i as u32;
+        }
+    }
+    (!chains.is_empty()).then_some((chain, pos, chains.len()))
+}
+
+/// Every chain of two nodes or more the hints and then the greedy cover
+/// make, disjoint, each started in topological order.
+fn candidates(
+    csr: &Csr<u32>,
+    order: &[u32],
+    next: &[u32],
+    chainable: impl Fn(u32) -> bool,
+) -> Vec<Vec<u32>> {
     let n = order.len();
     let mut rank = vec![0u32; n];
     for (r, &v) in order.iter().enumerate() {
@@ -139,53 +164,39 @@ fn cover(
     for &b in next.iter().filter(|&&b| b != NONE) {
         entered[b as usize] = true;
     }
-    let mut chain = vec![NONE; n];
-    let mut pos = vec![0u32; n];
-    let mut k = 0usize;
-    let mut members: Vec<u32> = Vec::new();
-    // Hinted chains, then greedy ones, both started in topological order.
+    let mut claimed = vec![false; n];
+    let mut chains = Vec::new();
     for hinted in [true, false] {
         for &v in order {
-            if chain[v as usize] != NONE
-                || (hinted && (entered[v as usize] || next[v as usize] == NONE))
-            {
+            let start = if hinted {
+                !entered[v as usize] && next[v as usize] != NONE
+            } else {
+                chainable(v)
+            };
+            if claimed[v as usize] || !start {
                 continue;
             }
-            if !hinted && !chainable(v) {
-                continue;
-            }
-            members.clear();
-            members.push(v);
+            let mut members = vec![v];
             let mut x = v;
             loop {
                 let step = if hinted {
                     next[x as usize]
                 } else {
-                    earliest_free(csr, x, &rank, &chain, &chainable)
+                    earliest_free(csr, x, &rank, &claimed, &chainable)
                 };
-                if step == NONE || chain[step as usize] != NONE {
+                if step == NONE || claimed[step as usize] {
                     break;
                 }
                 members.push(step);
                 x = step;
             }
-            if members.len() < 2 {
-                continue;
+            if members.len() >= 2 {
+                members.iter().for_each(|&m| claimed[m as usize] = true);
+                chains.push(members);
             }
-            if k == MAX_CHAINS || (k + 1) * n > MAX_CELLS {
-                if hinted {
-                    return None;
-                }
-                break;
-            }
-            for (i, &m) in members.iter().enumerate() {
-                chain[m as usize] = k as u32;
-                pos[m as usize] = i as u32;
-            }
-            k += 1;
         }
     }
-    (k > 0).then_some((chain, pos, k))
+    chains
 }
 
 /// The chainable successor of `x` earliest in topological order that is on
@@ -195,13 +206,13 @@ fn earliest_free(
     csr: &Csr<u32>,
     x: u32,
     rank: &[u32],
-    chain: &[u32],
+    claimed: &[bool],
     chainable: &impl Fn(u32) -> bool,
 ) -> u32 {
     csr.out(x)
         .iter()
         .copied()
-        .filter(|&w| chain[w as usize] == NONE && chainable(w))
+        .filter(|&w| !claimed[w as usize] && chainable(w))
         .min_by_key(|&w| rank[w as usize])
         .unwrap_or(NONE)
 }
