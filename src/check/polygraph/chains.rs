@@ -221,17 +221,21 @@ fn earliest_free(
 /// minimum of its successors' rows and its own position.
 fn rows(csr: &Csr<u32>, order: &[u32], chain: &[u32], pos: &[u32], k: usize) -> Vec<u32> {
     let mut first = vec![NONE; order.len() * k];
+    // The row is gathered apart, so that the inner loop reads one slice
+    // and writes another (and vectorizes).
+    let mut row = vec![NONE; k];
     for &v in order.iter().rev() {
-        let row = v as usize * k;
+        row.fill(NONE);
         for &w in csr.out(v) {
             let from = w as usize * k;
-            for c in 0..k {
-                first[row + c] = first[row + c].min(first[from + c]);
+            for (r, &f) in row.iter_mut().zip(&first[from..from + k]) {
+                *r = (*r).min(f);
             }
         }
         if chain[v as usize] != NONE {
-            first[row + chain[v as usize] as usize] = pos[v as usize];
+            row[chain[v as usize] as usize] = pos[v as usize];
         }
+        first[v as usize * k..(v as usize + 1) * k].copy_from_slice(&row);
     }
     first
 }
