@@ -93,6 +93,7 @@ fn bad_combinations_are_usage_errors() {
         ],
         &["gen", "rw-register", "--level", "causal"],
         &["gen", "rw-register", "--keys", "0"],
+        &["gen", "rw-register", "--max-writes-per-key", "0"],
     ] {
         let o = isocheck(args);
         assert_eq!(o.status.code(), Some(3), "{args:?}");
@@ -101,6 +102,69 @@ fn bad_combinations_are_usage_errors() {
             "{args:?}"
         );
     }
+}
+
+/// Per key, the values `[:w k v]` micro-ops write in a generated history.
+fn writes_per_key(history: &[u8]) -> std::collections::BTreeMap<u64, Vec<u64>> {
+    let text = String::from_utf8_lossy(history);
+    let mut writes: std::collections::BTreeMap<u64, Vec<u64>> = Default::default();
+    for line in text.lines().filter(|l| l.contains(":type :invoke")) {
+        for mop in line.split("[:w ").skip(1) {
+            let mut kv = mop.split([' ', ']']);
+            let k = kv.next().and_then(|k| k.parse().ok()).expect("key");
+            let v = kv.next().and_then(|v| v.parse().ok()).expect("value");
+            writes.entry(k).or_default().push(v);
+        }
+    }
+    writes
+}
+
+#[test]
+fn rw_register_keys_retire_after_max_writes_per_key() {
+    let base = [
+        "gen",
+        "rw-register",
+        "--txns",
+        "400",
+        "--keys",
+        "4",
+        "--distribution",
+        "exponential",
+        "--blind-writes",
+        "0.5",
+        "--seed",
+        "2",
+    ];
+    let fixed = isocheck(&base);
+    assert!(fixed.status.success());
+    assert_eq!(writes_per_key(&fixed.stdout).len(), 4);
+    let dir = std::env::temp_dir().join(format!("isocheck-gen-retire-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let file = dir.join("h.edn");
+    let path = file.to_str().expect("utf-8 path");
+    let mut args = base.to_vec();
+    args.extend(["--max-writes-per-key", "3", "-o", path]);
+    let o = isocheck(&args);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let writes = writes_per_key(&std::fs::read(&file).expect("history"));
+    // Fresh keys replace retired ones, each written 1, 2, 3 at most.
+    assert!(writes.len() > 20, "{}", writes.len());
+    for (k, vs) in &writes {
+        let mut sorted = vs.clone();
+        sorted.sort_unstable();
+        assert!(
+            sorted.len() <= 3 && sorted.iter().copied().eq(1..=sorted.len() as u64),
+            "{k}: {vs:?}"
+        );
+    }
+    let check = isocheck(&["check", "-m", "serializable", path]);
+    assert_eq!(
+        check.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&check.stdout)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]

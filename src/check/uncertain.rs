@@ -136,6 +136,7 @@ pub fn decide_all(
         let started = Instant::now();
         let txns = a.graph.vertex_count() as u32;
         let mut problem = problem(txns, mg, known.of(&a.deps, mg), constraints);
+        problem.chains = session.to_vec();
         let construct = started.elapsed();
         limits::stage(Stage::Solve);
         let settings = Settings {
@@ -302,6 +303,7 @@ fn problem<'a>(
                 [side(&c.sides[0]), side(&c.sides[1])]
             })
             .collect(),
+        chains: Vec::new(),
     }
 }
 

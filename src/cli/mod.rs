@@ -149,16 +149,17 @@ pub struct GenArgs {
     /// (mini-transactions: at most 4).
     #[arg(long, default_value = "1-4", value_parser = parse_ops)]
     pub ops: (u64, u64),
-    /// Keys (list-append: keys in use at a time; a key retires after
-    /// --max-writes-per-key appends and a fresh one takes its place; lwt:
-    /// registers, written as jepsen.independent `[k v]` tuples when more
-    /// than one).
+    /// Keys (list-append, or any workload with --max-writes-per-key: keys in
+    /// use at a time; a key retires after --max-writes-per-key writes and a
+    /// fresh one takes its place; lwt: registers, written as
+    /// jepsen.independent `[k v]` tuples when more than one).
     #[arg(long, default_value_t = 10,
           value_parser = clap::value_parser!(u64).range(1..=gen::MAX_KEYS))]
     pub keys: u64,
-    /// list-append: appends to a key before it retires.
-    #[arg(long, default_value_t = 32, value_parser = clap::value_parser!(u64).range(1..))]
-    pub max_writes_per_key: u64,
+    /// Writes to a key before it retires (default: 32 for list-append, as
+    /// Elle's generators; never for rw-register and mini-transactions).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_writes_per_key: Option<u64>,
     /// Fraction of micro-ops that are reads.
     #[arg(long, default_value_t = 0.5, value_parser = parse_fraction)]
     pub read_ratio: f64,
@@ -229,7 +230,10 @@ impl GenArgs {
                 blind_writes: self.blind_writes,
                 distribution: self.distribution,
                 keys: self.keys,
-                max_writes_per_key: self.max_writes_per_key,
+                max_writes_per_key: self.max_writes_per_key.unwrap_or(match kind {
+                    gen::Kind::ListAppend => 32,
+                    _ => u64::MAX,
+                }),
             },
             level: self.level,
             fault: self.fault,

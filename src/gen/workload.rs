@@ -1,11 +1,12 @@
 //! What the clients ask for: the micro-ops of each transaction, over keys
 //! drawn from a distribution, with values unique per key.
 //!
-//! list-append keeps a pool of `keys` active keys and retires a key after
-//! `max_writes_per_key` appends (as Jepsen's generator does), so lists stay
-//! short however long the run; rw-register and mini-transactions use a fixed
-//! set of `keys` keys. Keys beyond those are handed out fresh by
-//! [`Workload::fresh_key`] (the forced fault scenarios use them).
+//! Every workload keeps a pool of `keys` active keys and retires a key after
+//! `max_writes_per_key` writes (as Jepsen's generators do), so lists stay
+//! short and each key's versions few however long the run (the command line
+//! retires only list-append keys unless asked). Keys beyond those are handed
+//! out fresh by [`Workload::fresh_key`] (the forced fault scenarios use
+//! them).
 
 use super::rng::Rng;
 use std::collections::VecDeque;
@@ -54,6 +55,9 @@ pub enum Distribution {
     Zipfian,
     /// 80% of the micro-ops on 20% of the keys.
     Hotspot,
+    /// Key `i` drawn in proportion to `2^-i`, as Elle's `wr-txns` and
+    /// `append-txns` do (`:key-dist :exponential`, base 2).
+    Exponential,
 }
 
 /// The shape of the transactions.
@@ -69,31 +73,28 @@ pub struct Shape {
     pub distribution: Distribution,
     /// Keys (list-append: active keys at any time).
     pub keys: u64,
-    /// list-append: appends to a key before it is retired.
+    /// Writes to a key before it is retired (`u64::MAX`: never).
     pub max_writes_per_key: u64,
 }
 
 /// Draws indices `0..n` from a [`Distribution`].
 enum Picker {
     Uniform(u64),
-    Zipf(Vec<f64>),
-    Hotspot { hot: u64, n: u64 },
+    /// A cumulative distribution over the indices.
+    Cdf(Vec<f64>),
+    Hotspot {
+        hot: u64,
+        n: u64,
+    },
 }
 
 impl Picker {
     fn new(d: Distribution, n: u64) -> Picker {
         match d {
             Distribution::Uniform => Picker::Uniform(n),
-            Distribution::Zipfian => {
-                let mut sum = 0.0;
-                let cdf = (0..n)
-                    .map(|i| {
-                        sum += 1.0 / (i + 1) as f64;
-                        sum
-                    })
-                    .collect::<Vec<_>>();
-                Picker::Zipf(cdf.iter().map(|c| c / sum).collect())
-            }
+            Distribution::Zipfian => Picker::cdf(n, |i| 1.0 / (i + 1) as f64),
+            // Weights past 2^-1074 are zero: those keys are never drawn.
+            Distribution::Exponential => Picker::cdf(n, |i| 0.5f64.powi(i.min(2000) as i32)),
             Distribution::Hotspot => Picker::Hotspot {
                 hot: (n / 5).max(1),
                 n,
@@ -101,10 +102,22 @@ impl Picker {
         }
     }
 
+    /// Indices `0..n` drawn in proportion to their weights.
+    fn cdf(n: u64, weight: impl Fn(u64) -> f64) -> Picker {
+        let mut sum = 0.0;
+        let cdf = (0..n)
+            .map(|i| {
+                sum += weight(i);
+                sum
+            })
+            .collect::<Vec<_>>();
+        Picker::Cdf(cdf.iter().map(|c| c / sum).collect())
+    }
+
     fn pick(&self, rng: &mut Rng) -> usize {
         match self {
             Picker::Uniform(n) => rng.below(*n) as usize,
-            Picker::Zipf(cdf) => {
+            Picker::Cdf(cdf) => {
                 let u = rng.unit();
                 cdf.partition_point(|&c| c <= u).min(cdf.len() - 1)
             }
@@ -206,24 +219,40 @@ impl Workload {
                 if rng.chance(self.shape.read_ratio) {
                     return Mop::Read(key);
                 }
-                let value = self.next_value(key);
-                if value >= self.shape.max_writes_per_key {
-                    self.slots[slot] = self.fresh_key();
-                    self.retired.push_back((key, self.serial));
-                }
-                Mop::Write(key, value)
+                Mop::Write(key, self.write_value(Some(slot), key))
             })
             .collect()
     }
 
+    /// A value for a write to an active key, retiring the key (a fresh one
+    /// takes its slot) once it has had its writes. `slot` is the key's slot
+    /// when the caller knows it: otherwise it is looked up, only then.
+    fn write_value(&mut self, slot: Option<usize>, key: Key) -> Value {
+        let value = self.next_value(key);
+        if value >= self.shape.max_writes_per_key {
+            let slot = slot.or_else(|| self.slots.iter().position(|&s| s == key));
+            if let Some(slot) = slot {
+                self.slots[slot] = self.fresh_key();
+                self.retired.push_back((key, self.serial));
+            }
+        }
+        value
+    }
+
+    /// Whether writes to `key` may still come (it is not retired).
+    fn active(&self, key: Key) -> bool {
+        self.written[key as usize] < self.shape.max_writes_per_key
+    }
+
     /// Writes follow a read of their key (which counts toward `len`) unless
     /// they are blind; with one micro-op left, a write goes to a key already
-    /// read, or becomes a read.
+    /// read that is still active, or becomes a read.
     fn plan_registers(&mut self, rng: &mut Rng, len: u64) -> Vec<Mop> {
         let len = len as usize;
         let mut mops = Vec::with_capacity(len + 1);
         while mops.len() < len {
-            let (_, mut key) = self.pick_key(rng);
+            let (slot, mut key) = self.pick_key(rng);
+            let mut slot = Some(slot);
             if rng.chance(self.shape.read_ratio) {
                 mops.push(Mop::Read(key));
                 continue;
@@ -232,17 +261,24 @@ impl Workload {
             if !read(key, &mops) && !rng.chance(self.shape.blind_writes) {
                 if mops.len() + 1 < len {
                     mops.push(Mop::Read(key));
-                } else if let Some(&Mop::Read(k)) = mops.iter().find(|m| matches!(m, Mop::Read(_)))
-                {
-                    key = k;
+                } else if let Some(k) = self.active_read(&mops) {
+                    (slot, key) = (None, k);
                 } else {
                     mops.push(Mop::Read(key));
                     continue;
                 }
             }
-            mops.push(Mop::Write(key, self.next_value(key)));
+            mops.push(Mop::Write(key, self.write_value(slot, key)));
         }
         mops
+    }
+
+    /// The first key the micro-ops read that is still active.
+    fn active_read(&self, mops: &[Mop]) -> Option<Key> {
+        mops.iter().find_map(|m| match *m {
+            Mop::Read(k) if self.active(k) => Some(k),
+            _ => None,
+        })
     }
 
     /// One or two keys (at most `max_ops / 2` rounded up); each is read, then
@@ -263,7 +299,7 @@ impl Workload {
         let mut total = keys.len() as u64;
         for (i, &k) in keys.iter().enumerate() {
             if total < max && !rng.chance(self.shape.read_ratio) {
-                per_key[i].push(Mop::Write(k, self.next_value(k)));
+                per_key[i].push(Mop::Write(k, self.write_value(None, k)));
                 total += 1;
             }
         }
@@ -352,8 +388,50 @@ mod tests {
     }
 
     #[test]
-    fn hotspot_and_zipf_favour_low_keys() {
-        for d in [Distribution::Hotspot, Distribution::Zipfian] {
+    fn exponential_halves_each_next_key() {
+        let p = Picker::new(Distribution::Exponential, 10);
+        let mut rng = Rng::new(5);
+        let mut count = [0u32; 10];
+        for _ in 0..100_000 {
+            count[p.pick(&mut rng)] += 1;
+        }
+        // Expected 50,000 / 25,000 / 12,500: within 5% each.
+        for (i, &c) in count[..3].iter().enumerate() {
+            let expected = 100_000.0 * 0.5f64.powi(i as i32 + 1) / (1.0 - 0.5f64.powi(10));
+            assert!((c as f64 - expected).abs() < expected * 0.05, "{i}: {c}");
+        }
+    }
+
+    #[test]
+    fn register_keys_retire_after_their_writes() {
+        let mut s = shape(Kind::RwRegister);
+        s.blind_writes = 0.5;
+        s.distribution = Distribution::Exponential;
+        let mut w = Workload::new(s);
+        let mut rng = Rng::new(6);
+        let mut written: std::collections::HashMap<Key, u64> = Default::default();
+        for _ in 0..2000 {
+            for m in w.plan(&mut rng) {
+                if let Mop::Write(k, v) = m {
+                    assert_eq!(v, written.get(&k).copied().unwrap_or(0) + 1, "{k}");
+                    written.insert(k, v);
+                }
+            }
+        }
+        assert!(written.values().all(|&v| v <= 4));
+        let mut dead = Vec::new();
+        w.take_dead_keys(u64::MAX, &mut dead);
+        assert!(dead.len() > 100, "{}", dead.len());
+        assert!(dead.iter().all(|k| written[k] == 4));
+    }
+
+    #[test]
+    fn hotspot_zipf_and_exponential_favour_low_keys() {
+        for d in [
+            Distribution::Hotspot,
+            Distribution::Zipfian,
+            Distribution::Exponential,
+        ] {
             let p = Picker::new(d, 100);
             let mut rng = Rng::new(4);
             let low = (0..10_000).filter(|_| p.pick(&mut rng) < 20).count();

@@ -10,6 +10,7 @@
 //! from either state and an rw edge only leaves it, so that a cycle of the
 //! product is exactly a cycle of `A ∪ A;rw`. Without it, one state.
 
+mod chains;
 #[cfg(feature = "cadical")]
 mod propagate;
 
@@ -17,6 +18,7 @@ mod propagate;
 use super::sat::external::Propagating;
 use super::sat::{Lit, Outcome, Sat};
 use crate::graph::tarjan;
+use chains::ChainIndex;
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
@@ -42,6 +44,10 @@ pub struct Problem {
     pub known: Vec<Edge>,
     /// Per constraint, the edges of each of its sides.
     pub sides: Vec<[Vec<Edge>; 2]>,
+    /// Transaction pairs that are likely consecutive on a chain of known
+    /// non-rw edges (the session order): a hint for pruning's reachability
+    /// index, which ignores pairs the known graph lacks.
+    pub chains: Vec<(u32, u32)>,
 }
 
 /// How a decision is made.
@@ -138,9 +144,14 @@ impl Problem {
     /// "after A" node, the one every edge into the transaction reaches.
     fn end_ranks(&self, c: usize, rank: &[u32]) -> (u32, u32) {
         let (a, b) = self.ends(c);
-        let last = self.states() - 1;
-        let at = |t: u32| rank[(t * self.states() + last) as usize];
+        let at = |t: u32| rank[self.after_a(t) as usize];
         (at(a), at(b))
+    }
+
+    /// The product node of a transaction that every edge into it reaches
+    /// (its "after A" state).
+    fn after_a(&self, t: u32) -> u32 {
+        t * self.states() + self.states() - 1
     }
 
     /// The product arcs of an edge.
@@ -304,9 +315,10 @@ fn prune(
     };
     loop {
         stats.prune_rounds += 1;
-        let Some(mut reach) = Reach::new(p.nodes(), p.known_arcs(forced_arcs)) else {
+        let Some(reach) = Reach::new(p.nodes(), p.known_arcs(forced_arcs)) else {
             return Ok(Some(suspects(forced, None)));
         };
+        let mut reach = reach.indexed(p);
         let mut newly = 0;
         for c in 0..total {
             if forced[c].is_some() {
@@ -364,11 +376,14 @@ fn chosen_csr(n: usize, arcs: impl Iterator<Item = (u32, u32, u32)> + Clone) -> 
     Csr::new(n, arcs.map(|(a, b, id)| (a, (b, id))))
 }
 
-/// Reachability in an acyclic graph: topological ranks bound a depth-first
-/// search to the vertices that can lie between the two ends.
+/// Reachability in an acyclic graph: a chain-cover index where one is
+/// built, else (and for what it leaves open) a depth-first search that
+/// topological ranks bound to the vertices that can lie between the two
+/// ends.
 struct Reach {
     csr: Csr<u32>,
     rank: Vec<u32>,
+    index: Option<ChainIndex>,
     seen: Vec<u32>,
     stamp: u32,
     stack: Vec<u32>,
@@ -386,10 +401,25 @@ impl Reach {
         Some(Reach {
             csr,
             rank,
+            index: None,
             seen: vec![0; n],
             stamp: 0,
             stack: Vec::new(),
         })
+    }
+
+    /// With the chain-cover index of `p`'s product graph: chains along
+    /// `p.chains` and greedy ones over the "after A" nodes.
+    fn indexed(mut self, p: &Problem) -> Reach {
+        let mut order = vec![0u32; self.rank.len()];
+        for (v, &r) in self.rank.iter().enumerate() {
+            order[r as usize] = v as u32;
+        }
+        let links = p.chains.iter().map(|&(a, b)| (p.after_a(a), p.after_a(b)));
+        let last = p.states() - 1;
+        let chainable = |v: u32| v % p.states() == last;
+        self.index = ChainIndex::new(&self.csr, &order, links, chainable);
+        self
     }
 
     /// Whether a non-empty path leads from `s` to `t`, or `s == t`.
@@ -400,6 +430,9 @@ impl Reach {
         let limit = self.rank[t as usize];
         if self.rank[s as usize] > limit {
             return false;
+        }
+        if let Some(known) = self.index.as_ref().and_then(|i| i.reaches(s, t)) {
+            return known;
         }
         self.stamp += 1;
         self.stack.clear();
@@ -845,6 +878,7 @@ mod tests {
             extension: false,
             known: vec![e(0, 1)],
             sides: vec![[vec![e(1, 0)], vec![e(0, 2)]]],
+            chains: Vec::new(),
         };
         let (d, stats, _) = decide(&p, settings(true, true));
         assert_eq!(d, Decision::Holds);
@@ -859,6 +893,7 @@ mod tests {
             extension: false,
             known: vec![e(0, 1), e(1, 2)],
             sides: vec![[vec![e(2, 0)], vec![e(1, 0)]]],
+            chains: Vec::new(),
         };
         assert_eq!(run(&p, true), Decision::Violated);
         assert_eq!(run(&p, false), Decision::Violated);
@@ -878,6 +913,7 @@ mod tests {
                 [vec![e(1, 2)], vec![e(3, 0)]],
                 [vec![e(3, 0)], vec![e(1, 2)]],
             ],
+            chains: Vec::new(),
         };
         assert_eq!(run(&p, false), Decision::Holds);
         // Each side of this second constraint is acyclic alone but cycles
@@ -897,6 +933,7 @@ mod tests {
             extension: true,
             known: vec![],
             sides: vec![[vec![rw(0, 1), rw(1, 0)], vec![e(0, 1)]]],
+            chains: Vec::new(),
         };
         assert_eq!(run(&p, false), Decision::Holds);
         // An A hop between them makes it one: 0 -ww-> 1 -rw-> 0.
@@ -905,6 +942,7 @@ mod tests {
             extension: true,
             known: vec![e(0, 1)],
             sides: vec![[vec![rw(1, 0)], vec![rw(1, 0), e(1, 0)]]],
+            chains: Vec::new(),
         };
         assert_eq!(run(&q, true), Decision::Violated);
         assert_eq!(run(&q, false), Decision::Violated);
@@ -933,12 +971,14 @@ mod tests {
             (
                 proptest::collection::vec(arb_edge(txns), 0..6),
                 proptest::collection::vec((side(), side()).prop_map(|(a, b)| [a, b]), 0..8),
+                proptest::collection::vec((0..txns, 0..txns), 0..txns as usize),
             )
-                .prop_map(move |(known, sides)| Problem {
+                .prop_map(move |(known, sides, chains)| Problem {
                     txns,
                     extension,
                     known,
                     sides,
+                    chains,
                 })
         })
     }
