@@ -204,10 +204,17 @@ pub fn run<T>(timeout: Option<Duration>, check: impl FnOnce() -> T) -> Result<T,
         input_bytes: 0,
     }));
     RUNNING.fetch_add(1, Ordering::SeqCst);
-    let result = catch_unwind(AssertUnwindSafe(check));
+    let result = attempt(check);
     RUNNING.fetch_sub(1, Ordering::SeqCst);
     ARMED.set(None);
-    match result {
+    result
+}
+
+/// Runs one part of a check that can stop on its own and keep what the
+/// check found before it (a model of the solver's): a stop inside is
+/// `Err(Stop)` here, and the limits stay armed.
+pub fn attempt<T>(part: impl FnOnce() -> T) -> Result<T, Stop> {
+    match catch_unwind(AssertUnwindSafe(part)) {
         Ok(value) => Ok(value),
         Err(payload) => match payload.downcast::<Stop>() {
             Ok(stop) => Err(*stop),
@@ -223,9 +230,14 @@ pub fn deadline() -> Option<Instant> {
 
 /// Marks the stage the check enters, and polls the limits.
 pub fn stage(stage: Stage) {
+    enter(stage);
+    poll();
+}
+
+/// Marks the stage the check enters, without polling.
+pub fn enter(stage: Stage) {
     update(|a| a.stage = stage);
     STAGE.store(stage as u8, Ordering::Relaxed);
-    poll();
 }
 
 /// Records how many ops have been read (what a memory stop scales from).

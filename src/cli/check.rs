@@ -253,7 +253,12 @@ fn check_file(
             return ExitCode::from(EXIT_INPUT);
         }
     };
-    limits::stage(Stage::Report);
+    // A deadline that stopped the solver already made the verdict unknown,
+    // with what was found before it: the report is not discarded for it.
+    match analysis.stopped.is_empty() {
+        true => limits::stage(Stage::Report),
+        false => limits::enter(Stage::Report),
+    }
     let verdict = check::verdict::verdict(&analysis);
     let text = match a.format {
         CheckFormat::Human => {
@@ -265,7 +270,9 @@ fn check_file(
                 .unwrap_or_default()
         }
     };
-    limits::stage(Stage::Report);
+    if analysis.stopped.is_empty() {
+        limits::stage(Stage::Report);
+    }
     progress.done();
     if a.verbose {
         eprint!("{}", report::human::solving_stats(&analysis));
