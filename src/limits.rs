@@ -627,6 +627,16 @@ mod tests {
     }
 
     #[test]
+    fn an_attempt_stops_its_part_and_the_check_goes_on() {
+        let r = run(Some(Duration::ZERO), || {
+            let part = attempt(|| stage(Stage::Construct));
+            enter(Stage::Report);
+            part.err().map(|s| (s.reason.name(), s.stage))
+        });
+        assert_eq!(r.ok(), Some(Some(("timeout", Stage::Construct))));
+    }
+
+    #[test]
     fn a_far_deadline_is_no_deadline() {
         let r = run(Some(Duration::MAX), || {
             stage(Stage::Solve);
