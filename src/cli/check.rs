@@ -212,7 +212,7 @@ pub fn run(a: &CheckArgs) -> ExitCode {
 }
 
 /// Writes the answer of a check a limit stopped.
-pub(super) fn stopped(stop: &limits::Stop, format: report::stop::Format) -> ExitCode {
+fn stopped(stop: &limits::Stop, format: report::stop::Format) -> ExitCode {
     let text = report::stop::render(stop, format);
     match format {
         report::stop::Format::Human => eprint!("{text}"),
