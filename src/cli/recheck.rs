@@ -60,13 +60,10 @@ pub struct Row {
 }
 
 pub fn run(a: &RecheckArgs) -> ExitCode {
-    let mut base = a.model.options();
+    let base = a.model.options();
     if let Err(e) = check::anomaly_types(&base) {
         eprintln!("error: {e}\n  help: {}", option_help(&e));
         return ExitCode::from(EXIT_INPUT);
-    }
-    if base.solve.enabled && base.solve.timeout.is_none() {
-        base.solve.timeout = Some(DEFAULT_TIMEOUT);
     }
     a.model.arm_memory(crate::report::stop::Format::Human);
     let runs = match recheck::find_runs(&a.store) {
@@ -160,9 +157,9 @@ fn check_run(run: &Run, base: &CheckOptions) -> Row {
     });
     let opts = options.apply(base);
     let mut workload = options.workload.clone();
-    let limited = limits::run(opts.solve.timeout, || {
-        verdict(&run.history, &opts, &mut workload)
-    });
+    // Also with --certain-only, which takes no --timeout.
+    let timeout = opts.solve.timeout.or(Some(DEFAULT_TIMEOUT));
+    let limited = limits::run(timeout, || verdict(&run.history, &opts, &mut workload));
     let ours = limited
         .unwrap_or_else(|stop| Ok(stopped(&stop)))
         .map_err(|e| notes.push(e));
