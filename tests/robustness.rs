@@ -217,6 +217,15 @@ mod limits {
         }
     }
 
+    /// `gen lwt` once ignored --txns-per-process and wrote 1,000 ops.
+    #[test]
+    fn lwt_counts_ops_per_process() {
+        let o = isocheck(&["gen", "lwt", "--txns-per-process", "3", "--processes", "2"]);
+        assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+        let invocations = text(&o.stdout).matches(":type :invoke").count();
+        assert_eq!(invocations, 6);
+    }
+
     /// The largest transactions are a few hundred kilobytes, so `--max-mb`
     /// stops a run of a billion transactions (once 10 GB) soon after the limit.
     #[test]
