@@ -436,14 +436,22 @@ fn kib_field(text: &str, name: &str) -> Option<u64> {
     Some(kib.saturating_mul(1024))
 }
 
-/// cgroup v2's `memory.max` less `memory.current`.
+/// The cgroup's limit less its usage: v2's `memory.max` and
+/// `memory.current`, else v1's `memory.limit_in_bytes` and
+/// `memory.usage_in_bytes` ("max" or an absent file: no limit).
 fn cgroup_room() -> Option<u64> {
-    let read = |f: &str| std::fs::read_to_string(format!("/sys/fs/cgroup/{f}")).ok();
-    let max: u64 = read("memory.max")?.trim().parse().ok()?;
-    let current: u64 = read("memory.current")
-        .and_then(|c| c.trim().parse().ok())
-        .unwrap_or(0);
-    Some(max.saturating_sub(current))
+    let read = |f: &str| -> Option<u64> {
+        let text = std::fs::read_to_string(format!("/sys/fs/cgroup/{f}")).ok()?;
+        text.trim().parse().ok()
+    };
+    let (max, current) = match read("memory.max") {
+        Some(max) => (max, read("memory.current")),
+        None => (
+            read("memory/memory.limit_in_bytes")?,
+            read("memory/memory.usage_in_bytes"),
+        ),
+    };
+    Some(max.saturating_sub(current.unwrap_or(0)))
 }
 
 /// `RLIMIT_AS` (from `/proc/self/limits`) less the address space in use,
