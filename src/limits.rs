@@ -204,10 +204,17 @@ pub fn run<T>(timeout: Option<Duration>, check: impl FnOnce() -> T) -> Result<T,
         input_bytes: 0,
     }));
     RUNNING.fetch_add(1, Ordering::SeqCst);
-    let result = catch_unwind(AssertUnwindSafe(check));
+    let result = attempt(check);
     RUNNING.fetch_sub(1, Ordering::SeqCst);
     ARMED.set(None);
-    match result {
+    result
+}
+
+/// Runs one part of a check that can stop on its own and keep what the
+/// check found before it (a model of the solver's): a stop inside is
+/// `Err(Stop)` here, and the limits stay armed.
+pub fn attempt<T>(part: impl FnOnce() -> T) -> Result<T, Stop> {
+    match catch_unwind(AssertUnwindSafe(part)) {
         Ok(value) => Ok(value),
         Err(payload) => match payload.downcast::<Stop>() {
             Ok(stop) => Err(*stop),
@@ -223,9 +230,14 @@ pub fn deadline() -> Option<Instant> {
 
 /// Marks the stage the check enters, and polls the limits.
 pub fn stage(stage: Stage) {
+    enter(stage);
+    poll();
+}
+
+/// Marks the stage the check enters, without polling.
+pub fn enter(stage: Stage) {
     update(|a| a.stage = stage);
     STAGE.store(stage as u8, Ordering::Relaxed);
-    poll();
 }
 
 /// Records how many ops have been read (what a memory stop scales from).
@@ -424,14 +436,22 @@ fn kib_field(text: &str, name: &str) -> Option<u64> {
     Some(kib.saturating_mul(1024))
 }
 
-/// cgroup v2's `memory.max` less `memory.current`.
+/// The cgroup's limit less its usage: v2's `memory.max` and
+/// `memory.current`, else v1's `memory.limit_in_bytes` and
+/// `memory.usage_in_bytes` ("max" or an absent file: no limit).
 fn cgroup_room() -> Option<u64> {
-    let read = |f: &str| std::fs::read_to_string(format!("/sys/fs/cgroup/{f}")).ok();
-    let max: u64 = read("memory.max")?.trim().parse().ok()?;
-    let current: u64 = read("memory.current")
-        .and_then(|c| c.trim().parse().ok())
-        .unwrap_or(0);
-    Some(max.saturating_sub(current))
+    let read = |f: &str| -> Option<u64> {
+        let text = std::fs::read_to_string(format!("/sys/fs/cgroup/{f}")).ok()?;
+        text.trim().parse().ok()
+    };
+    let (max, current) = match read("memory.max") {
+        Some(max) => (max, read("memory.current")),
+        None => (
+            read("memory/memory.limit_in_bytes")?,
+            read("memory/memory.usage_in_bytes"),
+        ),
+    };
+    Some(max.saturating_sub(current.unwrap_or(0)))
 }
 
 /// `RLIMIT_AS` (from `/proc/self/limits`) less the address space in use,
@@ -612,6 +632,16 @@ mod tests {
             }
         });
         assert!(r.is_err());
+    }
+
+    #[test]
+    fn an_attempt_stops_its_part_and_the_check_goes_on() {
+        let r = run(Some(Duration::ZERO), || {
+            let part = attempt(|| stage(Stage::Construct));
+            enter(Stage::Report);
+            part.err().map(|s| (s.reason.name(), s.stage))
+        });
+        assert_eq!(r.ok(), Some(Some(("timeout", Stage::Construct))));
     }
 
     #[test]

@@ -718,45 +718,51 @@ mod limits {
     use std::path::{Path, PathBuf};
     use std::process::{Command, Output};
 
+    const VALID: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/check/valid.edn");
+
     fn isocheck(args: &[&str]) -> Output {
-        Command::new(env!("CARGO_BIN_EXE_isocheck"))
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .args(args)
-            .env("NO_COLOR", "1")
-            .output()
-            .expect("run isocheck")
+        let mut command = Command::new(env!("CARGO_BIN_EXE_isocheck"));
+        let run = command.args(args).env("NO_COLOR", "1").output();
+        run.expect("run isocheck")
     }
 
     fn text(bytes: &[u8]) -> String {
         String::from_utf8_lossy(bytes).into_owned()
     }
 
-    const VALID: &str = "fixtures/check/valid.edn";
+    /// A history `isocheck gen` wrote, removed when dropped.
+    struct Generated(PathBuf);
 
-    /// A generated list-append history of `txns` transactions, written once
-    /// per test process.
-    fn generated(txns: u32) -> PathBuf {
-        let n = txns.to_string();
-        generated_with(&format!("la-{txns}"), &["list-append", "--txns", &n])
+    impl Drop for Generated {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_file(&self.0);
+        }
     }
 
-    /// A history `isocheck gen` writes with `args`, once per test process.
-    fn generated_with(name: &str, args: &[&str]) -> PathBuf {
+    impl std::ops::Deref for Generated {
+        type Target = Path;
+        fn deref(&self) -> &Path {
+            &self.0
+        }
+    }
+
+    /// A list-append history of `txns` transactions for the test `name`.
+    fn generated(name: &str, txns: u32) -> Generated {
+        let n = txns.to_string();
+        generated_with(name, &["list-append", "--txns", &n])
+    }
+
+    /// A history `isocheck gen` writes with `args`, for the test `name`.
+    fn generated_with(name: &str, args: &[&str]) -> Generated {
         let path =
             std::env::temp_dir().join(format!("isocheck-limits-{}-{name}.edn", std::process::id()));
-        if !path.exists() {
-            // Tests run in parallel: each writes its own copy and renames it
-            // into place, so none reads a half-written file.
-            let part = path.with_extension(format!("{:?}.part", std::thread::current().id()));
-            let out = part.to_string_lossy().into_owned();
-            let mut all = vec!["gen"];
-            all.extend_from_slice(args);
-            all.extend_from_slice(&["-o", &out]);
-            let o = isocheck(&all);
-            assert!(o.status.success(), "{}", text(&o.stderr));
-            std::fs::rename(&part, &path).expect("rename");
-        }
-        path
+        let out = path.to_string_lossy().into_owned();
+        let mut all = vec!["gen"];
+        all.extend_from_slice(args);
+        all.extend_from_slice(&["-o", &out]);
+        let o = isocheck(&all);
+        assert!(o.status.success(), "{}", text(&o.stderr));
+        Generated(path)
     }
 
     fn check(file: &Path, extra: &[&str]) -> Output {
@@ -768,7 +774,7 @@ mod limits {
 
     #[test]
     fn a_zero_timeout_stops_while_reading() {
-        let file = generated(2000);
+        let file = generated("zero-timeout", 2000);
         let o = check(&file, &["--timeout", "0", "--format", "edn"]);
         assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
         assert_eq!(
@@ -819,7 +825,7 @@ mod limits {
             std::env::temp_dir().join(format!("isocheck-limits-store-{}", std::process::id()));
         let run = store.join("t").join("20260101T000000.000Z");
         std::fs::create_dir_all(&run).expect("store");
-        std::fs::copy(generated(2000), run.join("history.edn")).expect("copy");
+        std::fs::copy(&*generated("recheck", 2000), run.join("history.edn")).expect("copy");
         let dir = store.to_string_lossy().into_owned();
         let o = isocheck(&["recheck", "--timeout", "0", "--format", "json", &dir]);
         let _ = std::fs::remove_dir_all(&store);
@@ -833,7 +839,7 @@ mod limits {
 
     #[test]
     fn a_tiny_budget_stops_before_reading_the_file() {
-        let file = generated(2000);
+        let file = generated("tiny-budget", 2000);
         let o = check(&file, &["--max-memory", "1000", "--format", "edn"]);
         assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
         let out = text(&o.stdout);
@@ -908,28 +914,28 @@ mod limits {
 
     #[test]
     fn the_largest_generator_arguments_run() {
-        let o = isocheck(&[
-            "gen",
-            "list-append",
-            "--processes",
-            "100000",
-            "--keys",
-            "1000000",
-            "--txns",
-            "3",
-        ]);
+        for workload in ["list-append", "lwt"] {
+            let o = isocheck(&[
+                "gen",
+                workload,
+                "--processes",
+                "100000",
+                "--keys",
+                "1000000",
+                "--txns",
+                "3",
+            ]);
+            assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+        }
+    }
+
+    /// `gen lwt` once ignored --txns-per-process and wrote 1,000 ops.
+    #[test]
+    fn lwt_counts_ops_per_process() {
+        let o = isocheck(&["gen", "lwt", "--txns-per-process", "3", "--processes", "2"]);
         assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
-        let o = isocheck(&[
-            "gen",
-            "lwt",
-            "--processes",
-            "100000",
-            "--keys",
-            "1000000",
-            "--txns",
-            "3",
-        ]);
-        assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+        let invocations = text(&o.stdout).matches(":type :invoke").count();
+        assert_eq!(invocations, 6);
     }
 
     /// The largest transactions are a few hundred kilobytes, so `--max-mb`
@@ -1003,7 +1009,7 @@ mod limits {
     /// above the limit the system's refusal does. Neither aborts.
     #[test]
     fn an_address_space_limit_is_a_memory_limit_answer() {
-        let file = generated(50_000);
+        let file = generated("ulimit", 50_000);
         for extra in ["", "--max-memory 100G"] {
             let o = check_under_ulimit(100_000, &file, extra);
             let out = text(&o.stdout);

@@ -78,6 +78,8 @@ pub struct Stopped {
     pub model: &'static str,
     pub reason: String,
     pub constraints: usize,
+    /// Construct, or solve (pruning included).
+    pub stage: Stage,
 }
 
 /// How one model was decided, for `-v`.
@@ -132,13 +134,30 @@ pub fn decide_all(
         {
             continue;
         }
-        limits::stage(Stage::Construct);
         let started = Instant::now();
         let txns = a.graph.vertex_count() as u32;
-        let mut problem = problem(txns, mg, known.of(&a.deps, mg), constraints);
+        // A limit reached here stops this model only, as the solver's
+        // deadline does: what stronger models found is kept.
+        let built = limits::attempt(|| {
+            limits::stage(Stage::Construct);
+            let problem = problem(txns, mg, known.of(&a.deps, mg), constraints);
+            limits::stage(Stage::Solve);
+            problem
+        });
+        let mut problem = match built {
+            Ok(problem) => problem,
+            Err(stop) => {
+                a.stopped.push(Stopped {
+                    model: mg.model,
+                    reason: stop.reason.name().to_string(),
+                    constraints: constraints.len(),
+                    stage: stop.stage,
+                });
+                break;
+            }
+        };
         problem.chains = session.to_vec();
         let construct = started.elapsed();
-        limits::stage(Stage::Solve);
         let settings = Settings {
             pruning: opts.pruning,
             deadline,
@@ -174,6 +193,7 @@ pub fn decide_all(
                 model: mg.model,
                 reason: reason.clone(),
                 constraints: constraints.len(),
+                stage: Stage::Solve,
             }),
         }
         let stop = matches!(decision, Decision::Stopped(_));

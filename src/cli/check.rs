@@ -214,7 +214,7 @@ pub fn run(a: &CheckArgs) -> ExitCode {
 }
 
 /// Writes the answer of a check a limit stopped.
-pub(super) fn stopped(stop: &limits::Stop, format: report::stop::Format) -> ExitCode {
+fn stopped(stop: &limits::Stop, format: report::stop::Format) -> ExitCode {
     let text = report::stop::render(stop, format);
     let written = match format {
         report::stop::Format::Human => output::to_stderr(&text),
@@ -255,7 +255,12 @@ fn check_file(
             return ExitCode::from(EXIT_INPUT);
         }
     };
-    limits::stage(Stage::Report);
+    // A deadline that stopped the solver already made the verdict unknown,
+    // with what was found before it: the report is not discarded for it.
+    match analysis.stopped.is_empty() {
+        true => limits::stage(Stage::Report),
+        false => limits::enter(Stage::Report),
+    }
     let verdict = check::verdict::verdict(&analysis);
     let text = match a.format {
         CheckFormat::Human => {
@@ -267,7 +272,9 @@ fn check_file(
                 .unwrap_or_default()
         }
     };
-    limits::stage(Stage::Report);
+    if analysis.stopped.is_empty() {
+        limits::stage(Stage::Report);
+    }
     progress.done();
     if a.verbose {
         if let Err(code) = output::to_stderr(&report::human::solving_stats(&analysis)) {

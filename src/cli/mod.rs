@@ -212,16 +212,23 @@ impl GenWorkload {
 }
 
 impl GenArgs {
+    /// `--txns`, or `--txns-per-process` times the processes (lwt: ops).
+    fn txns(&self) -> u64 {
+        self.txns_per_process
+            .map_or(self.txns, |n| n.saturating_mul(self.processes))
+    }
+
+    fn max_bytes(&self) -> u64 {
+        self.max_mb
+            .map_or(u64::MAX, |m| m.saturating_mul(1_000_000))
+    }
+
     pub fn params(&self, kind: gen::Kind) -> gen::Params {
         gen::Params {
             seed: self.seed,
             processes: self.processes,
-            txns: self
-                .txns_per_process
-                .map_or(self.txns, |n| n.saturating_mul(self.processes)),
-            max_bytes: self
-                .max_mb
-                .map_or(u64::MAX, |m| m.saturating_mul(1_000_000)),
+            txns: self.txns(),
+            max_bytes: self.max_bytes(),
             shape: gen::Shape {
                 kind,
                 min_ops: self.ops.0,
@@ -355,8 +362,8 @@ fn gen_lwt(a: &GenArgs) -> ExitCode {
         seed: a.seed,
         processes: a.processes,
         keys: a.keys,
-        ops: a.txns,
-        max_bytes: a.max_mb.map_or(u64::MAX, |m| m.saturating_mul(1_000_000)),
+        ops: a.txns(),
+        max_bytes: a.max_bytes(),
         ..Default::default()
     };
     if let Err(msg) = params.validate() {

@@ -74,13 +74,10 @@ pub struct Row {
 }
 
 pub fn run(a: &RecheckArgs) -> ExitCode {
-    let mut base = a.model.options();
+    let base = a.model.options();
     if let Err(e) = check::anomaly_types(&base) {
         output::say(format_args!("error: {e}\n  help: {}", option_help(&e)));
         return ExitCode::from(EXIT_INPUT);
-    }
-    if base.solve.enabled && base.solve.timeout.is_none() {
-        base.solve.timeout = Some(DEFAULT_TIMEOUT);
     }
     let store = match recheck::walk_store(&a.store) {
         Ok(store) if !store.runs.is_empty() || !store.unreadable.is_empty() => store,
@@ -111,9 +108,21 @@ pub fn run(a: &RecheckArgs) -> ExitCode {
     for row in &rows {
         table.line(row, human);
     }
-    rows.extend(check_all(&store.runs, &base, jobs.max(1), |row| {
-        table.line(row, human)
-    }));
+    // The children take the budget the user gave (by default, each its own
+    // share of what is available when it starts).
+    let child_flags: Vec<String> = a
+        .model
+        .max_memory
+        .iter()
+        .map(|m| format!("--max-memory={m}"))
+        .collect();
+    rows.extend(check_all(
+        &store.runs,
+        &base,
+        &child_flags,
+        jobs.max(1),
+        |row| table.line(row, human),
+    ));
     let text = match a.format {
         // Notes quote histories and stores: their control characters escaped.
         OutputFormat::Human => {
@@ -129,10 +138,10 @@ pub fn run_history(a: &HistoryArgs) -> ExitCode {
     let mut workload = None;
     let opts = a.model.options();
     a.model.arm_memory(crate::report::stop::Format::Json);
-    let result = limits::run(opts.solve.timeout, || {
-        verdict(&a.file, &opts, &mut workload)
-    })
-    .unwrap_or_else(|stop| Ok(stopped(&stop)));
+    // Also with --certain-only, which takes no --timeout.
+    let timeout = opts.solve.timeout.or(Some(DEFAULT_TIMEOUT));
+    let result = limits::run(timeout, || verdict(&a.file, &opts, &mut workload))
+        .unwrap_or_else(|stop| Ok(stopped(&stop)));
     let out = match result {
         Ok(ours) => serde_json::json!({ "workload": workload, "ours": ours }),
         Err(error) => serde_json::json!({ "workload": workload, "error": error }),
@@ -175,6 +184,7 @@ fn exit_status(rows: &[Row]) -> ExitCode {
 fn check_all(
     runs: &[Run],
     base: &CheckOptions,
+    child_flags: &[String],
     jobs: usize,
     mut finished: impl FnMut(&Row),
 ) -> Vec<Row> {
@@ -194,7 +204,10 @@ fn check_all(
             s.spawn(move || loop {
                 let i = next.fetch_add(1, Ordering::Relaxed);
                 let Some(run) = runs.get(i) else { break };
-                if send.send((i, check_run(run, base, exe))).is_err() {
+                if send
+                    .send((i, check_run(run, base, child_flags, exe)))
+                    .is_err()
+                {
                     break;
                 }
             });
@@ -212,7 +225,12 @@ fn check_all(
     rows.into_iter().flatten().collect()
 }
 
-fn check_run(run: &Run, base: &CheckOptions, exe: Result<&PathBuf, &String>) -> Row {
+fn check_run(
+    run: &Run,
+    base: &CheckOptions,
+    child_flags: &[String],
+    exe: Result<&PathBuf, &String>,
+) -> Row {
     let start = Instant::now();
     let mut notes = Vec::new();
     let recorded = run.results.as_deref().and_then(|p| {
@@ -231,7 +249,7 @@ fn check_run(run: &Run, base: &CheckOptions, exe: Result<&PathBuf, &String>) -> 
     let mut workload = options.workload.clone();
     let ours = exe
         .map_err(String::clone)
-        .and_then(|exe| isolated_verdict(exe, &run.history, &opts, &mut workload))
+        .and_then(|exe| isolated_verdict(exe, &run.history, &opts, child_flags, &mut workload))
         .map_err(|e| notes.push(e))
         .ok();
     Row {
@@ -258,11 +276,13 @@ fn isolated_verdict(
     exe: &Path,
     history: &Path,
     opts: &CheckOptions,
+    child_flags: &[String],
     workload: &mut Option<String>,
 ) -> Result<Ours, String> {
     let out = Command::new(exe)
         .arg("recheck-history")
         .args(model_flags(opts))
+        .args(child_flags)
         .arg("--")
         .arg(history)
         .stdin(Stdio::null())

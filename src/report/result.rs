@@ -91,6 +91,7 @@ pub(crate) fn entry<'a>(h: &'a History, a: &Analysis, e: Entry) -> R<'a> {
                 ("type", kws(lattice::CYCLE_SEARCH_TIMEOUT)),
                 ("model", kw(lattice::friendly_model(s.model))),
                 ("reason", edn(format!("{:?}", s.reason))),
+                ("stage", kws(s.stage.name())),
                 ("constraints", R::Int(s.constraints as i64)),
             ])
         }
