@@ -288,10 +288,12 @@ fn isolated_verdict(
         .stdin(Stdio::null())
         .output()
         .map_err(|e| format!("cannot start a check: {e}"))?;
-    if !out.status.success() {
-        return Err(died(out.status, &out.stderr));
-    }
     let text = String::from_utf8_lossy(&out.stdout);
+    if !out.status.success() {
+        // A child whose memory ran out before it could answer as usual
+        // still says so, as a stop answer (exit status 2).
+        return stop_answer(&text).ok_or_else(|| died(out.status, &out.stderr));
+    }
     let reply: serde_json::Value = serde_json::from_str(&text)
         .map_err(|e| format!("the check's answer is not JSON ({e}): {text}"))?;
     if workload.is_none() {
@@ -301,6 +303,20 @@ fn isolated_verdict(
         return Err(error.to_string());
     }
     ours_of(&reply["ours"]).ok_or_else(|| format!("the check's answer lacks a verdict: {text}"))
+}
+
+/// The verdict in a child's stop answer (`report::stop`'s JSON map: unknown,
+/// with the reason and the stage), written when even the reserve of memory
+/// was gone.
+fn stop_answer(text: &str) -> Option<Ours> {
+    let v: serde_json::Value = serde_json::from_str(text).ok()?;
+    (v["valid?"].as_str()? == "unknown").then_some(())?;
+    let (reason, stage) = (v["reason"].as_str()?, v["stage"].as_str()?);
+    Some(Ours {
+        valid: Validity::Unknown,
+        anomaly_types: vec![format!("{reason} ({stage})")],
+        not: Vec::new(),
+    })
 }
 
 /// How a child check ended without an answer, with what it said on stderr
