@@ -4,7 +4,6 @@
 # does (libFuzzer's coverage instrumentation, debug assertions, overflow
 # checks), without AddressSanitizer, which only adds checks of unsafe code.
 #   fuzz/run.sh [SECONDS_PER_TARGET] [TARGET...]   (default: 30 s, every target)
-# ISOCHECK_FUZZ_WIDE=1 adds fuzz/seeds-wide/<target> to the seeds.
 # Skips with a printed reason, status 0, when no nightly toolchain is installed.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -32,13 +31,9 @@ max_len=200000
 for t in "${targets[@]}"; do
     mkdir -p "corpus/$t" "artifacts/$t"
     echo "fuzz: $t for ${seconds}s"
-    # fuzz/seeds-wide: lines past column 65,536, which crash the diagnostic
-    # renderer until issue 23 item 3 is fixed; opt in with ISOCHECK_FUZZ_WIDE=1.
-    extra=()
-    [ "${ISOCHECK_FUZZ_WIDE:-}" != 1 ] || [ ! -d "seeds-wide/$t" ] || extra=("seeds-wide/$t")
     log="artifacts/$t.log"
     status=0
-    "$bin/$t" "corpus/$t" "seeds/$t" "${extra[@]}" -artifact_prefix="artifacts/$t/" -dict=edn.dict \
+    "$bin/$t" "corpus/$t" "seeds/$t" -artifact_prefix="artifacts/$t/" -dict=edn.dict \
         -max_total_time="$seconds" -rss_limit_mb=2048 -max_len="$max_len" -timeout=20 \
         -print_final_stats=1 >"$log" 2>&1 || status=$?
     grep -E '^(#[0-9]+.*DONE|stat::number_of_executed_units|stat::peak_rss_mb)' "$log" || true

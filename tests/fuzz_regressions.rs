@@ -131,23 +131,6 @@ fn seeds_do_not_panic() {
     assert_no_failures(replay(cases), ran);
 }
 
-/// The wide seeds (`fuzz/seeds-wide/`): one-line histories past column
-/// 65,536, where a diagnostic panics inside miette until issue 23 item 3
-/// (bounded source windows in `report::diagnostic`) is merged; then this
-/// runs by default and the files move into `fuzz/seeds/`.
-#[test]
-#[ignore = "needs the column >= 65,536 fix of report::diagnostic (issue 23 item 3)"]
-fn wide_seeds_do_not_panic() {
-    let mut cases = Vec::new();
-    for &(name, target) in TARGETS {
-        let seeds = files_in(&root().join("fuzz/seeds-wide").join(name));
-        cases.extend(seeds.into_iter().map(|p| (name, target, p)));
-    }
-    assert!(!cases.is_empty(), "fuzz/seeds-wide holds no seeds");
-    let ran = cases.len();
-    assert_no_failures(replay(cases), ran);
-}
-
 #[test]
 fn regression_files_name_their_target() {
     assert_eq!(
