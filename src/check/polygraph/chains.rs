@@ -44,17 +44,23 @@ impl ChainIndex {
     /// The index of the acyclic graph `csr` whose topological order is
     /// `order`. `links` are arcs suggested as consecutive chain members
     /// (ignored unless the graph has them); `chainable` says which nodes
-    /// the greedy cover may chain. `None` when the chains would be too
-    /// many for the memory bound.
+    /// the greedy cover may chain. `None` when no chain has two nodes, or
+    /// fewer than `min_chained` nodes are on chains (a graph too wide for
+    /// a chain cover: its queries would mostly fall back to a search, and
+    /// the index cost its build for little).
     pub(super) fn new(
         csr: &Csr<u32>,
         order: &[u32],
         links: impl Iterator<Item = (u32, u32)>,
         chainable: impl Fn(u32) -> bool,
+        min_chained: usize,
     ) -> Option<ChainIndex> {
         let n = order.len();
         let next = valid_links(csr, n, links);
         let (chain, pos, k) = cover(csr, order, &next, chainable)?;
+        if chain.iter().filter(|&&c| c != NONE).count() < min_chained {
+            return None;
+        }
         let first = rows(csr, order, &chain, &pos, k);
         let into_unchained = Csr::new(
             n,
@@ -335,7 +341,7 @@ mod tests {
             let csr = Csr::new(n, arcs.iter().copied());
             let order = crate::graph::topological(n, |v| csr.out(v).iter().copied())
                 .expect("acyclic by construction");
-            let index = ChainIndex::new(&csr, &order, links.iter().copied(), |v| chainable[v as usize]);
+            let index = ChainIndex::new(&csr, &order, links.iter().copied(), |v| chainable[v as usize], 0);
             let Some(index) = index else {
                 // No chain of two nodes: no hinted link is an arc and the
                 // greedy cover found no chainable arc.
