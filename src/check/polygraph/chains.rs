@@ -44,17 +44,23 @@ impl ChainIndex {
     /// The index of the acyclic graph `csr` whose topological order is
     /// `order`. `links` are arcs suggested as consecutive chain members
     /// (ignored unless the graph has them); `chainable` says which nodes
-    /// the greedy cover may chain. `None` when the chains would be too
-    /// many for the memory bound.
+    /// the greedy cover may chain. `None` when no chain has two nodes, or
+    /// fewer than `min_chained` nodes are on chains (a graph too wide for
+    /// a chain cover: its queries would mostly fall back to a search, and
+    /// the index cost its build for little).
     pub(super) fn new(
         csr: &Csr<u32>,
         order: &[u32],
         links: impl Iterator<Item = (u32, u32)>,
         chainable: impl Fn(u32) -> bool,
+        min_chained: usize,
     ) -> Option<ChainIndex> {
         let n = order.len();
         let next = valid_links(csr, n, links);
         let (chain, pos, k) = cover(csr, order, &next, chainable)?;
+        if chain.iter().filter(|&&c| c != NONE).count() < min_chained {
+            return None;
+        }
         let first = rows(csr, order, &chain, &pos, k);
         let into_unchained = Csr::new(
             n,
@@ -218,22 +224,37 @@ fn earliest_free(
 }
 
 /// The index rows, filled in reverse topological order: a node's row is the
-/// minimum of its successors' rows and its own position.
+/// minimum of its successors' rows and its own position. A successor that
+/// an already merged one reaches adds nothing and is skipped (merging the
+/// chain successor first skips most arcs along the chain).
 fn rows(csr: &Csr<u32>, order: &[u32], chain: &[u32], pos: &[u32], k: usize) -> Vec<u32> {
     let mut first = vec![NONE; order.len() * k];
     // The row is gathered apart, so that the inner loop reads one slice
     // and writes another (and vectorizes).
     let mut row = vec![NONE; k];
+    let merge = |row: &mut [u32], first: &[u32], w: u32| {
+        let from = w as usize * k;
+        for (r, &f) in row.iter_mut().zip(&first[from..from + k]) {
+            *r = (*r).min(f);
+        }
+    };
     for &v in order.iter().rev() {
         row.fill(NONE);
+        let own = chain[v as usize];
+        let chain_next = |w: &&u32| {
+            own != NONE && chain[**w as usize] == own && pos[**w as usize] == pos[v as usize] + 1
+        };
+        if let Some(&w) = csr.out(v).iter().find(chain_next) {
+            merge(&mut row, &first, w);
+        }
         for &w in csr.out(v) {
-            let from = w as usize * k;
-            for (r, &f) in row.iter_mut().zip(&first[from..from + k]) {
-                *r = (*r).min(f);
+            let c = chain[w as usize];
+            if c == NONE || row[c as usize] > pos[w as usize] {
+                merge(&mut row, &first, w);
             }
         }
-        if chain[v as usize] != NONE {
-            row[chain[v as usize] as usize] = pos[v as usize];
+        if own != NONE {
+            row[own as usize] = pos[v as usize];
         }
         first[v as usize * k..(v as usize + 1) * k].copy_from_slice(&row);
     }
@@ -320,7 +341,7 @@ mod tests {
             let csr = Csr::new(n, arcs.iter().copied());
             let order = crate::graph::topological(n, |v| csr.out(v).iter().copied())
                 .expect("acyclic by construction");
-            let index = ChainIndex::new(&csr, &order, links.iter().copied(), |v| chainable[v as usize]);
+            let index = ChainIndex::new(&csr, &order, links.iter().copied(), |v| chainable[v as usize], 0);
             let Some(index) = index else {
                 // No chain of two nodes: no hinted link is an arc and the
                 // greedy cover found no chainable arc.
