@@ -4,6 +4,7 @@
 # does (libFuzzer's coverage instrumentation, debug assertions, overflow
 # checks), without AddressSanitizer, which only adds checks of unsafe code.
 #   fuzz/run.sh [SECONDS_PER_TARGET] [TARGET...]   (default: 30 s, every target)
+# FUZZ_SEED=N fixes libFuzzer's random seed (default 0: a new one each run).
 # Skips with a printed reason, status 0, when no nightly toolchain is installed.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -34,7 +35,7 @@ for t in "${targets[@]}"; do
     log="artifacts/$t.log"
     status=0
     "$bin/$t" "corpus/$t" "seeds/$t" -artifact_prefix="artifacts/$t/" -dict=edn.dict \
-        -max_total_time="$seconds" -rss_limit_mb=2048 -max_len="$max_len" -timeout=20 \
+        -max_total_time="$seconds" -seed="${FUZZ_SEED:-0}" -rss_limit_mb=2048 -max_len="$max_len" -timeout=20 \
         -print_final_stats=1 >"$log" 2>&1 || status=$?
     grep -E '^(#[0-9]+.*DONE|stat::number_of_executed_units|stat::peak_rss_mb)' "$log" || true
     if [ "$status" -ne 0 ]; then
