@@ -494,6 +494,33 @@ mod output {
         }
     }
 
+    /// `recheck` writes its table a row at a time: a full disk is still one
+    /// line of error, not one per row, and status 3.
+    #[test]
+    fn a_full_disk_under_recheck_is_one_line_and_status_3() {
+        let store = Scratch::new("full-recheck");
+        for name in ["a", "b", "c"] {
+            let run = store.0.join(format!("{name}/20240101T000000"));
+            std::fs::create_dir_all(&run).expect("run directory");
+            std::fs::copy(
+                Path::new(env!("CARGO_MANIFEST_DIR")).join(VALID),
+                run.join("history.edn"),
+            )
+            .expect("copy history");
+        }
+        let path = store.0.to_string_lossy().into_owned();
+        for format in ["human", "json"] {
+            let Some(o) = to_full_disk(&["recheck", &path, "--format", format]) else {
+                return;
+            };
+            assert_no_panic(&o);
+            let err = stderr(&o);
+            assert_eq!(o.status.code(), Some(3), "{format}: {err}");
+            assert_eq!(err.lines().count(), 1, "{format}: {err}");
+            assert!(err.contains("No space left on device"), "{format}: {err}");
+        }
+    }
+
     /// Runs `args` with stdout `/dev/full`, where every write fails with ENOSPC.
     fn to_full_disk(args: &[&str]) -> Option<Output> {
         let Ok(full) = std::fs::OpenOptions::new().write(true).open("/dev/full") else {

@@ -130,6 +130,9 @@ pub fn run(a: &RecheckArgs) -> ExitCode {
         }
         OutputFormat::Json => super::check::json_line(&rows),
     };
+    if let Some(code) = table.failed.get() {
+        return code;
+    }
     output::status(output::to_stdout(&text), exit_status(&rows))
 }
 
@@ -450,6 +453,8 @@ fn verdict(
 /// pushes the rest of its line along).
 struct Table {
     widths: [usize; 6],
+    /// The status of the first failed write; nothing is written after it.
+    failed: std::cell::Cell<Option<ExitCode>>,
 }
 
 impl Table {
@@ -462,6 +467,7 @@ impl Table {
             .max(3);
         Table {
             widths: [run, 12, 20, 20, 9, 8],
+            failed: std::cell::Cell::new(None),
         }
     }
 
@@ -475,9 +481,12 @@ impl Table {
         }
     }
 
-    /// One line, its control characters escaped; a closed stdout is left
-    /// for the final write, whose status says so.
+    /// One line, its control characters escaped; after a failed write
+    /// (a closed pipe, a full disk: said once) nothing more is written.
     fn print(&self, cells: &[String; 6]) {
+        if self.failed.get().is_some() {
+            return;
+        }
         let mut text = String::new();
         for (i, (cell, w)) in cells.iter().zip(self.widths).enumerate() {
             // The time column is right-aligned; the last column pads nothing.
@@ -487,7 +496,7 @@ impl Table {
             }
         }
         let line = crate::report::excerpt::escape(text.trim_end()).into_owned() + "\n";
-        let _ = output::to_stdout(&line);
+        self.failed.set(output::to_stdout(&line).err());
     }
 }
 
