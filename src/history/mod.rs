@@ -1,6 +1,7 @@
-//! Reading histories: the model ([`model`]), the EDN reader ([`edn`],
-//! [`jepsen`]), the other published formats ([`formats`]), and pairing ops
-//! into transactions ([`build`]).
+//! Reading histories: the one read of each input ([`Input`]: a file, a
+//! pipe or FIFO, `-` for standard input, a Cobra directory), the model
+//! ([`model`]), the EDN reader ([`edn`], [`jepsen`]), the other published
+//! formats ([`formats`]), and pairing ops into transactions ([`build`]).
 //!
 //! This layer knows nothing of graphs or consistency models: it turns bytes
 //! into a [`History`] or a [`HistoryError`] that points into the file.
