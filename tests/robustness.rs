@@ -479,14 +479,7 @@ mod output {
 
     #[test]
     fn a_closed_stdout_ends_recheck_quietly() {
-        let store = Scratch::new("closed-recheck");
-        let run = store.0.join("test/20240101T000000");
-        std::fs::create_dir_all(&run).expect("run directory");
-        std::fs::copy(
-            Path::new(env!("CARGO_MANIFEST_DIR")).join(VALID),
-            run.join("history.edn"),
-        )
-        .expect("copy history");
+        let store = valid_store("closed-recheck", &["test"]);
         let path = store.0.to_string_lossy().into_owned();
         for format in ["human", "json"] {
             let o = with_closed(&["recheck", &path, "--format", format], "stdout");
@@ -494,13 +487,11 @@ mod output {
         }
     }
 
-    /// `recheck` writes its table a row at a time: a full disk is still one
-    /// line of error, not one per row, and status 3.
-    #[test]
-    fn a_full_disk_under_recheck_is_one_line_and_status_3() {
-        let store = Scratch::new("full-recheck");
-        for name in ["a", "b", "c"] {
-            let run = store.0.join(format!("{name}/20240101T000000"));
+    /// A Jepsen store with one run of the valid history per test name.
+    fn valid_store(name: &str, tests: &[&str]) -> Scratch {
+        let store = Scratch::new(name);
+        for test in tests {
+            let run = store.0.join(format!("{test}/20240101T000000"));
             std::fs::create_dir_all(&run).expect("run directory");
             std::fs::copy(
                 Path::new(env!("CARGO_MANIFEST_DIR")).join(VALID),
@@ -508,6 +499,14 @@ mod output {
             )
             .expect("copy history");
         }
+        store
+    }
+
+    /// `recheck` writes its table a row at a time: a full disk is still one
+    /// line of error, not one per row, and status 3.
+    #[test]
+    fn a_full_disk_under_recheck_is_one_line_and_status_3() {
+        let store = valid_store("full-recheck", &["a", "b", "c"]);
         let path = store.0.to_string_lossy().into_owned();
         for format in ["human", "json"] {
             let Some(o) = to_full_disk(&["recheck", &path, "--format", format]) else {
