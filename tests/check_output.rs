@@ -6,9 +6,9 @@
 //! pinned independently of the inference.
 
 use isocheck::check::{self, Analysis, CheckOptions, FoundCycle, Verdict};
-use isocheck::graph::Graph;
+use isocheck::graph::{Dep, Graph, Rel, Version, NO_MOP};
 use isocheck::history::{self, Format, History, Val};
-use isocheck::infer::{Anomaly, Dep, InferOptions, Rel, Version, NO_MOP};
+use isocheck::infer::{Anomaly, InferOptions};
 use isocheck::report::{directory, edn, human, json};
 use std::path::Path;
 

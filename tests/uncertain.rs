@@ -7,8 +7,8 @@ mod common;
 
 use common::Rng;
 use isocheck::check::{self, CheckOptions, SolveOptions, Validity};
+use isocheck::graph::Rel;
 use isocheck::history::{parse_edn, History};
-use isocheck::infer::Rel;
 use proptest::prelude::*;
 
 fn options(model: &str, pruning: bool) -> CheckOptions {

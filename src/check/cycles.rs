@@ -16,8 +16,7 @@
 //! the wanted type remains. Nothing is time-limited.
 
 use super::lattice;
-use crate::graph::{nontrivial, tarjan, Graph};
-use crate::infer::{Rel, RelSet};
+use crate::graph::{nontrivial, tarjan, Graph, Rel, RelSet};
 use crate::limits;
 use std::collections::BTreeSet;
 

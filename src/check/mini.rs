@@ -5,9 +5,9 @@
 //! non-cycle anomaly, a lost update — goes to the general path, which names
 //! and explains it; so the two paths cannot disagree.
 
-use crate::graph::{self, order};
+use crate::graph::{self, order, Rel};
 use crate::history::{History, TxnId};
-use crate::infer::{self, mini, Rel};
+use crate::infer::{self, mini};
 use std::collections::BTreeSet;
 
 /// How a check was decided.
@@ -83,7 +83,7 @@ fn product(n: usize, edges: &[mini::Edge]) -> Vec<(TxnId, TxnId)> {
 }
 
 fn acyclic(n: usize, edges: &[(TxnId, TxnId)]) -> bool {
-    let (start, succ) = infer::csr(n, edges);
+    let (start, succ) = graph::csr(n, edges.iter().copied());
     let out = |v: u32| {
         succ[start[v as usize] as usize..start[v as usize + 1] as usize]
             .iter()

@@ -16,9 +16,9 @@ pub use mini::Path;
 pub use uncertain::{Case, Forced, SolveOptions, Solved, Stopped};
 pub use verdict::{Entry, Validity, Verdict};
 
-use crate::graph::{nontrivial, order, tarjan, Graph};
+use crate::graph::{nontrivial, order, tarjan, Dep, Graph, Rel, RelSet, Version, NO_MOP};
 use crate::history::{History, TxnId, Val};
-use crate::infer::{self, Anomaly, Dep, InferOptions, Inference, Rel, RelSet, Version, NO_MOP};
+use crate::infer::{self, Anomaly, InferOptions, Inference};
 use crate::limits::{self, Stage};
 use std::collections::BTreeSet;
 

@@ -7,9 +7,9 @@
 use super::cycles::{self, FoundCycle, ModelGraph, MODEL_GRAPHS};
 use super::polygraph::{self, Decision, Edge, Problem, Settings, Stats};
 use super::{lattice, verdict, Analysis};
-use crate::graph::{csr, nontrivial, tarjan, Graph};
+use crate::graph::{csr, nontrivial, tarjan, Dep, Graph, Rel, RelSet};
 use crate::history::TxnId;
-use crate::infer::{Constraint, Dep, Rel, RelSet};
+use crate::infer::Constraint;
 use crate::limits::{self, Stage};
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};

@@ -1,10 +1,12 @@
-//! The transaction dependency graph: a compact CSR over transaction ids with
-//! typed edges, strongly connected components, and the session and
-//! real-time orders. Knows nothing of models or anomaly names.
+//! The transaction dependency graph: its edges (`dep.rs`), a compact CSR
+//! over transaction ids with typed edges, strongly connected components, and
+//! the session and real-time orders. Knows nothing of inference, models or
+//! anomaly names.
 
+mod dep;
 pub mod order;
 
-use crate::infer::{Dep, Rel, RelSet};
+pub use dep::{Dep, Rel, RelSet, Version, NO_MOP};
 
 /// A directed multigraph over `0..n` in compressed sparse row form. Edge `e`
 /// of vertex `v` (for `e` in `edges(v)`) goes to `target(e)`, has relation

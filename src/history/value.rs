@@ -16,7 +16,7 @@ use std::num::NonZeroU32;
 ///
 /// The number ([`Val::raw`]) is stored complemented: no value is
 /// `u32::MAX`, so its complement 0 is a niche, and an `Option<Val>` (or an
-/// `infer::Version`, of which there are millions) is four bytes too.
+/// `graph::Version`, of which there are millions) is four bytes too.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub struct Val(NonZeroU32);
 

@@ -7,7 +7,7 @@
 
 use super::anomaly::{Anomaly, Expected};
 use super::*;
-use crate::history::{parse_edn, History, MopValue, Status};
+use crate::history::{parse_edn, History, MopValue, Status, TxnId, Val};
 
 fn load(text: &str) -> History {
     parse_edn("t.edn", text).unwrap_or_else(|d| panic!("{d}"))

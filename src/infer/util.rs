@@ -1,6 +1,7 @@
 //! Small tools shared by the two inferences: a fast hash map for interned
 //! values, dense key ids, per-transaction key slots, strongly connected
-//! components and the deduplication of dependencies.
+//! components (the graph's Tarjan over successor lists) and the
+//! deduplication of dependencies.
 
 use super::Dep;
 use crate::history::{MicroOp, MopKind, MopValue, Status, Val};
@@ -199,66 +200,12 @@ impl From<Status> for OpKind {
 
 /// Strongly connected components of the graph `0..n` with successors
 /// `succ[start[v]..start[v + 1]]`, as lists of vertices (only components of
-/// two or more vertices). Iterative Tarjan.
+/// two or more vertices), through the graph's Tarjan.
 pub fn sccs(n: usize, start: &[u32], succ: &[u32]) -> Vec<Vec<u32>> {
-    const NONE: u32 = u32::MAX;
-    let mut index = vec![NONE; n];
-    let mut low = vec![0u32; n];
-    let mut on_stack = vec![false; n];
-    let mut stack: Vec<u32> = Vec::new();
-    // (vertex, next successor position)
-    let mut calls: Vec<(u32, u32)> = Vec::new();
-    let mut next = 0u32;
-    let mut out = Vec::new();
-    for root in 0..n as u32 {
-        if index[root as usize] != NONE {
-            continue;
-        }
-        calls.push((root, start[root as usize]));
-        index[root as usize] = next;
-        low[root as usize] = next;
-        next += 1;
-        stack.push(root);
-        on_stack[root as usize] = true;
-        while let Some(&(v, pos)) = calls.last() {
-            if pos < start[v as usize + 1] {
-                if let Some(top) = calls.last_mut() {
-                    top.1 = pos + 1;
-                }
-                let w = succ[pos as usize];
-                if index[w as usize] == NONE {
-                    index[w as usize] = next;
-                    low[w as usize] = next;
-                    next += 1;
-                    stack.push(w);
-                    on_stack[w as usize] = true;
-                    calls.push((w, start[w as usize]));
-                } else if on_stack[w as usize] {
-                    low[v as usize] = low[v as usize].min(index[w as usize]);
-                }
-                continue;
-            }
-            calls.pop();
-            if let Some(&(u, _)) = calls.last() {
-                low[u as usize] = low[u as usize].min(low[v as usize]);
-            }
-            if low[v as usize] == index[v as usize] {
-                let mut comp = Vec::new();
-                loop {
-                    let w = stack.pop().expect("tarjan stack");
-                    on_stack[w as usize] = false;
-                    comp.push(w);
-                    if w == v {
-                        break;
-                    }
-                }
-                if comp.len() > 1 {
-                    out.push(comp);
-                }
-            }
-        }
-    }
-    out
+    let (comp, count) = crate::graph::tarjan(n, |v, out| {
+        out.extend_from_slice(&succ[start[v as usize] as usize..start[v as usize + 1] as usize])
+    });
+    crate::graph::nontrivial(&comp, count)
 }
 
 /// Compressed adjacency of `edges` over `0..n`: `(start, succ)`.

@@ -4,8 +4,8 @@
 
 use super::explain::{cycle_explanation, names};
 use crate::check::{Analysis, Entry, FoundCycle, Verdict};
+use crate::graph::Rel;
 use crate::history::History;
-use crate::infer::Rel;
 use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};

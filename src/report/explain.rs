@@ -3,9 +3,9 @@
 //! explainers, `explain-binding`, `explain-cycle-ops`).
 
 use crate::check::{Analysis, FoundCycle};
+use crate::graph::{Dep, Rel, Version, NO_MOP};
 use crate::history::edn::{self, Kind};
 use crate::history::{History, MopValue, OpId, OpValue, Process, TxnId, Workload};
-use crate::infer::{Dep, Rel, Version, NO_MOP};
 use std::borrow::Cow;
 use std::fmt::Write;
 

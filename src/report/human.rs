@@ -16,9 +16,9 @@ use super::explain::{
 use super::result::pair_keys;
 use crate::check::polygraph::Decision;
 use crate::check::{lattice, Analysis, Entry, FoundCycle, Path, Validity, Verdict};
+use crate::graph::{Dep, Rel, Version, NO_MOP};
 use crate::history::{History, MopKind, MopValue, SourceFile, Span, TxnId, Val, Workload};
 use crate::infer::anomaly::{Anomaly, Expected};
-use crate::infer::{Dep, Rel, Version, NO_MOP};
 use miette::{Diagnostic, LabeledSpan, Severity, SourceCode};
 use std::collections::BTreeSet;
 use std::fmt::{self, Write};

@@ -5,9 +5,10 @@ use super::explain::{
     scc_indices, txn_text, version_edn,
 };
 use crate::check::{lattice, Analysis, Entry, Forced, FoundCycle, Validity, Verdict};
+use crate::graph::{Dep, Rel};
 use crate::history::{History, TxnId, Val};
 use crate::infer::anomaly::{Anomaly, Expected};
-use crate::infer::{Constraint, Dep, Rel};
+use crate::infer::Constraint;
 use std::borrow::Cow;
 
 /// An EDN value of the result map.
