@@ -12,6 +12,5 @@ pub mod graph;
 pub mod history;
 pub mod infer;
 pub mod limits;
-pub mod recheck;
 pub mod report;
-pub mod stats;
+pub mod store;

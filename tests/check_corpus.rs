@@ -8,7 +8,7 @@ mod common;
 
 use isocheck::check::{self, CheckOptions};
 use isocheck::history::{self, History, LoadOptions};
-use isocheck::recheck;
+use isocheck::store;
 use std::collections::BTreeMap;
 
 /// `:valid?`, `:anomaly-types` and `:not`, as text.
@@ -113,7 +113,7 @@ fn results_edn_beside_histories() {
     let Some(dir) = common::corpus_dir() else {
         return;
     };
-    let runs = recheck::find_runs(&dir).expect("readable corpus");
+    let runs = store::find_runs(&dir).expect("readable corpus");
     let runs: Vec<_> = runs.iter().filter(|r| r.results.is_some()).collect();
     assert!(runs.len() >= 50, "only {} results.edn found", runs.len());
     let diffs = differences(DIFFERENCES);
@@ -121,8 +121,8 @@ fn results_edn_beside_histories() {
     for run in runs {
         let results = run.results.as_deref().expect("filtered");
         let text = std::fs::read_to_string(results).expect("readable");
-        let recorded = recheck::recorded_verdict(&text)
-            .unwrap_or_else(|e| panic!("{}: {e}", results.display()));
+        let recorded =
+            store::recorded_verdict(&text).unwrap_or_else(|e| panic!("{}: {e}", results.display()));
         let rel = run.name.join("history.edn").to_string_lossy().to_string();
         let h = history::load(&run.history, &LoadOptions::default()).expect("loads");
         // The runs used Elle's default model, strict-serializable; older

@@ -13,6 +13,7 @@
 //! `ISOCHECK_FUZZ_LAX=1` to skip that check.
 
 use isocheck::check::{self, CheckOptions};
+use isocheck::cli::stats::Stats;
 use isocheck::history::edn::{self, Kind, Node};
 use isocheck::history::formats::{cobra, dbcop};
 use isocheck::history::{
@@ -20,7 +21,6 @@ use isocheck::history::{
 };
 use isocheck::report;
 use isocheck::report::diagnostic::render;
-use isocheck::stats::Stats;
 use std::path::PathBuf;
 use std::time::Duration;
 

@@ -4,12 +4,13 @@ mod bench;
 mod check;
 mod output;
 mod recheck;
+pub mod stats;
 
 use crate::gen;
 use crate::history::{self, Format, LoadOptions, Workload};
 use crate::report::diagnostic;
-use crate::stats::{self, Stats};
 use clap::{Parser, Subcommand, ValueEnum};
+use stats::Stats;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;

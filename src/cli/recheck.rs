@@ -12,8 +12,8 @@ use crate::check::Validity;
 use crate::check::{self, CheckOptions};
 use crate::history::{self, LoadOptions, Workload};
 use crate::limits::{self, Stage};
-use crate::recheck::{self, Agreement, Recorded, Run, RunOptions};
 use crate::report::progress::Progress;
+use crate::store::{self, Agreement, Recorded, Run, RunOptions};
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -79,7 +79,7 @@ pub fn run(a: &RecheckArgs) -> ExitCode {
         output::say(format_args!("error: {e}\n  help: {}", option_help(&e)));
         return ExitCode::from(EXIT_INPUT);
     }
-    let store = match recheck::walk_store(&a.store) {
+    let store = match store::walk_store(&a.store) {
         Ok(store) if !store.runs.is_empty() || !store.unreadable.is_empty() => store,
         Ok(_) => {
             output::say(format_args!(
@@ -153,7 +153,7 @@ pub fn run_history(a: &HistoryArgs) -> ExitCode {
 }
 
 /// A row for a path below the store root that could not be read.
-fn unreadable_row(u: &recheck::Unreadable) -> Row {
+fn unreadable_row(u: &store::Unreadable) -> Row {
     Row {
         run: u.name.display().to_string(),
         workload: "-".into(),
@@ -237,12 +237,12 @@ fn check_run(
     let start = Instant::now();
     let mut notes = Vec::new();
     let recorded = run.results.as_deref().and_then(|p| {
-        read_with(p, recheck::recorded_verdict)
+        read_with(p, store::recorded_verdict)
             .map_err(|e| notes.push(e))
             .ok()
     });
     let options = run.test.as_deref().map_or(Ok(RunOptions::default()), |p| {
-        read_with(p, recheck::recorded_options)
+        read_with(p, store::recorded_options)
     });
     let options = options.unwrap_or_else(|e| {
         notes.push(format!("{e}; using the command line's options"));
