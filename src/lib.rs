@@ -7,6 +7,7 @@
 
 pub mod check;
 pub mod cli;
+mod facade;
 pub mod gen;
 pub mod graph;
 pub mod history;
@@ -14,3 +15,5 @@ pub mod infer;
 pub mod limits;
 pub mod report;
 pub mod store;
+
+pub use facade::{check, load, Outcome};

@@ -1,15 +1,16 @@
 //! The reports of `isocheck check` on the small histories of
 //! `fixtures/check/` (Elle's own test cases, `../shared/reference/elle.md`
 //! §5.2–5.3): the human report (without colour), Elle's result map as EDN,
-//! and the same as JSON, pinned with insta. A second set renders hand-built
-//! analyses (the dependencies Elle's tests assert), so that the renderers are
-//! pinned independently of the inference.
+//! and the same as JSON, pinned with insta, through the library's facade
+//! (`isocheck::check`, `Outcome`'s renderers). A second set renders
+//! hand-built analyses (the dependencies Elle's tests assert), so that the
+//! renderers are pinned independently of the inference.
 
-use isocheck::check::{self, Analysis, CheckOptions, FoundCycle, Verdict};
-use isocheck::graph::{Dep, Graph, Rel, Version, NO_MOP};
+use isocheck::check::{Analysis, CheckOptions, FoundCycle};
+use isocheck::graph::{Dep, Rel, Version, NO_MOP};
 use isocheck::history::{self, Format, History, Val};
 use isocheck::infer::{Anomaly, InferOptions};
-use isocheck::report::{directory, edn, human, json};
+use isocheck::Outcome;
 use std::path::Path;
 
 /// Options of a fixture, with the CLI's meaning: `models: None` is the
@@ -91,13 +92,8 @@ fn options(c: &Case) -> CheckOptions {
     }
 }
 
-fn reports(h: &History, a: &Analysis, v: &Verdict) -> (String, String, String) {
-    let json = serde_json::to_string_pretty(&json::result_map(h, a, v)).expect("JSON");
-    (
-        human::render(h, a, v, false),
-        edn::result_map(h, a, v),
-        json,
-    )
+fn reports(h: &History, o: &Outcome) -> (String, String, String) {
+    (o.human(h, false), o.edn(h), o.json(h))
 }
 
 /// The EDN output is one EDN value, and the JSON says the same `valid?`.
@@ -117,9 +113,8 @@ fn well_formed(edn_text: &str, json_text: &str) {
 fn fixtures_render_like_elle() {
     for c in CASES {
         let h = load(c.name);
-        let a = check::analyze(&h, &options(c)).expect("valid options");
-        let v = check::verdict::verdict(&a);
-        let (human, edn, json) = reports(&h, &a, &v);
+        let o = isocheck::check(&h, &options(c)).expect("valid options");
+        let (human, edn, json) = reports(&h, &o);
         well_formed(&edn, &json);
         insta::assert_snapshot!(format!("{}.human", c.name), human);
         insta::assert_snapshot!(format!("{}.edn", c.name), edn);
@@ -132,38 +127,25 @@ fn fixtures_render_like_elle() {
 
 const NO_MODELS: &[&str] = &[];
 
-/// An analysis of `h` with these dependencies, cycles (type and the
-/// dependencies they follow, by position) and anomalies.
+/// The outcome of an analysis of `h` with these dependencies, cycles (type
+/// and the dependencies they follow, by position) and anomalies.
 fn analysis(
     h: &History,
     opts: &CheckOptions,
     deps: Vec<Dep>,
     cycles: &[(&'static str, &[usize])],
     anomalies: Vec<Anomaly>,
-) -> Analysis {
-    let (prohibited, reportable) = check::anomaly_types(opts).expect("valid options");
-    let graph = Graph::new(h.txns.len(), &deps);
-    let cycles = cycles
+) -> Outcome {
+    let mut a = Analysis::of_deps(h, opts, deps).expect("valid options");
+    a.cycles = cycles
         .iter()
         .map(|(name, ds)| FoundCycle {
             name,
             steps: ds.iter().map(|&i| i as u32).collect(),
         })
         .collect();
-    Analysis {
-        anomalies,
-        deps,
-        graph,
-        order: None,
-        cycles,
-        cycle_exists: Vec::new(),
-        forced: Vec::new(),
-        stopped: Vec::new(),
-        solved: Vec::new(),
-        prohibited,
-        reportable,
-        path: check::Path::General,
-    }
+    a.anomalies = anomalies;
+    Outcome::of_analysis(a)
 }
 
 fn int(n: u64) -> Val {
@@ -202,9 +184,8 @@ fn dep(
     }
 }
 
-fn by_hand(name: &str, h: &History, a: &Analysis) {
-    let v = check::verdict::verdict(a);
-    let (human, edn, json) = reports(h, a, &v);
+fn by_hand(name: &str, h: &History, o: &Outcome) {
+    let (human, edn, json) = reports(h, o);
     well_formed(&edn, &json);
     insta::assert_snapshot!(format!("by-hand-{name}.human"), human);
     insta::assert_snapshot!(format!("by-hand-{name}.edn"), edn);
@@ -264,11 +245,11 @@ fn g1c_by_hand() {
         anomalies: vec!["G1".into()],
         ..CheckOptions::default()
     };
-    let a = analysis(&h, &opts, deps, &[("G1c", &[0, 1])], Vec::new());
-    by_hand("g1c", &h, &a);
+    let o = analysis(&h, &opts, deps, &[("G1c", &[0, 1])], Vec::new());
+    by_hand("g1c", &h, &o);
     // Elle's explanation, verbatim but for the ops, which keep the file's text.
     let dir = std::env::temp_dir().join(format!("isocheck-check-output-{}", std::process::id()));
-    directory::write(&dir, &h, &a, &check::verdict::verdict(&a)).expect("directory");
+    o.write_directory(&dir, &h).expect("directory");
     let txt = std::fs::read_to_string(dir.join("G1c.txt")).expect("G1c.txt");
     assert_eq!(
         txt,
@@ -458,10 +439,9 @@ fn anomalies_by_hand() {
 fn directory_holds_elles_explanation() {
     let c = CASES.iter().find(|c| c.name == "rw-g1c").expect("case");
     let h = load(c.name);
-    let a = check::analyze(&h, &options(c)).expect("valid options");
-    let v = check::verdict::verdict(&a);
+    let o = isocheck::check(&h, &options(c)).expect("valid options");
     let dir = std::env::temp_dir().join(format!("isocheck-rw-g1c-{}", std::process::id()));
-    directory::write(&dir, &h, &a, &v).expect("directory");
+    o.write_directory(&dir, &h).expect("directory");
     let txt = std::fs::read_to_string(dir.join("G1c.txt")).expect("G1c.txt");
     assert_eq!(
         txt,

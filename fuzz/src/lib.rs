@@ -12,14 +12,13 @@
 //! snippet and `render` silently falls back to a one-line message). Set
 //! `ISOCHECK_FUZZ_LAX=1` to skip that check.
 
-use isocheck::check::{self, CheckOptions};
+use isocheck::check::CheckOptions;
 use isocheck::cli::stats::Stats;
 use isocheck::history::edn::{self, Kind, Node};
 use isocheck::history::formats::{cobra, dbcop};
 use isocheck::history::{
     build, jepsen, parse_text, Format, History, HistoryError, InputDiagnostic, SourceFile, Workload,
 };
-use isocheck::report;
 use isocheck::report::diagnostic::render;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -115,20 +114,12 @@ pub fn check_history(data: &[u8]) {
 }
 
 fn check_and_report(history: &History) {
-    if history.workload == Workload::CasRegister {
-        let analysis = check::lwt::check(history);
-        let _ = report::lwt::render(history, &analysis, false);
-        let _ = report::lwt::edn_result(history, &analysis);
-        let _ = report::lwt::json_result(history, &analysis);
-        return;
-    }
     let mut opts = CheckOptions::default();
     opts.solve.timeout = Some(CHECK_TIMEOUT);
-    let analysis = check::analyze(history, &opts).expect("the default options are valid");
-    let verdict = check::verdict::verdict(&analysis);
-    let _ = report::human::render(history, &analysis, &verdict, false);
-    let _ = report::edn::result_map(history, &analysis, &verdict);
-    let _ = report::json::result_map(history, &analysis, &verdict);
+    let outcome = isocheck::check(history, &opts).expect("the default options are valid");
+    let _ = outcome.human(history, false);
+    let _ = outcome.edn(history);
+    let _ = outcome.json(history);
 }
 
 /// `dbcop_bincode`: dbcop's reader, then pairing, as `history::load` does.

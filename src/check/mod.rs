@@ -74,6 +74,44 @@ pub struct Analysis {
 }
 
 impl Analysis {
+    /// An analysis of `history` with these dependencies (and their graph)
+    /// and nothing found yet.
+    fn new(
+        history: &History,
+        deps: Vec<Dep>,
+        order: Option<Rel>,
+        (prohibited, reportable): (BTreeSet<&'static str>, BTreeSet<&'static str>),
+        path: Path,
+    ) -> Analysis {
+        Analysis {
+            anomalies: Vec::new(),
+            graph: Graph::new(history.txns.len(), &deps),
+            deps,
+            order,
+            cycles: Vec::new(),
+            cycle_exists: Vec::new(),
+            forced: Vec::new(),
+            stopped: Vec::new(),
+            solved: Vec::new(),
+            prohibited,
+            reportable,
+            path,
+        }
+    }
+
+    /// An analysis of `history` under `opts` whose dependencies are `deps`
+    /// (no order edges) and nothing found yet: the report tests add the
+    /// cycles and anomalies Elle's tests assert, and render them without the
+    /// inference.
+    pub fn of_deps(
+        history: &History,
+        opts: &CheckOptions,
+        deps: Vec<Dep>,
+    ) -> Result<Analysis, OptionError> {
+        let types = anomaly_types(opts)?;
+        Ok(Analysis::new(history, deps, None, types, Path::General))
+    }
+
     /// No dependency of any kind was inferred (Elle's
     /// `:empty-transaction-graph`) and no write order had to be decided:
     /// writes in an unknown order that the solver found a valid order for
@@ -128,20 +166,7 @@ pub fn analyze(history: &History, opts: &CheckOptions) -> Result<Analysis, Optio
         true => mini::decide(history, &opts.infer, order, &prohibited),
         false => Path::General,
     };
-    let mut analysis = Analysis {
-        anomalies: Vec::new(),
-        deps: Vec::new(),
-        graph: Graph::new(history.txns.len(), &[]),
-        order,
-        cycles: Vec::new(),
-        cycle_exists: Vec::new(),
-        forced: Vec::new(),
-        stopped: Vec::new(),
-        solved: Vec::new(),
-        prohibited,
-        reportable,
-        path,
-    };
+    let mut analysis = Analysis::new(history, Vec::new(), order, (prohibited, reportable), path);
     if let Path::Mini { .. } = path {
         return Ok(analysis);
     }

@@ -5,7 +5,7 @@ use super::{InputArgs, EXIT_INPUT};
 use crate::check::{self, CheckOptions, SolveOptions, Validity};
 use crate::history;
 use crate::infer::InferOptions;
-use crate::limits::{self, Stage};
+use crate::limits;
 use crate::report::{self, diagnostic};
 use clap::ValueEnum;
 use std::path::PathBuf;
@@ -231,10 +231,7 @@ fn check_file(
     progress: &report::progress::Progress,
 ) -> ExitCode {
     progress.phase("reading");
-    // The text is read whole: stop before, not after, it overruns the budget.
-    limits::read_whole(history::input_size(&a.file));
-    limits::stage(Stage::Reading);
-    let history = match history::load(&a.file, &a.input.load_options()) {
+    let history = match crate::load(&a.file, &a.input.load_options()) {
         Ok(h) => h,
         Err(d) => {
             progress.done();
@@ -242,12 +239,8 @@ fn check_file(
             return output::status(output::to_stderr(&text), ExitCode::from(EXIT_INPUT));
         }
     };
-    limits::ops_read(history.ops.len());
     progress.phase("checking");
-    if history.workload == history::Workload::CasRegister {
-        return run_lwt(a, &history, progress);
-    }
-    let analysis = match check::analyze(&history, opts) {
+    let outcome = match crate::check(&history, opts) {
         Ok(x) => x,
         Err(e) => {
             progress.done();
@@ -255,29 +248,15 @@ fn check_file(
             return ExitCode::from(EXIT_INPUT);
         }
     };
-    // A deadline that stopped the solver already made the verdict unknown,
-    // with what was found before it: the report is not discarded for it.
-    match analysis.stopped.is_empty() {
-        true => limits::stage(Stage::Report),
-        false => limits::enter(Stage::Report),
-    }
-    let verdict = check::verdict::verdict(&analysis);
     let text = match a.format {
-        CheckFormat::Human => {
-            report::human::render(&history, &analysis, &verdict, diagnostic::stderr_color())
-        }
-        CheckFormat::Edn => report::edn::result_map(&history, &analysis, &verdict),
-        CheckFormat::Json => {
-            serde_json::to_string_pretty(&report::json::result_map(&history, &analysis, &verdict))
-                .unwrap_or_default()
-        }
+        CheckFormat::Human => outcome.human(&history, diagnostic::stderr_color()),
+        CheckFormat::Edn => outcome.edn(&history),
+        CheckFormat::Json => outcome.json(&history),
     };
-    if analysis.stopped.is_empty() {
-        limits::stage(Stage::Report);
-    }
+    outcome.enter_report();
     progress.done();
-    if a.verbose {
-        if let Err(code) = output::to_stderr(&report::human::solving_stats(&analysis)) {
+    if let (true, Some(stats)) = (a.verbose, outcome.solving_stats()) {
+        if let Err(code) = output::to_stderr(&stats) {
             return code;
         }
     }
@@ -287,15 +266,19 @@ fn check_file(
     if let Some(dir) = &a.directory {
         // The verdict is out already: a directory that cannot be written is
         // reported, and the exit status stays the verdict's.
-        if let Err(e) = report::directory::write(dir, &history, &analysis, &verdict) {
-            let line = format!("error: cannot write to {}: {e}\n", dir.display());
-            if let Err(code) = output::to_stderr(&line) {
-                return code;
+        let note = match outcome.write_directory(dir, &history) {
+            Ok(true) => None,
+            Ok(false) => {
+                Some("note: --directory writes nothing for cas-register histories\n".into())
             }
+            Err(e) => Some(format!("error: cannot write to {}: {e}\n", dir.display())),
+        };
+        if let Err(code) = note.map_or(Ok(()), |line| output::to_stderr(&line)) {
+            return code;
         }
     }
     super::bench::report_peak_rss();
-    exit_status(verdict.valid)
+    exit_status(outcome.validity())
 }
 
 /// The report for people goes to stderr, result maps to stdout, each
@@ -320,39 +303,6 @@ pub(super) fn json_line(v: &impl serde::Serialize) -> String {
     let mut s = serde_json::to_string_pretty(v).unwrap_or_default();
     s.push('\n');
     s
-}
-
-/// A cas-register history: per-key linearizability of its lightweight
-/// transactions (`check::lwt`). Consistency-model options do not apply.
-fn run_lwt(
-    a: &CheckArgs,
-    history: &history::History,
-    progress: &report::progress::Progress,
-) -> ExitCode {
-    limits::stage(Stage::Lwt);
-    let analysis = check::lwt::check(history);
-    limits::stage(Stage::Report);
-    let text = match a.format {
-        CheckFormat::Human => report::lwt::render(history, &analysis, diagnostic::stderr_color()),
-        CheckFormat::Edn => report::lwt::edn_result(history, &analysis),
-        CheckFormat::Json => {
-            serde_json::to_string_pretty(&report::lwt::json_result(history, &analysis))
-                .unwrap_or_default()
-        }
-    };
-    limits::stage(Stage::Report);
-    progress.done();
-    if let Err(code) = print_report(a.format, &text) {
-        return code;
-    }
-    if a.directory.is_some() {
-        let note = "note: --directory writes nothing for cas-register histories\n";
-        if let Err(code) = output::to_stderr(note) {
-            return code;
-        }
-    }
-    super::bench::report_peak_rss();
-    exit_status(analysis.validity())
 }
 
 pub(super) fn option_help(e: &check::OptionError) -> String {

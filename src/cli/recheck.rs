@@ -10,8 +10,8 @@ use super::check::{option_help, ModelArgs};
 use super::{output, OutputFormat, EXIT_INPUT};
 use crate::check::Validity;
 use crate::check::{self, CheckOptions};
-use crate::history::{self, LoadOptions, Workload};
-use crate::limits::{self, Stage};
+use crate::history::LoadOptions;
+use crate::limits;
 use crate::report::progress::Progress;
 use crate::store::{self, Agreement, Recorded, Run, RunOptions};
 use std::path::{Path, PathBuf};
@@ -426,25 +426,14 @@ fn verdict(
     opts: &CheckOptions,
     workload: &mut Option<String>,
 ) -> Result<Ours, String> {
-    limits::read_whole(history::input_size(path));
-    let h = history::load(path, &LoadOptions::default()).map_err(|d| d.to_string())?;
-    limits::ops_read(h.ops.len());
+    let h = crate::load(path, &LoadOptions::default()).map_err(|d| d.to_string())?;
     workload.get_or_insert_with(|| h.workload.name().to_string());
-    if h.workload == Workload::CasRegister {
-        limits::stage(Stage::Lwt);
-        let a = check::lwt::check(&h);
-        return Ok(Ours {
-            valid: a.validity(),
-            anomaly_types: a.anomaly_types().into_iter().map(String::from).collect(),
-            not: Vec::new(),
-        });
-    }
-    let analysis = check::analyze(&h, opts).map_err(|e| format!("{e} (recorded in test.edn)"))?;
-    let v = check::verdict::verdict(&analysis);
+    let outcome = crate::check(&h, opts).map_err(|e| format!("{e} (recorded in test.edn)"))?;
+    let strings = |names: Vec<&str>| names.into_iter().map(String::from).collect();
     Ok(Ours {
-        valid: v.valid,
-        anomaly_types: v.anomaly_types().map(String::from).collect(),
-        not: v.not.iter().map(|s| s.to_string()).collect(),
+        valid: outcome.validity(),
+        anomaly_types: strings(outcome.anomaly_types()),
+        not: strings(outcome.not()),
     })
 }
 
