@@ -1,11 +1,11 @@
 //! The library's one way in: a history read ([`load`]), checked
-//! ([`check`]: the workload decides which check) and rendered in each output
-//! format ([`Outcome::human`], [`Outcome::edn`], [`Outcome::json`],
+//! ([`check()`]: the workload decides which check) and rendered in each
+//! output format ([`Outcome::human`], [`Outcome::edn`], [`Outcome::json`],
 //! [`Outcome::write_directory`]). The command line's `check` and
 //! `recheck-history`, the fuzz target and the report tests go through here.
 //!
 //! `--timeout` and `--max-memory` wrap the whole of it: the caller runs
-//! [`load`], [`check`] and the rendering inside [`limits::run`], and these
+//! [`load`], [`check()`] and the rendering inside [`limits::run`], and these
 //! poll the limits at each stage (outside `run` the polls do nothing).
 
 use crate::check::lwt::{self, LwtAnalysis};

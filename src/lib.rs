@@ -1,9 +1,30 @@
-//! isocheck: a checker of database isolation for Jepsen histories.
+//! isocheck: a checker of database isolation for Jepsen histories (and the
+//! PolySI, dbcop and Cobra datasets). It infers what a history says about
+//! the database's version order, decides Elle's consistency models over
+//! every order the history allows, names anomalies as Elle does and explains
+//! each with spans into the file.
 //!
-//! The pipeline, one module per stage (see `ARCHITECTURE.md`):
-//! [`history`] reads files into transactions; [`stats`] summarises them;
-//! [`gen`] generates histories; [`recheck`] reads Jepsen stores for
-//! `isocheck recheck`; [`cli`] is the command line.
+//! The way in is [`load`], [`check()`] and the [`Outcome`]'s renderers:
+//!
+//! ```no_run
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let history = isocheck::load("history.edn".as_ref(), &Default::default())?;
+//! let outcome = isocheck::check(&history, &Default::default())?;
+//! println!("{}", outcome.edn(&history));
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! One module per stage, each using only those before it (see
+//! `ARCHITECTURE.md`): [`history`] reads files into transactions; [`graph`]
+//! owns the dependency edges, the graph and the session and real-time
+//! orders; [`infer`] finds the edges a history implies and the non-cycle
+//! anomalies; [`check`](mod@check) decides the models (cycle search, the solver over
+//! unknown version orders, the register check); [`report`] renders the
+//! results. Beside them: [`limits`] (`--timeout`, `--max-memory`), [`store`]
+//! (Jepsen stores, for `isocheck recheck`), [`gen`] (generated histories) and
+//! [`cli`], the command line. `docs/design.md` holds the design notes the
+//! code cites as `SPEC §n`.
 
 pub mod check;
 pub mod cli;
