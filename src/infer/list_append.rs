@@ -16,7 +16,7 @@ use super::anomaly::{Anomaly, Expected};
 use super::uncertain::{Coalescer, Constraint};
 use super::util::{pack, scalar, FxMap, KeyIds, OpKind, TxnKeys};
 use super::{Dep, Inference, Rel, Version};
-use crate::history::{History, MicroOp, MopKind, MopValue, Status, TxnId, Val};
+use crate::history::{History, MicroOp, MopKind, MopValue, OpId, Status, TxnId, Val};
 use std::collections::hash_map::Entry;
 
 const NONE: u32 = u32::MAX;
@@ -133,6 +133,39 @@ struct KeyState {
     lu_written: bool,
 }
 
+/// A committed read of a version of a key (numbered as [`La::readers`]
+/// says).
+#[derive(Clone, Copy)]
+struct VersionRead {
+    version: u32,
+    reader: TxnId,
+    mop: u32,
+}
+
+/// A wr dependency in 12 bytes: the reader, its read micro-op and the id of
+/// the append it read last.
+#[derive(Clone, Copy)]
+struct WrRead {
+    reader: TxnId,
+    mop: u32,
+    append: u32,
+}
+
+/// A committed transaction that read a version of a key first and then
+/// appended to it: two of the same key and read class are a lost update.
+/// Sorted by its fields in order, which groups them by (key, class).
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct ReadThenAppend {
+    kid: u32,
+    /// The lost-update class of the first read (see [`NIL_READ`], [`ODD_READ`]).
+    class: u64,
+    /// The transaction's op, which orders a group as the file does.
+    op: OpId,
+    txn: TxnId,
+    /// The first read of the key (a global micro-op index).
+    read_mop: u32,
+}
+
 struct La<'h> {
     h: &'h History,
     keys: KeyIds,
@@ -152,19 +185,16 @@ struct La<'h> {
     /// (position in the longest read, aborted appender or `NONE` for nobody).
     bad: Vec<(u32, TxnId)>,
     in_graph: Vec<bool>,
-    /// (version, reader, read micro-op). Key `k`'s versions are numbered from
-    /// `order_start + k`: its initial state, then the one each element of its
-    /// order creates.
-    readers: Vec<(u32, TxnId, u32)>,
+    /// Key `k`'s versions are numbered from `order_start + k`: its initial
+    /// state, then the one each element of its order creates.
+    readers: Vec<VersionRead>,
     /// The readers of each version: `reader_list[reader_start[v]..reader_start[v + 1]]`.
     reader_start: Vec<u32>,
     reader_list: Vec<(TxnId, u32)>,
-    /// wr dependencies as (reader, read micro-op, append), grouped by
-    /// reader in transaction order: 12 bytes each rather than a [`Dep`]'s
-    /// 32 until [`La::wr_dep`] rebuilds them.
-    wr: Vec<(TxnId, u32, u32)>,
-    /// (key id, class of the first read, completion, transaction, read mop).
-    lost: Vec<(u32, u64, u32, TxnId, u32)>,
+    /// wr dependencies, grouped by reader in transaction order: 12 bytes
+    /// each rather than a [`Dep`]'s 32 until [`La::wr_dep`] rebuilds them.
+    wr: Vec<WrRead>,
+    lost: Vec<ReadThenAppend>,
     odd_classes: FxMap<(u32, Vec<Val>), u64>,
     g1a: Vec<Anomaly>,
     g1b: Vec<Anomaly>,
@@ -485,7 +515,13 @@ impl La<'_> {
                         if !st.lu_written {
                             if let Some((class, r)) = st.lu_read {
                                 st.lu_written = true;
-                                self.lost.push((st.kid, class, txn.op(), t, r));
+                                self.lost.push(ReadThenAppend {
+                                    kid: st.kid,
+                                    class,
+                                    op: txn.op(),
+                                    txn: t,
+                                    read_mop: r,
+                                });
                             }
                         }
                     }
@@ -500,7 +536,11 @@ impl La<'_> {
     fn read(&mut self, t: TxnId, i: u32, kid: usize, key: Val, l: Option<&[Val]>) -> u64 {
         let Some(l) = l.filter(|l| !l.is_empty()) else {
             let v = self.info[kid].order_start + kid as u32;
-            self.readers.push((v, t, i));
+            self.readers.push(VersionRead {
+                version: v,
+                reader: t,
+                mop: i,
+            });
             return if l.is_none() { NIL_READ } else { 0 };
         };
         let info = self.info[kid];
@@ -581,7 +621,11 @@ impl La<'_> {
                     });
                 }
                 if self.status(a.txn) != Status::Aborted {
-                    self.wr.push((t, i, id));
+                    self.wr.push(WrRead {
+                        reader: t,
+                        mop: i,
+                        append: id,
+                    });
                 }
             }
         }
@@ -591,7 +635,11 @@ impl La<'_> {
         };
         if let Some(p) = pos {
             let v = self.info[kid].order_start + kid as u32 + p + 1;
-            self.readers.push((v, t, i));
+            self.readers.push(VersionRead {
+                version: v,
+                reader: t,
+                mop: i,
+            });
         }
         class
     }
@@ -620,7 +668,7 @@ impl La<'_> {
             crate::limits::tick();
             let t = t as TxnId;
             scratch.clear();
-            while next_wr < self.wr.len() && self.wr[next_wr].0 == t {
+            while next_wr < self.wr.len() && self.wr[next_wr].reader == t {
                 scratch.push(self.wr_dep(self.wr[next_wr]));
                 next_wr += 1;
             }
@@ -648,8 +696,15 @@ impl La<'_> {
     }
 
     /// The wr dependency of a committed read of an append's element.
-    fn wr_dep(&self, (t, i, id): (TxnId, u32, u32)) -> Dep {
-        let a = self.appends[id as usize];
+    fn wr_dep(
+        &self,
+        WrRead {
+            reader: t,
+            mop: i,
+            append,
+        }: WrRead,
+    ) -> Dep {
+        let a = self.appends[append as usize];
         let e = Version::Val(scalar(&self.h.mops[a.mop as usize]));
         Dep {
             from: a.txn,
@@ -663,23 +718,13 @@ impl La<'_> {
         }
     }
 
-    /// Groups the readers by version (a counting sort that keeps each
-    /// reader's reads of a version together, first one first).
+    /// Groups the readers by version: successor lists (`graph::csr`) keep
+    /// each version's reads in the order they came, so a reader's reads of a
+    /// version sit together, first one first.
     fn group_readers(&mut self) {
         let versions = self.order.len() + self.keys.len();
-        let mut start = vec![0u32; versions + 1];
-        for &(v, _, _) in &self.readers {
-            start[v as usize + 1] += 1;
-        }
-        for v in 0..versions {
-            start[v + 1] += start[v];
-        }
-        let mut fill = start.clone();
-        let mut list = vec![(0, 0); self.readers.len()];
-        for &(v, t, m) in &self.readers {
-            list[fill[v as usize] as usize] = (t, m);
-            fill[v as usize] += 1;
-        }
+        let reads = self.readers.iter().map(|r| (r.version, (r.reader, r.mop)));
+        let (start, list) = crate::graph::csr(versions, reads);
         self.readers = Vec::new();
         self.reader_start = start;
         self.reader_list = list;
@@ -891,12 +936,15 @@ impl La<'_> {
     fn lost_updates(&mut self) -> Vec<Anomaly> {
         self.lost.sort_unstable();
         let mut out = Vec::new();
-        for group in self.lost.chunk_by(|a, b| (a.0, a.1) == (b.0, b.1)) {
+        for group in self
+            .lost
+            .chunk_by(|a, b| (a.kid, a.class) == (b.kid, b.class))
+        {
             if group.len() > 1 {
                 out.push(Anomaly::LostUpdate {
-                    key: self.keys.keys[group[0].0 as usize],
-                    read_mop: group[0].4,
-                    txns: group.iter().map(|g| g.3).collect(),
+                    key: self.keys.keys[group[0].kid as usize],
+                    read_mop: group[0].read_mop,
+                    txns: group.iter().map(|g| g.txn).collect(),
                 });
             }
         }
