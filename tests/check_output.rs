@@ -5,6 +5,7 @@
 //! analyses (the dependencies Elle's tests assert), so that the renderers are
 //! pinned independently of the inference.
 
+use isocheck::check::taxonomy::CycleAnomaly;
 use isocheck::check::{self, Analysis, CheckOptions, FoundCycle, Verdict};
 use isocheck::graph::Graph;
 use isocheck::history::{self, Format, History, Val};
@@ -146,7 +147,7 @@ fn analysis(
     let cycles = cycles
         .iter()
         .map(|(name, ds)| FoundCycle {
-            name,
+            anomaly: CycleAnomaly::parse(name).expect("a cycle anomaly"),
             steps: ds.iter().map(|&i| i as u32).collect(),
         })
         .collect();

@@ -460,7 +460,7 @@ fn forced<'a>(h: &'a History, a: &Analysis, message: String, i: usize) -> Findin
         let _ = write!(
             help,
             "{given}, this {} cycle follows:\n{}",
-            c.cycle.name,
+            c.cycle.name(),
             explanation(h, a, &c.cycle, OP_CHARS, CYCLE_ENDS)
         );
     }

@@ -120,7 +120,7 @@ fn cycle<'a>(h: &'a History, a: &Analysis, c: &FoundCycle) -> Vec<(&'static str,
         .collect();
     let steps = a.cycle_steps(c).map(|d| step(h, d)).collect();
     vec![
-        ("type", kws(c.name)),
+        ("type", kws(c.name())),
         ("cycle", R::Vec(ops)),
         ("steps", R::Vec(steps)),
     ]
