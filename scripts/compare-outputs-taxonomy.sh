@@ -7,10 +7,11 @@
 #
 # ROOTs default to ../shared/corpus and fixtures. Inputs are the files ending
 # in .edn, .bincode, .txt or .json, and each directory holding Cobra .log
-# files. Each input is checked under several model sets, each with
-# --format human, edn and json. JOBS (default 2) runs in parallel; RUN_TIMEOUT
-# (default 120 s) bounds one run (a run that times out under either binary is
-# listed as such, not compared).
+# files. Each input is checked under each configuration of CONFIGS (option
+# sets separated by `;`, `default` for none; the default list below), each
+# with --format human, edn and json. JOBS (default 2) runs in parallel;
+# RUN_TIMEOUT (default 120 s) bounds one run (a run that times out under
+# either binary is listed as such, not compared).
 set -u
 base=$(realpath "$1")
 new=$(realpath "$2")
@@ -28,29 +29,30 @@ inputs() {
     find "${roots[@]}" -type f -name '*.log' -printf '%h\n' | sort -u
 }
 
-# One (input, model set, format) with both binaries; prints one line.
+# One (input, configuration, format) with both binaries; prints one line.
 compare() {
-    local input=$1 models=$2 format=$3
+    local input=$1 config=$2 format=$3
     local args=(check --format "$format")
-    [ "$models" != default ] && args+=(-m "${models%%+*}")
-    [[ "$models" == *+* ]] && args+=(-a "${models#*+}")
+    # shellcheck disable=SC2206 # the configuration is split into options
+    [ "$config" != default ] && args+=($config)
     local a b
     a=$(timeout "$RUN_TIMEOUT" "$base" "${args[@]}" "$input" 2>&1; echo "status $?")
     b=$(timeout "$RUN_TIMEOUT" "$new" "${args[@]}" "$input" 2>&1; echo "status $?")
     if [[ "$a" == *"status 124" || "$b" == *"status 124" ]]; then
-        echo "timeout $format $models $input"
+        echo "timeout $format [$config] $input"
     elif [ "$a" == "$b" ]; then
-        echo "same $format $models $input"
+        echo "same $format [$config] $input"
     else
-        echo "DIFF $format $models $input"
+        echo "DIFF $format [$config] $input"
     fi
 }
 export -f compare
 
-models=(default serializable snapshot-isolation read-committed
-    strong-session-snapshot-isolation repeatable-read+garbage-read)
+IFS=';' read -r -a configs <<<"${CONFIGS:-default;-m serializable;-m snapshot-isolation;\
+-m read-committed;-m strong-session-snapshot-isolation;-m repeatable-read -a garbage-read;\
+-m serializable --sequential-keys --linearizable-keys --wfr-keys}"
 inputs | while read -r input; do
-    for m in "${models[@]}"; do
+    for m in "${configs[@]}"; do
         for f in human edn json; do
             printf '%s\0%s\0%s\0' "$input" "$m" "$f"
         done
