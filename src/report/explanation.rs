@@ -18,6 +18,12 @@ use std::fmt::Write;
 /// How much of a long explanation the help text and labels keep.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Detail {
+    /// Which half is wanted: the help text and labels (the report for
+    /// people), or else the entry (the result maps). A cycle builds only
+    /// the half asked for, since both grow with its length, and leaves the
+    /// other empty (`nil` for the entry); the other anomalies are small and
+    /// build both.
+    pub prose: bool,
     /// Ops in the help text are clipped to this many characters.
     pub op_chars: usize,
     /// Values in labels and prose are clipped to this many characters.
@@ -28,8 +34,9 @@ pub(crate) struct Detail {
 }
 
 impl Detail {
-    /// Everything, unclipped.
-    pub(crate) const FULL: Detail = Detail {
+    /// The entry for the result map, unclipped.
+    pub(crate) const ENTRY: Detail = Detail {
+        prose: false,
         op_chars: usize::MAX,
         value_chars: usize::MAX,
         ends: usize::MAX,
@@ -165,10 +172,13 @@ fn cycle_exists<'a>(h: &'a History, a: &Analysis, i: usize) -> Explanation<'a> {
 const LABELLED_TXNS: usize = 10;
 
 fn cycle<'a>(h: &'a History, a: &Analysis, c: &FoundCycle, d: Detail) -> Explanation<'a> {
-    let help = explanation(h, a, c, d.op_chars, d.ends);
     let mut labels = Labels::new(h);
+    if !d.prose {
+        return explained(map(cycle_entry(h, a, c)), String::new(), labels);
+    }
+    let help = explanation(h, a, c, d.op_chars, d.ends);
     cycle_labels(&mut labels, a, c, d);
-    explained(map(cycle_entry(h, a, c)), help, labels)
+    explained(R::Nil, help, labels)
 }
 
 /// A cycle's `:type`, `:cycle` and `:steps`.
@@ -306,6 +316,9 @@ fn version_clipped(h: &History, v: Version, d: Detail) -> String {
 /// unknown, then each order's cycle in Elle's words; the first order's
 /// steps are labelled.
 fn forced<'a>(h: &'a History, a: &Analysis, f: &Forced, d: Detail) -> Explanation<'a> {
+    if !d.prose {
+        return explained(forced_entry(h, a, f), String::new(), Labels::new(h));
+    }
     let model = lattice::friendly_model(f.model);
     // No pair left open: the order that reads followed by writes imply
     // (which every model forbidding G1c must respect) closes the cycle.
@@ -355,7 +368,7 @@ fn forced<'a>(h: &'a History, a: &Analysis, f: &Forced, d: Detail) -> Explanatio
             labels.op_of(p.b, "writes in unknown order".to_string());
         }
     }
-    explained(forced_entry(h, a, f), help, labels)
+    explained(R::Nil, help, labels)
 }
 
 /// The pairs of transactions whose write order is unknown, and each

@@ -326,6 +326,7 @@ impl<'a> Builder<'a> {
 
 /// How much of a long anomaly the report shows.
 const DETAIL: Detail = Detail {
+    prose: true,
     op_chars: OP_CHARS,
     value_chars: VALUE_CHARS,
     ends: CYCLE_ENDS,

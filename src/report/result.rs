@@ -70,5 +70,5 @@ pub(crate) fn result_map<'a>(h: &'a History, a: &Analysis, v: &Verdict) -> R<'a>
 
 /// One entry of the `:anomalies` map.
 fn entry<'a>(h: &'a History, a: &Analysis, e: Entry) -> R<'a> {
-    explain(h, a, e, Detail::FULL).entry
+    explain(h, a, e, Detail::ENTRY).entry
 }
