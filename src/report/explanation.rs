@@ -827,3 +827,94 @@ impl<'a> Ctx<'a> {
         explained(entry, help, b)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::check::{self, verdict, CheckOptions};
+
+    const PEOPLE: Detail = Detail {
+        prose: true,
+        op_chars: 240,
+        value_chars: 40,
+        ends: 10,
+    };
+
+    /// The explanation of the first entry of type `t`, for people or for
+    /// the result map.
+    fn first_of<'a>(h: &'a History, models: &[&str], t: &str, d: Detail) -> Explanation<'a> {
+        let opts = CheckOptions {
+            consistency_models: Some(models.iter().map(|m| m.to_string()).collect()),
+            ..CheckOptions::default()
+        };
+        let a = check::analyze(h, &opts).expect("known options");
+        let v = verdict::verdict(&a);
+        explain(h, &a, v.anomalies[t][0], d)
+    }
+
+    fn keys(entry: &R<'_>) -> Vec<String> {
+        match entry {
+            R::Map(kv) => kv
+                .iter()
+                .map(|(k, _)| match k {
+                    R::Kw(k) => k.to_string(),
+                    other => panic!("not a keyword: {other:?}"),
+                })
+                .collect(),
+            other => panic!("not a map: {other:?}"),
+        }
+    }
+
+    fn label_texts(x: &Explanation<'_>) -> Vec<String> {
+        x.labels.iter().map(|(_, t)| t.clone()).collect()
+    }
+
+    #[test]
+    fn an_aborted_read_names_the_read_and_the_failed_write() {
+        let text = "{:index 0, :type :fail, :process 0, :f :txn, :value [[:append :x 1]]}\n\
+                    {:index 1, :type :ok, :process 0, :f :txn, :value [[:r :x [1]]]}\n";
+        let h = crate::history::parse_edn("g1a.edn", text).expect("history");
+        let x = first_of(&h, &["read-committed"], "G1a", PEOPLE);
+        assert_eq!(keys(&x.entry), ["op", "mop", "writer", "element"]);
+        assert_eq!(
+            x.help,
+            "aborted read: a committed transaction observed 1 in :x, which a failed \
+             transaction appended"
+        );
+        assert_eq!(
+            label_texts(&x),
+            ["observes 1", "appended by a transaction that failed"]
+        );
+        // The labels point at the micro-ops as written.
+        let spans: Vec<&str> = x.labels.iter().map(|(s, _)| h.text(*s)).collect();
+        assert_eq!(spans, ["[:r :x [1]]", "[:append :x 1]"]);
+        assert!(!x.warning);
+    }
+
+    #[test]
+    fn a_cycle_builds_only_the_half_asked_for() {
+        // T1 and T2 each read the other's append: G1c.
+        let text = "{:index 0, :type :invoke, :process 0, :f :txn, :value [[:append :x 1] [:r :y nil]]}\n\
+                    {:index 1, :type :invoke, :process 1, :f :txn, :value [[:append :y 1] [:r :x nil]]}\n\
+                    {:index 2, :type :ok, :process 0, :f :txn, :value [[:append :x 1] [:r :y [1]]]}\n\
+                    {:index 3, :type :ok, :process 1, :f :txn, :value [[:append :y 1] [:r :x [1]]]}\n";
+        let h = crate::history::parse_edn("g1c.edn", text).expect("history");
+        let people = first_of(&h, &["read-committed"], "G1c", PEOPLE);
+        assert!(people.help.starts_with("Let:\n  T1 = {:index 2"));
+        assert!(people.help.ends_with("a contradiction!"));
+        assert_eq!(people.labels.len(), 4);
+        assert_eq!(people.entry, R::Nil);
+        let data = first_of(&h, &["read-committed"], "G1c", Detail::ENTRY);
+        assert_eq!(keys(&data.entry), ["type", "cycle", "steps"]);
+        assert!(data.help.is_empty() && data.labels.is_empty());
+    }
+
+    #[test]
+    fn an_empty_graph_is_a_warning() {
+        let text = "{:index 0, :type :ok, :process 0, :f :txn, :value [[:r :x nil]]}\n";
+        let h = crate::history::parse_edn("empty.edn", text).expect("history");
+        let x = first_of(&h, &["serializable"], "empty-transaction-graph", PEOPLE);
+        assert_eq!(x.entry, R::Bool(true));
+        assert!(x.warning && x.labels.is_empty());
+    }
+}
