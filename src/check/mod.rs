@@ -1,6 +1,6 @@
-//! Checking: Elle's consistency-model lattice, the dependency graph of a
-//! history, the search for cycles, and the verdict as Elle's result map
-//! computes it.
+//! Checking: the table of cycle anomalies, Elle's consistency-model
+//! lattice, the dependency graph of a history, the search for cycles, and
+//! the verdict as Elle's result map computes it.
 
 pub mod cycles;
 pub mod lattice;
