@@ -6,6 +6,7 @@
 //! hand-built analyses (the dependencies Elle's tests assert), so that the
 //! renderers are pinned independently of the inference.
 
+use isocheck::check::taxonomy::CycleAnomaly;
 use isocheck::check::{Analysis, CheckOptions, FoundCycle};
 use isocheck::graph::{Dep, Rel, Version, NO_MOP};
 use isocheck::history::{self, Format, History, Val};
@@ -140,7 +141,7 @@ fn analysis(
     a.cycles = cycles
         .iter()
         .map(|(name, ds)| FoundCycle {
-            name,
+            anomaly: CycleAnomaly::parse(name).expect("a cycle anomaly"),
             steps: ds.iter().map(|&i| i as u32).collect(),
         })
         .collect();

@@ -16,160 +16,25 @@
 //! the wanted type remains. Nothing is time-limited.
 
 use super::lattice;
+use super::taxonomy::{Antidependency, CycleAnomaly, Variant};
+pub use super::taxonomy::{ModelGraph, MODEL_GRAPHS};
 use crate::graph::{nontrivial, tarjan, Graph, Rel, RelSet};
 use crate::limits;
 use std::collections::BTreeSet;
 
-/// The base of a cycle anomaly type (list-append and rw-register have no
-/// predicate edges, so only these five can occur).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Base {
-    G0,
-    G1c,
-    GSingleItem,
-    GNonadjacentItem,
-    G2Item,
-}
+/// A cycle anomaly type the search looks for.
+pub type Spec = CycleAnomaly;
 
-impl Base {
-    fn name(self) -> &'static str {
-        match self {
-            Base::G0 => "G0",
-            Base::G1c => "G1c",
-            Base::GSingleItem => "G-single-item",
-            Base::GNonadjacentItem => "G-nonadjacent-item",
-            Base::G2Item => "G2-item",
-        }
-    }
-
-    const ALL: [Base; 5] = [
-        Base::G0,
-        Base::G1c,
-        Base::GSingleItem,
-        Base::GNonadjacentItem,
-        Base::G2Item,
-    ];
-}
-
-/// A cycle anomaly type: a base, optionally with a process or realtime edge
-/// required.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Spec {
-    pub base: Base,
-    pub extra: Option<Rel>,
-    pub name: &'static str,
-}
-
-impl Spec {
-    pub fn allowed(self) -> RelSet {
-        let mut rels = Rel::Ww.bit();
-        if self.base != Base::G0 {
-            rels = rels.union(Rel::Wr.bit());
-        }
-        if matches!(
-            self.base,
-            Base::GSingleItem | Base::GNonadjacentItem | Base::G2Item
-        ) {
-            rels = rels.union(Rel::Rw.bit());
-        }
-        match self.extra {
-            Some(x) => rels.union(x.bit()),
-            None => rels,
-        }
-    }
-}
-
-/// Every cycle type that can occur given which order edges the graph has, in
+/// Every cycle type that can occur given which order edges the graph has
+/// (the rows without predicate dependencies, plain and with `extra`), in
 /// Elle's search order (anomaly depth, then name).
 pub fn specs(extra: Option<Rel>) -> Vec<Spec> {
-    let mut out = Vec::new();
-    for base in Base::ALL {
-        out.push(spec(base, None));
-        if let Some(x) = extra {
-            out.push(spec(base, Some(x)));
-        }
-    }
-    out.sort_by(|a, b| lattice::depth_order(a.name, b.name));
+    let wanted = |v: Variant| v == Variant::Plain || (extra.is_some() && v.rel() == extra);
+    let mut out: Vec<Spec> = CycleAnomaly::all()
+        .filter(|c| !c.spec().predicate && wanted(c.variant))
+        .collect();
+    out.sort_by(|a, b| lattice::depth_order(a.name(), b.name()));
     out
-}
-
-fn spec(base: Base, extra: Option<Rel>) -> Spec {
-    let name = match extra {
-        None => base.name(),
-        Some(x) => lattice::cycle_name(base.name(), x.name()),
-    };
-    Spec { base, extra, name }
-}
-
-/// Elle's classification of a cycle by the relations of its steps.
-pub fn classify(rels: &[Rel]) -> &'static str {
-    let count = |r: Rel| rels.iter().filter(|&&x| x == r).count();
-    let rw = count(Rel::Rw);
-    let adjacent = (0..rels.len()).any(|i| {
-        let prev = rels[(i + rels.len() - 1) % rels.len()];
-        rels[i] == Rel::Rw && prev == Rel::Rw
-    });
-    let base = if rw == 1 {
-        Base::GSingleItem
-    } else if rw > 1 {
-        if adjacent {
-            Base::G2Item
-        } else {
-            Base::GNonadjacentItem
-        }
-    } else if count(Rel::Wr) > 0 {
-        Base::G1c
-    } else {
-        Base::G0
-    };
-    let extra = if count(Rel::Realtime) > 0 {
-        Some(Rel::Realtime)
-    } else if count(Rel::Process) > 0 {
-        Some(Rel::Process)
-    } else {
-        None
-    };
-    spec(base, extra).name
-}
-
-/// The subgraph whose acyclicity a model requires (Elle's
-/// `cycle-exists-specs`): `base` relations, and with `extension` the
-/// sequential extension `base ; rw?`.
-#[derive(Clone, Copy, Debug)]
-pub(super) struct ModelGraph {
-    pub model: &'static str,
-    pub base: RelSet,
-    pub extension: bool,
-}
-
-const WW: RelSet = RelSet::of(&[Rel::Ww]);
-const WWR: RelSet = RelSet::of(&[Rel::Ww, Rel::Wr]);
-const WWRRW: RelSet = RelSet::of(&[Rel::Ww, Rel::Wr, Rel::Rw]);
-const P: RelSet = RelSet::of(&[Rel::Process]);
-const RT: RelSet = RelSet::of(&[Rel::Realtime]);
-
-pub(super) const MODEL_GRAPHS: [ModelGraph; 13] = [
-    mg("PL-1", WW, false),
-    mg("PL-2", WWR, false),
-    mg("PL-SI", WWR, true),
-    mg("PL-2.99", WWRRW, false),
-    mg("PL-3", WWRRW, false),
-    mg("strong-session-PL-1", WW.union(P), false),
-    mg("strong-session-PL-2", WWR.union(P), false),
-    mg("strong-session-snapshot-isolation", WWR.union(P), true),
-    mg("strong-session-serializable", WWRRW.union(P), false),
-    mg("strong-PL-1", WW.union(RT), false),
-    mg("strong-PL-2", WWR.union(RT), false),
-    mg("strong-snapshot-isolation", WWR.union(RT), true),
-    mg("PL-SS", WWRRW.union(RT), false),
-];
-
-const fn mg(model: &'static str, base: RelSet, extension: bool) -> ModelGraph {
-    ModelGraph {
-        model,
-        base,
-        extension,
-    }
 }
 
 /// A model whose subgraph has a cycle in some SCC (Elle's
@@ -186,8 +51,15 @@ pub struct CycleExists {
 /// dependencies the [`Graph`] was built from.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FoundCycle {
-    pub name: &'static str,
+    pub anomaly: CycleAnomaly,
     pub steps: Vec<u32>,
+}
+
+impl FoundCycle {
+    /// The cycle's anomaly type, by name.
+    pub fn name(&self) -> &'static str {
+        self.anomaly.name()
+    }
 }
 
 /// What the search found in one SCC.
@@ -205,13 +77,13 @@ pub fn search_scc(g: &Graph, scc: &[u32], specs: &[Spec]) -> SccFindings {
     let mut redundant: BTreeSet<&'static str> = BTreeSet::new();
     let mut cycles = Vec::new();
     for &spec in specs {
-        if redundant.contains(spec.name) || impossible.contains(spec.name) {
+        if redundant.contains(spec.name()) || impossible.contains(&spec) {
             continue;
         }
         if let Some(edges) = find(&sub, spec) {
-            redundant.extend(lattice::all_implied_anomalies([spec.name]));
+            redundant.extend(lattice::all_implied_anomalies([spec.name()]));
             cycles.push(FoundCycle {
-                name: spec.name,
+                anomaly: spec,
                 steps: from_earliest(g, edges)
                     .into_iter()
                     .map(|e| g.dep(e))
@@ -238,7 +110,7 @@ fn from_earliest(g: &Graph, mut edges: Vec<usize>) -> Vec<usize> {
 
 /// The cycle types no cycle in this SCC can have: those prohibited by every
 /// model whose subgraph is acyclic here.
-fn impossible_types(found: &[CycleExists]) -> BTreeSet<&'static str> {
+fn impossible_types(found: &[CycleExists]) -> BTreeSet<CycleAnomaly> {
     let impossible = lattice::all_impossible_models(found.iter().map(|c| c.model));
     let possible: Vec<&'static str> = MODEL_GRAPHS
         .iter()
@@ -247,7 +119,7 @@ fn impossible_types(found: &[CycleExists]) -> BTreeSet<&'static str> {
         .collect();
     lattice::anomalies_prohibited_by(possible)
         .into_iter()
-        .filter(|a| lattice::is_cycle_anomaly(a))
+        .filter_map(|a| CycleAnomaly::parse(a).ok())
         .collect()
 }
 
@@ -362,11 +234,10 @@ fn step(spec: Spec, state: u8, rel: Rel) -> Option<u8> {
     }
     if rel == Rel::Rw {
         let rws = state & (RW_ONE | RW_MANY);
-        if spec.base == Base::GSingleItem && rws != 0 {
-            return None;
-        }
-        if spec.base == Base::GNonadjacentItem && state & LAST_RW != 0 {
-            return None;
+        match spec.spec().rw {
+            Antidependency::Single if rws != 0 => return None,
+            Antidependency::Nonadjacent if state & LAST_RW != 0 => return None,
+            _ => {}
         }
         let rws = if rws == 0 { RW_ONE } else { RW_MANY };
         return Some((state & (SEEN_WR | SEEN_EXTRA)) | rws | LAST_RW);
@@ -375,7 +246,7 @@ fn step(spec: Spec, state: u8, rel: Rel) -> Option<u8> {
     if rel == Rel::Wr {
         s |= SEEN_WR;
     }
-    if Some(rel) == spec.extra {
+    if Some(rel) == spec.variant.rel() {
         s |= SEEN_EXTRA;
     }
     Some(s)
@@ -384,27 +255,32 @@ fn step(spec: Spec, state: u8, rel: Rel) -> Option<u8> {
 /// Whether a closed walk whose first edge has relation `first` and whose
 /// state at the end is `state` has the spec's shape.
 fn accepts(spec: Spec, state: u8, first: Rel) -> bool {
-    if spec.extra.is_some() && state & SEEN_EXTRA == 0 {
+    if spec.variant.rel().is_some() && state & SEEN_EXTRA == 0 {
+        return false;
+    }
+    let row = spec.spec();
+    // The path state tracks wr, the one relation a row requires.
+    if row.required == Some(Rel::Wr) && state & SEEN_WR == 0 {
         return false;
     }
     let closing_adjacent = state & LAST_RW != 0 && first == Rel::Rw;
-    match spec.base {
-        Base::G0 => true,
-        Base::G1c => state & SEEN_WR != 0,
-        Base::GSingleItem => state & RW_ONE != 0,
-        Base::GNonadjacentItem => state & RW_MANY != 0 && !closing_adjacent,
-        Base::G2Item => state & RW_MANY != 0 && closing_adjacent,
+    match row.rw {
+        Antidependency::Never => true,
+        Antidependency::Single => state & RW_ONE != 0,
+        Antidependency::Nonadjacent => state & RW_MANY != 0 && !closing_adjacent,
+        Antidependency::Adjacent => state & RW_MANY != 0 && closing_adjacent,
     }
 }
 
 /// The relation an anchor edge must have for a spec: the rarest thing the
-/// type requires.
+/// type requires (an rw edge, else the variant's order edge, else the
+/// required relation, else ww).
 fn anchor_rel(spec: Spec) -> Rel {
-    match (spec.base, spec.extra) {
-        (Base::G0, Some(x)) => x,
-        (Base::G0, None) => Rel::Ww,
-        (Base::G1c, Some(x)) => x,
-        (Base::G1c, None) => Rel::Wr,
+    let row = spec.spec();
+    match (row.rw, spec.variant.rel(), row.required) {
+        (Antidependency::Never, Some(x), _) => x,
+        (Antidependency::Never, None, Some(r)) => r,
+        (Antidependency::Never, None, None) => Rel::Ww,
         _ => Rel::Rw,
     }
 }
@@ -542,7 +418,7 @@ fn simple_cycle_of(g: &Graph, spec: Spec, walk: Vec<usize>) -> Option<Vec<usize>
             None => {
                 let explained = explained(g, &w)?;
                 let rels: Vec<Rel> = explained.iter().map(|&e| g.rel(e)).collect();
-                if classify(&rels) == spec.name {
+                if CycleAnomaly::classify(&rels) == spec {
                     return Some(explained);
                 }
             }

@@ -19,6 +19,7 @@
 //! (Bifurcan's `Graphs/bfsVertices`). A name that is not a vertex of a graph
 //! simply has no edges there, as with Elle's `g/in`/`g/out`.
 
+use super::taxonomy::ModelGraph;
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::OnceLock;
@@ -333,108 +334,16 @@ pub const CYCLE_SEARCH_TIMEOUT: &str = "cycle-search-timeout";
 /// The model assumed when the checker is given no `:consistency-models` key.
 pub const DEFAULT_MODEL: &str = "strict-serializable";
 
-/// The eight base cycle anomalies, in Elle's `base-cycle-anomaly-specs`.
-pub const CYCLE_BASES: [&str; 8] = [
-    "G0",
-    "G1c",
-    "G-single-item",
-    "G-single",
-    "G-nonadjacent-item",
-    "G-nonadjacent",
-    "G2-item",
-    "G2",
-];
-
-/// The suffixes of a cycle anomaly's variants: plain, with process edges,
-/// with real-time edges.
-pub const CYCLE_SUFFIXES: [&str; 3] = ["", "-process", "-realtime"];
-
-/// The 24 cycle anomaly names: every [`CYCLE_BASES`] entry with every
-/// [`CYCLE_SUFFIXES`] suffix, base-major.
-pub const CYCLE_ANOMALIES: [&str; 24] = [
-    "G0",
-    "G0-process",
-    "G0-realtime",
-    "G1c",
-    "G1c-process",
-    "G1c-realtime",
-    "G-single-item",
-    "G-single-item-process",
-    "G-single-item-realtime",
-    "G-single",
-    "G-single-process",
-    "G-single-realtime",
-    "G-nonadjacent-item",
-    "G-nonadjacent-item-process",
-    "G-nonadjacent-item-realtime",
-    "G-nonadjacent",
-    "G-nonadjacent-process",
-    "G-nonadjacent-realtime",
-    "G2-item",
-    "G2-item-process",
-    "G2-item-realtime",
-    "G2",
-    "G2-process",
-    "G2-realtime",
-];
-
-/// The cycle anomaly name for a base and a suffix (both as in
-/// [`CYCLE_BASES`] and [`CYCLE_SUFFIXES`]), or `None` if either is unknown.
-pub fn cycle_anomaly(base: &str, suffix: &str) -> Option<&'static str> {
-    let b = CYCLE_BASES.iter().position(|&x| x == base)?;
-    let s = CYCLE_SUFFIXES.iter().position(|&x| x == suffix)?;
-    Some(CYCLE_ANOMALIES[b * CYCLE_SUFFIXES.len() + s])
-}
-
-/// The cycle anomaly for a base and an extra relation named without the dash
-/// (`cycle_name("G1c", "process") == "G1c-process"`; `""` gives the base).
+/// The `<model>-cycle-exists` anomaly of a canonical model with a row in
+/// [`MODEL_GRAPHS`], e.g. `PL-SI → PL-SI-cycle-exists`.
 ///
 /// # Panics
-/// If `base` is not in [`CYCLE_BASES`] or `rel` is not `""`, `"process"` or
-/// `"realtime"`.
-pub fn cycle_name(base: &str, rel: &str) -> &'static str {
-    let suffix = match rel {
-        "" => "",
-        "process" => "-process",
-        "realtime" => "-realtime",
-        _ => panic!("no cycle anomaly for relation {rel:?}"),
-    };
-    cycle_anomaly(base, suffix).unwrap_or_else(|| panic!("no cycle anomaly base {base:?}"))
-}
-
-/// Is this one of the 24 [`CYCLE_ANOMALIES`]?
-pub fn is_cycle_anomaly(name: &str) -> bool {
-    CYCLE_ANOMALIES.contains(&name)
-}
-
-/// The canonical models that have a `<model>-cycle-exists` anomaly, in the
-/// order of Elle's `cycle-exists-specs`.
-pub const CYCLE_EXISTS_MODELS: [&str; 13] = [
-    "PL-1",
-    "PL-2",
-    "PL-SI",
-    "PL-2.99",
-    "PL-3",
-    "strong-session-PL-1",
-    "strong-session-PL-2",
-    "strong-session-snapshot-isolation",
-    "strong-session-serializable",
-    "strong-PL-1",
-    "strong-PL-2",
-    "strong-snapshot-isolation",
-    "PL-SS",
-];
-
-/// The `<model>-cycle-exists` anomaly of a canonical model in
-/// [`CYCLE_EXISTS_MODELS`], e.g. `PL-SI → PL-SI-cycle-exists`.
-///
-/// # Panics
-/// If the model has no cycle-exists anomaly.
+/// If the model has no such row: callers pass a [`ModelGraph::model`] (use
+/// [`ModelGraph::anomaly`] where the row is at hand).
 pub fn cycle_exists_anomaly(model: &str) -> &'static str {
-    let name = format!("{model}-cycle-exists");
-    match anomaly(&name) {
-        Some(a) if CYCLE_EXISTS_MODELS.contains(&model) => a,
-        _ => panic!("no cycle-exists anomaly for model {model:?}"),
+    match ModelGraph::of(model) {
+        Some(m) => m.anomaly(),
+        None => panic!("no cycle-exists anomaly for model {model:?}"),
     }
 }
 
@@ -818,6 +727,16 @@ pub fn depth_order(a: &str, b: &str) -> Ordering {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::check::taxonomy::{CycleAnomaly, MODEL_GRAPHS};
+
+    /// The 24 cycle anomaly names, base-major.
+    fn cycle_anomalies() -> Vec<&'static str> {
+        CycleAnomaly::all().map(CycleAnomaly::name).collect()
+    }
+
+    fn is_cycle_anomaly(name: &str) -> bool {
+        CycleAnomaly::parse(name).is_ok()
+    }
 
     /// A set of whitespace-separated names, as elle.md lists them.
     fn words(names: &'static str) -> BTreeSet<&'static str> {
@@ -945,7 +864,7 @@ mod tests {
              GSIb G-SI G-SIb G-cursor G-monotonic G-MSR G-update write-skew
              empty-transaction-graph cycle-search-timeout garbage-read",
         );
-        for a in known.iter().chain(&CYCLE_ANOMALIES) {
+        for a in known.iter().chain(&cycle_anomalies()) {
             assert!(is_known_anomaly(a), "{a}");
         }
         for a in ["garbage-versions", "G2-item ", ":G0", "serializable"] {
@@ -958,7 +877,8 @@ mod tests {
             .filter_map(|a| a.strip_suffix("-cycle-exists"))
             .collect();
         // One per cycle-exists spec (elle.md §2.1).
-        assert_eq!(cycle_exists, BTreeSet::from(CYCLE_EXISTS_MODELS));
+        let models: BTreeSet<_> = MODEL_GRAPHS.iter().map(|m| m.model).collect();
+        assert_eq!(cycle_exists, models);
         assert!(cycle_exists.iter().all(|m| canonical_model(m) == Some(m)));
         // Besides the cycle anomalies and the cycle-exists names, exactly:
         let others: BTreeSet<_> = all
@@ -972,26 +892,23 @@ mod tests {
 
     #[test]
     fn cycle_anomaly_names() {
-        let mut built = Vec::new();
-        for base in CYCLE_BASES {
-            for suffix in CYCLE_SUFFIXES {
-                let name = cycle_anomaly(base, suffix).unwrap();
-                assert_eq!(name, format!("{base}{suffix}"));
-                built.push(name);
+        // Elle's names, every base with every suffix, base-major.
+        let mut expected = Vec::new();
+        for base in
+            "G0 G1c G-single-item G-single G-nonadjacent-item G-nonadjacent G2-item G2".split(' ')
+        {
+            for suffix in ["", "-process", "-realtime"] {
+                expected.push(format!("{base}{suffix}"));
             }
         }
-        assert_eq!(built, CYCLE_ANOMALIES);
-        assert_eq!(cycle_anomaly("G3", ""), None);
-        assert_eq!(cycle_anomaly("G0", "-session"), None);
-        assert_eq!(cycle_name("G1c", "process"), "G1c-process");
-        assert_eq!(cycle_name("G2-item", "realtime"), "G2-item-realtime");
-        assert_eq!(cycle_name("G0", ""), "G0");
-        assert!(CYCLE_ANOMALIES.iter().all(|a| is_cycle_anomaly(a)));
+        assert_eq!(cycle_anomalies(), expected);
         assert!(!is_cycle_anomaly("G1a") && !is_cycle_anomaly("PL-1-cycle-exists"));
-        for m in CYCLE_EXISTS_MODELS {
-            let a = cycle_exists_anomaly(m);
-            assert_eq!(a, format!("{m}-cycle-exists"));
-            assert!(prohibited(m).contains(a), "{m}");
+        for m in &MODEL_GRAPHS {
+            let a = cycle_exists_anomaly(m.model);
+            assert_eq!(a, format!("{}-cycle-exists", m.model));
+            assert_eq!(a, m.anomaly());
+            assert!(prohibited(m.model).contains(a), "{}", m.model);
+            assert_eq!(anomaly(a), Some(a));
         }
         assert_eq!(anomaly("G2"), Some("G2"));
         assert_eq!(anomaly("G9"), None);
@@ -1088,7 +1005,8 @@ mod tests {
              strong-snapshot-isolation-cycle-exists",
         );
         for base in sssi.iter().filter_map(|a| a.strip_suffix("-process")) {
-            ssi.insert(cycle_anomaly(base, "-realtime").unwrap_or("G1-realtime"));
+            let realtime = format!("{base}-realtime");
+            ssi.insert(anomaly(&realtime).unwrap_or("G1-realtime"));
         }
         assert!(ssi.contains("G1-realtime") && ssi.contains("G-nonadjacent-item-realtime"));
         assert_eq!(prohibited("strong-snapshot-isolation"), ssi);
@@ -1111,7 +1029,7 @@ mod tests {
         let strict = prohibited("strict-serializable");
         assert_eq!(prohibited("strong-serializable"), strict);
         assert_eq!(prohibited("PL-SS"), strict);
-        for a in CYCLE_ANOMALIES {
+        for a in cycle_anomalies() {
             assert!(strict.contains(a), "{a}");
         }
         // Everything but the SI aggregates nothing proscribes and the two
@@ -1295,7 +1213,7 @@ mod tests {
 
     #[test]
     fn depths() {
-        let mut order = CYCLE_ANOMALIES.to_vec();
+        let mut order = cycle_anomalies();
         order.sort_by(|a, b| depth_order(a, b));
         let got: Vec<(&str, u32)> = order
             .iter()

@@ -5,6 +5,7 @@
 //! non-cycle anomaly, a lost update — goes to the general path, which names
 //! and explains it; so the two paths cannot disagree.
 
+use super::taxonomy::{Antidependency, CycleAnomaly};
 use crate::graph::{self, order, Rel};
 use crate::history::{History, TxnId};
 use crate::infer::{self, mini};
@@ -58,7 +59,9 @@ pub fn decide(
     // another rw edge are allowed (snapshot isolation's `(ww ∪ wr) ; rw?`):
     // the product graph with a state for "just took an rw edge" has exactly
     // the other cycles.
-    let g2 = prohibited.iter().any(|a| a.starts_with("G2"));
+    let g2 = prohibited
+        .iter()
+        .any(|a| CycleAnomaly::parse(a).is_ok_and(|c| c.spec().rw == Antidependency::Adjacent));
     let holds = acyclic(n, &plain) || (!g2 && acyclic(2 * n, &product(n, &edges)));
     match holds {
         true => Path::Mini { edges: edges.len() },

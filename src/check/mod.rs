@@ -1,6 +1,6 @@
-//! Checking: Elle's consistency-model lattice, the dependency graph of a
-//! history, the search for cycles, and the verdict as Elle's result map
-//! computes it.
+//! Checking: the table of cycle anomalies, Elle's consistency-model
+//! lattice, the dependency graph of a history, the search for cycles, and
+//! the verdict as Elle's result map computes it.
 
 pub mod cycles;
 pub mod lattice;
@@ -8,6 +8,7 @@ pub mod lwt;
 pub mod mini;
 pub mod polygraph;
 pub mod sat;
+pub mod taxonomy;
 pub mod uncertain;
 pub mod verdict;
 
@@ -21,6 +22,7 @@ use crate::history::{History, TxnId, Val};
 use crate::infer::{self, Anomaly, InferOptions, Inference};
 use crate::limits::{self, Stage};
 use std::collections::BTreeSet;
+use taxonomy::Variant;
 
 /// What to check, with Elle's option names and defaults.
 #[derive(Clone, Debug, Default)]
@@ -205,10 +207,10 @@ pub fn analyze(history: &History, opts: &CheckOptions) -> Result<Analysis, Optio
 /// the process graph when one needs that, else neither. Histories without
 /// timing (PolySI, dbcop, Cobra) only have sessions.
 fn order_needed(history: &History, reportable: &BTreeSet<&'static str>) -> Option<Rel> {
-    let wants = |suffix: &str| reportable.iter().any(|a| a.ends_with(suffix));
-    if wants("-realtime") && history.has_realtime {
+    let wants = |v: Variant| reportable.iter().any(|a| Variant::of_name(a) == v);
+    if wants(Variant::Realtime) && history.has_realtime {
         Some(Rel::Realtime)
-    } else if wants("-process") || wants("-realtime") {
+    } else if wants(Variant::Process) || wants(Variant::Realtime) {
         Some(Rel::Process)
     } else {
         None

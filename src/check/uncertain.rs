@@ -368,7 +368,7 @@ fn explain(
     let region = Region::new(a.graph.vertex_count(), mg, known.of(&a.deps, mg), &pairs);
     let specs: Vec<cycles::Spec> = cycles::specs(a.order)
         .into_iter()
-        .filter(|s| lattice::impossible_models([s.name]).contains(mg.model))
+        .filter(|s| lattice::impossible_models([s.name()]).contains(mg.model))
         .collect();
     let found: Vec<(Vec<u8>, Vec<FoundCycle>, Vec<Dep>)> = (0..1u32 << pairs.len())
         .map(|bits| {
@@ -384,7 +384,7 @@ fn explain(
     for (choice, found, deps) in found {
         let Some(c) = found
             .into_iter()
-            .find(|c| wanted.is_subset(&lattice::impossible_models([c.name])))
+            .find(|c| wanted.is_subset(&lattice::impossible_models([c.name()])))
         else {
             continue;
         };
@@ -399,7 +399,7 @@ fn explain(
         cases.push(Case {
             choice,
             cycle: FoundCycle {
-                name: c.name,
+                anomaly: c.anomaly,
                 steps,
             },
         });
@@ -419,7 +419,7 @@ fn shared_name<'c>(
     model: &str,
     per_case: impl Iterator<Item = &'c [FoundCycle]> + Clone,
 ) -> Option<&'static str> {
-    let candidates: BTreeSet<&'static str> = per_case.clone().flatten().map(|c| c.name).collect();
+    let candidates: BTreeSet<&'static str> = per_case.clone().flatten().map(|c| c.name()).collect();
     candidates
         .into_iter()
         .map(|t| (t, lattice::impossible_models([t])))
@@ -427,7 +427,7 @@ fn shared_name<'c>(
         .filter(|(_, models)| {
             per_case.clone().all(|cs| {
                 cs.iter()
-                    .any(|c| models.is_subset(&lattice::impossible_models([c.name])))
+                    .any(|c| models.is_subset(&lattice::impossible_models([c.name()])))
             })
         })
         .max_by(|(t1, m1), (t2, m2)| {

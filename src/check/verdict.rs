@@ -65,7 +65,7 @@ pub(super) fn all_anomalies(a: &Analysis) -> BTreeMap<&'static str, Vec<Entry>> 
         all.entry(x.name()).or_default().push(Entry::Anomaly(i));
     }
     for (i, c) in a.cycles.iter().enumerate() {
-        all.entry(c.name).or_default().push(Entry::Cycle(i));
+        all.entry(c.name()).or_default().push(Entry::Cycle(i));
     }
     for (i, c) in a.cycle_exists.iter().enumerate() {
         let name = lattice::cycle_exists_anomaly(c.model);

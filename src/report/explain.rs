@@ -2,6 +2,7 @@
 //! Elle's wording for each step of a cycle (`render-explanation` of its
 //! explainers, `explain-binding`, `explain-cycle-ops`).
 
+use crate::check::taxonomy::ModelGraph;
 use crate::check::{Analysis, FoundCycle};
 use crate::graph::{Dep, Rel, Version, NO_MOP};
 use crate::history::edn::{self, Kind};
@@ -290,28 +291,10 @@ pub(crate) fn clip(s: &str, n: usize) -> Cow<'_, str> {
 }
 
 /// The subgraph a model's `<model>-cycle-exists` entry names, as Elle's
-/// `cycle-exists-friendly-subgraph` prints it.
-pub(crate) fn cycle_exists_subgraph(model: &str) -> &'static str {
-    match model {
-        "PL-1" => "[:union :ww :wwp]",
-        "PL-2" => "[:union :ww :wwp :wr :wrp]",
-        "PL-SI" => "[:extension [:union :ww :wwp :wr :wrp] [:union :rw :rwp]]",
-        "PL-2.99" => "[:union :ww :wwp :wr :wrp :rw]",
-        "PL-3" => "[:union :ww :wwp :wr :wrp :rw :rwp]",
-        "strong-session-PL-1" => "[:union :ww :wwp :process]",
-        "strong-session-PL-2" => "[:union :ww :wwp :wr :wrp :process]",
-        "strong-session-snapshot-isolation" => {
-            "[:extension [:union :ww :wwp :wr :wrp :process] [:union :rw :rwp]]"
-        }
-        "strong-session-serializable" => "[:union :ww :wwp :wr :wrp :rw :rwp :process]",
-        "strong-PL-1" => "[:union :ww :wwp :realtime]",
-        "strong-PL-2" => "[:union :ww :wwp :wr :wrp :realtime]",
-        "strong-snapshot-isolation" => {
-            "[:extension [:union :ww :wwp :wr :wrp :realtime] [:union :rw :rwp]]"
-        }
-        "PL-SS" => "[:union :ww :wwp :wr :wrp :rw :rwp :realtime]",
-        _ => "nil",
-    }
+/// `cycle-exists-friendly-subgraph` prints it (`nil` for a model without
+/// one).
+pub(crate) fn cycle_exists_subgraph(model: &str) -> String {
+    ModelGraph::of(model).map_or_else(|| "nil".to_string(), ModelGraph::subgraph)
 }
 
 /// The `:index` of each transaction of a component, sorted (Elle's `:scc`).

@@ -9,16 +9,10 @@
 
 use super::diagnostic;
 use super::excerpt::escape;
-use super::explain::{
-    clip, cycle_exists_subgraph, elided, explanation, invocation, list_text, mop_value_text,
-    scc_indices,
-};
-use super::result::pair_keys;
+use super::explanation::{explain, Detail};
 use crate::check::polygraph::Decision;
-use crate::check::{lattice, Analysis, Entry, FoundCycle, Path, Validity, Verdict};
-use crate::graph::{Dep, Rel, Version, NO_MOP};
-use crate::history::{History, MopKind, MopValue, SourceFile, Span, TxnId, Val, Workload};
-use crate::infer::anomaly::{Anomaly, Expected};
+use crate::check::{lattice, Analysis, Entry, Path, Validity, Verdict};
+use crate::history::{History, SourceFile, Span};
 use miette::{Diagnostic, LabeledSpan, Severity, SourceCode};
 use std::collections::BTreeSet;
 use std::fmt::{self, Write};
@@ -325,153 +319,33 @@ impl<'a> Builder<'a> {
         }
     }
 
-    fn mop(&mut self, m: u32, text: String) {
-        if m != NO_MOP {
-            if let Some(mop) = self.h.mops.get(m as usize) {
-                self.label(mop.span, text);
-            }
-        }
-    }
-
-    fn op_of(&mut self, t: TxnId, text: String) {
-        let span = self.h.op(self.h.txn(t).op()).span;
-        self.label(span, text);
-    }
-
     pub(super) fn done(self) -> Finding<'a> {
         self.f
     }
 }
 
+/// How much of a long anomaly the report shows.
+const DETAIL: Detail = Detail {
+    prose: true,
+    op_chars: OP_CHARS,
+    value_chars: VALUE_CHARS,
+    ends: CYCLE_ENDS,
+};
+
+/// One anomaly's explanation laid out as a diagnostic named `<type> #<i>`
+/// (`empty-transaction-graph` alone).
 fn finding<'a>(h: &'a History, a: &Analysis, t: &str, i: usize, e: Entry) -> Finding<'a> {
-    let message = format!("{t} #{i}");
-    match e {
-        Entry::Cycle(c) => cycle(h, a, message, c),
-        Entry::Anomaly(x) => anomaly(h, message, &a.anomalies[x]),
-        Entry::CycleExists(c) => {
-            let c = &a.cycle_exists[c];
-            let scc = scc_indices(h, &c.scc);
-            let shown: Vec<String> = scc.iter().take(20).map(|i| i.to_string()).collect();
-            let more = if scc.len() > 20 { " …" } else { "" };
-            let help = format!(
-                "a cycle exists in the subgraph {} of the {} transactions at indices {}{more}, \
-                 so the history is not {}",
-                cycle_exists_subgraph(c.model),
-                c.scc.len(),
-                shown.join(", "),
-                lattice::friendly_model(c.model)
-            );
-            let mut b = Builder::new(h, message, help);
-            for &txn in c.scc.iter().take(SHOWN_PER_TYPE) {
-                b.op_of(txn, "in the cycle".to_string());
-            }
-            b.done()
-        }
-        Entry::Forced(f) => forced(h, a, message, f),
-        Entry::Stopped(i) => {
-            let st = &a.stopped[i];
-            let mut b = Builder::new(
-                h,
-                message,
-                format!(
-                    "the solver stopped ({}) before deciding whether some order of the \
-                     {} pairs of writes in unknown order makes the history {}: validity is unknown",
-                    st.reason,
-                    st.constraints,
-                    lattice::friendly_model(st.model)
-                ),
-            );
-            b.f.severity = Severity::Warning;
-            b.done()
-        }
-        Entry::EmptyGraph => {
-            let mut b = Builder::new(
-                h,
-                "empty-transaction-graph".to_string(),
-                "no dependency between transactions could be inferred, so there is nothing \
-                 to check: validity is unknown"
-                    .to_string(),
-            );
-            b.f.severity = Severity::Warning;
-            b.done()
-        }
-    }
-}
-
-fn cycle<'a>(h: &'a History, a: &Analysis, message: String, c: usize) -> Finding<'a> {
-    let c = &a.cycles[c];
-    let help = explanation(h, a, c, OP_CHARS, CYCLE_ENDS);
-    let mut b = Builder::new(h, message, help);
-    cycle_labels(&mut b, a, c);
-    b.done()
-}
-
-/// Labels on both ends of every step of a cycle the explanation shows, its
-/// transactions named T1, T2, … as there.
-fn cycle_labels(b: &mut Builder<'_>, a: &Analysis, c: &FoundCycle) {
-    let n = c.steps.len().max(1);
-    let left_out = elided(c.steps.len(), CYCLE_ENDS);
-    let name = |i: usize| format!("T{}", i % n + 1);
-    for (i, d) in a.cycle_steps(c).enumerate() {
-        if !left_out.contains(&i) {
-            step_labels(b, d, &name(i), &name(i + 1));
-        }
-    }
-}
-
-/// A cycle that every order of some writes closes: the pairs whose order is
-/// unknown, then each order's cycle in Elle's words; the first order's
-/// steps are labelled in the source.
-fn forced<'a>(h: &'a History, a: &Analysis, message: String, i: usize) -> Finding<'a> {
-    let f = &a.forced[i];
-    let model = lattice::friendly_model(f.model);
-    // No pair left open: the order that reads followed by writes imply
-    // (which every model forbidding G1c must respect) closes the cycle.
-    let mut help = if f.pairs.is_empty() {
-        format!(
-            "the version order implied by transactions that read a key and then wrote it \
-             makes the history not {model}."
-        )
-    } else {
-        format!(
-            "whatever order the database installed the writes below in, the history is not \
-             {model}."
-        )
+    let message = match e {
+        Entry::EmptyGraph => t.to_string(),
+        _ => format!("{t} #{i}"),
     };
-    for p in &f.pairs {
-        let keys: Vec<String> = pair_keys(p).map(|k| h.values.display(k)).collect();
-        let [ia, ib] = [p.a, p.b].map(|t| h.op(h.txn(t).op()).index);
-        let _ = write!(
-            help,
-            "\nThe transactions at indices {ia} and {ib} both wrote {}, in an unknown order.",
-            keys.join(", ")
-        );
+    let x = explain(h, a, e, DETAIL);
+    let mut b = Builder::new(h, message, x.help);
+    for (span, text) in x.labels {
+        b.label(span, text);
     }
-    for c in &f.cases {
-        let first: Vec<String> = f
-            .writes_first(c)
-            .into_iter()
-            .map(|t| h.op(h.txn(t).op()).index.to_string())
-            .collect();
-        let given = match first.is_empty() {
-            true => "\n\nIn that order".to_string(),
-            false => format!("\n\nIf the writes of index {} came first", first.join(", ")),
-        };
-        let _ = write!(
-            help,
-            "{given}, this {} cycle follows:\n{}",
-            c.cycle.name,
-            explanation(h, a, &c.cycle, OP_CHARS, CYCLE_ENDS)
-        );
-    }
-    let mut b = Builder::new(h, message, help);
-    if let Some(c) = f.cases.first() {
-        cycle_labels(&mut b, a, &c.cycle);
-    } else {
-        for p in &f.pairs {
-            b.op_of(p.a, "writes in unknown order".to_string());
-            b.op_of(p.b, "writes in unknown order".to_string());
-        }
+    if x.warning {
+        b.f.severity = Severity::Warning;
     }
     b.done()
 }
@@ -517,320 +391,6 @@ pub fn solving_stats(a: &Analysis) -> String {
         );
     }
     s
-}
-
-/// Short labels for the two ends of one step.
-fn step_labels(b: &mut Builder<'_>, d: &Dep, an: &str, bn: &str) {
-    let h = b.h;
-    let key = h.values.display(d.key);
-    let v = version_pr(h, d.value);
-    let v2 = version_pr(h, d.value2);
-    let la = h.workload == Workload::ListAppend;
-    match d.rel {
-        Rel::Ww if la => {
-            b.mop(d.a_mop, format!("{an} appended {v} to {key}"));
-            b.mop(
-                d.b_mop,
-                format!("{bn} appended {v2} to {key}, after {an}'s {v}"),
-            );
-        }
-        Rel::Wr if la => {
-            b.mop(d.a_mop, format!("{an} appended {v} to {key}"));
-            b.mop(d.b_mop, format!("{bn} observed {an}'s append of {v}"));
-        }
-        Rel::Rw if la => {
-            let read = match d.value {
-                Version::Init => format!("{an} observed the initial (nil) state of {key}"),
-                Version::Val(_) => format!("{an} did not observe {bn}'s append of {v2}"),
-            };
-            b.mop(d.a_mop, read);
-            b.mop(d.b_mop, format!("{bn} appended {v2} to {key}"));
-        }
-        Rel::Ww => {
-            b.mop(d.a_mop, format!("{an} set {key} to {v}"));
-            b.mop(
-                d.b_mop,
-                format!("{bn} set {key} to {v2}, later in the version order"),
-            );
-        }
-        Rel::Wr => {
-            b.mop(d.a_mop, format!("{an} wrote {key} = {v}"));
-            b.mop(d.b_mop, format!("{bn} read {key} = {v}"));
-        }
-        Rel::Rw => {
-            b.mop(d.a_mop, format!("{an} read {key} = {v}"));
-            b.mop(
-                d.b_mop,
-                format!("{bn} set {key} to {v2}, later in the version order"),
-            );
-        }
-        Rel::Process => {
-            let p = h.txn(d.from).process;
-            b.op_of(d.from, format!("process {p} executed {an} before {bn}"));
-            b.op_of(d.to, format!("then {bn} on process {p}"));
-        }
-        Rel::Realtime => {
-            let a_op = h.op(h.txn(d.from).op());
-            b.op_of(d.from, format!("{an} completed at index {}", a_op.index));
-            let inv = h.op(invocation(h, d.to));
-            b.label(
-                inv.span,
-                format!("{bn} was invoked afterwards, at index {}", inv.index),
-            );
-        }
-    }
-}
-
-fn version_pr(h: &History, v: Version) -> String {
-    match v {
-        Version::Init => "nil".to_string(),
-        Version::Val(v) => clip(&h.values.display(v), VALUE_CHARS).into_owned(),
-    }
-}
-
-/// The first micro-op of `t` that satisfies `pred`.
-fn find_mop(h: &History, t: TxnId, pred: impl Fn(u32) -> bool) -> Option<u32> {
-    h.txn(t).mops.clone().find(|&m| pred(m))
-}
-
-/// Does micro-op `m` write `value` to `key` (append or register write)?
-fn writes(h: &History, m: u32, key: Val, value: Val) -> bool {
-    let mop = &h.mops[m as usize];
-    mop.kind != MopKind::Read && mop.key == key && mop.value() == MopValue::Val(value)
-}
-
-fn is_write(h: &History, m: u32, key: Val) -> bool {
-    let mop = &h.mops[m as usize];
-    mop.kind != MopKind::Read && mop.key == key
-}
-
-/// The value a read observed as a register value, or the last element of
-/// the list it read.
-fn read_value(h: &History, m: u32) -> Option<Val> {
-    match h.mops[m as usize].value() {
-        MopValue::Val(v) => Some(v),
-        MopValue::List { start, len } => h.list(start, len).last().copied(),
-    }
-}
-
-/// What a G1a or G1b read observed: the key, the value as text for a label
-/// (` 1`, or nothing when the read shows no value), and the writer's
-/// micro-op that wrote it, when it can be found.
-fn dirty_read(
-    h: &History,
-    mop: u32,
-    element: Option<Val>,
-    writer: TxnId,
-) -> (Val, String, Option<u32>) {
-    let key = h.mops[mop as usize].key;
-    let value = element.or_else(|| read_value(h, mop));
-    let what = value.map_or_else(String::new, |v| {
-        format!(" {}", clip(&h.values.display(v), VALUE_CHARS))
-    });
-    let w = value.and_then(|v| find_mop(h, writer, |m| writes(h, m, key, v)));
-    (key, what, w)
-}
-
-fn anomaly<'a>(h: &'a History, message: String, x: &Anomaly) -> Finding<'a> {
-    let show = |v: Val| clip(&h.values.display(v), VALUE_CHARS).into_owned();
-    // The past tense and the participle of the workload's write.
-    let (verb, written) = match h.workload {
-        Workload::ListAppend => ("appended", "appended"),
-        Workload::RwRegister | Workload::CasRegister => ("wrote", "written"),
-    };
-    match x {
-        Anomaly::G1a {
-            reader: _,
-            mop,
-            writer,
-            element,
-        } => {
-            let (key, what, w) = dirty_read(h, *mop, *element, *writer);
-            let help = format!(
-                "aborted read: a committed transaction observed{what} in {}, which a failed \
-                 transaction {verb}",
-                show(key)
-            );
-            let mut b = Builder::new(h, message, help);
-            b.mop(*mop, format!("observes{what}"));
-            if let Some(w) = w {
-                b.mop(w, format!("{written} by a transaction that failed"));
-            } else {
-                b.op_of(*writer, "this transaction failed".to_string());
-            }
-            b.done()
-        }
-        Anomaly::G1b {
-            reader: _,
-            mop,
-            writer,
-            element,
-        } => {
-            let (key, what, w) = dirty_read(h, *mop, *element, *writer);
-            let help = format!(
-                "intermediate read: a committed transaction observed{what} in {}, which another \
-                 transaction {verb} but then overwrote with a later write of its own",
-                show(key)
-            );
-            let mut b = Builder::new(h, message, help);
-            b.mop(*mop, format!("observes{what}"));
-            if let Some(w) = w {
-                b.mop(w, "an intermediate write".to_string());
-                let later = h
-                    .txn(*writer)
-                    .mops
-                    .clone()
-                    .rev()
-                    .find(|&m| is_write(h, m, key));
-                if let Some(l) = later.filter(|&l| l != w) {
-                    b.mop(l, "the transaction's final write".to_string());
-                }
-            } else {
-                b.op_of(*writer, "the writer".to_string());
-            }
-            b.done()
-        }
-        Anomaly::Internal { mop, expected, .. } => {
-            let expected = match expected {
-                Expected::List {
-                    prefix_known: true,
-                    elems,
-                } => list_text(h, elems),
-                Expected::List {
-                    prefix_known: false,
-                    elems,
-                } => {
-                    let mut s = list_text(h, elems);
-                    s.insert_str(1, if elems.is_empty() { "..." } else { "... " });
-                    s
-                }
-                Expected::Value(v) => show(*v),
-            };
-            let expected = clip(&expected, OP_CHARS).into_owned();
-            let key = show(h.mops[*mop as usize].key);
-            let help = format!(
-                "internal inconsistency: this read of {key} disagrees with the transaction's own \
-                 earlier reads and writes of {key}, which say it should be {expected}"
-            );
-            let mut b = Builder::new(h, message, help);
-            b.mop(*mop, format!("expected {}", clip(&expected, VALUE_CHARS)));
-            b.done()
-        }
-        Anomaly::FutureRead { txn, mop, element } => {
-            let key = h.mops[*mop as usize].key;
-            let help = format!(
-                "future read: the transaction observed {} in {}, an element it only appends later",
-                show(*element),
-                show(key)
-            );
-            let mut b = Builder::new(h, message, help);
-            b.mop(*mop, format!("observes {}", show(*element)));
-            if let Some(w) = find_mop(h, *txn, |m| writes(h, m, key, *element)) {
-                b.mop(w, "appended only here".to_string());
-            }
-            b.done()
-        }
-        Anomaly::DirtyUpdate { key, values, txns } => {
-            let shown: Vec<String> = values.iter().map(|&v| show(v)).collect();
-            let help = format!(
-                "dirty update: in the version order of {}, [{}], a failed transaction's append \
-                 is followed by a committed one's: the committed update built on aborted state",
-                show(*key),
-                shown.join(" ")
-            );
-            let mut b = Builder::new(h, message, help);
-            for (&v, &t) in values.iter().zip(txns) {
-                let status = match h.txn(t).status {
-                    crate::history::Status::Committed => "committed",
-                    crate::history::Status::Aborted => "failed",
-                    crate::history::Status::Indeterminate => "indeterminate",
-                };
-                match find_mop(h, t, |m| writes(h, m, *key, v)) {
-                    Some(m) => b.mop(m, format!("{} appended by a {status} transaction", show(v))),
-                    None => b.op_of(t, format!("a {status} transaction")),
-                }
-            }
-            b.done()
-        }
-        Anomaly::DuplicateElements {
-            mop, duplicates, ..
-        } => {
-            let dups: Vec<String> = duplicates
-                .iter()
-                .map(|&(v, n)| format!("{} appears {n} times", show(v)))
-                .collect();
-            let help = format!(
-                "duplicate elements: every element is appended once, but this read of {} \
-                 holds some more than once",
-                show(h.mops[*mop as usize].key)
-            );
-            let mut b = Builder::new(h, message, help);
-            b.mop(*mop, dups.join(", "));
-            b.done()
-        }
-        Anomaly::IncompatibleOrder { key, reads } => {
-            let help = format!(
-                "incompatible order: neither of these reads of {} is a prefix of the other, so \
-                 no single order of appends explains both",
-                show(*key)
-            );
-            let mut b = Builder::new(h, message, help);
-            b.mop(reads[0], "this read".to_string());
-            b.mop(reads[1], "disagrees with this one".to_string());
-            b.done()
-        }
-        Anomaly::LostUpdate {
-            key,
-            read_mop,
-            txns,
-        } => {
-            let value = clip(&mop_value_text(h, *read_mop), VALUE_CHARS).into_owned();
-            let help = format!(
-                "lost update: {} committed transactions read the same version {value} of {} \
-                 and each wrote {}: all but one of those updates is lost",
-                txns.len(),
-                show(*key),
-                show(*key)
-            );
-            let mut b = Builder::new(h, message, help);
-            for &t in txns {
-                let r = find_mop(h, t, |m| {
-                    let mop = &h.mops[m as usize];
-                    mop.kind == MopKind::Read && mop.key == *key
-                });
-                if let Some(r) = r {
-                    b.mop(r, format!("read {value}"));
-                }
-                if let Some(w) = find_mop(h, t, |m| is_write(h, m, *key)) {
-                    b.mop(w, format!("then wrote {}", show(*key)));
-                }
-            }
-            b.done()
-        }
-        Anomaly::CyclicVersions { key, scc, sources } => {
-            let vals: Vec<String> = scc.iter().map(|&v| show(v)).collect();
-            let srcs: Vec<String> = sources.iter().map(|s| format!(":{s}")).collect();
-            let help = format!(
-                "cyclic versions: the version order of {} inferred from {} has a cycle through \
-                 the values {}",
-                show(*key),
-                srcs.join(", "),
-                vals.join(", ")
-            );
-            Builder::new(h, message, help).done()
-        }
-        Anomaly::GarbageRead { mop, .. } => {
-            let help = "garbage read: a committed transaction observed a value that no \
-                        transaction wrote (isocheck's check; Elle does not report this)"
-                .to_string();
-            let mut b = Builder::new(h, message, help);
-            b.mop(
-                *mop,
-                "no transaction wrote what this read observes".to_string(),
-            );
-            b.done()
-        }
-    }
 }
 
 #[cfg(test)]

@@ -6,6 +6,7 @@ pub mod directory;
 pub mod edn;
 pub mod excerpt;
 mod explain;
+mod explanation;
 pub mod human;
 pub mod json;
 pub mod lwt;

@@ -1,0 +1,523 @@
+//! The cycle anomalies as one table: a row per base anomaly of Elle's
+//! `base-cycle-anomaly-specs` (`elle.txn`), with the relations its cycles
+//! may, must and may only once use, and where it is defined; the `-process`
+//! and `-realtime` variants derived from the rows, as Elle's
+//! `cycle-anomaly-spec-variant` does; and the subgraph each model must keep
+//! acyclic (Elle's `cycle-exists-specs`), the one list of the
+//! `<model>-cycle-exists` anomalies.
+//!
+//! A cycle anomaly is a [`CycleAnomaly`] (a base and a [`Variant`]), named by
+//! [`CycleAnomaly::name`] and parsed back by [`CycleAnomaly::parse`], which
+//! returns an error for any other name. The lattice (`lattice.rs`) relates
+//! the names; the cycle search (`cycles.rs`) reads the relations here.
+//!
+//! A new cycle anomaly is a row of [`BASES`] (and its edges in the lattice's
+//! tables); a new model with a cycle-exists anomaly is a row of
+//! [`MODEL_GRAPHS`].
+
+use crate::graph::{Rel, RelSet};
+use std::sync::OnceLock;
+
+/// A base cycle anomaly: one row of [`BASES`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Base {
+    G0,
+    G1c,
+    GSingleItem,
+    GSingle,
+    GNonadjacentItem,
+    GNonadjacent,
+    G2Item,
+    G2,
+}
+
+/// How a cycle of a base may use anti-dependency (rw) edges.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Antidependency {
+    /// None (G0, G1c).
+    Never,
+    /// Exactly one (Elle's `:single-rels`).
+    Single,
+    /// Two or more, no two adjacent, counting the wrap-around (Elle's
+    /// `:nonadjacent-rels`).
+    Nonadjacent,
+    /// Two or more, some two adjacent.
+    Adjacent,
+}
+
+/// One base cycle anomaly.
+#[derive(Clone, Copy, Debug)]
+pub struct BaseSpec {
+    pub base: Base,
+    pub name: &'static str,
+    /// The relations every step may have besides rw (Elle's `:rels`).
+    pub rels: RelSet,
+    /// A relation the cycle must use at least once (Elle's
+    /// `:required-rels`), besides what [`BaseSpec::rw`] requires.
+    pub required: Option<Rel>,
+    pub rw: Antidependency,
+    /// Whether predicate dependencies (wwp, wrp, rwp) count. isocheck infers
+    /// none, so these anomalies are named and implied, never searched: a
+    /// cycle of item dependencies has the `-item` type.
+    pub predicate: bool,
+    /// Where the anomaly is defined.
+    pub cite: &'static str,
+}
+
+const WW: RelSet = RelSet::of(&[Rel::Ww]);
+const WWR: RelSet = RelSet::of(&[Rel::Ww, Rel::Wr]);
+
+/// Elle's `base-cycle-anomaly-specs`, one row per base, in [`Base`] order.
+pub const BASES: [BaseSpec; 8] = [
+    BaseSpec {
+        base: Base::G0,
+        name: "G0",
+        rels: WW,
+        required: None,
+        rw: Antidependency::Never,
+        predicate: false,
+        cite: "Adya 1999, G0 (write cycles)",
+    },
+    BaseSpec {
+        base: Base::G1c,
+        name: "G1c",
+        rels: WWR,
+        required: Some(Rel::Wr),
+        rw: Antidependency::Never,
+        predicate: false,
+        cite: "Adya 1999, G1c (circular information flow)",
+    },
+    BaseSpec {
+        base: Base::GSingleItem,
+        name: "G-single-item",
+        rels: WWR,
+        required: None,
+        rw: Antidependency::Single,
+        predicate: false,
+        cite: "Adya 1999, G-single (single anti-dependency cycles), item edges only",
+    },
+    BaseSpec {
+        base: Base::GSingle,
+        name: "G-single",
+        rels: WWR,
+        required: None,
+        rw: Antidependency::Single,
+        predicate: true,
+        cite: "Adya 1999, G-single (single anti-dependency cycles)",
+    },
+    BaseSpec {
+        base: Base::GNonadjacentItem,
+        name: "G-nonadjacent-item",
+        rels: WWR,
+        required: None,
+        rw: Antidependency::Nonadjacent,
+        predicate: false,
+        cite: "Elle (Kingsbury and Alvaro 2020), G-nonadjacent, item edges only",
+    },
+    BaseSpec {
+        base: Base::GNonadjacent,
+        name: "G-nonadjacent",
+        rels: WWR,
+        required: None,
+        rw: Antidependency::Nonadjacent,
+        predicate: true,
+        cite: "Elle (Kingsbury and Alvaro 2020), G-nonadjacent (generalizes Adya's G-SI)",
+    },
+    BaseSpec {
+        base: Base::G2Item,
+        name: "G2-item",
+        rels: WWR,
+        required: None,
+        rw: Antidependency::Adjacent,
+        predicate: false,
+        cite: "Adya 1999, G2-item (item anti-dependency cycles)",
+    },
+    BaseSpec {
+        base: Base::G2,
+        name: "G2",
+        rels: WWR,
+        required: None,
+        rw: Antidependency::Adjacent,
+        predicate: true,
+        cite: "Adya 1999, G2 (anti-dependency cycles)",
+    },
+];
+
+impl Base {
+    pub const ALL: [Base; 8] = [
+        Base::G0,
+        Base::G1c,
+        Base::GSingleItem,
+        Base::GSingle,
+        Base::GNonadjacentItem,
+        Base::GNonadjacent,
+        Base::G2Item,
+        Base::G2,
+    ];
+
+    /// This base's row of [`BASES`].
+    pub fn spec(self) -> &'static BaseSpec {
+        &BASES[self as usize]
+    }
+
+    pub fn name(self) -> &'static str {
+        self.spec().name
+    }
+
+    /// The relations a cycle of this base may use.
+    pub fn allowed(self) -> RelSet {
+        let s = self.spec();
+        match s.rw {
+            Antidependency::Never => s.rels,
+            _ => s.rels.union(Rel::Rw.bit()),
+        }
+    }
+}
+
+/// A cycle anomaly's variant: whether it needs a session (process) or a
+/// real-time edge (Elle's `cycle-anomaly-spec-variant`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Variant {
+    Plain,
+    Process,
+    Realtime,
+}
+
+impl Variant {
+    pub const ALL: [Variant; 3] = [Variant::Plain, Variant::Process, Variant::Realtime];
+
+    /// The order relation the variant adds and requires, if any.
+    pub fn rel(self) -> Option<Rel> {
+        match self {
+            Variant::Plain => None,
+            Variant::Process => Some(Rel::Process),
+            Variant::Realtime => Some(Rel::Realtime),
+        }
+    }
+
+    /// The variant that adds `rel` (`None`: plain); `None` when `rel` is not
+    /// an order relation.
+    pub fn of(rel: Option<Rel>) -> Option<Variant> {
+        Variant::ALL.into_iter().find(|v| v.rel() == rel)
+    }
+
+    /// What the variant appends to an anomaly's name: `""`, `"-process"`,
+    /// `"-realtime"`.
+    pub fn suffix(self) -> &'static str {
+        match self {
+            Variant::Plain => "",
+            Variant::Process => "-process",
+            Variant::Realtime => "-realtime",
+        }
+    }
+
+    /// The variant an anomaly name carries by its suffix, for any anomaly of
+    /// the lattice (Elle's aggregates `G1-process` and `G1-realtime` too).
+    pub fn of_name(name: &str) -> Variant {
+        [Variant::Realtime, Variant::Process]
+            .into_iter()
+            .find(|v| name.ends_with(v.suffix()))
+            .unwrap_or(Variant::Plain)
+    }
+}
+
+/// A cycle anomaly type: a base with a variant (`G1c-process`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct CycleAnomaly {
+    pub base: Base,
+    pub variant: Variant,
+}
+
+/// A name that is not a cycle anomaly.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("`{0}` is not a cycle anomaly")]
+pub struct NotACycleAnomaly(pub String);
+
+impl CycleAnomaly {
+    pub const fn new(base: Base, variant: Variant) -> CycleAnomaly {
+        CycleAnomaly { base, variant }
+    }
+
+    /// The 24 cycle anomalies, base-major in [`Base`] order.
+    pub fn all() -> impl Iterator<Item = CycleAnomaly> {
+        Base::ALL.into_iter().flat_map(|b| {
+            Variant::ALL
+                .into_iter()
+                .map(move |v| CycleAnomaly::new(b, v))
+        })
+    }
+
+    /// Elle's name: the base's name and the variant's suffix.
+    pub fn name(self) -> &'static str {
+        static NAMES: OnceLock<Vec<String>> = OnceLock::new();
+        let names = NAMES.get_or_init(|| {
+            CycleAnomaly::all()
+                .map(|c| format!("{}{}", c.base.name(), c.variant.suffix()))
+                .collect()
+        });
+        &names[self.base as usize * Variant::ALL.len() + self.variant as usize]
+    }
+
+    /// The cycle anomaly of this name.
+    pub fn parse(name: &str) -> Result<CycleAnomaly, NotACycleAnomaly> {
+        CycleAnomaly::all()
+            .find(|c| c.name() == name)
+            .ok_or_else(|| NotACycleAnomaly(name.to_string()))
+    }
+
+    pub fn spec(self) -> &'static BaseSpec {
+        self.base.spec()
+    }
+
+    /// The relations a cycle of this type may use.
+    pub fn allowed(self) -> RelSet {
+        match self.variant.rel() {
+            Some(x) => self.base.allowed().union(x.bit()),
+            None => self.base.allowed(),
+        }
+    }
+
+    /// Elle's classification of a cycle by the relations of its steps (its
+    /// cycle explainer): the base by its rw and wr steps, the variant by a
+    /// real-time step, else a process step. Without predicate dependencies,
+    /// always an item anomaly.
+    pub fn classify(rels: &[Rel]) -> CycleAnomaly {
+        let count = |r: Rel| rels.iter().filter(|&&x| x == r).count();
+        let adjacent = (0..rels.len()).any(|i| {
+            let prev = rels[(i + rels.len() - 1) % rels.len()];
+            rels[i] == Rel::Rw && prev == Rel::Rw
+        });
+        let base = match count(Rel::Rw) {
+            0 if count(Rel::Wr) > 0 => Base::G1c,
+            0 => Base::G0,
+            1 => Base::GSingleItem,
+            _ if adjacent => Base::G2Item,
+            _ => Base::GNonadjacentItem,
+        };
+        let variant = if count(Rel::Realtime) > 0 {
+            Variant::Realtime
+        } else if count(Rel::Process) > 0 {
+            Variant::Process
+        } else {
+            Variant::Plain
+        };
+        CycleAnomaly::new(base, variant)
+    }
+}
+
+/// The subgraph whose acyclicity a model requires (a row of Elle's
+/// `cycle-exists-specs`): `base` relations, and with `extension` the
+/// sequential extension `base ; rw?`.
+#[derive(Clone, Copy, Debug)]
+pub struct ModelGraph {
+    /// The canonical model name.
+    pub model: &'static str,
+    pub base: RelSet,
+    pub extension: bool,
+    /// Whether Elle's subgraph counts predicate anti-dependencies (`:rwp`);
+    /// only repeatable read's does not. isocheck infers none, so this only
+    /// changes how the subgraph is printed.
+    pub predicate_rw: bool,
+    /// Its position in [`MODEL_GRAPHS`]; private, so that every
+    /// `ModelGraph` is a row of it.
+    row: usize,
+}
+
+const WWRRW: RelSet = RelSet::of(&[Rel::Ww, Rel::Wr, Rel::Rw]);
+const P: RelSet = RelSet::of(&[Rel::Process]);
+const RT: RelSet = RelSet::of(&[Rel::Realtime]);
+
+/// Elle's `cycle-exists-specs`, in Elle's order: the only list of the models
+/// with a `<model>-cycle-exists` anomaly.
+pub const MODEL_GRAPHS: [ModelGraph; 13] = numbered([
+    mg("PL-1", WW, false),
+    mg("PL-2", WWR, false),
+    mg("PL-SI", WWR, true),
+    ModelGraph {
+        predicate_rw: false,
+        ..mg("PL-2.99", WWRRW, false)
+    },
+    mg("PL-3", WWRRW, false),
+    mg("strong-session-PL-1", WW.union(P), false),
+    mg("strong-session-PL-2", WWR.union(P), false),
+    mg("strong-session-snapshot-isolation", WWR.union(P), true),
+    mg("strong-session-serializable", WWRRW.union(P), false),
+    mg("strong-PL-1", WW.union(RT), false),
+    mg("strong-PL-2", WWR.union(RT), false),
+    mg("strong-snapshot-isolation", WWR.union(RT), true),
+    mg("PL-SS", WWRRW.union(RT), false),
+]);
+
+const fn numbered<const N: usize>(mut rows: [ModelGraph; N]) -> [ModelGraph; N] {
+    let mut i = 0;
+    while i < N {
+        rows[i].row = i;
+        i += 1;
+    }
+    rows
+}
+
+const fn mg(model: &'static str, base: RelSet, extension: bool) -> ModelGraph {
+    ModelGraph {
+        model,
+        base,
+        extension,
+        predicate_rw: true,
+        row: 0,
+    }
+}
+
+impl ModelGraph {
+    /// The row of a canonical model, `None` if it has no cycle-exists
+    /// anomaly.
+    pub fn of(model: &str) -> Option<&'static ModelGraph> {
+        MODEL_GRAPHS.iter().find(|m| m.model == model)
+    }
+
+    /// The model's `<model>-cycle-exists` anomaly.
+    pub fn anomaly(&self) -> &'static str {
+        static NAMES: OnceLock<Vec<String>> = OnceLock::new();
+        let names = NAMES.get_or_init(|| {
+            MODEL_GRAPHS
+                .iter()
+                .map(|m| format!("{}-cycle-exists", m.model))
+                .collect()
+        });
+        &names[self.row]
+    }
+
+    /// The subgraph as Elle's `cycle-exists-friendly-subgraph` prints it
+    /// (`[:union :ww :wwp :wr :wrp]`); predicate relations are printed where
+    /// Elle's subgraph has them.
+    pub fn subgraph(&self) -> String {
+        let mut rels = Vec::new();
+        for r in Rel::ALL {
+            if !self.base.contains(r) {
+                continue;
+            }
+            rels.push(format!(":{}", r.name()));
+            let predicate = match r {
+                Rel::Ww | Rel::Wr => true,
+                Rel::Rw => self.predicate_rw,
+                Rel::Process | Rel::Realtime => false,
+            };
+            if predicate {
+                rels.push(format!(":{}p", r.name()));
+            }
+        }
+        let union = format!("[:union {}]", rels.join(" "));
+        match self.extension {
+            true => format!("[:extension {union} [:union :rw :rwp]]"),
+            false => union,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rows_are_in_base_order() {
+        for (i, b) in Base::ALL.into_iter().enumerate() {
+            assert_eq!(BASES[i].base, b);
+            assert_eq!(b as usize, i);
+        }
+        // An item row and its predicate twin differ only in predicate edges.
+        for pair in BASES[2..].chunks(2) {
+            assert_eq!(format!("{}-item", pair[1].name), pair[0].name);
+            assert!(!pair[0].predicate && pair[1].predicate);
+            assert_eq!(pair[0].rw, pair[1].rw);
+        }
+    }
+
+    #[test]
+    fn names_round_trip() {
+        let names: Vec<&str> = CycleAnomaly::all().map(CycleAnomaly::name).collect();
+        assert_eq!(names.len(), 24);
+        assert_eq!(&names[..4], ["G0", "G0-process", "G0-realtime", "G1c"]);
+        assert_eq!(names[23], "G2-realtime");
+        for c in CycleAnomaly::all() {
+            assert_eq!(CycleAnomaly::parse(c.name()), Ok(c));
+            assert_eq!(Variant::of_name(c.name()), c.variant);
+        }
+        for bad in [
+            "G1a",
+            "G1",
+            "G1-process",
+            "G0-session",
+            "",
+            " G0",
+            "PL-1-cycle-exists",
+        ] {
+            assert_eq!(
+                CycleAnomaly::parse(bad),
+                Err(NotACycleAnomaly(bad.to_string()))
+            );
+        }
+        assert_eq!(Variant::of_name("G1-realtime"), Variant::Realtime);
+        assert_eq!(Variant::of(Some(Rel::Process)), Some(Variant::Process));
+        assert_eq!(Variant::of(Some(Rel::Rw)), None);
+    }
+
+    #[test]
+    fn allowed_relations() {
+        let c = |b, v| CycleAnomaly::new(b, v).allowed();
+        assert_eq!(c(Base::G0, Variant::Plain), WW);
+        assert_eq!(c(Base::G1c, Variant::Process), WWR.union(P));
+        assert_eq!(c(Base::G2Item, Variant::Realtime), WWRRW.union(RT));
+        assert_eq!(c(Base::GSingleItem, Variant::Plain), WWRRW);
+    }
+
+    #[test]
+    fn classification() {
+        use Rel::*;
+        let name = |rels: &[Rel]| CycleAnomaly::classify(rels).name();
+        assert_eq!(name(&[Ww, Ww]), "G0");
+        assert_eq!(name(&[Ww, Wr, Process]), "G1c-process");
+        assert_eq!(name(&[Rw, Wr]), "G-single-item");
+        assert_eq!(name(&[Rw, Wr, Rw, Wr]), "G-nonadjacent-item");
+        // Adjacent across the wrap-around.
+        assert_eq!(name(&[Rw, Wr, Rw]), "G2-item");
+        assert_eq!(name(&[Rw, Process, Realtime]), "G-single-item-realtime");
+    }
+
+    #[test]
+    fn model_graphs() {
+        let pl3 = ModelGraph::of("PL-3").unwrap();
+        assert_eq!(pl3.anomaly(), "PL-3-cycle-exists");
+        assert_eq!(pl3.subgraph(), "[:union :ww :wwp :wr :wrp :rw :rwp]");
+        assert_eq!(
+            ModelGraph::of("PL-2.99").unwrap().subgraph(),
+            "[:union :ww :wwp :wr :wrp :rw]"
+        );
+        assert_eq!(
+            ModelGraph::of("strong-snapshot-isolation")
+                .unwrap()
+                .subgraph(),
+            "[:extension [:union :ww :wwp :wr :wrp :realtime] [:union :rw :rwp]]"
+        );
+        assert!(ModelGraph::of("serializable").is_none());
+        for m in &MODEL_GRAPHS {
+            assert_eq!(m.anomaly(), format!("{}-cycle-exists", m.model));
+        }
+        // As Elle's `cycle-exists-friendly-subgraph` prints them.
+        let elle = [
+            "[:union :ww :wwp]",
+            "[:union :ww :wwp :wr :wrp]",
+            "[:extension [:union :ww :wwp :wr :wrp] [:union :rw :rwp]]",
+            "[:union :ww :wwp :wr :wrp :rw]",
+            "[:union :ww :wwp :wr :wrp :rw :rwp]",
+            "[:union :ww :wwp :process]",
+            "[:union :ww :wwp :wr :wrp :process]",
+            "[:extension [:union :ww :wwp :wr :wrp :process] [:union :rw :rwp]]",
+            "[:union :ww :wwp :wr :wrp :rw :rwp :process]",
+            "[:union :ww :wwp :realtime]",
+            "[:union :ww :wwp :wr :wrp :realtime]",
+            "[:extension [:union :ww :wwp :wr :wrp :realtime] [:union :rw :rwp]]",
+            "[:union :ww :wwp :wr :wrp :rw :rwp :realtime]",
+        ];
+        let ours: Vec<String> = MODEL_GRAPHS.iter().map(ModelGraph::subgraph).collect();
+        assert_eq!(ours, elle);
+    }
+}
