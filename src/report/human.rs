@@ -720,15 +720,19 @@ fn anomaly<'a>(h: &'a History, message: String, x: &Anomaly) -> Finding<'a> {
         }
         Anomaly::FutureRead { txn, mop, element } => {
             let key = h.mops[*mop as usize].key;
+            let (what, done) = match h.workload {
+                Workload::RwRegister => ("a value it only writes", "written only here"),
+                _ => ("an element it only appends", "appended only here"),
+            };
             let help = format!(
-                "future read: the transaction observed {} in {}, an element it only appends later",
+                "future read: the transaction observed {} in {}, {what} later",
                 show(*element),
                 show(key)
             );
             let mut b = Builder::new(h, message, help);
             b.mop(*mop, format!("observes {}", show(*element)));
             if let Some(w) = find_mop(h, *txn, |m| writes(h, m, key, *element)) {
-                b.mop(w, "appended only here".to_string());
+                b.mop(w, done.to_string());
             }
             b.done()
         }
