@@ -200,6 +200,7 @@ pub fn analyze(history: &History, opts: &CheckOptions) -> Result<Analysis, Optio
         order::process_edges(history)
     };
     uncertain::decide_all(&mut analysis, &implied, &constraints, &session, &opts.solve);
+    verdict::name_proven_models(&mut analysis);
     Ok(analysis)
 }
 
