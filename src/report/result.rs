@@ -111,7 +111,8 @@ pub(crate) fn entry<'a>(h: &'a History, a: &Analysis, e: Entry) -> R<'a> {
     }
 }
 
-/// A cycle's `:type`, `:cycle` and `:steps`.
+/// A cycle's `:cycle`, `:steps` and `:type`, in the order Elle prints them
+/// (its explainer builds `{:cycle .., :steps ..}`, then adds `:type`).
 fn cycle<'a>(h: &'a History, a: &Analysis, c: &FoundCycle) -> Vec<(&'static str, R<'a>)> {
     let ops = a
         .cycle_txns(c)
@@ -120,9 +121,9 @@ fn cycle<'a>(h: &'a History, a: &Analysis, c: &FoundCycle) -> Vec<(&'static str,
         .collect();
     let steps = a.cycle_steps(c).map(|d| step(h, d)).collect();
     vec![
-        ("type", kws(c.name)),
         ("cycle", R::Vec(ops)),
         ("steps", R::Vec(steps)),
+        ("type", kws(c.name)),
     ]
 }
 
