@@ -101,6 +101,20 @@ fn read_only_histories() {
         for compat in [false, true] {
             expect(name, compat, Validity::True, &[]);
         }
+        // Mini-transactions: the fast path decides, and so would the
+        // general one.
+        let a = check::analyze(&load(name), &CheckOptions::default()).expect("options");
+        assert!(
+            matches!(a.path, check::Path::Mini { .. }),
+            "{name}: {:?}",
+            a.path
+        );
+        let general = CheckOptions {
+            no_fast_path: true,
+            ..CheckOptions::default()
+        };
+        let a = check::analyze(&load(name), &general).expect("options");
+        assert_eq!(check::verdict::verdict(&a).valid, Validity::True, "{name}");
     }
     for compat in [false, true] {
         expect("read-only.edn", compat, Validity::Unknown, &[EMPTY]);
