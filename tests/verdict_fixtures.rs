@@ -149,6 +149,13 @@ fn forced_anomalies_name_the_model_their_cases_prove() {
         headline(&h),
         "whatever order the database installed the writes below in, the history is not serializable."
     );
+    // Decided without order edges, a model keeps its name.
+    let opts = CheckOptions {
+        consistency_models: Some(vec!["repeatable-read".into()]),
+        ..CheckOptions::default()
+    };
+    let a = check::analyze(&h, &opts).expect("valid options");
+    assert_eq!(a.forced.iter().map(|f| f.model).collect::<Vec<_>>(), ["PL-2.99"]);
     let h = load("forced-realtime.edn");
     assert_eq!(forced_model(&h), "PL-SS");
     assert!(headline(&h).ends_with("is not strong-serializable."));

@@ -146,17 +146,15 @@ pub(super) fn name_proven_models(a: &mut Analysis) {
     }
 }
 
-/// The strongest model whose graph holds every case's cycle: the forced
-/// model's graph with only the order relations the cycles use. The forced
-/// model itself when some resolution has no cycle listed.
+/// The decided model without the order relations no case's cycle uses
+/// (strict-serializable without real time is serializable); the decided
+/// model itself when the cycles use all it has, or when some resolution
+/// has no cycle listed.
 fn proven_model(a: &Analysis, f: &Forced) -> &'static str {
     let every_case = f.pairs.len() < usize::BITS as usize && f.cases.len() == 1 << f.pairs.len();
     let Some(decided) = MODEL_GRAPHS.iter().find(|m| m.model == f.model) else {
         return f.model;
     };
-    if !every_case {
-        return f.model;
-    }
     let order = RelSet::of(&[Rel::Process, Rel::Realtime]);
     let used = f
         .cases
@@ -166,8 +164,12 @@ fn proven_model(a: &Analysis, f: &Forced) -> &'static str {
         .filter(|&r| order.contains(r))
         .fold(RelSet::EMPTY, |s, r| s.union(r.bit()));
     let base = RelSet(decided.base.0 & !order.0).union(used);
-    // Of models with one graph (repeatable-read's and serializable's), the
-    // strongest, which comes last.
+    if !every_case || base == decided.base {
+        return f.model;
+    }
+    // Of the models with that graph (repeatable-read's and serializable's),
+    // the one the decided model strengthens: the strongest, which comes
+    // last.
     MODEL_GRAPHS
         .iter()
         .rev()
