@@ -155,7 +155,10 @@ fn forced_anomalies_name_the_model_their_cases_prove() {
         ..CheckOptions::default()
     };
     let a = check::analyze(&h, &opts).expect("valid options");
-    assert_eq!(a.forced.iter().map(|f| f.model).collect::<Vec<_>>(), ["PL-2.99"]);
+    assert_eq!(
+        a.forced.iter().map(|f| f.model).collect::<Vec<_>>(),
+        ["PL-2.99"]
+    );
     let h = load("forced-realtime.edn");
     assert_eq!(forced_model(&h), "PL-SS");
     assert!(headline(&h).ends_with("is not strong-serializable."));
