@@ -288,6 +288,7 @@ impl RunOptions {
             },
             solve: base.solve,
             no_fast_path: base.no_fast_path,
+            elle_compat: base.elle_compat,
         }
     }
 }

@@ -21,6 +21,8 @@ struct Case {
     models: Option<&'static [&'static str]>,
     anomalies: &'static [&'static str],
     sequential_keys: bool,
+    /// `--elle-compat`: for Elle's cases that read values nobody wrote.
+    elle_compat: bool,
 }
 
 const fn case(name: &'static str, models: Option<&'static [&'static str]>) -> Case {
@@ -29,6 +31,7 @@ const fn case(name: &'static str, models: Option<&'static [&'static str]>) -> Ca
         models,
         anomalies: &[],
         sequential_keys: false,
+        elle_compat: false,
     }
 }
 
@@ -38,6 +41,7 @@ const fn only(name: &'static str, anomalies: &'static [&'static str]) -> Case {
         models: Some(&[]),
         anomalies,
         sequential_keys: false,
+        elle_compat: false,
     }
 }
 
@@ -65,8 +69,12 @@ const CASES: &[Case] = &[
         models: None,
         anomalies: &[],
         sequential_keys: true,
+        elle_compat: false,
     },
-    case("rw-lost-update", None),
+    Case {
+        elle_compat: true,
+        ..case("rw-lost-update", None)
+    },
     case("valid", None),
     case("empty-graph", None),
     // Blind writes whose every order closes a cycle (no version order is
@@ -89,6 +97,7 @@ fn options(c: &Case) -> CheckOptions {
             sequential_keys: c.sequential_keys,
             ..InferOptions::default()
         },
+        elle_compat: c.elle_compat,
         ..CheckOptions::default()
     }
 }

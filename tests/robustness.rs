@@ -448,6 +448,30 @@ mod output {
         }
     }
 
+    /// `isocheck gen … | head -1`: the reader takes a line and closes the
+    /// pipe while `gen` is still writing (megabytes to come, the pipe's
+    /// buffer full), as `head` does.
+    #[test]
+    fn gen_into_a_pipe_closed_after_a_line_ends_quietly() {
+        use std::io::{BufRead, BufReader};
+        for workload in ["list-append", "rw-register", "mini-transactions", "lwt"] {
+            let mut child = isocheck()
+                .args(["gen", workload, "--txns", "200000"])
+                .stdin(Stdio::null())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .expect("run isocheck");
+            let mut head = BufReader::new(child.stdout.take().expect("piped stdout"));
+            let mut line = String::new();
+            head.read_line(&mut line).expect("a first line");
+            assert!(line.starts_with('{'), "{workload}: {line}");
+            drop(head);
+            let o = child.wait_with_output().expect("wait for isocheck");
+            assert_quiet_end(&o, &format!("gen {workload} | head -1"));
+        }
+    }
+
     #[test]
     fn a_closed_stderr_ends_the_human_report_quietly() {
         for args in [

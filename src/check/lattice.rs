@@ -4,7 +4,9 @@
 //! implication DAG (`implied-anomalies`), the search-order DAG
 //! (`anomaly-severity-graph`), the model-name aliases
 //! (`canonical-model-names`), the model implication DAG (`models`) and the
-//! anomalies each model directly proscribes (`direct-proscribed-anomalies`).
+//! anomalies each model directly proscribes (`direct-proscribed-anomalies`),
+//! with one addition of isocheck's: read-uncommitted proscribes
+//! [`GARBAGE_READ`].
 //! The graphs and closures over them are built once, on first use.
 //!
 //! Names are plain strings without Clojure's leading colon (`"G-single-item"`,
@@ -256,6 +258,8 @@ const DIRECT_PROSCRIBED: Table = &[
             "duplicate-elements",
             "cyclic-versions",
             "PL-1-cycle-exists",
+            // isocheck's addition (see GARBAGE_READ).
+            "garbage-read",
         ],
     ),
     ("prefix", &["internal", "G1a"]),
@@ -319,16 +323,17 @@ const DIRECT_PROSCRIBED: Table = &[
     ("update-serializable", &["G1", "G-update"]),
 ];
 
+/// isocheck's addition: a committed read of a value no transaction wrote.
+/// No database can produce one, so read-uncommitted proscribes it and with
+/// it every model implying read-uncommitted. Elle does not detect garbage
+/// reads (its own tests read unwritten values): under `--elle-compat`,
+/// `check::analyze` leaves them out of Jepsen histories unless asked for.
+pub const GARBAGE_READ: &str = "garbage-read";
+
 /// Anomalies Elle reports that appear in none of the tables above. They are
 /// always reportable but prohibited by no model.
 pub const EMPTY_TRANSACTION_GRAPH: &str = "empty-transaction-graph";
 /// See [`EMPTY_TRANSACTION_GRAPH`].
-/// isocheck's addition: a committed read of a value no transaction wrote.
-/// Elle does not detect garbage reads, and its own tests read unwritten
-/// values, so no model prohibits them: they are reported when asked for
-/// (`--anomalies garbage-read`), imply nothing, and leave `:not` as Elle
-/// computes it.
-pub const GARBAGE_READ: &str = "garbage-read";
 pub const CYCLE_SEARCH_TIMEOUT: &str = "cycle-search-timeout";
 
 /// The model assumed when the checker is given no `:consistency-models` key.
@@ -763,13 +768,15 @@ mod tests {
         friendly_boundary([found]).also_not
     }
 
-    const RU: &str = "G0 PL-1-cycle-exists cyclic-versions duplicate-elements";
+    // elle.md's lists, plus isocheck's garbage-read, which read-uncommitted
+    // proscribes.
+    const RU: &str = "G0 PL-1-cycle-exists cyclic-versions duplicate-elements garbage-read";
     const RC_EXTRA: &str =
         "G1 G1a G1b G1c PL-2-cycle-exists dirty-update future-read incompatible-order";
     const SI: &str = "G0 G1 G1a G1b G1c internal future-read dirty-update incompatible-order
         duplicate-elements cyclic-versions lost-update G-single G-single-item G-nonadjacent
         G-nonadjacent-item G-SI G-SIb G-cursor G-monotonic G-MSR PL-1-cycle-exists
-        PL-2-cycle-exists PL-SI-cycle-exists";
+        PL-2-cycle-exists PL-SI-cycle-exists garbage-read";
 
     #[test]
     fn tables_are_well_formed() {
@@ -1040,8 +1047,17 @@ mod tests {
             .collect();
         assert_eq!(
             missing,
-            words("GSI GSIa GSIb empty-transaction-graph cycle-search-timeout garbage-read")
+            words("GSI GSIa GSIb empty-transaction-graph cycle-search-timeout")
         );
+        // Garbage reads: every model implying read-uncommitted.
+        for m in [
+            "read-uncommitted",
+            "read-committed",
+            "serializable",
+            "strict-serializable",
+        ] {
+            assert!(prohibited(m).contains(GARBAGE_READ), "{m}");
+        }
 
         for m in [
             "linearizable",
@@ -1247,7 +1263,9 @@ mod tests {
         ];
         assert_eq!(got, expected);
         // Sources of the merged graph and proscribed-only anomalies are 0.
-        for a in words("G1b lost-update future-read GSIa internal G-cursor PL-SS-cycle-exists") {
+        let sources = "G1b lost-update future-read GSIa internal G-cursor PL-SS-cycle-exists
+                       garbage-read";
+        for a in words(sources) {
             assert_eq!(anomaly_depth(a), Some(0), "{a}");
         }
         assert_eq!(anomaly_depth("G1a"), Some(1));
@@ -1261,8 +1279,7 @@ mod tests {
         assert_eq!(depth_order("G0", "G0"), Ordering::Equal);
         assert_eq!(depth_order("G2", "G0-process"), Ordering::Less);
         for a in known_anomalies() {
-            let expect =
-                ![EMPTY_TRANSACTION_GRAPH, CYCLE_SEARCH_TIMEOUT, GARBAGE_READ].contains(&a);
+            let expect = ![EMPTY_TRANSACTION_GRAPH, CYCLE_SEARCH_TIMEOUT].contains(&a);
             assert_eq!(anomaly_depth(a).is_some(), expect, "{a}");
         }
     }

@@ -18,7 +18,7 @@ pub use uncertain::{Case, Forced, SolveOptions, Solved, Stopped};
 pub use verdict::{Entry, Validity, Verdict};
 
 use crate::graph::{nontrivial, order, tarjan, Dep, Graph, Rel, RelSet, Version, NO_MOP};
-use crate::history::{History, TxnId, Val};
+use crate::history::{History, Status, TxnId, Val};
 use crate::infer::{self, Anomaly, InferOptions, Inference};
 use crate::limits::{self, Stage};
 use std::collections::BTreeSet;
@@ -35,6 +35,12 @@ pub struct CheckOptions {
     pub solve: SolveOptions,
     /// Take the general path even for mini-transaction histories.
     pub no_fast_path: bool,
+    /// Elle's rules for Jepsen histories (`--elle-compat`): Elle does not
+    /// detect garbage reads, and several of its own tests read values nobody
+    /// wrote, so they are looked for only when `anomalies` names
+    /// `garbage-read`. Formats that log every committed transaction keep
+    /// the check.
+    pub elle_compat: bool,
 }
 
 /// Options that name no model or anomaly Elle knows.
@@ -73,6 +79,12 @@ pub struct Analysis {
     pub reportable: BTreeSet<&'static str>,
     /// Which path decided.
     pub path: Path,
+    /// Whether a graph without dependencies says nothing (Elle's
+    /// `:empty-transaction-graph`): true for Jepsen histories, which may
+    /// leave out what other clients did, and for logs without a committed
+    /// transaction. A complete log's committed transactions that only read
+    /// the initial state were checked: nothing else could have been read.
+    pub elle_empty_graph: bool,
 }
 
 impl Analysis {
@@ -98,6 +110,8 @@ impl Analysis {
             prohibited,
             reportable,
             path,
+            elle_empty_graph: !history.complete_log
+                || !history.txns.iter().any(|t| t.status == Status::Committed),
         }
     }
 
@@ -119,7 +133,10 @@ impl Analysis {
     /// writes in an unknown order that the solver found a valid order for
     /// are something checked.
     pub fn empty_graph(&self) -> bool {
-        self.deps.is_empty() && self.solved.is_empty() && !matches!(self.path, Path::Mini { .. })
+        self.elle_empty_graph
+            && self.deps.is_empty()
+            && self.solved.is_empty()
+            && !matches!(self.path, Path::Mini { .. })
     }
 
     /// The transactions of a cycle, in order, with the first repeated at the end.
@@ -161,7 +178,12 @@ pub fn anomaly_types(
 
 /// Checks a history: inference, graph, cycle search.
 pub fn analyze(history: &History, opts: &CheckOptions) -> Result<Analysis, OptionError> {
-    let (prohibited, reportable) = anomaly_types(opts)?;
+    let (mut prohibited, mut reportable) = anomaly_types(opts)?;
+    let garbage_unasked = elle_compat_without_garbage_reads(history, opts);
+    if garbage_unasked {
+        prohibited.remove(lattice::GARBAGE_READ);
+        reportable.remove(lattice::GARBAGE_READ);
+    }
     let order = order_needed(history, &reportable);
     limits::stage(Stage::FastPath);
     let path = match opts.solve.enabled && !opts.no_fast_path {
@@ -192,6 +214,11 @@ pub fn analyze(history: &History, opts: &CheckOptions) -> Result<Analysis, Optio
         analysis.cycle_exists.extend(found.cycle_exists);
     }
     analysis.anomalies = anomalies;
+    if garbage_unasked {
+        analysis
+            .anomalies
+            .retain(|x| !matches!(x, Anomaly::GarbageRead { .. }));
+    }
     analysis.deps = deps;
     let session = if constraints.is_empty() && implied.is_empty() {
         Vec::new()
@@ -200,7 +227,19 @@ pub fn analyze(history: &History, opts: &CheckOptions) -> Result<Analysis, Optio
         order::process_edges(history)
     };
     uncertain::decide_all(&mut analysis, &implied, &constraints, &session, &opts.solve);
+    verdict::name_proven_models(&mut analysis);
     Ok(analysis)
+}
+
+/// Whether garbage reads are left out, as Elle leaves them out: asked for
+/// Elle's rules (`--elle-compat`), on a Jepsen history, without
+/// `--anomalies garbage-read`.
+fn elle_compat_without_garbage_reads(history: &History, opts: &CheckOptions) -> bool {
+    let asked = opts
+        .anomalies
+        .iter()
+        .any(|a| lattice::anomaly(a) == Some(lattice::GARBAGE_READ));
+    opts.elle_compat && !history.complete_log && !asked
 }
 
 /// Elle builds the real-time graph when a reportable anomaly needs it, else

@@ -1,7 +1,10 @@
 //! The verdict as Elle's `result-map` computes it: which anomalies are
-//! reported, `:valid?`, and the `:not` / `:also-not` boundary.
+//! reported, `:valid?`, and the `:not` / `:also-not` boundary; and which
+//! model a forced anomaly's cases prove violated.
 
-use super::{lattice, Analysis};
+use super::cycles::MODEL_GRAPHS;
+use super::{lattice, Analysis, Forced};
+use crate::graph::{Rel, RelSet};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// `:valid?`
@@ -129,4 +132,47 @@ fn remove_redundant_cycle_exists(reportable: &mut BTreeMap<&'static str, Vec<Ent
         Some(model) => !impossible.contains(model),
         None => true,
     });
+}
+
+/// Names each forced anomaly's model by what its cases prove. A model is
+/// decided with the order edges its graph has (strict-serializable with real
+/// time); when every resolution's cycle closes without them, the model
+/// without them is violated too, and that is the one to name
+/// (serializable, not strict-serializable).
+pub(super) fn name_proven_models(a: &mut Analysis) {
+    let proven: Vec<&'static str> = a.forced.iter().map(|f| proven_model(a, f)).collect();
+    for (f, model) in a.forced.iter_mut().zip(proven) {
+        f.model = model;
+    }
+}
+
+/// The decided model without the order relations no case's cycle uses
+/// (strict-serializable without real time is serializable); the decided
+/// model itself when the cycles use all it has, or when some resolution
+/// has no cycle listed.
+fn proven_model(a: &Analysis, f: &Forced) -> &'static str {
+    let every_case = f.pairs.len() < usize::BITS as usize && f.cases.len() == 1 << f.pairs.len();
+    let Some(decided) = MODEL_GRAPHS.iter().find(|m| m.model == f.model) else {
+        return f.model;
+    };
+    let order = RelSet::of(&[Rel::Process, Rel::Realtime]);
+    let used = f
+        .cases
+        .iter()
+        .flat_map(|c| &c.cycle.steps)
+        .map(|&i| a.deps[i as usize].rel)
+        .filter(|&r| order.contains(r))
+        .fold(RelSet::EMPTY, |s, r| s.union(r.bit()));
+    let base = RelSet(decided.base.0 & !order.0).union(used);
+    if !every_case || base == decided.base {
+        return f.model;
+    }
+    // Of the models with that graph (repeatable-read's and serializable's),
+    // the one the decided model strengthens: the strongest, which comes
+    // last.
+    MODEL_GRAPHS
+        .iter()
+        .rev()
+        .find(|m| m.base == base && m.extension == decided.extension)
+        .map_or(f.model, |m| m.model)
 }

@@ -73,6 +73,13 @@ pub struct ModelArgs {
     /// search over writes whose order is unknown.
     #[arg(long, conflicts_with_all = ["no_pruning", "timeout"])]
     pub certain_only: bool,
+    /// Elle's rules for Jepsen histories: reads of values nobody wrote
+    /// (`garbage-read`, which every model prohibits) are looked for only
+    /// with `--anomalies garbage-read`, as Elle does not detect them. The
+    /// PolySI, dbcop and Cobra formats log every committed transaction, so
+    /// there such a read stays a violation.
+    #[arg(long)]
+    pub elle_compat: bool,
     /// Take the general path even when every transaction is a
     /// mini-transaction (the fast path decides those in linear time).
     #[arg(long)]
@@ -178,6 +185,7 @@ impl ModelArgs {
                 timeout: self.timeout,
             },
             no_fast_path: self.no_fast_path,
+            elle_compat: self.elle_compat,
         }
     }
 }

@@ -390,6 +390,7 @@ fn model_flags(opts: &CheckOptions) -> Vec<String> {
         (opts.infer.linearizable_keys, "--linearizable-keys"),
         (opts.infer.wfr_keys, "--wfr-keys"),
         (opts.no_fast_path, "--no-fast-path"),
+        (opts.elle_compat, "--elle-compat"),
         (!opts.solve.enabled, "--certain-only"),
         (opts.solve.enabled && !opts.solve.pruning, "--no-pruning"),
     ];
@@ -575,6 +576,7 @@ mod tests {
                     timeout: Some(Duration::from_millis(2500)),
                 },
                 no_fast_path: true,
+                elle_compat: true,
             },
             CheckOptions {
                 consistency_models: Some(vec!["snapshot-isolation".into(), "serializable".into()]),

@@ -59,6 +59,7 @@ pub fn build(
         workload,
         workload_source,
         has_realtime: !ops.untimed,
+        complete_log: ops.complete_log,
     })
 }
 

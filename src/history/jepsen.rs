@@ -27,6 +27,10 @@ pub struct Ops {
     /// True for formats that record no timing (dbcop, Cobra, PolySI text):
     /// positions in `ops` then say nothing about real time.
     pub untimed: bool,
+    /// True for formats that log every committed transaction of the
+    /// database (dbcop, Cobra, PolySI text): a read of a value no log holds
+    /// then has no writer at all.
+    pub complete_log: bool,
     /// The workload the input format implies, if it implies one.
     pub format_workload: Option<crate::history::model::Workload>,
 }

@@ -366,6 +366,11 @@ pub struct History {
     /// Whether op positions give real-time order (true for Jepsen EDN; false
     /// for formats that record no timing, where real-time models cannot be checked).
     pub has_realtime: bool,
+    /// Whether the file logs every committed transaction of the database
+    /// (PolySI, dbcop, Cobra), not only what some clients saw (Jepsen EDN):
+    /// a read of a value none of them wrote is then certainly a garbage
+    /// read, and reads of the initial state alone are something checked.
+    pub complete_log: bool,
 }
 
 impl History {

@@ -8,6 +8,10 @@
 //! v1's readers to v2's writer. Reads and writes are the external ones
 //! (Jepsen's `ext-reads`: a key's first micro-op when it is a read;
 //! `ext-writes`: a key's last write).
+//!
+//! Non-cycle anomalies: G1a, G1b, internal, future-read (a read of the value
+//! its own transaction writes only later; Elle finds it in list-append
+//! only), lost-update, cyclic-versions and garbage-read.
 
 use super::anomaly::{Anomaly, Expected};
 use super::uncertain::{unordered_pairs, Coalescer, Constraint};
@@ -144,8 +148,8 @@ impl Rr<'_> {
     /// indeterminate transactions they observed.
     fn reads(&mut self) -> (Vec<Anomaly>, Vec<Anomaly>) {
         let h = self.h;
-        let (mut g1a, mut g1b, mut internal, mut garbage) =
-            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let (mut g1a, mut g1b, mut internal, mut future, mut garbage) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
         // (key id, value of the first read, completion, txn, read mop)
         let mut lost: Vec<(u32, u32, u32, TxnId, u32)> = Vec::new();
         // Per key: Elle's expected value, and lost update's first read.
@@ -153,6 +157,9 @@ impl Rr<'_> {
             state: Option<Val>,
             first_read: Option<(Val, u32)>,
             written: bool,
+            /// A future read of the key was found (one per key, as
+            /// list-append reports one per element).
+            future: bool,
         }
         let mut ks: TxnKeys<St> = TxnKeys::default();
         for (t, txn) in h.txns.iter().enumerate() {
@@ -172,6 +179,7 @@ impl Rr<'_> {
                     state: None,
                     first_read: None,
                     written: false,
+                    future: false,
                 });
                 if m.kind != MopKind::Read {
                     st.state = Some(v);
@@ -213,6 +221,16 @@ impl Rr<'_> {
                             }
                             _ => {}
                         }
+                        // The transaction writes the value it read only
+                        // later: list-append's future read.
+                        if w.txn == t && w.mop > i && !st.future {
+                            st.future = true;
+                            future.push(Anomaly::FutureRead {
+                                txn: t,
+                                mop: i,
+                                element: v,
+                            });
+                        }
                         if !w.ext && w.txn != t {
                             g1b.push(Anomaly::G1b {
                                 reader: t,
@@ -242,6 +260,7 @@ impl Rr<'_> {
         let mut out = g1a;
         out.append(&mut g1b);
         out.append(&mut internal);
+        out.append(&mut future);
         out.append(&mut lost_updates);
         (out, garbage)
     }

@@ -1107,6 +1107,31 @@ fn rr_garbage_read() {
     assert_eq!(anomalies(&h, &inf), ["garbage-read T0 [:r :x 5]"]);
 }
 
+#[test]
+fn rr_future_read() {
+    // A read of the value the transaction writes only later, once per key.
+    let (h, inf) = run(&oks(&[
+        (0, "[[:r :x 1] [:r :x 1] [:w :x 1]]"),
+        (0, "[[:r :y 3] [:w :y 2] [:w :y 3] [:r :z nil]]"),
+    ]));
+    assert_eq!(
+        anomalies(&h, &inf),
+        [
+            "future-read T0 [:r :x 1] element 1",
+            "future-read T1 [:r :y 3] element 3",
+        ]
+    );
+    assert!(inf.deps.is_empty());
+    // Reading its own earlier write is no future read; an aborted
+    // transaction's reads are not judged.
+    let (h, inf) = run(&format!(
+        "{}{}",
+        oks(&[(0, "[[:w :x 1] [:r :x 1]]")]),
+        complete(1, "fail", "[[:r :y 4] [:w :y 4]]")
+    ));
+    no_anomalies(&h, &inf);
+}
+
 // ------------------------------------------------------ simulated databases
 
 /// The ww/wr/rw graph has no cycle.

@@ -109,12 +109,24 @@ pub(crate) fn explain<'a>(h: &'a History, a: &Analysis, e: Entry, d: Detail) -> 
         Entry::Stopped(i) => stopped(a, i),
         Entry::EmptyGraph => Explanation {
             entry: R::Bool(true),
-            help: "no dependency between transactions could be inferred, so there is nothing \
-                   to check: validity is unknown"
-                .to_string(),
+            help: empty_graph_help(h).to_string(),
             labels: Vec::new(),
             warning: true,
         },
+    }
+}
+
+/// Why an empty graph decides nothing: Elle's rule for Jepsen histories, which
+/// need not hold every transaction; a complete log without a committed
+/// transaction has nothing to check either.
+fn empty_graph_help(h: &History) -> &'static str {
+    if h.complete_log {
+        "the log holds no committed transaction, so there is nothing to check: \
+         validity is unknown"
+    } else {
+        "no dependency between transactions could be inferred, so there is nothing \
+         to check: validity is unknown (Elle's rule for Jepsen histories, which need \
+         not hold every transaction; PolySI, dbcop and Cobra logs do, and are decided)"
     }
 }
 
@@ -182,7 +194,8 @@ fn cycle<'a>(h: &'a History, a: &Analysis, c: &FoundCycle, d: Detail) -> Explana
     explained(R::Nil, help, labels)
 }
 
-/// A cycle's `:type`, `:cycle` and `:steps`.
+/// A cycle's `:cycle`, `:steps` and `:type`, in the order Elle prints them
+/// (its explainer builds `{:cycle .., :steps ..}`, then adds `:type`).
 fn cycle_entry<'a>(h: &'a History, a: &Analysis, c: &FoundCycle) -> Vec<(&'static str, R<'a>)> {
     let ops = a
         .cycle_txns(c)
@@ -191,9 +204,9 @@ fn cycle_entry<'a>(h: &'a History, a: &Analysis, c: &FoundCycle) -> Vec<(&'stati
         .collect();
     let steps = a.cycle_steps(c).map(|d| step(h, d)).collect();
     vec![
-        ("type", kws(c.name())),
         ("cycle", R::Vec(ops)),
         ("steps", R::Vec(steps)),
+        ("type", kws(c.name())),
     ]
 }
 
@@ -646,15 +659,19 @@ impl<'a> Ctx<'a> {
     fn future_read(&self, txn: TxnId, mop: u32, element: Val) -> Explanation<'a> {
         let h = self.h;
         let key = h.mops[mop as usize].key;
+        let (what, done) = match h.workload {
+            Workload::RwRegister => ("a value it only writes", "written only here"),
+            _ => ("an element it only appends", "appended only here"),
+        };
         let help = format!(
-            "future read: the transaction observed {} in {}, an element it only appends later",
+            "future read: the transaction observed {} in {}, {what} later",
             self.show(element),
             self.show(key)
         );
         let mut b = Labels::new(h);
         b.mop(mop, format!("observes {}", self.show(element)));
         if let Some(w) = find_mop(h, txn, |m| writes(h, m, key, element)) {
-            b.mop(w, "appended only here".to_string());
+            b.mop(w, done.to_string());
         }
         let entry = map(vec![
             ("op", txn_r(h, txn)),
@@ -906,7 +923,7 @@ mod tests {
         assert_eq!(people.labels.len(), 4);
         assert_eq!(people.entry, R::Nil);
         let data = first_of(&h, &["read-committed"], "G1c", Detail::ENTRY);
-        assert_eq!(keys(&data.entry), ["type", "cycle", "steps"]);
+        assert_eq!(keys(&data.entry), ["cycle", "steps", "type"]);
         assert!(data.help.is_empty() && data.labels.is_empty());
     }
 

@@ -18,6 +18,10 @@
 
   and isocheck's own:
 
+    :elle-compat?        Elle's rules (`--elle-compat`): reads of values nobody
+                         wrote (`:garbage-read`, which every model prohibits)
+                         are looked for only when :anomalies names them
+
     :isocheck            path to the binary; else $ISOCHECK; else `isocheck`
                          on the PATH
     :workload            :list-append or :rw-register (detected by default)
@@ -71,6 +75,7 @@
       (:sequential-keys? opts)         (conj "--sequential-keys")
       (:linearizable-keys? opts)       (conj "--linearizable-keys")
       (:wfr-keys? opts)                (conj "--wfr-keys")
+      (:elle-compat? opts)             (conj "--elle-compat")
       (some? (:timeout opts))          (into ["--timeout" (seconds (:timeout opts))])
       (some? (:directory opts))        (into ["--directory" (str (:directory opts))])
       (seq (:args opts))               (into (map str (:args opts))))))

@@ -81,6 +81,7 @@
       "--sequential-keys"  (recur (rest ts) (assoc m :sequential-keys? true))
       "--linearizable-keys" (recur (rest ts) (assoc m :linearizable-keys? true))
       "--wfr-keys"         (recur (rest ts) (assoc m :wfr-keys? true))
+      "--elle-compat"      (recur (rest ts) (assoc m :elle-compat? true))
       (throw (ex-info "unknown option in a fixture header" {:token t})))))
 
 (defn- fixture-case
@@ -144,6 +145,7 @@
       {:linearizable-keys? true}                           ["--linearizable-keys"]
       {:wfr-keys? true}                                    ["--wfr-keys"]
       {:sequential-keys? false, :wfr-keys? nil}            []
+      {:elle-compat? true}                                 ["--elle-compat"]
       {:directory "out/elle"}                              ["--directory" "out/elle"]
       {:directory nil}                                     []
       {:timeout 60}                                        ["--timeout" "60"]

@@ -64,6 +64,7 @@ impl TxnOps {
     pub fn new() -> Self {
         let mut ops = Ops {
             untimed: true,
+            complete_log: true,
             format_workload: Some(crate::history::Workload::RwRegister),
             ..Ops::default()
         };
