@@ -5,7 +5,7 @@
 //! named with Elle's taxonomy from the cycle each of its resolutions closes.
 
 use super::cycles::{self, FoundCycle, ModelGraph, MODEL_GRAPHS};
-use super::polygraph::{self, Decision, Edge, Problem, Settings, Stats};
+use super::polygraph::{self, Decided, Decision, Edge, Problem, Settings, Stats};
 use super::{lattice, verdict, Analysis};
 use crate::graph::{csr, nontrivial, tarjan, Graph};
 use crate::history::TxnId;
@@ -181,7 +181,11 @@ pub fn decide_all(
                 continue;
             }
         }
-        let (decision, stats, suspects) = polygraph::decide(&problem, settings);
+        let Decided {
+            decision,
+            stats,
+            suspects,
+        } = polygraph::decide(&problem, settings);
         match &decision {
             Decision::Holds => holding.push(mg),
             Decision::Violated => {
@@ -237,7 +241,9 @@ fn with_session(
         to,
         rw: false,
     }));
-    let (decision, stats, _) = polygraph::decide(problem, settings);
+    let Decided {
+        decision, stats, ..
+    } = polygraph::decide(problem, settings);
     problem.known.truncate(known);
     (decision, stats)
 }
