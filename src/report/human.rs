@@ -372,6 +372,11 @@ pub fn solving_stats(a: &Analysis) -> String {
             (true, Decision::Holds) => " with the session order added",
             (true, _) => " with the session order added, so decided without",
         };
+        let attempt = match (x.serially, &x.decision) {
+            (false, _) => attempt.to_string(),
+            (true, Decision::Holds) => format!("{attempt}, as serializability's graph"),
+            (true, _) => " with the session order added, as serializability's graph".to_string(),
+        };
         let decision = format!("{outcome}{attempt}");
         let _ = writeln!(
             s,

@@ -16,7 +16,8 @@
 //! rw arcs enter) are answered through their in-neighbours; a query that
 //! this cannot answer is left to the caller's search.
 
-use super::{Csr, NONE};
+use super::reach::Csr;
+use super::NONE;
 
 /// At most this many index entries (four bytes each): past it the caller
 /// searches instead.

@@ -7,7 +7,9 @@
 //! invalidates the order. A complete model is checked again from scratch
 //! before it is accepted, so `Holds` never rests on this bookkeeping alone.
 
-use super::{path_ids, Csr, Lazy, Problem, Reach, NONE};
+use super::engine::{path_ids, Lazy};
+use super::reach::{Csr, Reach};
+use super::{Problem, NONE};
 use crate::check::sat::external::{Propagating, Theory};
 use crate::check::sat::Lit;
 use std::time::{Duration, Instant};

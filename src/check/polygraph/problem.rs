@@ -1,0 +1,149 @@
+//! The decision problem of one model: transactions, known edges, the two
+//! sides of each constraint, and the product graph they are decided on
+//! (one node per transaction, two under snapshot isolation's extension).
+//! Also what a decision takes (`Settings`) and gives (`Decision`, `Stats`).
+
+use std::time::{Duration, Instant};
+
+/// An edge of a model's graph between transactions; `rw` marks the
+/// anti-dependency hops the snapshot-isolation extension treats specially.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Edge {
+    pub from: u32,
+    pub to: u32,
+    pub rw: bool,
+}
+
+/// One model's decision problem.
+#[derive(Clone, Debug, Default)]
+pub struct Problem {
+    /// Transactions are `0..txns`.
+    pub txns: u32,
+    /// The model is the acyclicity of `A ; rw?` rather than of all edges.
+    pub extension: bool,
+    /// Edges every resolution has.
+    pub known: Vec<Edge>,
+    /// Per constraint, the edges of each of its sides.
+    pub sides: Vec<[Vec<Edge>; 2]>,
+    /// Transaction pairs that are likely consecutive on a chain of known
+    /// non-rw edges (the session order): a hint for pruning's reachability
+    /// index, which ignores pairs the known graph lacks.
+    pub chains: Vec<(u32, u32)>,
+}
+
+/// How a decision is made.
+#[derive(Clone, Copy, Debug)]
+pub struct Settings {
+    pub pruning: bool,
+    pub deadline: Option<Instant>,
+    /// Decide with the incremental acyclicity propagator where the build
+    /// has one (CaDiCaL), rather than the lazy loop.
+    pub propagate: bool,
+    /// Stop the solver after this long (the deadline still applies).
+    pub solve_for: Option<Duration>,
+}
+
+/// What was decided.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Decision {
+    /// Some resolution of every constraint is acyclic.
+    Holds,
+    /// Every resolution has a cycle.
+    Violated,
+    /// Undecided: a timeout or a solver failure.
+    Stopped(String),
+}
+
+/// Time and work per stage, as PolySI reports them.
+#[derive(Clone, Debug, Default)]
+pub struct Stats {
+    pub constraints: usize,
+    pub pruned: usize,
+    pub prune_rounds: u32,
+    pub solver_calls: u32,
+    pub clauses: usize,
+    pub prune: Duration,
+    pub encode: Duration,
+    pub solve: Duration,
+    /// Of `solve`, the time spent finding cycles in candidate models.
+    pub cycles: Duration,
+}
+
+impl Problem {
+    pub(super) fn states(&self) -> u32 {
+        if self.extension {
+            2
+        } else {
+            1
+        }
+    }
+
+    pub(super) fn nodes(&self) -> usize {
+        (self.txns * self.states()) as usize
+    }
+
+    /// The transactions of a constraint whose order side 0 puts first and
+    /// second: the ends of its first ww edge.
+    pub(super) fn ends(&self, c: usize) -> (u32, u32) {
+        let e = self.sides[c][0]
+            .iter()
+            .find(|e| !e.rw)
+            .or(self.sides[c][0].first());
+        e.map_or((0, 0), |e| (e.from, e.to))
+    }
+
+    /// Appends the product arcs of `edges` to `out`.
+    pub(super) fn push_arcs(&self, edges: &[Edge], out: &mut Vec<(u32, u32)>) {
+        for &e in edges {
+            self.arcs(e, |a, b| out.push((a, b)));
+        }
+    }
+
+    /// The product arcs of the known edges followed by `extra`, read in
+    /// place: the known edges' arcs are never stored apart from the graph
+    /// built of them.
+    pub(super) fn known_arcs<'a>(
+        &'a self,
+        extra: &'a [(u32, u32)],
+    ) -> impl Iterator<Item = (u32, u32)> + Clone + 'a {
+        let arcs = move |&e: &Edge| {
+            let mut two = [None, None];
+            let mut i = 0;
+            self.arcs(e, |a, b| {
+                two[i] = Some((a, b));
+                i += 1;
+            });
+            two.into_iter().flatten()
+        };
+        self.known
+            .iter()
+            .flat_map(arcs)
+            .chain(extra.iter().copied())
+    }
+
+    /// The ranks of a constraint's two ends (`ends`), each taken at its
+    /// "after A" node, the one every edge into the transaction reaches.
+    pub(super) fn end_ranks(&self, c: usize, rank: &[u32]) -> (u32, u32) {
+        let (a, b) = self.ends(c);
+        let at = |t: u32| rank[self.after_a(t) as usize];
+        (at(a), at(b))
+    }
+
+    /// The product node of a transaction that every edge into it reaches
+    /// (its "after A" state).
+    pub(super) fn after_a(&self, t: u32) -> u32 {
+        t * self.states() + self.states() - 1
+    }
+
+    /// The product arcs of an edge.
+    pub(super) fn arcs(&self, e: Edge, mut f: impl FnMut(u32, u32)) {
+        if !self.extension {
+            f(e.from, e.to);
+        } else if e.rw {
+            f(2 * e.from + 1, 2 * e.to);
+        } else {
+            f(2 * e.from, 2 * e.to + 1);
+            f(2 * e.from + 1, 2 * e.to + 1);
+        }
+    }
+}
