@@ -1,0 +1,427 @@
+//! Wing & Gong's search for a linearization, with Lowe's memoisation, as
+//! Porcupine does it: the calls and returns of a history in one linked list
+//! in real-time order; an op is linearized by lifting its call and return
+//! out of the list when the sequential specification allows it, and the
+//! search backtracks when it meets the return of an op not yet linearized.
+//! A (linearized set, state) pair already explored is never explored again.
+//!
+//! Optional ops (`:info`: they may take effect at any time after their
+//! invocation, or never) return at +∞, so the search succeeds once only
+//! their returns are left. The linearized set is kept in a canonical,
+//! compact form instead of a bitset of every op: the ops invoked up to the
+//! last linearized one (`h`), the required ops among them still open (at
+//! most one per process), and the optional ones still open counted by
+//! *kind* — optional ops of one kind have the same effect in every state,
+//! and once an op invoked after them is linearized both can be linearized
+//! at any later point, so they are interchangeable.
+
+use crate::limits;
+use std::collections::{BTreeMap, BTreeSet, HashSet};
+
+/// One op of the history, as the search sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Call {
+    /// Position of the invocation (-1: before the history starts).
+    pub invoke: i64,
+    /// Position of the completion; `None` for an op that may take effect at
+    /// any time after its invocation, or never.
+    pub complete: Option<i64>,
+    /// For optional ops: equal kinds have equal effects in every state.
+    pub kind: u32,
+    /// The op never changes the state (a read): the search linearizes it as
+    /// soon as it can take effect, without trying other orders.
+    pub pure: bool,
+}
+
+/// Why no linearization exists, as Knossos and Porcupine say it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Counterexample<O = usize, S = u32> {
+    /// The longest linearizable prefix, in linearization order: every op
+    /// that completed before `op` did, and some concurrent ones.
+    pub prefix: Vec<O>,
+    /// The op no linearizable prefix can be extended with before it completes.
+    pub op: O,
+    /// The states reachable there (after every prefix the search met at
+    /// `op`'s completion), sorted.
+    pub states: Vec<S>,
+}
+
+/// A list entry: an op's call or return, at a position in real time.
+#[derive(Clone, Copy)]
+struct Entry {
+    op: u32,
+    ret: bool,
+    time: i64,
+}
+
+const NONE: u32 = u32::MAX;
+
+/// The calls and returns not yet lifted, as a doubly linked list between
+/// two sentinels; lifting and restoring in stack order (dancing links).
+struct List {
+    entries: Vec<Entry>,
+    next: Vec<u32>,
+    prev: Vec<u32>,
+    /// Entry of each op's call and return.
+    call: Vec<u32>,
+    ret: Vec<u32>,
+}
+
+impl List {
+    fn new(calls: &[Call]) -> List {
+        let mut entries: Vec<Entry> = Vec::with_capacity(2 * calls.len());
+        for (i, c) in calls.iter().enumerate() {
+            let op = i as u32;
+            entries.push(Entry {
+                op,
+                ret: false,
+                time: c.invoke,
+            });
+            entries.push(Entry {
+                op,
+                ret: true,
+                time: c.complete.unwrap_or(i64::MAX),
+            });
+        }
+        // A call before a return at the same position; ops in rank order.
+        entries.sort_by_key(|e| (e.time, e.ret, e.op));
+        let n = entries.len() as u32;
+        let (mut call, mut ret) = (vec![0; calls.len()], vec![0; calls.len()]);
+        for (at, e) in entries.iter().enumerate() {
+            match e.ret {
+                true => ret[e.op as usize] = at as u32,
+                false => call[e.op as usize] = at as u32,
+            }
+        }
+        // Sentinels: head is n, tail n + 1.
+        let (mut next, mut prev) = (vec![NONE; n as usize + 2], vec![NONE; n as usize + 2]);
+        let chain: Vec<u32> = std::iter::once(n).chain(0..n).chain([n + 1]).collect();
+        for w in chain.windows(2) {
+            next[w[0] as usize] = w[1];
+            prev[w[1] as usize] = w[0];
+        }
+        List {
+            entries,
+            next,
+            prev,
+            call,
+            ret,
+        }
+    }
+
+    fn head(&self) -> u32 {
+        self.entries.len() as u32
+    }
+
+    fn tail(&self) -> u32 {
+        self.entries.len() as u32 + 1
+    }
+
+    fn unlink(&mut self, e: u32) {
+        let (p, n) = (self.prev[e as usize], self.next[e as usize]);
+        self.next[p as usize] = n;
+        self.prev[n as usize] = p;
+    }
+
+    fn relink(&mut self, e: u32) {
+        let (p, n) = (self.prev[e as usize], self.next[e as usize]);
+        self.next[p as usize] = e;
+        self.prev[n as usize] = e;
+    }
+
+    fn lift(&mut self, op: u32) {
+        self.unlink(self.call[op as usize]);
+        self.unlink(self.ret[op as usize]);
+    }
+
+    fn unlift(&mut self, op: u32) {
+        self.relink(self.ret[op as usize]);
+        self.relink(self.call[op as usize]);
+    }
+}
+
+/// The linearized set in canonical form (see the module docs). Ops are
+/// ranks: positions in invocation order.
+struct Canon {
+    /// One past the last linearized rank.
+    h: u32,
+    /// Required ranks below `h` not linearized.
+    open: BTreeSet<u32>,
+    /// Optional ranks below `h` not linearized, counted by kind.
+    optional: BTreeMap<u32, u32>,
+    /// Kind of each rank, `None` for a required op.
+    kinds: Vec<Option<u32>>,
+}
+
+impl Canon {
+    fn open(&mut self, op: u32) {
+        match self.kinds[op as usize] {
+            None => {
+                self.open.insert(op);
+            }
+            Some(k) => *self.optional.entry(k).or_default() += 1,
+        }
+    }
+
+    fn close(&mut self, op: u32) {
+        match self.kinds[op as usize] {
+            None => {
+                self.open.remove(&op);
+            }
+            Some(k) => {
+                if let Some(c) = self.optional.get_mut(&k) {
+                    *c -= 1;
+                    if *c == 0 {
+                        self.optional.remove(&k);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Linearizes `op`; returns what [`Canon::undo`] needs.
+    fn apply(&mut self, op: u32) -> u32 {
+        let old = self.h;
+        if op >= self.h {
+            for j in self.h..op {
+                self.open(j);
+            }
+            self.h = op + 1;
+        } else {
+            self.close(op);
+        }
+        old
+    }
+
+    fn undo(&mut self, op: u32, old: u32) {
+        if op >= old {
+            for j in old..op {
+                self.close(j);
+            }
+            self.h = old;
+        } else {
+            self.open(op);
+        }
+    }
+
+    /// The memo key of this set with `state`.
+    fn key(&self, state: u32, out: &mut Vec<u32>) {
+        out.clear();
+        out.extend([state, self.h, self.open.len() as u32]);
+        out.extend(self.open.iter().copied());
+        for (&k, &c) in &self.optional {
+            out.extend([k, c]);
+        }
+    }
+}
+
+/// The longest linearizable prefix seen at the latest completion the search
+/// could not get past; copies of the stack are amortised by remembering how
+/// much of it the last copy still shares.
+struct Frontier {
+    time: i64,
+    op: u32,
+    prefix: Vec<u32>,
+    /// Length of the stack's prefix equal to `prefix`'s.
+    shared: usize,
+    states: BTreeSet<u32>,
+}
+
+impl Frontier {
+    fn popped(&mut self, depth: usize) {
+        self.shared = self.shared.min(depth);
+    }
+
+    /// The search met `op`'s completion at `time` with `stack` linearized.
+    fn blocked(&mut self, time: i64, op: u32, stack: &[Frame], state: u32) {
+        if time < self.time {
+            return;
+        }
+        let newer = time > self.time;
+        if newer {
+            self.time = time;
+            self.op = op;
+            self.states.clear();
+        }
+        self.states.insert(state);
+        if newer || stack.len() > self.prefix.len() {
+            self.prefix.truncate(self.shared);
+            self.prefix
+                .extend(stack[self.shared..].iter().map(|f| f.op));
+            self.shared = stack.len();
+        }
+    }
+}
+
+/// One linearized op: what undoing it restores.
+struct Frame {
+    op: u32,
+    state: u32,
+    h: u32,
+    /// Linearized as the only choice at its node (a pure op, see [`pure_call`]).
+    forced: bool,
+}
+
+/// A required pure op callable now whose step holds in `state`. Linearizing
+/// it first loses nothing: it changes no state wherever it is placed, and
+/// no op still open completed before it was invoked, so any linearization
+/// of the rest can have it moved to the front.
+fn pure_call(
+    list: &List,
+    calls: &[Call],
+    state: u32,
+    step: &impl Fn(u32, u32) -> Option<u32>,
+) -> Option<u32> {
+    let mut cur = list.next[list.head() as usize];
+    while cur != list.tail() {
+        let e = list.entries[cur as usize];
+        if e.ret {
+            return None;
+        }
+        let c = &calls[e.op as usize];
+        if c.pure && c.complete.is_some() && step(state, e.op) == Some(state) {
+            return Some(e.op);
+        }
+        cur = list.next[cur as usize];
+    }
+    None
+}
+
+/// The search's position: the stack of linearized ops and what it shares.
+struct Search<'a, F> {
+    calls: &'a [Call],
+    step: F,
+    list: List,
+    canon: Canon,
+    seen: HashSet<Box<[u32]>>,
+    key: Vec<u32>,
+    stack: Vec<Frame>,
+    frontier: Frontier,
+    state: u32,
+}
+
+impl<F: Fn(u32, u32) -> Option<u32>> Search<'_, F> {
+    /// Linearizes `op` if its (set, state) is new; whether it did.
+    fn try_linearize(&mut self, op: u32, next: u32, forced: bool) -> bool {
+        let h = self.canon.apply(op);
+        self.canon.key(next, &mut self.key);
+        if self.seen.contains(self.key.as_slice()) {
+            self.canon.undo(op, h);
+            return false;
+        }
+        self.seen.insert(self.key.as_slice().into());
+        self.stack.push(Frame {
+            op,
+            state: self.state,
+            h,
+            forced,
+        });
+        self.list.lift(op);
+        self.state = next;
+        true
+    }
+
+    /// Undoes linearized ops up to the last real choice; the entry to go on
+    /// from, or `None` when there is no choice left.
+    fn backtrack(&mut self) -> Option<u32> {
+        while let Some(f) = self.stack.pop() {
+            self.frontier.popped(self.stack.len());
+            self.canon.undo(f.op, f.h);
+            self.list.unlift(f.op);
+            self.state = f.state;
+            if !f.forced {
+                return Some(self.list.next[self.list.call[f.op as usize] as usize]);
+            }
+        }
+        None
+    }
+
+    /// The first entry of a new node, after linearizing the pure ops that
+    /// can go first; `None` when such an op leads to a set already explored.
+    fn enter(&mut self) -> Option<u32> {
+        while let Some(op) = pure_call(&self.list, self.calls, self.state, &self.step) {
+            if !self.try_linearize(op, self.state, true) {
+                return None;
+            }
+        }
+        Some(self.list.next[self.list.head() as usize])
+    }
+}
+
+/// Searches for a linearization of `calls` from `init`; `step(state, op)`
+/// is the sequential specification (`None`: `op` cannot take effect in
+/// `state`). Polls the limits.
+pub fn search(
+    calls: &[Call],
+    init: u32,
+    step: impl Fn(u32, usize) -> Option<u32>,
+) -> Result<(), Counterexample> {
+    // Ranks: invocation order, ties by position in `calls`.
+    let mut order: Vec<usize> = (0..calls.len()).collect();
+    order.sort_by_key(|&i| calls[i].invoke);
+    let ranked: Vec<Call> = order.iter().map(|&i| calls[i]).collect();
+    let canon = Canon {
+        h: 0,
+        open: BTreeSet::new(),
+        optional: BTreeMap::new(),
+        kinds: ranked
+            .iter()
+            .map(|c| c.complete.is_none().then_some(c.kind))
+            .collect(),
+    };
+    let mut s = Search {
+        calls: &ranked,
+        step: |state, op: u32| step(state, order[op as usize]),
+        list: List::new(&ranked),
+        canon,
+        seen: HashSet::new(),
+        key: Vec::new(),
+        stack: Vec::new(),
+        frontier: Frontier {
+            time: i64::MIN,
+            op: 0,
+            prefix: Vec::new(),
+            shared: 0,
+            states: BTreeSet::new(),
+        },
+        state: init,
+    };
+    let mut cur = s.enter();
+    loop {
+        limits::tick();
+        let Some(at) = cur else {
+            cur = s.backtrack();
+            if cur.is_none() {
+                break;
+            }
+            continue;
+        };
+        if at == s.list.tail() {
+            return Ok(());
+        }
+        let e = s.list.entries[at as usize];
+        if e.ret && e.time == i64::MAX {
+            // Only optional ops are left: they need not take effect.
+            return Ok(());
+        }
+        if !e.ret {
+            cur = match (s.step)(s.state, e.op) {
+                Some(next) if s.try_linearize(e.op, next, false) => s.enter(),
+                _ => Some(s.list.next[at as usize]),
+            };
+            continue;
+        }
+        // A required op's return, not linearized: backtrack.
+        s.frontier.blocked(e.time, e.op, &s.stack, s.state);
+        cur = s.backtrack();
+        if cur.is_none() {
+            break;
+        }
+    }
+    let f = s.frontier;
+    Err(Counterexample {
+        prefix: f.prefix.iter().map(|&r| order[r as usize]).collect(),
+        op: order[f.op as usize],
+        states: f.states.into_iter().collect(),
+    })
+}
