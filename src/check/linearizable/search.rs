@@ -26,7 +26,7 @@ pub struct Call {
     /// Position of the completion; `None` for an op that may take effect at
     /// any time after its invocation, or never.
     pub complete: Option<i64>,
-    /// For optional ops: equal kinds have equal effects in every state.
+    /// Ops of equal kinds have equal preconditions and effects in every state.
     pub kind: u32,
     /// The op never changes the state (a read): the search linearizes it as
     /// soon as it can take effect, without trying other orders.
@@ -111,10 +111,6 @@ impl List {
 
     fn head(&self) -> u32 {
         self.entries.len() as u32
-    }
-
-    fn tail(&self) -> u32 {
-        self.entries.len() as u32 + 1
     }
 
     fn unlink(&mut self, e: u32) {
@@ -258,36 +254,27 @@ struct Frame {
     op: u32,
     state: u32,
     h: u32,
-    /// Linearized as the only choice at its node (a pure op, see [`pure_call`]).
+    /// Linearized as the only choice at its node (a pure op, see [`Search::pure_call`]).
     forced: bool,
+    /// The candidates of the node it was chosen at: `cands[base..end]`,
+    /// the next to try at `next`.
+    base: u32,
+    end: u32,
+    next: u32,
 }
 
-/// A required pure op callable now whose step holds in `state`. Linearizing
-/// it first loses nothing: it changes no state wherever it is placed, and
-/// no op still open completed before it was invoked, so any linearization
-/// of the rest can have it moved to the front.
-fn pure_call(
-    list: &List,
-    calls: &[Call],
-    state: u32,
-    step: &impl Fn(u32, u32) -> Option<u32>,
-) -> Option<u32> {
-    let mut cur = list.next[list.head() as usize];
-    while cur != list.tail() {
-        let e = list.entries[cur as usize];
-        if e.ret {
-            return None;
-        }
-        let c = &calls[e.op as usize];
-        if c.pure && c.complete.is_some() && step(state, e.op) == Some(state) {
-            return Some(e.op);
-        }
-        cur = list.next[cur as usize];
-    }
-    None
+/// What entering a node found.
+enum Node {
+    /// Only optional ops are left: a linearization.
+    Done,
+    /// Candidates to try.
+    Open,
+    /// A pure op led to a set already explored.
+    Dead,
 }
 
-/// The search's position: the stack of linearized ops and what it shares.
+/// The search's position: the stack of linearized ops, the candidates of
+/// the nodes on it, and the memo.
 struct Search<'a, F> {
     calls: &'a [Call],
     step: F,
@@ -298,9 +285,47 @@ struct Search<'a, F> {
     stack: Vec<Frame>,
     frontier: Frontier,
     state: u32,
+    /// Candidates of every node on the stack, then the current node's.
+    cands: Vec<u32>,
+    base: u32,
+    next: u32,
 }
 
 impl<F: Fn(u32, u32) -> Option<u32>> Search<'_, F> {
+    /// The entries callable now: calls before the first return left.
+    fn window(&self) -> impl Iterator<Item = Entry> + '_ {
+        let mut cur = self.list.next[self.list.head() as usize];
+        std::iter::from_fn(move || {
+            let e = *self.list.entries.get(cur as usize)?;
+            cur = self.list.next[cur as usize];
+            (!e.ret).then_some(e)
+        })
+    }
+
+    /// The first return left, if a required op's (none: only optional ops
+    /// are left).
+    fn blocking(&self) -> Option<Entry> {
+        let mut cur = self.list.next[self.list.head() as usize];
+        while let Some(&e) = self.list.entries.get(cur as usize) {
+            if e.ret {
+                return (e.time != i64::MAX).then_some(e);
+            }
+            cur = self.list.next[cur as usize];
+        }
+        None
+    }
+
+    /// A required pure op callable now whose step holds. Linearizing it
+    /// first loses nothing: it changes no state wherever it is placed, and
+    /// no op still open completed before it was invoked, so any
+    /// linearization of the rest can have it moved to the front.
+    fn pure_call(&self) -> Option<u32> {
+        self.window().map(|e| e.op).find(|&op| {
+            let c = &self.calls[op as usize];
+            c.pure && c.complete.is_some() && (self.step)(self.state, op) == Some(self.state)
+        })
+    }
+
     /// Linearizes `op` if its (set, state) is new; whether it did.
     fn try_linearize(&mut self, op: u32, next: u32, forced: bool) -> bool {
         let h = self.canon.apply(op);
@@ -315,36 +340,74 @@ impl<F: Fn(u32, u32) -> Option<u32>> Search<'_, F> {
             state: self.state,
             h,
             forced,
+            base: self.base,
+            end: self.cands.len() as u32,
+            next: self.next,
         });
         self.list.lift(op);
         self.state = next;
+        self.base = self.cands.len() as u32;
+        self.next = self.base;
         true
     }
 
-    /// Undoes linearized ops up to the last real choice; the entry to go on
-    /// from, or `None` when there is no choice left.
-    fn backtrack(&mut self) -> Option<u32> {
+    /// Enters the node just reached: linearizes the pure ops that can go
+    /// first, then lists the candidates. Of ops of one kind (equal effects)
+    /// callable now only the one completing first is a candidate: any
+    /// linearization placing another here can swap the two.
+    fn enter(&mut self) -> Node {
+        while let Some(op) = self.pure_call() {
+            if !self.try_linearize(op, self.state, true) {
+                return Node::Dead;
+            }
+        }
+        if self.blocking().is_none() {
+            // Only optional ops are left: they need not take effect.
+            return Node::Done;
+        }
+        let base = self.base as usize;
+        let window: Vec<Entry> = self.window().collect();
+        for e in window {
+            if (self.step)(self.state, e.op).is_none() {
+                continue;
+            }
+            let c = &self.calls[e.op as usize];
+            let done = c.complete.unwrap_or(i64::MAX);
+            let same = self.cands[base..]
+                .iter()
+                .position(|&o| self.calls[o as usize].kind == c.kind);
+            match same {
+                None => self.cands.push(e.op),
+                Some(j)
+                    if done
+                        < self.calls[self.cands[base + j] as usize]
+                            .complete
+                            .unwrap_or(i64::MAX) =>
+                {
+                    self.cands[base + j] = e.op;
+                }
+                Some(_) => {}
+            }
+        }
+        Node::Open
+    }
+
+    /// Undoes linearized ops up to the last node with a choice left;
+    /// false when there is none.
+    fn backtrack(&mut self) -> bool {
         while let Some(f) = self.stack.pop() {
             self.frontier.popped(self.stack.len());
             self.canon.undo(f.op, f.h);
             self.list.unlift(f.op);
             self.state = f.state;
+            self.cands.truncate(f.end as usize);
+            self.base = f.base;
+            self.next = f.next;
             if !f.forced {
-                return Some(self.list.next[self.list.call[f.op as usize] as usize]);
+                return true;
             }
         }
-        None
-    }
-
-    /// The first entry of a new node, after linearizing the pure ops that
-    /// can go first; `None` when such an op leads to a set already explored.
-    fn enter(&mut self) -> Option<u32> {
-        while let Some(op) = pure_call(&self.list, self.calls, self.state, &self.step) {
-            if !self.try_linearize(op, self.state, true) {
-                return None;
-            }
-        }
-        Some(self.list.next[self.list.head() as usize])
+        false
     }
 }
 
@@ -385,38 +448,38 @@ pub fn search(
             states: BTreeSet::new(),
         },
         state: init,
+        cands: Vec::new(),
+        base: 0,
+        next: 0,
     };
-    let mut cur = s.enter();
+    let mut node = s.enter();
     loop {
         limits::tick();
-        let Some(at) = cur else {
-            cur = s.backtrack();
-            if cur.is_none() {
-                break;
+        match node {
+            Node::Done => return Ok(()),
+            Node::Open if (s.next as usize) < s.cands.len() => {
+                let op = s.cands[s.next as usize];
+                s.next += 1;
+                if let Some(next) = (s.step)(s.state, op) {
+                    if s.try_linearize(op, next, false) {
+                        node = s.enter();
+                    }
+                }
+                continue;
             }
-            continue;
-        };
-        if at == s.list.tail() {
-            return Ok(());
+            Node::Open => {
+                // Every candidate failed: the required op completing first
+                // cannot be linearized after this prefix.
+                if let Some(e) = s.blocking() {
+                    s.frontier.blocked(e.time, e.op, &s.stack, s.state);
+                }
+            }
+            Node::Dead => {}
         }
-        let e = s.list.entries[at as usize];
-        if e.ret && e.time == i64::MAX {
-            // Only optional ops are left: they need not take effect.
-            return Ok(());
-        }
-        if !e.ret {
-            cur = match (s.step)(s.state, e.op) {
-                Some(next) if s.try_linearize(e.op, next, false) => s.enter(),
-                _ => Some(s.list.next[at as usize]),
-            };
-            continue;
-        }
-        // A required op's return, not linearized: backtrack.
-        s.frontier.blocked(e.time, e.op, &s.stack, s.state);
-        cur = s.backtrack();
-        if cur.is_none() {
+        if !s.backtrack() {
             break;
         }
+        node = Node::Open;
     }
     let f = s.frontier;
     Err(Counterexample {
