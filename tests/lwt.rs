@@ -315,6 +315,35 @@ proptest! {
     }
 }
 
+/// A search stopped by `--timeout` is unknown with its reason, never a guess.
+#[test]
+fn a_timeout_in_the_search_is_unknown() {
+    let params = gen::Params {
+        seed: 3,
+        keys: 1,
+        ops: 10_000,
+        processes: 50,
+        values: Some(5),
+        ..gen::Params::default()
+    };
+    let path = std::env::temp_dir().join(format!("isocheck-lin-{}.edn", std::process::id()));
+    let file = std::fs::File::create(&path).expect("create");
+    gen::write(file, &params).expect("write");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_isocheck"))
+        .args(["check", "--format", "edn", "--timeout", "1"])
+        .arg(&path)
+        .output()
+        .expect("run isocheck");
+    std::fs::remove_file(&path).ok();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(2), "{text}");
+    assert!(
+        text.contains(":valid? :unknown") && text.contains(":reason :timeout"),
+        "{text}"
+    );
+    assert!(text.contains(":stage :lwt"), "{text}");
+}
+
 /// `isocheck check` runs the LWT check on cas-register histories, with
 /// `check`'s exit statuses; `stats` says what the history is.
 #[test]
