@@ -16,7 +16,7 @@
 //! at any later point, so they are interchangeable.
 
 use crate::limits;
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 /// One op of the history, as the search sees it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -55,6 +55,10 @@ struct Entry {
 }
 
 const NONE: u32 = u32::MAX;
+
+/// How many failed sets of one first part a new set is compared with (the
+/// latest; comparing with fewer only prunes less).
+const COVER_CHECKS: usize = 256;
 
 /// The calls and returns not yet lifted, as a doubly linked list between
 /// two sentinels; lifting and restoring in stack order (dancing links).
@@ -200,15 +204,31 @@ impl Canon {
         }
     }
 
-    /// The memo key of this set with `state`.
-    fn key(&self, state: u32, out: &mut Vec<u32>) {
+    /// The memo key of this set with `state`; returns the length of its
+    /// first part (state, `h`, the open required ops), after which come
+    /// the open optional ops as (kind, count) pairs, sorted by kind.
+    fn key(&self, state: u32, out: &mut Vec<u32>) -> usize {
         out.clear();
         out.extend([state, self.h, self.open.len() as u32]);
         out.extend(self.open.iter().copied());
+        let base = out.len();
         for (&k, &c) in &self.optional {
             out.extend([k, c]);
         }
+        base
     }
+}
+
+/// Whether the open optional ops `more` include `fewer` (both (kind, count)
+/// pairs sorted by kind).
+fn covers(more: &[u32], fewer: &[u32]) -> bool {
+    let mut m = more.chunks_exact(2).peekable();
+    fewer.chunks_exact(2).all(|f| {
+        while m.peek().is_some_and(|x| x[0] < f[0]) {
+            m.next();
+        }
+        m.peek().is_some_and(|x| x[0] == f[0] && x[1] >= f[1])
+    })
 }
 
 /// The longest linearizable prefix seen at the latest completion the search
@@ -281,6 +301,10 @@ struct Search<'a, F> {
     list: List,
     canon: Canon,
     seen: HashSet<Box<[u32]>>,
+    /// Sets that failed, by their first part: the open optional ops of each.
+    /// A set with the same first part and no more optional ops open fails
+    /// too (whatever it could do, the failed one could), so it is pruned.
+    failed: HashMap<Box<[u32]>, Vec<Box<[u32]>>>,
     key: Vec<u32>,
     stack: Vec<Frame>,
     frontier: Frontier,
@@ -326,11 +350,12 @@ impl<F: Fn(u32, u32) -> Option<u32>> Search<'_, F> {
         })
     }
 
-    /// Linearizes `op` if its (set, state) is new; whether it did.
+    /// Linearizes `op` if its (set, state) is new and no failed set
+    /// covers it; whether it did.
     fn try_linearize(&mut self, op: u32, next: u32, forced: bool) -> bool {
         let h = self.canon.apply(op);
-        self.canon.key(next, &mut self.key);
-        if self.seen.contains(self.key.as_slice()) {
+        let base = self.canon.key(next, &mut self.key);
+        if self.seen.contains(self.key.as_slice()) || self.covered(base) {
             self.canon.undo(op, h);
             return false;
         }
@@ -349,6 +374,38 @@ impl<F: Fn(u32, u32) -> Option<u32>> Search<'_, F> {
         self.base = self.cands.len() as u32;
         self.next = self.base;
         true
+    }
+
+    /// Whether a failed set with the key's first part had at least its
+    /// optional ops open (the most recent [`COVER_CHECKS`] of them looked at).
+    fn covered(&self, base: usize) -> bool {
+        let (first, optional) = self.key.split_at(base);
+        self.failed.get(first).is_some_and(|sets| {
+            sets.iter()
+                .rev()
+                .take(COVER_CHECKS)
+                .any(|more| covers(more, optional))
+        })
+    }
+
+    /// Records the current set as failed.
+    fn fail(&mut self) {
+        let base = self.canon.key(self.state, &mut self.key);
+        let (first, optional) = self.key.split_at(base);
+        if optional.is_empty() {
+            return; // the exact memo has it
+        }
+        match self.failed.get_mut(first) {
+            // Kept an antichain: a set covered by another says nothing more.
+            Some(sets) if sets.iter().any(|more| covers(more, optional)) => {}
+            Some(sets) => {
+                sets.retain(|fewer| !covers(optional, fewer));
+                sets.push(optional.into());
+            }
+            None => {
+                self.failed.insert(first.into(), vec![optional.into()]);
+            }
+        }
     }
 
     /// Enters the node just reached: linearizes the pure ops that can go
@@ -389,6 +446,10 @@ impl<F: Fn(u32, u32) -> Option<u32>> Search<'_, F> {
                 Some(_) => {}
             }
         }
+        // Required ops first: sets that keep optional ops open come first,
+        // and cover those that used them.
+        let calls = self.calls;
+        self.cands[base..].sort_by_key(|&o| calls[o as usize].complete.is_none());
         Node::Open
     }
 
@@ -396,6 +457,7 @@ impl<F: Fn(u32, u32) -> Option<u32>> Search<'_, F> {
     /// false when there is none.
     fn backtrack(&mut self) -> bool {
         while let Some(f) = self.stack.pop() {
+            self.fail();
             self.frontier.popped(self.stack.len());
             self.canon.undo(f.op, f.h);
             self.list.unlift(f.op);
@@ -438,6 +500,7 @@ pub fn search(
         list: List::new(&ranked),
         canon,
         seen: HashSet::new(),
+        failed: HashMap::new(),
         key: Vec::new(),
         stack: Vec::new(),
         frontier: Frontier {
