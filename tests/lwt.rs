@@ -233,6 +233,27 @@ fn search_all(h: &History) -> bool {
     })
 }
 
+/// The check decides a cas-register history (`text` may be none) as the
+/// exhaustive search does.
+fn decided_as_brute_force(text: &str) -> Result<(), TestCaseError> {
+    let Ok(h) = history::parse_edn("p.edn", text) else {
+        return Ok(());
+    };
+    if h.workload != Workload::CasRegister {
+        return Ok(());
+    }
+    let a = lwt::check(&h);
+    prop_assert_ne!(a.validity(), Validity::Unknown, "{:?}\n{}", a, text);
+    prop_assert_eq!(
+        a.validity() == Validity::True,
+        brute_force(&h),
+        "{:?}\n{}",
+        a,
+        text
+    );
+    Ok(())
+}
+
 fn check_text(text: &str) -> (History, LwtAnalysis) {
     let h = history::parse_edn("p.edn", text).unwrap_or_else(|d| panic!("{d}\n{text}"));
     let a = lwt::check(&h);
@@ -273,25 +294,14 @@ proptest! {
     /// with the exhaustive search too.
     #[test]
     fn repeated_values_agree_with_brute_force(text in repeated_history(8, 8)) {
-        let Ok(h) = history::parse_edn("p.edn", &text) else { return Ok(()) };
-        if h.workload != Workload::CasRegister {
-            return Ok(());
-        }
-        let a = lwt::check(&h);
-        prop_assert_ne!(a.validity(), Validity::Unknown, "{:?}\n{}", a, text);
-        prop_assert_eq!(a.validity() == Validity::True, brute_force(&h), "{:?}\n{}", a, text);
+        decided_as_brute_force(&text)?;
     }
 
     /// The same with most ops unfinished or `:info`, where sets differ by
     /// the optional ops they leave open.
     #[test]
     fn optional_ops_agree_with_brute_force(text in repeated_history(4, 9)) {
-        let Ok(h) = history::parse_edn("p.edn", &text) else { return Ok(()) };
-        if h.workload != Workload::CasRegister {
-            return Ok(());
-        }
-        let a = lwt::check(&h);
-        prop_assert_eq!(a.validity() == Validity::True, brute_force(&h), "{:?}\n{}", a, text);
+        decided_as_brute_force(&text)?;
     }
 
     /// A simulated register with repeated values and crashes is accepted.
