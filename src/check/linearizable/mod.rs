@@ -105,10 +105,14 @@ pub fn check_key(regs: &[RegisterOp], ids: &[RegId]) -> Result<(), Counterexampl
             }
         })
         .collect();
-    search::search(&calls, 0, |state, i| step(state, steps[i])).map_err(|c| Counterexample {
-        prefix: c.prefix.into_iter().map(|i| ids[i]).collect(),
-        op: ids[c.op],
-        states: c.states.into_iter().map(|s| values[s as usize]).collect(),
+    search::search(&calls, 0, |state, i| step(state, steps[i])).map_err(|c| {
+        let mut states: Vec<Val> = c.states.into_iter().map(|s| values[s as usize]).collect();
+        states.sort();
+        Counterexample {
+            prefix: c.prefix.into_iter().map(|i| ids[i]).collect(),
+            op: ids[c.op],
+            states,
+        }
     })
 }
 
