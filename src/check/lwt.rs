@@ -39,8 +39,11 @@
 //! - Not linearizable: two chain cas expecting the same value (a fork); a
 //!   cas expecting, or a read returning, a value no op that may have taken
 //!   effect wrote; cas ops whose values form a cycle; a real-time violation.
-//! - Unknown (`:outside-fragment`): a value written twice to a key (or
-//!   `nil` written), where values no longer identify writes.
+//! - Undecided here: a value written twice to a key (or `nil` written),
+//!   where values no longer identify writes, or more blind writes than
+//!   [`MAX_PERMUTED`]. `check::linearizable` then decides the key by search
+//!   ([`Violation::NoLinearization`] when it is not linearizable); only a
+//!   `--timeout` or `--max-memory` stop leaves it unknown.
 
 use super::Validity;
 use crate::history::{History, RegisterF, RegisterOp, Status, Val};
@@ -84,6 +87,16 @@ pub enum Violation {
     /// No order of the blind writes (and the cas ops following each) is
     /// consistent with real time.
     NoOrder { key: Val, writes: Vec<RegId> },
+    /// Found by the general search (`check::linearizable`) on a key this
+    /// check leaves undecided: no linearizable prefix extends past `op`.
+    NoLinearization {
+        key: Val,
+        /// The longest linearizable prefix, in linearization order.
+        prefix: Vec<RegId>,
+        op: RegId,
+        /// The values the register can hold after such prefixes.
+        states: Vec<Val>,
+    },
 }
 
 impl Violation {
@@ -93,7 +106,8 @@ impl Violation {
             | Violation::Fork { key, .. }
             | Violation::Unwritten { key, .. }
             | Violation::Cycle { key, .. }
-            | Violation::NoOrder { key, .. } => *key,
+            | Violation::NoOrder { key, .. }
+            | Violation::NoLinearization { key, .. } => *key,
         }
     }
 
@@ -105,6 +119,7 @@ impl Violation {
             Violation::Unwritten { .. } => "unwritten",
             Violation::Cycle { .. } => "cycle",
             Violation::NoOrder { .. } => "no-order",
+            Violation::NoLinearization { .. } => "no-linearization",
         }
     }
 }
@@ -221,8 +236,17 @@ fn comp(o: &RegisterOp) -> i64 {
     }
 }
 
-/// Checks every key of a cas-register history.
+/// Checks every key of a cas-register history: the value chain, then the
+/// general search for the keys the chain leaves undecided.
 pub fn check(h: &History) -> LwtAnalysis {
+    let mut out = check_chains(h);
+    super::linearizable::settle(&h.registers, &mut out);
+    out
+}
+
+/// The value-chain check alone: keys it cannot decide are left in
+/// [`LwtAnalysis::undecided`].
+pub fn check_chains(h: &History) -> LwtAnalysis {
     let regs = &h.registers;
     let mut index: HashMap<Val, usize> = HashMap::new();
     let mut groups: Vec<(Val, Vec<RegId>)> = Vec::new();

@@ -4,6 +4,7 @@
 
 pub mod cycles;
 pub mod lattice;
+pub mod linearizable;
 pub mod lwt;
 pub mod mini;
 pub mod polygraph;

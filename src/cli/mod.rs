@@ -175,8 +175,14 @@ pub struct GenArgs {
     #[arg(long, default_value_t = 0.03, value_parser = parse_fraction)]
     pub fail_rate: f64,
     /// Fraction of transactions that crash (`:info`; half of them commit).
-    #[arg(long, default_value_t = 0.0, value_parser = parse_fraction)]
-    pub info_rate: f64,
+    /// Default 0 (lwt: 0.01).
+    #[arg(long, value_parser = parse_fraction)]
+    pub info_rate: Option<f64>,
+    /// lwt: draw written and expected values from 0..N, so that values
+    /// repeat (Jepsen's etcd cas-register test uses 5); reads, writes and
+    /// compare-and-sets as Jepsen's mix.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    pub values: Option<u64>,
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
     /// Output file (stdout by default).
@@ -246,7 +252,7 @@ impl GenArgs {
             level: self.level,
             fault: self.fault,
             fail_rate: self.fail_rate,
-            info_rate: self.info_rate,
+            info_rate: self.info_rate.unwrap_or(0.0),
         }
     }
 }
@@ -365,6 +371,8 @@ fn gen_lwt(a: &GenArgs) -> ExitCode {
         keys: a.keys,
         ops: a.txns(),
         max_bytes: a.max_bytes(),
+        info_rate: a.info_rate.unwrap_or(0.01),
+        values: a.values,
         ..Default::default()
     };
     if let Err(msg) = params.validate() {

@@ -7,6 +7,10 @@
 //! ops crash (`:info`), before or after taking effect, and their process is
 //! replaced as in Jepsen. With more than one key, values are
 //! `jepsen.independent` `[key value]` tuples.
+//!
+//! With `values`, ops are Jepsen's etcd cas-register mix instead: reads,
+//! writes of a value drawn from `0..values` and cas from one drawn value to
+//! another, so values repeat (and most cas fail) as in Jepsen's tests.
 
 use super::rng::Rng;
 use std::io::{self, Write};
@@ -26,6 +30,8 @@ pub struct Params {
     pub read_ratio: f64,
     /// Chance that an op crashes (`:info`).
     pub info_rate: f64,
+    /// Draw written and expected values from `0..values` (repeating them).
+    pub values: Option<u64>,
 }
 
 impl Default for Params {
@@ -38,6 +44,7 @@ impl Default for Params {
             max_bytes: u64::MAX,
             read_ratio: 0.4,
             info_rate: 0.01,
+            values: None,
         }
     }
 }
@@ -46,6 +53,9 @@ impl Params {
     /// Why these parameters make no run, if they do not.
     pub fn validate(&self) -> Result<(), String> {
         let (procs, keys) = (1..=super::MAX_PROCESSES, 1..=super::MAX_KEYS);
+        if self.values == Some(0) {
+            return Err("values must be at least 1".to_string());
+        }
         if !procs.contains(&self.processes) || !keys.contains(&self.keys) {
             return Err(format!(
                 "processes must be from 1 to {} and keys from 1 to {}",
@@ -113,6 +123,18 @@ impl<W: Write> Writer<W> {
     }
 }
 
+/// An op of the repeated-values mix: a read, else a write or a cas (even
+/// odds) of values drawn from `0..n`.
+fn drawn(rng: &mut Rng, n: u64, read_ratio: f64) -> F {
+    if rng.chance(read_ratio) {
+        F::Read
+    } else if rng.below(2) == 0 {
+        F::Write(rng.below(n))
+    } else {
+        F::Cas(Some(rng.below(n)), rng.below(n))
+    }
+}
+
 /// Writes a history; returns the number of ops invoked.
 pub fn write<W: Write>(out: W, p: &Params) -> io::Result<u64> {
     p.validate()
@@ -137,7 +159,9 @@ pub fn write<W: Write>(out: W, p: &Params) -> io::Result<u64> {
         match flight[i] {
             None if invoked < p.ops && w.bytes < p.max_bytes => {
                 let key = rng.below(keys as u64) as usize;
-                let f = if !inserted[key] {
+                let f = if let Some(n) = p.values {
+                    drawn(&mut rng, n, p.read_ratio)
+                } else if !inserted[key] {
                     inserted[key] = true;
                     next[key] += 1;
                     F::Write(next[key])

@@ -19,6 +19,11 @@
 //!   `:fail` op wrote it): `:op` read or expected a value nobody wrote.
 //! - `{:type :cycle, :key, :ops [...]}`: compare-and-sets in a cycle of values.
 //! - `{:type :no-order, :key, :writes [...]}`: no order of the blind writes works.
+//! - `{:type :no-linearization, :key, :op, :states [...], :prefix-length, :prefix [...]}`:
+//!   the general search's counterexample, as Knossos and Porcupine give it:
+//!   no linearizable prefix extends past `:op` (its completion); `:prefix`
+//!   ends the longest one found (its last [`LISTED`] ops, in linearization
+//!   order), after which the register holds one of `:states`.
 //!
 //! Entries of `:outside-fragment` (`:valid? :unknown` unless another key is
 //! invalid): `{:reason :duplicate-writes, :key, :value, :ops [a b]}` and
@@ -93,6 +98,23 @@ fn violation<'a>(h: &'a History, v: &Violation) -> R<'a> {
         }
         Violation::Cycle { ops, .. } => e.push(("ops", ops_r(h, ops))),
         Violation::NoOrder { writes, .. } => e.push(("writes", ops_r(h, writes))),
+        Violation::NoLinearization {
+            prefix, op, states, ..
+        } => {
+            e.push(("op", op_r(h, *op)));
+            e.push((
+                "states",
+                R::Vec(states.iter().map(|&v| val(h, v)).collect()),
+            ));
+            e.push(("prefix-length", R::Int(prefix.len() as i64)));
+            let mut listed = Vec::new();
+            if prefix.len() > LISTED {
+                listed.push(R::Sym("..."));
+            }
+            let tail = &prefix[prefix.len().saturating_sub(LISTED)..];
+            listed.extend(tail.iter().map(|&r| op_r(h, r)));
+            e.push(("prefix", R::Vec(listed)));
+        }
     }
     map(e)
 }
@@ -352,8 +374,64 @@ fn violation_finding<'a>(h: &'a History, message: String, v: &Violation) -> Find
                 .collect();
             (help, labels)
         }
+        Violation::NoLinearization {
+            prefix, op, states, ..
+        } => no_linearization(h, &key, prefix, *op, states),
     };
     finding(h, message, help, labels, Severity::Error)
+}
+
+/// The help and labels of the search's counterexample: the op, the states
+/// and the last ops of the longest linearizable prefix.
+fn no_linearization(
+    h: &History,
+    key: &str,
+    prefix: &[RegId],
+    op: RegId,
+    states: &[Val],
+) -> (String, Vec<(u32, String)>) {
+    let x = reg(h, op);
+    let d = |v: Val| h.values.display(v);
+    let holds: Vec<String> = states.iter().map(|&v| d(v)).collect();
+    let holds = match holds.as_slice() {
+        [one] => one.clone(),
+        _ => format!("one of {}", holds.join(", ")),
+    };
+    let last: Vec<String> = prefix
+        .iter()
+        .rev()
+        .take(3)
+        .rev()
+        .map(|&r| {
+            format!(
+                "{} ({})",
+                index(h, Some(reg(h, r).op())),
+                describe(h, reg(h, r))
+            )
+        })
+        .collect();
+    let ending = match last.is_empty() {
+        true => "no ops".to_string(),
+        false => format!(
+            "{} ops, ending with indices {}",
+            prefix.len(),
+            last.join(", ")
+        ),
+    };
+    let help = format!(
+        "the op at index {} ({}) cannot be linearized: the longest linearizable prefix of \
+         {key}'s ops ({ending}) leaves {key} holding {holds}, and no op still open can take \
+         effect before this op completes so that it holds. No order of {key}'s ops consistent \
+         with real time explains the values, so {key} is not linearizable.",
+        index(h, x.completion),
+        describe(h, x),
+    );
+    let mut labels = vec![(x.op(), format!("{} cannot be linearized", describe(h, x)))];
+    for (n, &r) in prefix.iter().enumerate().rev().take(3) {
+        let text = format!("linearized #{}: {}", n + 1, describe(h, reg(h, r)));
+        labels.push((reg(h, r).op(), text));
+    }
+    (help, labels)
 }
 
 fn undecided_finding<'a>(h: &'a History, message: String, u: &Undecided) -> Finding<'a> {
