@@ -1,80 +1,70 @@
 #!/usr/bin/env bash
-# Compares what two isocheck binaries say about the same histories: for
-# every history under the given roots (default: ../shared/corpus and
-# fixtures/), `isocheck check` in each output format (human, edn, json),
-# with stdout, stderr and the exit status compared byte for byte. The proof
-# that a refactoring changed no behaviour:
+# Runs two isocheck binaries over every history under the given roots and
+# reports every input, model set and format whose output (stdout, stderr and
+# exit status) differs: a refactoring must leave all of them byte-identical.
 #
-#   scripts/compare-outputs.sh BEFORE_BIN AFTER_BIN [ROOT...]
+#   scripts/compare-outputs.sh BASE_BIN NEW_BIN [ROOT...]
 #
-# A history is an `.edn` file other than a store's `results.edn`/`test.edn`,
-# a PolySI `.txt`, a dbcop `.bincode`, or a Cobra directory of `T*.log`;
-# malformed ones are compared too (their diagnostics and status 3).
-# MODELS="serializable snapshot-isolation" adds a pass per model set
-# (`-m`) after the default one. Prints one line per difference and a
-# summary; exits 1 when anything differs.
-set -euo pipefail
-
-if [ $# -lt 2 ]; then
-    echo "usage: $0 BEFORE_BIN AFTER_BIN [ROOT...]" >&2
-    exit 3
-fi
-before=$1
-after=$2
+# ROOTs default to ../shared/corpus and fixtures. Inputs are the files ending
+# in .edn, .bincode, .txt or .json, and each directory holding Cobra .log
+# files. Each input is checked under each configuration of CONFIGS (option
+# sets separated by `;`, `default` for none; the default list below), each
+# with --format human, edn and json. JOBS (default 2) runs in parallel;
+# RUN_TIMEOUT (default 120 s) bounds one run (a run that times out under
+# either binary is listed as such, not compared).
+set -u
+base=$(realpath "$1")
+new=$(realpath "$2")
 shift 2
-here=$(cd "$(dirname "$0")/.." && pwd)
 roots=("$@")
-if [ ${#roots[@]} -eq 0 ]; then
-    roots=("$here/fixtures")
-    if [ -d "$here/../shared/corpus" ]; then
-        roots=("$here/../shared/corpus" "${roots[@]}")
+[ ${#roots[@]} -eq 0 ] && roots=(../shared/corpus fixtures)
+jobs=${JOBS:-2}
+export RUN_TIMEOUT=${RUN_TIMEOUT:-120}
+out=$(mktemp -d /tmp/compare-outputs.XXXXXX)
+export base new out
+
+inputs() {
+    find "${roots[@]}" -type f \( -name '*.edn' -o -name '*.bincode' -o -name '*.txt' -o -name '*.json' \) \
+        ! -name 'results.edn' ! -name 'test.edn' | sort
+    find "${roots[@]}" -type f -name '*.log' -printf '%h\n' | sort -u
+}
+
+# One (input, configuration, format) with both binaries; prints one line.
+compare() {
+    local input=$1 config=$2 format=$3
+    local args=(check --format "$format")
+    # shellcheck disable=SC2206 # the configuration is split into options
+    [ "$config" != default ] && args+=($config)
+    local a b
+    a=$(timeout "$RUN_TIMEOUT" "$base" "${args[@]}" "$input" 2>&1; echo "status $?")
+    b=$(timeout "$RUN_TIMEOUT" "$new" "${args[@]}" "$input" 2>&1; echo "status $?")
+    if [[ "$a" == *"status 124" || "$b" == *"status 124" ]]; then
+        echo "timeout $format [$config] $input"
+    elif [ "$a" == "$b" ]; then
+        echo "same $format [$config] $input"
+    else
+        echo "DIFF $format [$config] $input"
     fi
-fi
-
-histories() {
-    find "${roots[@]}" \( -name .git -prune \) -o -type f \
-        \( \( -name '*.edn' ! -name results.edn ! -name test.edn \) \
-        -o -name '*.txt' -o -name '*.bincode' \) -print
-    find "${roots[@]}" -type f -name 'T*.log' -printf '%h\n' | sort -u
 }
+export -f compare
 
-scratch=$(mktemp -d)
-trap 'rm -rf "$scratch"' EXIT
-
-# Runs one binary on one history; its stdout, stderr and status in files
-# named by $2.
-run() {
-    local bin=$1 out=$2
-    shift 2
-    set +e
-    "$bin" check "$@" >"$out.stdout" 2>"$out.stderr"
-    echo $? >"$out.status"
-    set -e
-}
-
-mapfile -t files < <(histories | sort)
-passes=("")
-for m in ${MODELS:-}; do
-    passes+=("$m")
-done
-checks=0
-differ=0
-for pass in "${passes[@]}"; do
-    model_args=()
-    [ -n "$pass" ] && model_args=(--consistency-models "$pass")
-    for f in "${files[@]}"; do
-        for format in human edn json; do
-            run "$before" "$scratch/before" --format "$format" "${model_args[@]}" "$f"
-            run "$after" "$scratch/after" --format "$format" "${model_args[@]}" "$f"
-            checks=$((checks + 1))
-            for stream in stdout stderr status; do
-                if ! cmp -s "$scratch/before.$stream" "$scratch/after.$stream"; then
-                    differ=$((differ + 1))
-                    echo "DIFFERS: ${pass:-default} $format $stream $f"
-                fi
-            done
+IFS=';' read -r -a configs <<<"${CONFIGS:-default;-m serializable;-m snapshot-isolation;\
+-m read-committed;-m strong-session-snapshot-isolation;-m repeatable-read -a garbage-read;\
+-m serializable --sequential-keys --linearizable-keys --wfr-keys}"
+inputs | while read -r input; do
+    for m in "${configs[@]}"; do
+        for f in human edn json; do
+            printf '%s\0%s\0%s\0' "$input" "$m" "$f"
         done
     done
-done
-echo "${#files[@]} histories, ${#passes[@]} model set(s), $checks checks (each: stdout, stderr, exit status), $differ differences"
-[ "$differ" -eq 0 ]
+done | xargs -0 -n 3 -P "$jobs" bash -c 'compare "$0" "$1" "$2"' >"$out/results"
+
+sort "$out/results" -o "$out/results"
+echo "inputs: $(inputs | wc -l)"
+echo "runs compared: $(grep -c '^same\|^DIFF' "$out/results")"
+echo "identical: $(grep -c '^same' "$out/results")"
+echo "differing: $(grep -c '^DIFF' "$out/results")"
+echo "timed out: $(grep -c '^timeout' "$out/results")"
+grep '^DIFF\|^timeout' "$out/results"
+echo "full list: $out/results"
+! grep -q '^DIFF' "$out/results"
