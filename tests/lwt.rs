@@ -260,6 +260,20 @@ fn check_text(text: &str) -> (History, LwtAnalysis) {
     (h, a)
 }
 
+/// A simulated register's history is accepted, and the brute force agrees
+/// when it is small enough to enumerate.
+fn simulation_is_accepted(params: &gen::Params) -> Result<(), TestCaseError> {
+    let mut text = Vec::new();
+    gen::write(&mut text, params).expect("write");
+    let text = String::from_utf8(text).expect("utf8");
+    let (h, a) = check_text(&text);
+    prop_assert_eq!(a.validity(), Validity::True, "{:?}\n{}", a, text);
+    if h.registers.len() <= 7 {
+        prop_assert!(brute_force(&h));
+    }
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 3000, ..ProptestConfig::default() })]
 
@@ -312,14 +326,7 @@ proptest! {
         let params = gen::Params {
             seed, keys, ops, processes, values: Some(5), info_rate: 0.05, ..gen::Params::default()
         };
-        let mut text = Vec::new();
-        gen::write(&mut text, &params).expect("write");
-        let text = String::from_utf8(text).expect("utf8");
-        let (h, a) = check_text(&text);
-        prop_assert_eq!(a.validity(), Validity::True, "{:?}\n{}", a, text);
-        if h.registers.len() <= 7 {
-            prop_assert!(brute_force(&h));
-        }
+        simulation_is_accepted(&params)?;
     }
 
     /// Histories of a simulated linearizable register are accepted, and the
@@ -327,14 +334,7 @@ proptest! {
     #[test]
     fn simulated_registers_are_linearizable(seed in any::<u64>(), keys in 1u64..4, ops in 1u64..200) {
         let params = gen::Params { seed, keys, ops, processes: 4, ..gen::Params::default() };
-        let mut text = Vec::new();
-        gen::write(&mut text, &params).expect("write");
-        let text = String::from_utf8(text).expect("utf8");
-        let (h, a) = check_text(&text);
-        prop_assert_eq!(a.validity(), Validity::True, "{:?}\n{}", a, text);
-        if h.registers.len() <= 7 {
-            prop_assert!(brute_force(&h));
-        }
+        simulation_is_accepted(&params)?;
     }
 }
 
