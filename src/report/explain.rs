@@ -218,6 +218,20 @@ pub(crate) fn explanation(
     op_chars: usize,
     ends: usize,
 ) -> String {
+    explanation_noted(h, a, c, op_chars, ends, |_, _| None)
+}
+
+/// [`explanation`], with `note(step, later)` appended in parentheses to the
+/// steps it has something to say about (`later` names the step's second
+/// transaction).
+pub(crate) fn explanation_noted(
+    h: &History,
+    a: &Analysis,
+    c: &FoundCycle,
+    op_chars: usize,
+    ends: usize,
+    note: impl Fn(&Dep, &str) -> Option<String>,
+) -> String {
     let txns = a.cycle_txns(c);
     let n = txns.len().saturating_sub(1);
     let name = |i: usize| format!("T{}", i % n.max(1) + 1);
@@ -245,10 +259,13 @@ pub(crate) fn explanation(
         |gap| format!("  - … {} more steps …", gap.len()),
         |i| {
             let (an, bn) = (&name(i), &name(i + 1));
-            let because = format!(
+            let mut because = format!(
                 "{an} < {bn}, because {}",
                 step_sentence(h, steps[i], an, bn)
             );
+            if let Some(n) = note(steps[i], bn) {
+                let _ = write!(because, " ({n})");
+            }
             if i + 1 == steps.len() {
                 format!("  - However, {because}: a contradiction!")
             } else {

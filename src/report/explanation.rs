@@ -5,8 +5,8 @@
 //! another. A new anomaly is one arm here.
 
 use super::explain::{
-    clip, cycle_exists_subgraph, elided, explanation, invocation, list_text, mop_index, mop_text,
-    mop_value_text, op_text, scc_indices, txn_text, version_edn,
+    clip, cycle_exists_subgraph, elided, explanation, explanation_noted, invocation, list_text,
+    mop_index, mop_text, mop_value_text, op_text, scc_indices, txn_text, version_edn,
 };
 use super::result::{edn, kws, map, R};
 use crate::check::{lattice, Analysis, Entry, Forced, FoundCycle};
@@ -356,6 +356,10 @@ fn forced<'a>(h: &'a History, a: &Analysis, f: &Forced, d: Detail) -> Explanatio
             keys.join(", ")
         );
     }
+    if let Some(line) = mixed_orders_line(h, &f.pairs) {
+        help.push('\n');
+        help.push_str(&line);
+    }
     for c in &f.cases {
         let first: Vec<String> = f
             .writes_first(c)
@@ -370,7 +374,9 @@ fn forced<'a>(h: &'a History, a: &Analysis, f: &Forced, d: Detail) -> Explanatio
             help,
             "{given}, this {} cycle follows:\n{}",
             c.cycle.name(),
-            explanation(h, a, &c.cycle, d.op_chars, d.ends)
+            explanation_noted(h, a, &c.cycle, d.op_chars, d.ends, |step, later| {
+                read_then_write_note(h, step, later)
+            })
         );
     }
     let mut labels = Labels::new(h);
@@ -426,6 +432,63 @@ fn forced_entry<'a>(h: &'a History, a: &Analysis, f: &Forced) -> R<'a> {
         ("unknown-orders", R::Vec(pairs)),
         ("cases", R::Vec(cases)),
     ])
+}
+
+/// Why a pair's writes are taken in one order on all its keys, shown with
+/// the first pair whose unknown order spans two keys: on those the pair
+/// has a ww edge each way, so a mixed order closes a G0 cycle, which every
+/// model the solver decides forbids. `None` when no pair spans two keys.
+fn mixed_orders_line(h: &History, pairs: &[Constraint]) -> Option<String> {
+    pairs.iter().find_map(|p| {
+        let both_ways = |k: &Val| {
+            p.sides[1]
+                .iter()
+                .any(|d| d.rel == Rel::Ww && d.key == *k && d.from == p.b && d.to == p.a)
+        };
+        let forward = |k: &Val| {
+            p.sides[0]
+                .iter()
+                .any(|d| d.rel == Rel::Ww && d.key == *k && d.from == p.a && d.to == p.b)
+        };
+        let mut keys = pair_keys(p).filter(|k| forward(k) && both_ways(k));
+        let (k1, k2) = (keys.next()?, keys.next()?);
+        let [ia, ib] = [p.a, p.b].map(|t| h.op(h.txn(t).op()).index);
+        let [k1, k2] = [k1, k2].map(|k| h.values.display(k));
+        Some(format!(
+            "A pair's writes are taken in one order on all its keys: a mixed order (index {ia}'s \
+             writes first on {k1}, index {ib}'s on {k2}) would make each transaction's write \
+             precede the other's, a G0 cycle at once, so it needs no case."
+        ))
+    })
+}
+
+/// The reason a step's version order holds in every model the solver
+/// decides, when the step's later transaction itself read the earlier
+/// version and then wrote the key (the orders rw-register inference
+/// returns as implied): installed before that version, its write would
+/// close a G1c cycle with the version's writer.
+fn read_then_write_note(h: &History, d: &Dep, later: &str) -> Option<String> {
+    if h.workload != Workload::RwRegister || !matches!(d.rel, Rel::Ww | Rel::Rw) {
+        return None;
+    }
+    let (Version::Val(v), Version::Val(w)) = (d.value, d.value2) else {
+        return None;
+    };
+    let mut on_key = h
+        .txn(d.to)
+        .mops
+        .clone()
+        .filter(|&m| h.mops[m as usize].key == d.key);
+    let first = &h.mops[on_key.next()? as usize];
+    let read_first = first.kind == MopKind::Read && first.value() == MopValue::Val(v);
+    if !read_first || !on_key.any(|m| writes(h, m, d.key, w)) {
+        return None;
+    }
+    let [key, v] = [d.key, v].map(|x| h.values.display(x));
+    Some(format!(
+        "{later} read {key} = {v} and then wrote {key}, so its write follows {v} in every model \
+         that forbids G1c"
+    ))
 }
 
 /// The keys a constraint's pair both wrote, in order of first appearance.
