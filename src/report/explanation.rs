@@ -2,7 +2,10 @@
 //! entry in Elle's result map, the help text for people and the labels on
 //! the history file. The EDN and JSON printers take the entry, the human
 //! report lays out the help and the labels; neither knows one anomaly from
-//! another. A new anomaly is one arm here.
+//! another. A new anomaly is one arm here; the cas-register check's
+//! findings are explained the same way in [`lwt`].
+
+pub(crate) mod lwt;
 
 use super::explain::{
     clip, elided, explanation, invocation, list_text, mop_index, mop_text, mop_value_text, op_text,
