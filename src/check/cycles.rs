@@ -41,8 +41,9 @@ pub fn specs(extra: Option<Rel>) -> Vec<Spec> {
 /// `<model>-cycle-exists`), with the smallest such component.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CycleExists {
-    /// Canonical model name, e.g. `PL-SI`.
-    pub model: &'static str,
+    /// The model's row (its canonical name, e.g. `PL-SI`, is
+    /// `graph.model`).
+    pub graph: &'static ModelGraph,
     /// Transactions of the component of the model's subgraph.
     pub scc: Vec<u32>,
 }
@@ -111,7 +112,7 @@ fn from_earliest(g: &Graph, mut edges: Vec<usize>) -> Vec<usize> {
 /// The cycle types no cycle in this SCC can have: those prohibited by every
 /// model whose subgraph is acyclic here.
 fn impossible_types(found: &[CycleExists]) -> BTreeSet<CycleAnomaly> {
-    let impossible = lattice::all_impossible_models(found.iter().map(|c| c.model));
+    let impossible = lattice::all_impossible_models(found.iter().map(|c| c.graph.model));
     let possible: Vec<&'static str> = MODEL_GRAPHS
         .iter()
         .map(|m| m.model)
@@ -171,16 +172,13 @@ impl<'g> Sub<'g> {
 fn cycle_exists(sub: &Sub) -> Vec<CycleExists> {
     let mut found = Vec::new();
     let mut ruled_out: BTreeSet<&'static str> = BTreeSet::new();
-    for m in MODEL_GRAPHS {
+    for m in &MODEL_GRAPHS {
         if ruled_out.contains(m.model) {
             continue;
         }
-        if let Some(scc) = smallest_cycle_component(sub, m) {
+        if let Some(scc) = smallest_cycle_component(sub, *m) {
             ruled_out.extend(lattice::all_impossible_models([m.model]));
-            found.push(CycleExists {
-                model: m.model,
-                scc,
-            });
+            found.push(CycleExists { graph: m, scc });
         }
     }
     found

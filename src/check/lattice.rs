@@ -21,7 +21,6 @@
 //! (Bifurcan's `Graphs/bfsVertices`). A name that is not a vertex of a graph
 //! simply has no edges there, as with Elle's `g/in`/`g/out`.
 
-use super::taxonomy::ModelGraph;
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::OnceLock;
@@ -338,19 +337,6 @@ pub const CYCLE_SEARCH_TIMEOUT: &str = "cycle-search-timeout";
 
 /// The model assumed when the checker is given no `:consistency-models` key.
 pub const DEFAULT_MODEL: &str = "strict-serializable";
-
-/// The `<model>-cycle-exists` anomaly of a canonical model with a row in
-/// [`MODEL_GRAPHS`], e.g. `PL-SI → PL-SI-cycle-exists`.
-///
-/// # Panics
-/// If the model has no such row: callers pass a [`ModelGraph::model`] (use
-/// [`ModelGraph::anomaly`] where the row is at hand).
-pub fn cycle_exists_anomaly(model: &str) -> &'static str {
-    match ModelGraph::of(model) {
-        Some(m) => m.anomaly(),
-        None => panic!("no cycle-exists anomaly for model {model:?}"),
-    }
-}
 
 /// A directed graph over static names, with both adjacency directions.
 #[derive(Default)]
@@ -732,7 +718,7 @@ pub fn depth_order(a: &str, b: &str) -> Ordering {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::check::taxonomy::{CycleAnomaly, MODEL_GRAPHS};
+    use crate::check::taxonomy::{CycleAnomaly, ModelGraph, MODEL_GRAPHS};
 
     /// The 24 cycle anomaly names, base-major.
     fn cycle_anomalies() -> Vec<&'static str> {
@@ -891,7 +877,7 @@ mod tests {
         let others: BTreeSet<_> = all
             .iter()
             .copied()
-            .filter(|a| !is_cycle_anomaly(a) && !a.ends_with("-cycle-exists"))
+            .filter(|a| !is_cycle_anomaly(a) && ModelGraph::of_anomaly(a).is_none())
             .collect();
         assert_eq!(others, known);
         assert_eq!(all.len(), 24 + 13 + 26);
@@ -911,9 +897,9 @@ mod tests {
         assert_eq!(cycle_anomalies(), expected);
         assert!(!is_cycle_anomaly("G1a") && !is_cycle_anomaly("PL-1-cycle-exists"));
         for m in &MODEL_GRAPHS {
-            let a = cycle_exists_anomaly(m.model);
+            let a = m.anomaly();
             assert_eq!(a, format!("{}-cycle-exists", m.model));
-            assert_eq!(a, m.anomaly());
+            assert_eq!(ModelGraph::of_anomaly(a).map(|r| r.model), Some(m.model));
             assert!(prohibited(m.model).contains(a), "{}", m.model);
             assert_eq!(anomaly(a), Some(a));
         }

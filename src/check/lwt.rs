@@ -272,7 +272,10 @@ pub fn check_chains(h: &History) -> LwtAnalysis {
     out
 }
 
-/// One key's ops (in invocation order).
+/// One key's ops (in invocation order): the value chain's phases in turn —
+/// the writer of each value, the ops in the chain, its structure (forks,
+/// unwritten values), its blocks (cycles), then real time over the orders
+/// of the blocks.
 fn check_key(
     regs: &[RegisterOp],
     key: Val,
@@ -280,186 +283,289 @@ fn check_key(
     included: &mut [bool],
     out: &mut LwtAnalysis,
 ) {
-    let op = |i: RegId| &regs[i as usize];
-    // The writer of each value, among ops that may have taken effect.
-    let mut writer: HashMap<Val, RegId> = HashMap::with_capacity(ids.len());
-    let mut failed: HashMap<Val, RegId> = HashMap::new();
-    for &i in ids {
-        let Some(v) = written(op(i)) else { continue };
-        if op(i).status == Status::Aborted {
-            failed.entry(v).or_insert(i);
-            continue;
-        }
-        let first = if v.is_nil() {
-            Some(i)
-        } else {
-            writer.insert(v, i)
-        };
-        if let Some(j) = first {
-            out.undecided.push(Undecided::DuplicateWrites {
-                key,
-                value: v,
-                ops: [j, i],
-            });
+    let k = KeyOps { regs, key, ids };
+    let writers = match k.writers() {
+        Ok(w) => w,
+        Err(duplicate) => {
+            out.undecided.push(duplicate);
             return;
         }
+    };
+    k.mark_chain(&writers, included);
+    let broken = out.violations.len();
+    let structure = k.structure(&writers, included, &mut out.violations);
+    if out.violations.len() > broken {
+        return;
     }
-    // Ops in the chain: :ok writes, and :info ones whose value is observed.
-    let mut stack: Vec<Val> = Vec::new();
-    for &i in ids {
-        let o = op(i);
-        if o.status != Status::Committed {
-            continue;
+    let blocks = k.blocks(&structure);
+    if blocks.reached() < structure.cas_count {
+        k.report_cycles(&blocks, &structure.succ, included, out);
+        return;
+    }
+    k.order_blocks(&blocks, structure, out);
+}
+
+/// One key's ops, as [`check_key`]'s phases read them.
+struct KeyOps<'a> {
+    regs: &'a [RegisterOp],
+    key: Val,
+    /// The key's ops, in invocation order.
+    ids: &'a [RegId],
+}
+
+/// The ops that write each value.
+struct Writers {
+    /// Among ops that may have taken effect: the one writer of each value.
+    by_value: HashMap<Val, RegId>,
+    /// Among `:fail` ops: the first writer of each value.
+    failed: HashMap<Val, RegId>,
+}
+
+/// The value chain's shape: each value's one successor, the reads and the
+/// blind writes.
+struct Structure {
+    /// The chain cas expecting each value.
+    succ: HashMap<Val, RegId>,
+    /// The `:ok` reads (of ops outside the chain) of each value.
+    reads: HashMap<Val, Vec<RegId>>,
+    /// The blind writes in the chain, in invocation order.
+    blind: Vec<RegId>,
+    /// How many cas ops are in the chain.
+    cas_count: usize,
+}
+
+/// The chain cut at its blind writes.
+struct Blocks {
+    /// The path of cas from the initial `nil`.
+    first: Vec<RegId>,
+    /// Per blind write (in [`Structure::blind`]'s order): the write, then
+    /// the path of cas from its value.
+    rest: Vec<Vec<RegId>>,
+}
+
+impl Blocks {
+    /// How many cas ops the blocks reach.
+    fn reached(&self) -> usize {
+        self.first.len() + self.rest.iter().map(|b| b.len() - 1).sum::<usize>()
+    }
+}
+
+impl KeyOps<'_> {
+    fn op(&self, i: RegId) -> &RegisterOp {
+        &self.regs[i as usize]
+    }
+
+    /// The writer of each value, or the duplicate write that leaves the key
+    /// undecided here (values no longer identify writes).
+    fn writers(&self) -> Result<Writers, Undecided> {
+        let mut by_value: HashMap<Val, RegId> = HashMap::with_capacity(self.ids.len());
+        let mut failed: HashMap<Val, RegId> = HashMap::new();
+        for &i in self.ids {
+            let Some(v) = written(self.op(i)) else {
+                continue;
+            };
+            if self.op(i).status == Status::Aborted {
+                failed.entry(v).or_insert(i);
+                continue;
+            }
+            let first = if v.is_nil() {
+                Some(i)
+            } else {
+                by_value.insert(v, i)
+            };
+            if let Some(j) = first {
+                return Err(Undecided::DuplicateWrites {
+                    key: self.key,
+                    value: v,
+                    ops: [j, i],
+                });
+            }
         }
-        included[i as usize] = written(o).is_some();
-        stack.extend(observed(o));
+        Ok(Writers { by_value, failed })
     }
-    while let Some(v) = stack.pop() {
-        if let Some(&w) = writer.get(&v) {
-            if !included[w as usize] {
-                included[w as usize] = true;
-                if op(w).f == RegisterF::Cas {
-                    stack.push(op(w).value);
+
+    /// Marks the ops in the chain: `:ok` writes, and `:info` ones whose
+    /// value is observed (transitively, through the cas they are).
+    fn mark_chain(&self, writers: &Writers, included: &mut [bool]) {
+        let mut stack: Vec<Val> = Vec::new();
+        for &i in self.ids {
+            let o = self.op(i);
+            if o.status != Status::Committed {
+                continue;
+            }
+            included[i as usize] = written(o).is_some();
+            stack.extend(observed(o));
+        }
+        while let Some(v) = stack.pop() {
+            if let Some(&w) = writers.by_value.get(&v) {
+                if !included[w as usize] {
+                    included[w as usize] = true;
+                    if self.op(w).f == RegisterF::Cas {
+                        stack.push(self.op(w).value);
+                    }
                 }
             }
         }
     }
-    let in_chain = |i: RegId| included[i as usize];
-    // Structure: one successor per value, every observed value written.
-    let mut succ: HashMap<Val, RegId> = HashMap::with_capacity(ids.len());
-    let mut reads: HashMap<Val, Vec<RegId>> = HashMap::new();
-    let mut blind: Vec<RegId> = Vec::new();
-    let mut cas_count = 0usize;
-    let broken = out.violations.len();
-    for &i in ids {
-        let o = op(i);
-        let observes = if in_chain(i) && o.f == RegisterF::Cas {
-            cas_count += 1;
-            if let Some(&j) = succ.get(&o.value) {
-                out.violations.push(Violation::Fork {
-                    key,
-                    value: o.value,
-                    ops: [j, i],
-                });
-            } else {
-                succ.insert(o.value, i);
-            }
-            Some(o.value)
-        } else if in_chain(i) {
-            blind.push(i);
-            None
-        } else if is_read(o) {
-            reads.entry(o.value).or_default().push(i);
-            Some(o.value)
-        } else {
-            None
+
+    /// The chain's structure; a fork (two cas expecting one value) or an
+    /// observed value no op wrote is a violation, pushed as found.
+    fn structure(
+        &self,
+        writers: &Writers,
+        included: &[bool],
+        violations: &mut Vec<Violation>,
+    ) -> Structure {
+        let key = self.key;
+        let mut s = Structure {
+            succ: HashMap::with_capacity(self.ids.len()),
+            reads: HashMap::new(),
+            blind: Vec::new(),
+            cas_count: 0,
         };
-        if let Some(v) = observes {
-            if !v.is_nil() && !writer.contains_key(&v) {
-                out.violations.push(Violation::Unwritten {
-                    key,
-                    value: v,
-                    op: i,
-                    failed_writer: failed.get(&v).copied(),
-                });
+        for &i in self.ids {
+            let o = self.op(i);
+            let in_chain = included[i as usize];
+            let observes = if in_chain && o.f == RegisterF::Cas {
+                s.cas_count += 1;
+                if let Some(&j) = s.succ.get(&o.value) {
+                    violations.push(Violation::Fork {
+                        key,
+                        value: o.value,
+                        ops: [j, i],
+                    });
+                } else {
+                    s.succ.insert(o.value, i);
+                }
+                Some(o.value)
+            } else if in_chain {
+                s.blind.push(i);
+                None
+            } else if is_read(o) {
+                s.reads.entry(o.value).or_default().push(i);
+                Some(o.value)
+            } else {
+                None
+            };
+            if let Some(v) = observes {
+                if !v.is_nil() && !writers.by_value.contains_key(&v) {
+                    violations.push(Violation::Unwritten {
+                        key,
+                        value: v,
+                        op: i,
+                        failed_writer: writers.failed.get(&v).copied(),
+                    });
+                }
             }
         }
+        s
     }
-    if out.violations.len() > broken {
-        return;
-    }
-    // Blocks: the path of cas from nil, then from each blind write.
-    let walk = |head: Option<RegId>, start: Val| {
-        let mut path: Vec<RegId> = head.into_iter().collect();
-        let mut v = start;
-        while let Some(&c) = succ.get(&v) {
-            path.push(c);
-            v = op(c).new;
-            if path.len() > ids.len() {
-                break;
+
+    /// The blocks: the path of cas from `nil`, then from each blind write.
+    fn blocks(&self, s: &Structure) -> Blocks {
+        let walk = |head: Option<RegId>, start: Val| {
+            let mut path: Vec<RegId> = head.into_iter().collect();
+            let mut v = start;
+            while let Some(&c) = s.succ.get(&v) {
+                path.push(c);
+                v = self.op(c).new;
+                if path.len() > self.ids.len() {
+                    break;
+                }
             }
+            path
+        };
+        Blocks {
+            first: walk(None, Val::NIL),
+            rest: s
+                .blind
+                .iter()
+                .map(|&b| walk(Some(b), self.op(b).value))
+                .collect(),
         }
-        path
-    };
-    let first = walk(None, Val::NIL);
-    let blocks: Vec<Vec<RegId>> = blind.iter().map(|&b| walk(Some(b), op(b).value)).collect();
-    let reached = first.len() + blocks.iter().map(|b| b.len() - 1).sum::<usize>();
-    if reached < cas_count {
-        report_cycles(regs, key, ids, &first, &blocks, &succ, included, out);
-        return;
     }
-    let scan_order = |order: &[usize]| {
-        let chain = std::iter::once((None, Val::NIL))
-            .chain(first.iter().map(|&c| (Some(c), op(c).new)))
-            .chain(
-                order
-                    .iter()
-                    .flat_map(|&b| blocks[b].iter().map(|&c| (Some(c), chain_value(op(c))))),
-            );
-        scan(regs, chain, &reads)
-    };
-    let n = blocks.len();
-    if n <= 1 {
-        if let Some((x, y)) = scan_order(&[0][..n]) {
-            out.violations.push(Violation::Realtime {
-                key,
-                op: x,
-                preceding: y,
+
+    /// The cas ops no path from a write reaches: each on a cycle of values
+    /// (no forks and every expected value written, so following writers
+    /// back from one must loop).
+    fn report_cycles(
+        &self,
+        blocks: &Blocks,
+        succ: &HashMap<Val, RegId>,
+        included: &[bool],
+        out: &mut LwtAnalysis,
+    ) {
+        let mut seen: std::collections::HashSet<RegId> = blocks.first.iter().copied().collect();
+        seen.extend(blocks.rest.iter().flatten().copied());
+        for &i in self.ids {
+            let o = self.op(i);
+            if !included[i as usize] || o.f != RegisterF::Cas || seen.contains(&i) {
+                continue;
+            }
+            let mut cycle = vec![i];
+            seen.insert(i);
+            let mut v = o.new;
+            while let Some(&c) = succ.get(&v) {
+                if !seen.insert(c) {
+                    break;
+                }
+                cycle.push(c);
+                v = self.op(c).new;
+            }
+            out.violations.push(Violation::Cycle {
+                key: self.key,
+                ops: cycle,
             });
         }
-        return;
     }
-    let orders: u64 = (1..=n as u64).product();
-    if n > MAX_PERMUTED || orders.saturating_mul(ids.len() as u64) > PERMUTATION_BUDGET {
-        out.undecided
-            .push(Undecided::BlindWrites { key, writes: blind });
-        return;
-    }
-    let mut order: Vec<usize> = (0..n).collect();
-    loop {
-        if scan_order(&order).is_none() {
+
+    /// Real time over the chain: with one block at most its one order,
+    /// else every order of the blocks (up to [`MAX_PERMUTED`] and the work
+    /// bound; beyond, the key is undecided).
+    fn order_blocks(&self, blocks: &Blocks, s: Structure, out: &mut LwtAnalysis) {
+        let key = self.key;
+        let scan_order = |order: &[usize]| {
+            let chain = std::iter::once((None, Val::NIL))
+                .chain(blocks.first.iter().map(|&c| (Some(c), self.op(c).new)))
+                .chain(order.iter().flat_map(|&b| {
+                    blocks.rest[b]
+                        .iter()
+                        .map(|&c| (Some(c), chain_value(self.op(c))))
+                }));
+            scan(self.regs, chain, &s.reads)
+        };
+        let n = blocks.rest.len();
+        if n <= 1 {
+            if let Some((x, y)) = scan_order(&[0][..n]) {
+                out.violations.push(Violation::Realtime {
+                    key,
+                    op: x,
+                    preceding: y,
+                });
+            }
             return;
         }
-        if !next_permutation(&mut order) {
-            break;
+        let orders: u64 = (1..=n as u64).product();
+        if n > MAX_PERMUTED || orders.saturating_mul(self.ids.len() as u64) > PERMUTATION_BUDGET {
+            out.undecided.push(Undecided::BlindWrites {
+                key,
+                writes: s.blind,
+            });
+            return;
         }
-    }
-    out.violations
-        .push(Violation::NoOrder { key, writes: blind });
-}
-
-/// The cas ops no path from a write reaches: each on a cycle of values (no
-/// forks and every expected value written, so following writers back from
-/// one must loop).
-#[allow(clippy::too_many_arguments)]
-fn report_cycles(
-    regs: &[RegisterOp],
-    key: Val,
-    ids: &[RegId],
-    first: &[RegId],
-    blocks: &[Vec<RegId>],
-    succ: &HashMap<Val, RegId>,
-    included: &[bool],
-    out: &mut LwtAnalysis,
-) {
-    let mut seen: std::collections::HashSet<RegId> = first.iter().copied().collect();
-    seen.extend(blocks.iter().flatten().copied());
-    for &i in ids {
-        let o = &regs[i as usize];
-        if !included[i as usize] || o.f != RegisterF::Cas || seen.contains(&i) {
-            continue;
-        }
-        let mut cycle = vec![i];
-        seen.insert(i);
-        let mut v = o.new;
-        while let Some(&c) = succ.get(&v) {
-            if !seen.insert(c) {
+        let mut order: Vec<usize> = (0..n).collect();
+        loop {
+            if scan_order(&order).is_none() {
+                return;
+            }
+            if !next_permutation(&mut order) {
                 break;
             }
-            cycle.push(c);
-            v = regs[c as usize].new;
         }
-        out.violations.push(Violation::Cycle { key, ops: cycle });
+        out.violations.push(Violation::NoOrder {
+            key,
+            writes: s.blind,
+        });
     }
 }
 

@@ -308,7 +308,7 @@ impl CycleAnomaly {
 /// The subgraph whose acyclicity a model requires (a row of Elle's
 /// `cycle-exists-specs`): `base` relations, and with `extension` the
 /// sequential extension `base ; rw?`.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ModelGraph {
     /// The canonical model name.
     pub model: &'static str,
@@ -372,6 +372,12 @@ impl ModelGraph {
     /// anomaly.
     pub fn of(model: &str) -> Option<&'static ModelGraph> {
         MODEL_GRAPHS.iter().find(|m| m.model == model)
+    }
+
+    /// The row whose `<model>-cycle-exists` anomaly is `name`, `None` for
+    /// any other anomaly.
+    pub fn of_anomaly(name: &str) -> Option<&'static ModelGraph> {
+        MODEL_GRAPHS.iter().find(|m| m.anomaly() == name)
     }
 
     /// The model's `<model>-cycle-exists` anomaly.

@@ -131,9 +131,7 @@ pub fn decide_all(
         if !mg.base.contains(Rel::Wr)
             || impossible.contains(mg.model)
             || holding.iter().any(|&h| covers(h, mg))
-            || !a
-                .reportable
-                .contains(lattice::cycle_exists_anomaly(mg.model))
+            || !a.reportable.contains(mg.anomaly())
         {
             continue;
         }
@@ -369,7 +367,7 @@ fn explain(
     constraints: &[Constraint],
     deadline: Option<Instant>,
 ) -> Forced {
-    let fallback = lattice::cycle_exists_anomaly(mg.model);
+    let fallback = mg.anomaly();
     // Cores come from the lazy loop: deletion from its first core gave
     // smaller cores than the propagator's on the PolySI violations (4 pairs
     // instead of 5 on Yugabyte's), hence simpler explanations.

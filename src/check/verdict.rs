@@ -2,7 +2,7 @@
 //! reported, `:valid?`, and the `:not` / `:also-not` boundary; and which
 //! model a forced anomaly's cases prove violated.
 
-use super::cycles::MODEL_GRAPHS;
+use super::cycles::{ModelGraph, MODEL_GRAPHS};
 use super::{lattice, Analysis, Forced};
 use crate::graph::{Rel, RelSet};
 use std::collections::{BTreeMap, BTreeSet};
@@ -71,8 +71,9 @@ pub(super) fn all_anomalies(a: &Analysis) -> BTreeMap<&'static str, Vec<Entry>> 
         all.entry(c.name()).or_default().push(Entry::Cycle(i));
     }
     for (i, c) in a.cycle_exists.iter().enumerate() {
-        let name = lattice::cycle_exists_anomaly(c.model);
-        all.entry(name).or_default().push(Entry::CycleExists(i));
+        all.entry(c.graph.anomaly())
+            .or_default()
+            .push(Entry::CycleExists(i));
     }
     for (i, f) in a.forced.iter().enumerate() {
         all.entry(f.name).or_default().push(Entry::Forced(i));
@@ -125,11 +126,11 @@ fn remove_redundant_cycle_exists(reportable: &mut BTreeMap<&'static str, Vec<Ent
     let specific: Vec<&'static str> = reportable
         .keys()
         .copied()
-        .filter(|t| !t.ends_with("-cycle-exists"))
+        .filter(|t| ModelGraph::of_anomaly(t).is_none())
         .collect();
     let impossible = lattice::impossible_models(specific);
-    reportable.retain(|t, _| match t.strip_suffix("-cycle-exists") {
-        Some(model) => !impossible.contains(model),
+    reportable.retain(|t, _| match ModelGraph::of_anomaly(t) {
+        Some(m) => !impossible.contains(m.model),
         None => true,
     });
 }

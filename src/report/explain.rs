@@ -2,7 +2,6 @@
 //! Elle's wording for each step of a cycle (`render-explanation` of its
 //! explainers, `explain-binding`, `explain-cycle-ops`).
 
-use crate::check::taxonomy::ModelGraph;
 use crate::check::{Analysis, FoundCycle};
 use crate::graph::{Dep, Rel, Version, NO_MOP};
 use crate::history::edn::{self, Kind};
@@ -305,13 +304,6 @@ pub(crate) fn clip(s: &str, n: usize) -> Cow<'_, str> {
         Some((i, _)) => Cow::Owned(format!("{} …", &s[..i])),
         None => Cow::Borrowed(s),
     }
-}
-
-/// The subgraph a model's `<model>-cycle-exists` entry names, as Elle's
-/// `cycle-exists-friendly-subgraph` prints it (`nil` for a model without
-/// one).
-pub(crate) fn cycle_exists_subgraph(model: &str) -> String {
-    ModelGraph::of(model).map_or_else(|| "nil".to_string(), ModelGraph::subgraph)
 }
 
 /// The `:index` of each transaction of a component, sorted (Elle's `:scc`).

@@ -2,11 +2,14 @@
 //! entry in Elle's result map, the help text for people and the labels on
 //! the history file. The EDN and JSON printers take the entry, the human
 //! report lays out the help and the labels; neither knows one anomaly from
-//! another. A new anomaly is one arm here.
+//! another. A new anomaly is one arm here; the cas-register check's
+//! findings are explained the same way in [`lwt`].
+
+pub(crate) mod lwt;
 
 use super::explain::{
-    clip, cycle_exists_subgraph, elided, explanation, explanation_noted, invocation, list_text,
-    mop_index, mop_text, mop_value_text, op_text, scc_indices, txn_text, version_edn,
+    clip, elided, explanation, explanation_noted, invocation, list_text, mop_index, mop_text,
+    mop_value_text, op_text, scc_indices, txn_text, version_edn,
 };
 use super::result::{edn, kws, map, R};
 use crate::check::{lattice, Analysis, Entry, Forced, FoundCycle};
@@ -162,19 +165,19 @@ fn cycle_exists<'a>(h: &'a History, a: &Analysis, i: usize) -> Explanation<'a> {
     let help = format!(
         "a cycle exists in the subgraph {} of the {} transactions at indices {}{more}, \
          so the history is not {}",
-        cycle_exists_subgraph(c.model),
+        c.graph.subgraph(),
         c.scc.len(),
         shown.join(", "),
-        lattice::friendly_model(c.model)
+        lattice::friendly_model(c.graph.model)
     );
     let mut labels = Labels::new(h);
     for &txn in c.scc.iter().take(LABELLED_TXNS) {
         labels.op_of(txn, "in the cycle".to_string());
     }
     let entry = map(vec![
-        ("type", kws(lattice::cycle_exists_anomaly(c.model))),
-        ("not", kws(lattice::friendly_model(c.model))),
-        ("subgraph", edn(cycle_exists_subgraph(c.model))),
+        ("type", kws(c.graph.anomaly())),
+        ("not", kws(lattice::friendly_model(c.graph.model))),
+        ("subgraph", edn(c.graph.subgraph())),
         ("scc-size", R::Int(c.scc.len() as i64)),
         ("scc", R::Set(scc.into_iter().map(R::Int).collect())),
     ]);

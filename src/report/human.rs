@@ -9,7 +9,7 @@
 
 use super::diagnostic;
 use super::excerpt::escape;
-use super::explanation::{explain, Detail};
+use super::explanation::{explain, Detail, Explanation};
 use crate::check::polygraph::Decision;
 use crate::check::{lattice, Analysis, Entry, Path, Validity, Verdict};
 use crate::history::{History, SourceFile, Span};
@@ -339,7 +339,11 @@ fn finding<'a>(h: &'a History, a: &Analysis, t: &str, i: usize, e: Entry) -> Fin
         Entry::EmptyGraph => t.to_string(),
         _ => format!("{t} #{i}"),
     };
-    let x = explain(h, a, e, DETAIL);
+    lay_out(h, message, explain(h, a, e, DETAIL))
+}
+
+/// An explanation laid out as a diagnostic named `message`.
+pub(super) fn lay_out<'a>(h: &'a History, message: String, x: Explanation) -> Finding<'a> {
     let mut b = Builder::new(h, message, x.help);
     for (span, text) in x.labels {
         b.label(span, text);
