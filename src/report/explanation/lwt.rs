@@ -164,6 +164,12 @@ fn describe(h: &History, o: &RegisterOp) -> String {
     }
 }
 
+/// A label on each of these ops saying what it did.
+fn described<'r>(h: &History, ops: impl Iterator<Item = &'r RegId>) -> Vec<(u32, String)> {
+    ops.map(|&r| (reg(h, r).op(), describe(h, reg(h, r))))
+        .collect()
+}
+
 /// The help and labels (on ops) of a violation.
 fn violation_prose(h: &History, v: &Violation) -> (String, Vec<(u32, String)>) {
     let key = key_name(h, v.key());
@@ -219,10 +225,7 @@ fn violation_prose(h: &History, v: &Violation) -> (String, Vec<(u32, String)>) {
                 at(ops[1]),
                 d(*value)
             );
-            let labels = ops
-                .iter()
-                .map(|&r| (reg(h, r).op(), describe(h, reg(h, r))))
-                .collect();
+            let labels = described(h, ops.iter());
             (help, labels)
         }
         Violation::Unwritten {
@@ -261,11 +264,7 @@ fn violation_prose(h: &History, v: &Violation) -> (String, Vec<(u32, String)>) {
                 indices.join(", "),
                 values.join(" → ")
             );
-            let labels = ops
-                .iter()
-                .take(SHOWN_PER_TYPE)
-                .map(|&r| (reg(h, r).op(), describe(h, reg(h, r))))
-                .collect();
+            let labels = described(h, ops.iter().take(SHOWN_PER_TYPE));
             (help, labels)
         }
         Violation::NoOrder { writes, .. } => {
@@ -277,10 +276,7 @@ fn violation_prose(h: &History, v: &Violation) -> (String, Vec<(u32, String)>) {
                 writes.len(),
                 indices.join(", ")
             );
-            let labels = writes
-                .iter()
-                .map(|&r| (reg(h, r).op(), describe(h, reg(h, r))))
-                .collect();
+            let labels = described(h, writes.iter());
             (help, labels)
         }
         Violation::NoLinearization {
