@@ -7,7 +7,7 @@
 
 use super::taxonomy::{Antidependency, CycleAnomaly};
 use crate::graph::{self, order, Rel};
-use crate::history::{History, Status, TxnId};
+use crate::history::{History, TxnId};
 use crate::infer::{self, mini};
 use std::collections::BTreeSet;
 
@@ -42,12 +42,8 @@ pub fn decide(
     let Some(mut edges) = mini::edges(h) else {
         return Path::MiniHandedOver;
     };
-    // No dependency at all is, in a Jepsen history, Elle's
-    // empty-transaction-graph: the general path's to report. A complete
-    // log's committed transactions that only read the initial state are
-    // checked like any others.
-    let committed = h.txns.iter().any(|t| t.status == Status::Committed);
-    if edges.is_empty() && !(h.complete_log && committed) {
+    // Elle's empty-transaction-graph is the general path's to report.
+    if edges.is_empty() && super::elle_empty_graph(h) {
         return Path::MiniHandedOver;
     }
     let order_edges = match order {

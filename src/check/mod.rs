@@ -88,6 +88,15 @@ pub struct Analysis {
     pub elle_empty_graph: bool,
 }
 
+/// Whether no dependency at all leaves `history` undecided, Elle's
+/// `:empty-transaction-graph`: a Jepsen history may leave out what other
+/// clients did, and a log without a committed transaction holds nothing to
+/// check; a complete log's committed transactions that only read the
+/// initial state were checked, as nothing else could have been read.
+pub(crate) fn elle_empty_graph(history: &History) -> bool {
+    !history.complete_log || !history.txns.iter().any(|t| t.status == Status::Committed)
+}
+
 impl Analysis {
     /// An analysis of `history` with these dependencies (and their graph)
     /// and nothing found yet.
@@ -111,8 +120,7 @@ impl Analysis {
             prohibited,
             reportable,
             path,
-            elle_empty_graph: !history.complete_log
-                || !history.txns.iter().any(|t| t.status == Status::Committed),
+            elle_empty_graph: elle_empty_graph(history),
         }
     }
 
