@@ -224,7 +224,7 @@ pub fn chain_value(o: &RegisterOp) -> Val {
 }
 
 /// Position of the invocation (-1 when there is none: the start of time).
-fn inv(o: &RegisterOp) -> i64 {
+pub(crate) fn inv(o: &RegisterOp) -> i64 {
     o.invoke.map_or(-1, i64::from)
 }
 

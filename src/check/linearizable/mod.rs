@@ -15,7 +15,7 @@
 
 pub mod search;
 
-use super::lwt::{LwtAnalysis, RegId, Violation};
+use super::lwt::{self, LwtAnalysis, RegId, Violation};
 use crate::history::{RegisterF, RegisterOp, Status, Val};
 use crate::limits::{self, Stage};
 use search::{Call, Counterexample};
@@ -58,7 +58,7 @@ pub fn settle(regs: &[RegisterOp], out: &mut LwtAnalysis) {
 /// Whether an op never changes the register: a read, or a cas that sets
 /// the value it expects.
 fn pure(o: &RegisterOp) -> bool {
-    o.f == RegisterF::Read || (o.f == RegisterF::Cas && o.value == o.new)
+    lwt::written(o).is_none()
 }
 
 /// The register ops of one key that the search places: `:fail` ops took no
@@ -95,7 +95,7 @@ pub fn check_key(regs: &[RegisterOp], ids: &[RegId]) -> Result<(), Counterexampl
             let o = op(i);
             let n = kinds.len() as u32;
             Call {
-                invoke: o.invoke.map_or(-1, i64::from),
+                invoke: lwt::inv(o),
                 complete: o
                     .completion
                     .filter(|_| o.status == Status::Committed)
