@@ -109,19 +109,20 @@ fn a_read_only_log_is_decided() {
     }
 }
 
-/// The human reports of two corpus violations with unknown write orders,
+/// The human reports of three corpus violations with unknown write orders,
 /// under the default strict-serializable, by path; none without the corpus.
 fn forced_reports() -> Vec<(&'static str, String)> {
     let Some(dir) = common::corpus_dir() else {
         return Vec::new();
     };
     let rels = [
-        "violations/yugabyte/yugabyte.txt",
-        "violations/dgraph/history.bincode",
+        "PolySIHistories/violations/yugabyte/yugabyte.txt",
+        "PolySIHistories/violations/dgraph/history.bincode",
+        "IsoVista/history/bugs/dgraph_si.txt",
     ];
     rels.into_iter()
         .map(|rel| {
-            let path = dir.join("PolySIHistories").join(rel);
+            let path = dir.join(rel);
             let h = history::load(&path, &LoadOptions::default()).expect("loads");
             let a = check::analyze(&h, &CheckOptions::default()).expect("valid options");
             let v = check::verdict::verdict(&a);
@@ -130,7 +131,7 @@ fn forced_reports() -> Vec<(&'static str, String)> {
         .collect()
 }
 
-/// Each forced anomaly's headline on two corpus violations with unknown
+/// Each forced anomaly's headline on three corpus violations with unknown
 /// write orders, under the default strict-serializable: these formats have
 /// no real time, so what the cases prove is snapshot isolation's violation,
 /// not strong snapshot isolation's (the model the solver decided).
@@ -154,11 +155,45 @@ fn forced_headlines_name_the_proven_model() {
     insta::assert_snapshot!("forced_headlines", out);
 }
 
+/// Each case of a forced anomaly shows the shortest cycle that proves what
+/// the anomaly's name does, and is named by it: in IsoVista's Dgraph one
+/// case's is a G1c, under a G-single-item headline; PolySI's Dgraph's
+/// second case is a 3-transaction G-single-item (the first cycle the
+/// search met there had 6).
+#[test]
+fn forced_cases_show_their_shortest_cycles() {
+    let reports = forced_reports();
+    if reports.is_empty() {
+        return;
+    }
+    let mut out = String::new();
+    for (rel, text) in reports {
+        out.push_str(&format!("{rel}:\n"));
+        let mut case: Option<(String, usize)> = None;
+        for line in text.lines() {
+            if let Some(head) = line.strip_suffix(" cycle follows:") {
+                let name = head.rsplit(' ').next().unwrap_or("");
+                case = Some((name.to_string(), 0));
+            } else if let Some((name, txns)) = case.as_mut() {
+                if line.trim() == "Then:" {
+                    out.push_str(&format!("  {name} of {txns} transactions\n"));
+                    case = None;
+                } else if line.trim_start().starts_with('T') && line.contains(" = {") {
+                    *txns += 1;
+                }
+            }
+        }
+    }
+    insta::assert_snapshot!("forced_case_cycles", out);
+}
+
 /// The sentences the forced anomalies' help gives for orders no case
 /// chooses, on the same violations: Yugabyte's pairs that wrote several
-/// keys (a mixed order is a G0 cycle) and Dgraph's step whose order a read
-/// followed by a write of the same key forces. Each pair line is kept too,
-/// so that the keys named can be checked.
+/// keys (a mixed order is a G0 cycle) and, in IsoVista's Dgraph history, a
+/// step whose order a read followed by a write of the same key forces (in
+/// the case whose shortest cycle is a G1c, not the G-single-item its other
+/// case closes). Each pair line is kept too, so that the keys named can be
+/// checked.
 #[test]
 fn forced_explanations_say_why_orders_hold() {
     let reports = forced_reports();

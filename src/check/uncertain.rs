@@ -399,22 +399,27 @@ fn explain(
         .into_iter()
         .filter(|s| lattice::impossible_models([s.name()]).contains(mg.model))
         .collect();
-    let found: Vec<(Vec<u8>, Vec<FoundCycle>, Vec<Dep>)> = (0..1u32 << pairs.len())
-        .map(|bits| {
-            let choice: Vec<u8> = (0..pairs.len()).map(|i| (bits >> i & 1) as u8).collect();
-            let (cycles, deps) = region.cycles(mg, &pairs, &choice, &specs);
-            (choice, cycles, deps)
-        })
+    let choices: Vec<Vec<u8>> = (0..1u32 << pairs.len())
+        .map(|bits| (0..pairs.len()).map(|i| (bits >> i & 1) as u8).collect())
         .collect();
-    let name = shared_name(mg.model, found.iter().map(|(_, c, _)| c.as_slice()));
+    let found: Vec<Vec<FoundCycle>> = choices
+        .iter()
+        .map(|choice| region.cycles(mg, &pairs, choice, &specs))
+        .collect();
+    let name = shared_name(mg.model, found.iter().map(Vec::as_slice));
     let name = name.unwrap_or(fallback);
+    // Each case shows its shortest cycle of any type that rules out what
+    // the name does: a 3-transaction G1c rather than a 5-transaction
+    // G-single-item, when a case has both.
     let wanted = lattice::impossible_models([name]);
+    let qualifying: Vec<cycles::Spec> = specs
+        .into_iter()
+        .filter(|s| wanted.is_subset(&lattice::impossible_models([s.name()])))
+        .collect();
     let mut cases = Vec::new();
-    for (choice, found, deps) in found {
-        let Some(c) = found
-            .into_iter()
-            .find(|c| wanted.is_subset(&lattice::impossible_models([c.name()])))
-        else {
+    for choice in choices {
+        let (g, deps) = region.graph(mg, &pairs, &choice);
+        let Some(c) = cycles::shortest(&g, &qualifying) else {
             continue;
         };
         let steps = c
@@ -537,15 +542,30 @@ impl Region {
             && self.comp[d.from as usize] == self.comp[d.to as usize]
     }
 
-    /// The cycles of one resolution, with the dependencies (global ids) their
-    /// steps index.
+    /// The cycles of one resolution the search finds, one per type (as
+    /// [`cycles::search_scc`] finds them).
     fn cycles(
         &self,
         mg: ModelGraph,
         pairs: &[Constraint],
         choice: &[u8],
         specs: &[cycles::Spec],
-    ) -> (Vec<FoundCycle>, Vec<Dep>) {
+    ) -> Vec<FoundCycle> {
+        let (g, _) = self.graph(mg, pairs, choice);
+        let every = RelSet::of(&Rel::ALL);
+        let (comp, count) = tarjan(self.count, |v, out| {
+            out.extend(g.out(v, every).map(|(_, w)| w))
+        });
+        let mut found = Vec::new();
+        for scc in nontrivial(&comp, count) {
+            found.extend(cycles::search_scc(&g, &scc, specs).cycles);
+        }
+        found
+    }
+
+    /// The graph of one resolution over the region's local ids, with the
+    /// dependencies (global ids) its edges' `dep` indices name.
+    fn graph(&self, mg: ModelGraph, pairs: &[Constraint], choice: &[u8]) -> (Graph, Vec<Dep>) {
         let mut deps = self.known.clone();
         for (p, &s) in pairs.iter().zip(choice) {
             deps.extend(
@@ -562,15 +582,6 @@ impl Region {
                 ..*d
             })
             .collect();
-        let g = Graph::new(self.count, &mapped);
-        let every = RelSet::of(&Rel::ALL);
-        let (comp, count) = tarjan(self.count, |v, out| {
-            out.extend(g.out(v, every).map(|(_, w)| w))
-        });
-        let mut found = Vec::new();
-        for scc in nontrivial(&comp, count) {
-            found.extend(cycles::search_scc(&g, &scc, specs).cycles);
-        }
-        (found, deps)
+        (Graph::new(self.count, &mapped), deps)
     }
 }
