@@ -1,0 +1,615 @@
+//! Jepsen's standard checkers: the reports of `fixtures/jepsen/` pinned
+//! with insta (human, EDN, JSON), the workload told from the ops, the
+//! diagnostics of `fixtures/jepsen/malformed/`, and property tests on
+//! simulated stores: a correct counter, set, queue, bank or id generator is
+//! always accepted, and an injected fault is always found.
+
+use isocheck::check::jepsen::set_full::Outcome as Element;
+use isocheck::check::jepsen::{JepsenOptions, JepsenResult};
+use isocheck::check::{CheckOptions, Validity};
+use isocheck::history::{self, Format, History, Workload};
+use isocheck::report::diagnostic;
+use isocheck::Outcome;
+use proptest::prelude::*;
+use std::path::Path;
+
+fn read(rel: &str) -> String {
+    std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(rel))
+        .unwrap_or_else(|e| panic!("{rel}: {e}"))
+}
+
+fn parse(name: &str, text: String, workload: Option<Workload>) -> History {
+    history::parse_text(Format::Edn, name, text, workload).unwrap_or_else(|d| panic!("{d}"))
+}
+
+fn run(h: &History, jepsen: JepsenOptions) -> (Outcome, JepsenResultView) {
+    let opts = CheckOptions {
+        jepsen,
+        ..CheckOptions::default()
+    };
+    let outcome = isocheck::check(h, &opts).expect("options are valid");
+    let view = JepsenResultView::of(&outcome);
+    (outcome, view)
+}
+
+/// What the property tests look at, taken out of the outcome.
+#[derive(Debug, Default)]
+struct JepsenResultView {
+    valid: Option<Validity>,
+    types: Vec<&'static str>,
+    lost_elements: usize,
+    stale: usize,
+}
+
+impl JepsenResultView {
+    fn of(o: &Outcome) -> JepsenResultView {
+        let Outcome::Jepsen(r) = o else {
+            panic!("not a Jepsen checker's outcome: {o:?}")
+        };
+        let (lost_elements, stale) = match r {
+            JepsenResult::SetFull(s) => (s.with(Element::Lost).count(), s.stale().count()),
+            _ => (0, 0),
+        };
+        JepsenResultView {
+            valid: Some(r.validity()),
+            types: r.anomaly_types(),
+            lost_elements,
+            stale,
+        }
+    }
+}
+
+/// (fixture, the workload given with `--workload` or `None` to detect it,
+/// the workload expected, the verdict)
+const FIXTURES: &[(&str, Option<Workload>, Workload, Validity)] = &[
+    ("bank-valid", None, Workload::Bank, Validity::True),
+    ("bank-invalid", None, Workload::Bank, Validity::False),
+    (
+        "bank-missing-account",
+        None,
+        Workload::Bank,
+        Validity::False,
+    ),
+    ("counter-valid", None, Workload::Counter, Validity::True),
+    ("counter-invalid", None, Workload::Counter, Validity::False),
+    ("set-valid", None, Workload::Set, Validity::True),
+    ("set-invalid", None, Workload::Set, Validity::False),
+    ("set-full-valid", None, Workload::SetFull, Validity::True),
+    ("set-full-invalid", None, Workload::SetFull, Validity::False),
+    (
+        "long-fork-valid",
+        Some(Workload::LongFork),
+        Workload::LongFork,
+        Validity::True,
+    ),
+    (
+        "long-fork-invalid",
+        Some(Workload::LongFork),
+        Workload::LongFork,
+        Validity::False,
+    ),
+    (
+        "long-fork-multiple-writes",
+        Some(Workload::LongFork),
+        Workload::LongFork,
+        Validity::Unknown,
+    ),
+    (
+        "long-fork-wrong-group",
+        Some(Workload::LongFork),
+        Workload::LongFork,
+        Validity::Unknown,
+    ),
+    (
+        "unique-ids-valid",
+        None,
+        Workload::UniqueIds,
+        Validity::True,
+    ),
+    (
+        "unique-ids-invalid",
+        None,
+        Workload::UniqueIds,
+        Validity::False,
+    ),
+    (
+        "total-queue-valid",
+        None,
+        Workload::TotalQueue,
+        Validity::True,
+    ),
+    (
+        "total-queue-invalid",
+        None,
+        Workload::TotalQueue,
+        Validity::False,
+    ),
+];
+
+#[test]
+fn fixtures_render() {
+    for &(name, flag, workload, validity) in FIXTURES {
+        let rel = format!("fixtures/jepsen/{name}.edn");
+        let h = parse(&rel, read(&rel), flag);
+        assert_eq!(h.workload, workload, "{name}");
+        let (outcome, view) = run(&h, JepsenOptions::default());
+        assert_eq!(view.valid, Some(validity), "{name}: {outcome:?}");
+        let edn = outcome.edn(&h);
+        let forms = history::edn::read_all(&edn).unwrap_or_else(|e| panic!("{e:?}\n{edn}"));
+        assert_eq!(forms.len(), 1, "{edn}");
+        insta::assert_snapshot!(format!("{name}.human"), outcome.human(&h, false));
+        insta::assert_snapshot!(format!("{name}.edn"), edn);
+        insta::assert_snapshot!(format!("{name}.json"), outcome.json(&h));
+    }
+}
+
+#[test]
+fn bank_options_are_the_test_maps() {
+    let rel = "fixtures/jepsen/bank-invalid.edn";
+    let h = parse(rel, read(rel), None);
+    // Given the total and the accounts (one of them the fourth), and with
+    // negative balances allowed, only the nil balance and the wrong totals
+    // remain.
+    let options = JepsenOptions {
+        total_amount: Some(30),
+        accounts: Some(vec!["0".into(), "1".into(), "2".into(), "3".into()]),
+        negative_balances: true,
+        ..JepsenOptions::default()
+    };
+    let (_, view) = run(&h, options);
+    assert_eq!(view.types, ["nil-balance", "wrong-total"]);
+    // Held to another total, the reads summing to 30 are wrong, the one
+    // summing to 45 with a negative balance is right (its negative balance
+    // comes after the total in Jepsen's order of rules, and is allowed).
+    let (outcome, _) = run(
+        &h,
+        JepsenOptions {
+            total_amount: Some(45),
+            negative_balances: true,
+            ..JepsenOptions::default()
+        },
+    );
+    let Outcome::Jepsen(JepsenResult::Bank(b)) = outcome else {
+        panic!("not bank")
+    };
+    assert_eq!(
+        b.error_types(),
+        ["nil-balance", "unexpected-key", "wrong-total"]
+    );
+    assert_eq!(b.error_count(), 5, "{b:?}");
+    assert_eq!(b.read_count, 6);
+}
+
+#[test]
+fn set_full_stale_reads_fail_only_when_linearizable() {
+    let text = "{:type :invoke, :f :add, :value 1, :process 0, :time 1000000, :index 0}
+{:type :ok, :f :add, :value 1, :process 0, :time 2000000, :index 1}
+{:type :invoke, :f :read, :process 1, :time 3000000, :index 2}
+{:type :ok, :f :read, :value [], :process 1, :time 4000000, :index 3}
+{:type :invoke, :f :read, :process 1, :time 5000000, :index 4}
+{:type :ok, :f :read, :value [1], :process 1, :time 6000000, :index 5}
+";
+    let h = parse("stale", text.into(), None);
+    assert_eq!(h.workload, Workload::SetFull);
+    let (_, plain) = run(&h, JepsenOptions::default());
+    assert_eq!(plain.valid, Some(Validity::True));
+    assert_eq!(plain.stale, 1);
+    let linearizable = JepsenOptions {
+        linearizable: true,
+        ..JepsenOptions::default()
+    };
+    let (_, strict) = run(&h, linearizable);
+    assert_eq!(strict.valid, Some(Validity::False));
+    assert_eq!(strict.types, ["stale"]);
+}
+
+#[test]
+fn detection_needs_one_family_of_ops() {
+    let ambiguous = "{:type :invoke, :f :transfer, :value {:from 0 :to 1 :amount 1}, :process 0}
+{:type :ok, :f :transfer, :value {:from 0 :to 1 :amount 1}, :process 0}
+{:type :invoke, :f :generate, :process 1}
+{:type :ok, :f :generate, :value 1, :process 1}
+";
+    let h = parse("ambiguous", ambiguous.into(), None);
+    assert!(!h.workload.is_checker(), "{:?}", h.workload);
+    // Adds never read could be a counter's or a set's.
+    let unread = "{:type :invoke, :f :add, :value 1, :process 0}\n{:type :ok, :f :add, :value 1, :process 0}\n";
+    let h = parse("unread", unread.into(), None);
+    assert!(!h.workload.is_checker(), "{:?}", h.workload);
+    let h = parse("unread", unread.into(), Some(Workload::Counter));
+    let (_, view) = run(&h, JepsenOptions::default());
+    assert_eq!(view.valid, Some(Validity::True));
+}
+
+#[test]
+fn a_checker_flag_on_transactions_is_refused() {
+    let text = "{:type :invoke, :f :txn, :value [[:append 1 1]], :process 0}\n{:type :ok, :f :txn, :value [[:append 1 1]], :process 0}\n";
+    let d = history::parse_text(Format::Edn, "txn", text.into(), Some(Workload::Bank))
+        .expect_err("transactions are not bank ops");
+    assert!(d.error.help.contains("--workload bank"), "{}", d.error.help);
+}
+
+#[test]
+fn malformed_checker_histories_are_diagnosed() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/jepsen/malformed");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .expect("fixtures/jepsen/malformed exists")
+        .map(|e| e.expect("readable entry").path())
+        .collect();
+    files.sort();
+    assert!(files.len() >= 7, "{files:?}");
+    for path in files {
+        let name = path
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .expect("a name")
+            .to_string();
+        let rel = format!("fixtures/jepsen/malformed/{name}.edn");
+        let d = match history::parse_text(Format::Edn, &rel, read(&rel), None) {
+            Ok(h) => panic!("{rel} was accepted as {:?}", h.workload),
+            Err(d) => d,
+        };
+        assert!(!d.error.help.is_empty(), "{rel}: no help");
+        assert!(!d.error.labels.is_empty(), "{rel}: no span");
+        insta::assert_snapshot!(format!("malformed-{name}"), diagnostic::render(&d, false));
+    }
+}
+
+/// The binary: exit status 1 for an invalid history, 3 for a malformed one.
+#[test]
+fn the_binary_gives_verdicts_and_diagnostics() {
+    let status = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_isocheck"))
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .args(args)
+            .env("NO_COLOR", "1")
+            .output()
+            .expect("run isocheck")
+            .status
+            .code()
+    };
+    assert_eq!(
+        status(&["check", "fixtures/jepsen/bank-valid.edn"]),
+        Some(0)
+    );
+    assert_eq!(
+        status(&["check", "fixtures/jepsen/counter-invalid.edn"]),
+        Some(1)
+    );
+    assert_eq!(
+        status(&[
+            "check",
+            "--workload",
+            "long-fork",
+            "--group-size",
+            "3",
+            "fixtures/jepsen/long-fork-wrong-group.edn"
+        ]),
+        Some(0)
+    );
+    assert_eq!(
+        status(&["check", "fixtures/jepsen/malformed/bank-read-not-a-map.edn"]),
+        Some(3)
+    );
+    assert_eq!(
+        status(&[
+            "check",
+            "--total-amount",
+            "29",
+            "fixtures/jepsen/bank-valid.edn"
+        ]),
+        Some(1)
+    );
+}
+
+/// Writes a Jepsen history, one op a line, `:time` a millisecond an op.
+#[derive(Default)]
+struct Writer {
+    text: String,
+    index: usize,
+}
+
+impl Writer {
+    fn op(&mut self, ty: &str, f: &str, value: Option<String>, process: usize) {
+        let value = value.map_or(String::new(), |v| format!(", :value {v}"));
+        self.text.push_str(&format!(
+            "{{:type :{ty}, :f :{f}{value}, :process {process}, :time {}, :index {}}}\n",
+            self.index * 1_000_000,
+            self.index
+        ));
+        self.index += 1;
+    }
+
+    /// The line of op `index`.
+    fn replace_line(&mut self, index: usize, line: String) {
+        let mut lines: Vec<String> = self.text.lines().map(String::from).collect();
+        lines[index] = line;
+        self.text = lines.join("\n") + "\n";
+    }
+}
+
+/// One step of a simulated client: process `process` invokes an op (chosen
+/// by `kind`, with `arg`) when idle, and else completes its op (`outcome`:
+/// 0 and 1 `:ok`, 2 `:fail`, 3 `:info`).
+#[derive(Clone, Copy, Debug)]
+struct Step {
+    process: usize,
+    kind: u8,
+    arg: i64,
+    outcome: u8,
+}
+
+fn steps() -> impl Strategy<Value = Vec<Step>> {
+    prop::collection::vec(
+        (0..4usize, 0..4u8, 0..6i64, 0..4u8).prop_map(|(process, kind, arg, outcome)| Step {
+            process,
+            kind,
+            arg,
+            outcome,
+        }),
+        1..80,
+    )
+}
+
+/// A counter that takes each op's effect at its completion (an `:info`
+/// add at its completion or never): linearizable by construction. Returns
+/// the history, the ops' lines of `:ok` reads, and the sum of every add
+/// invoked.
+fn counter(steps: &[Step]) -> (Writer, Vec<usize>, i64) {
+    let mut w = Writer::default();
+    let mut pending: [Option<(bool, i64)>; 4] = [None; 4];
+    let (mut state, mut attempted, mut reads) = (0i64, 0i64, Vec::new());
+    for s in steps {
+        match pending[s.process].take() {
+            None if s.kind % 2 == 0 => {
+                w.op("invoke", "add", Some(s.arg.to_string()), s.process);
+                attempted += s.arg;
+                pending[s.process] = Some((true, s.arg));
+            }
+            None => {
+                w.op("invoke", "read", None, s.process);
+                pending[s.process] = Some((false, 0));
+            }
+            Some((true, n)) => {
+                let (ty, applied) = match s.outcome {
+                    0 | 1 => ("ok", true),
+                    2 => ("fail", false),
+                    _ => ("info", s.arg % 2 == 0),
+                };
+                if applied {
+                    state += n;
+                }
+                w.op(ty, "add", Some(n.to_string()), s.process);
+            }
+            Some((false, _)) if s.outcome == 2 => w.op("fail", "read", None, s.process),
+            Some((false, _)) => {
+                reads.push(w.index);
+                w.op("ok", "read", Some(state.to_string()), s.process);
+            }
+        }
+    }
+    (w, reads, attempted)
+}
+
+/// A set of unique elements with each op's effect at its completion, reads
+/// throughout by process 4, and a final read after everything. Returns the
+/// history, the acknowledged elements and the set at the end.
+fn set(steps: &[Step], final_read_without: Option<usize>) -> (Writer, Vec<i64>) {
+    let mut w = Writer::default();
+    let mut pending: [Option<i64>; 4] = [None; 4];
+    let (mut state, mut next, mut acknowledged) = (Vec::<i64>::new(), 0i64, Vec::new());
+    let show = |s: &[i64]| format!("{s:?}").replace(',', "");
+    for s in steps {
+        match pending[s.process].take() {
+            None if s.kind == 3 => {
+                // A read, whole within this step.
+                w.op("invoke", "read", None, 4);
+                w.op("ok", "read", Some(show(&state)), 4);
+            }
+            None => {
+                w.op("invoke", "add", Some(next.to_string()), s.process);
+                pending[s.process] = Some(next);
+                next += 1;
+            }
+            Some(x) => {
+                let (ty, applied) = match s.outcome {
+                    0 | 1 => ("ok", true),
+                    2 => ("fail", false),
+                    _ => ("info", s.arg % 2 == 0),
+                };
+                if applied {
+                    state.push(x);
+                }
+                if ty == "ok" {
+                    acknowledged.push(x);
+                }
+                w.op(ty, "add", Some(x.to_string()), s.process);
+            }
+        }
+    }
+    let mut last = state.clone();
+    if let Some(i) = final_read_without {
+        let x = acknowledged[i % acknowledged.len()];
+        last.retain(|&y| y != x);
+    }
+    w.op("invoke", "read", None, 5);
+    w.op("ok", "read", Some(show(&last)), 5);
+    (w, acknowledged)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 1000, ..ProptestConfig::default() })]
+
+    #[test]
+    fn a_linearizable_counter_is_accepted(steps in steps()) {
+        let (w, _, _) = counter(&steps);
+        let h = parse("counter", w.text, Some(Workload::Counter));
+        let (_, view) = run(&h, JepsenOptions::default());
+        prop_assert_eq!(view.valid, Some(Validity::True));
+    }
+
+    #[test]
+    fn a_read_out_of_bounds_is_found(steps in steps(), which in any::<prop::sample::Index>(), above in any::<bool>()) {
+        let (mut w, reads, attempted) = counter(&steps);
+        prop_assume!(!reads.is_empty());
+        let line = reads[which.index(reads.len())];
+        let (value, anomaly) = match above {
+            true => (attempted + 1, "read-above-upper-bound"),
+            false => (-1, "read-below-lower-bound"),
+        };
+        let op = w.text.lines().nth(line).expect("the read's line").to_string();
+        let head = op.split(", :value").next().expect("a head").to_string();
+        let tail = op.split(", :process").nth(1).expect("a tail").to_string();
+        w.replace_line(line, format!("{head}, :value {value}, :process{tail}"));
+        let h = parse("counter", w.text, Some(Workload::Counter));
+        let (_, view) = run(&h, JepsenOptions::default());
+        prop_assert_eq!(view.valid, Some(Validity::False));
+        prop_assert_eq!(view.types, vec![anomaly]);
+    }
+
+    #[test]
+    fn a_linearizable_set_is_accepted_by_both_set_checkers(steps in steps()) {
+        let (w, _) = set(&steps, None);
+        for workload in [Workload::Set, Workload::SetFull] {
+            let h = parse("set", w.text.clone(), Some(workload));
+            let options = JepsenOptions { linearizable: true, ..JepsenOptions::default() };
+            let (outcome, view) = run(&h, options);
+            prop_assert_ne!(view.valid, Some(Validity::False), "{:?}", outcome);
+            prop_assert_eq!(view.lost_elements, 0);
+            prop_assert_eq!(view.stale, 0);
+        }
+    }
+
+    #[test]
+    fn an_acknowledged_element_missing_at_the_end_is_lost(steps in steps(), which in 0..1000usize) {
+        let (plain, acknowledged) = set(&steps, None);
+        prop_assume!(!acknowledged.is_empty());
+        drop(plain);
+        let (w, _) = set(&steps, Some(which));
+        for workload in [Workload::Set, Workload::SetFull] {
+            let h = parse("set", w.text.clone(), Some(workload));
+            let (_, view) = run(&h, JepsenOptions::default());
+            prop_assert_eq!(view.valid, Some(Validity::False));
+            prop_assert!(view.types.contains(&"lost"), "{:?}", view.types);
+        }
+    }
+
+    #[test]
+    fn a_fifo_queue_is_accepted_and_a_lost_enqueue_found(steps in steps()) {
+        let mut w = Writer::default();
+        let mut pending: [Option<Option<i64>>; 4] = [None; 4];
+        let (mut queue, mut next) = (std::collections::VecDeque::new(), 0i64);
+        for s in &steps {
+            match pending[s.process].take() {
+                None if s.kind % 2 == 0 => {
+                    w.op("invoke", "enqueue", Some(next.to_string()), s.process);
+                    pending[s.process] = Some(Some(next));
+                    next += 1;
+                }
+                None => {
+                    w.op("invoke", "dequeue", None, s.process);
+                    pending[s.process] = Some(None);
+                }
+                Some(Some(x)) => {
+                    let (ty, applied) = match s.outcome {
+                        0 | 1 => ("ok", true),
+                        2 => ("fail", false),
+                        _ => ("info", s.arg % 2 == 0),
+                    };
+                    if applied {
+                        queue.push_back(x);
+                    }
+                    w.op(ty, "enqueue", Some(x.to_string()), s.process);
+                }
+                Some(None) => match queue.pop_front() {
+                    Some(x) => w.op("ok", "dequeue", Some(x.to_string()), s.process),
+                    None => w.op("fail", "dequeue", None, s.process),
+                },
+            }
+        }
+        let mut lost = w.text.clone();
+        w.op("invoke", "drain", None, 5);
+        let rest: Vec<String> = queue.iter().map(i64::to_string).collect();
+        w.op("ok", "drain", Some(format!("[{}]", rest.join(" "))), 5);
+        let h = parse("queue", w.text.clone(), Some(Workload::TotalQueue));
+        let (outcome, view) = run(&h, JepsenOptions::default());
+        prop_assert_eq!(view.valid, Some(Validity::True), "{:?}", outcome);
+        // An acknowledged enqueue that no dequeue or drain returns.
+        lost.push_str(&format!("{{:type :invoke, :f :enqueue, :value {next}, :process 6}}\n"));
+        lost.push_str(&format!("{{:type :ok, :f :enqueue, :value {next}, :process 6}}\n"));
+        lost.push_str(&format!("{{:type :invoke, :f :drain, :process 5}}\n{{:type :ok, :f :drain, :value [{}], :process 5}}\n", rest.join(" ")));
+        let h = parse("queue", lost, Some(Workload::TotalQueue));
+        let (_, view) = run(&h, JepsenOptions::default());
+        prop_assert_eq!(view.valid, Some(Validity::False));
+        prop_assert!(view.types.contains(&"lost"), "{:?}", view.types);
+    }
+
+    #[test]
+    fn a_serializable_bank_is_accepted_and_a_changed_balance_found(steps in steps(), bump in 1..5i64) {
+        let mut w = Writer::default();
+        let mut balances = [10i64; 4];
+        let mut pending: [Option<(usize, usize, i64)>; 4] = [None; 4];
+        let mut reads = Vec::new();
+        let show = |b: &[i64; 4]| {
+            let parts: Vec<String> = b.iter().enumerate().map(|(a, x)| format!("{a} {x}")).collect();
+            format!("{{{}}}", parts.join(", "))
+        };
+        for s in &steps {
+            let transfer = |t: (usize, usize, i64)| format!("{{:from {}, :to {}, :amount {}}}", t.0, t.1, t.2);
+            match pending[s.process].take() {
+                None if s.kind % 2 == 0 => {
+                    let t = (s.process, (s.process + 1 + s.kind as usize) % 4, s.arg + 1);
+                    w.op("invoke", "transfer", Some(transfer(t)), s.process);
+                    pending[s.process] = Some(t);
+                }
+                None => {
+                    w.op("invoke", "read", None, 4);
+                    reads.push(w.index);
+                    w.op("ok", "read", Some(show(&balances)), 4);
+                }
+                Some(t) => {
+                    // Applied at completion when the balance allows it.
+                    let ok = s.outcome != 2 && balances[t.0] >= t.2;
+                    if ok {
+                        balances[t.0] -= t.2;
+                        balances[t.1] += t.2;
+                    }
+                    w.op(if ok { "ok" } else { "fail" }, "transfer", Some(transfer(t)), s.process);
+                }
+            }
+        }
+        reads.push(w.index + 1);
+        w.op("invoke", "read", None, 4);
+        w.op("ok", "read", Some(show(&balances)), 4);
+        let h = parse("bank", w.text.clone(), Some(Workload::Bank));
+        let given = JepsenOptions { total_amount: Some(40), ..JepsenOptions::default() };
+        let (outcome, view) = run(&h, given.clone());
+        prop_assert_eq!(view.valid, Some(Validity::True), "{:?}", outcome);
+        let last = *reads.last().expect("a final read");
+        let mut changed = balances;
+        changed[3] += bump;
+        let op = format!("{{:type :ok, :f :read, :value {}, :process 4, :time 0, :index {last}}}", show(&changed));
+        w.replace_line(last, op);
+        let h = parse("bank", w.text, Some(Workload::Bank));
+        let (_, view) = run(&h, given);
+        prop_assert_eq!(view.valid, Some(Validity::False));
+        prop_assert_eq!(view.types, vec!["wrong-total"]);
+    }
+
+    #[test]
+    fn unique_ids_are_accepted_and_a_repeat_found(n in 1..40usize, repeat in any::<prop::sample::Index>()) {
+        let mut w = Writer::default();
+        for i in 0..n {
+            w.op("invoke", "generate", None, i % 3);
+            w.op("ok", "generate", Some((i * 7).to_string()), i % 3);
+        }
+        let h = parse("ids", w.text.clone(), None);
+        let (_, view) = run(&h, JepsenOptions::default());
+        prop_assert_eq!(view.valid, Some(Validity::True));
+        w.op("invoke", "generate", None, 9);
+        w.op("ok", "generate", Some((repeat.index(n) * 7).to_string()), 9);
+        let h = parse("ids", w.text, None);
+        let (_, view) = run(&h, JepsenOptions::default());
+        prop_assert_eq!(view.valid, Some(Validity::False));
+    }
+}
