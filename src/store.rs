@@ -498,6 +498,40 @@ mod tests {
     }
 
     #[test]
+    fn a_checkers_result_is_found_by_its_keys() {
+        // Jepsen's bank test composes its checker under :SI, beside a plot.
+        let results = "{:perf {:valid? true} :workload {:SI {:valid? false :read-count 9 \
+                       :error-count 2 :errors {}} :plot {:valid? true} :valid? false} :valid? false}";
+        let r = recorded_checker_verdict(results, Workload::Bank).unwrap();
+        assert_eq!(r.valid, Validity::False);
+        assert!(r.anomaly_types.is_empty());
+        // A total-queue result is not a set's, though both count attempts.
+        let queue = "{:queue {:valid? true :attempt-count 3 :ok-count 3 :duplicated-count 0}}";
+        assert_eq!(
+            recorded_checker_verdict(queue, Workload::Set),
+            Err(RecordError::NoCheckerResult("set"))
+        );
+        let r = recorded_checker_verdict(queue, Workload::TotalQueue).unwrap();
+        assert_eq!(r.valid, Validity::True);
+    }
+
+    #[test]
+    fn bank_options_from_test_edn() {
+        let o = recorded_options(
+            "{:workload :bank :total-amount 100 :accounts [0 1 :x] :negative-balances? true}",
+        )
+        .unwrap();
+        assert_eq!(o.checker_workload(), Some(Workload::Bank));
+        let j = o.apply(&CheckOptions::default()).jepsen;
+        assert_eq!(j.total_amount, Some(100));
+        assert_eq!(j.accounts, Some(vec!["0".into(), "1".into(), ":x".into()]));
+        assert!(j.negative_balances);
+        // Elle's workload names are not checkers'.
+        let o = recorded_options("{:workload :append}").unwrap();
+        assert_eq!(o.checker_workload(), None);
+    }
+
+    #[test]
     fn agreement() {
         use Validity::*;
         assert_eq!(Agreement::of(Some(True), Some(True)), Agreement::Yes);
