@@ -613,3 +613,211 @@ proptest! {
         prop_assert_eq!(view.valid, Some(Validity::False));
     }
 }
+
+/// Jepsen's set-full fold, written out plainly as the oracle: a sorted map
+/// of element states updated op by op in file order, each `:ok` read
+/// checked against every element with a set of what it holds.
+fn set_full_oracle(h: &History) -> Vec<(i64, &'static str, Option<i64>, Option<i64>)> {
+    use isocheck::history::{CheckerF, CheckerValue, OpType};
+    use std::collections::{BTreeMap, HashMap, HashSet};
+    #[derive(Clone, Copy, Default)]
+    struct S {
+        known: Option<usize>,
+        present: Option<usize>,
+        absent: Option<usize>,
+    }
+    let int = |v: isocheck::history::Val| h.values.display(v).parse::<i64>().expect("int");
+    // Each op's checker op and whether it is the invocation.
+    let mut of: HashMap<usize, (usize, bool)> = HashMap::new();
+    for (i, o) in h.checker_ops.iter().enumerate() {
+        if let Some(id) = o.invoke {
+            of.insert(id as usize, (i, true));
+        }
+        if let Some(id) = o.completion {
+            of.insert(id as usize, (i, false));
+        }
+    }
+    let mut elements: BTreeMap<i64, S> = BTreeMap::new();
+    for (id, op) in h.ops.iter().enumerate() {
+        let Some(&(i, invocation)) = of.get(&id) else {
+            continue;
+        };
+        let o = &h.checker_ops[i];
+        match (o.f, invocation) {
+            (CheckerF::Add, true) => {
+                if let CheckerValue::Elem(x) = o.invoked {
+                    elements.insert(int(x), S::default());
+                }
+            }
+            (CheckerF::Add, false) if op.ty == OpType::Ok => {
+                if let CheckerValue::Elem(x) = o.invoked {
+                    if let Some(s) = elements.get_mut(&int(x)) {
+                        s.known.get_or_insert(id);
+                    }
+                }
+            }
+            (CheckerF::Read, false) if op.ty == OpType::Ok => {
+                let CheckerValue::Elems { start, len } = o.completed else {
+                    panic!("a read")
+                };
+                let read: HashSet<i64> = h.list(start, len).iter().map(|&v| int(v)).collect();
+                let inv = o.invoke.map_or(id, |x| x as usize);
+                let index = |x: usize| h.ops[x].index;
+                for (x, s) in elements.iter_mut() {
+                    let slot = match read.contains(x) {
+                        true => {
+                            s.known.get_or_insert(id);
+                            &mut s.present
+                        }
+                        false => &mut s.absent,
+                    };
+                    if slot.is_none_or(|old| index(old) < index(inv)) {
+                        *slot = Some(inv);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    let index = |x: Option<usize>| x.map_or(-1, |x| h.ops[x].index);
+    let time = |x: usize| h.ops[x].time().unwrap_or(0);
+    elements
+        .into_iter()
+        .map(|(x, s)| {
+            let stable = s.present.is_some() && index(s.absent) < index(s.present);
+            let lost = s.known.is_some()
+                && s.absent.is_some()
+                && index(s.present) < index(s.absent)
+                && index(s.known) < index(s.absent);
+            let known_time = s.known.map_or(0, time);
+            let ms = |t: i64| Some((t - known_time).max(0) / 1_000_000);
+            match (stable, lost) {
+                (true, _) => (x, "stable", ms(s.absent.map_or(0, |a| time(a) + 1)), None),
+                (false, true) => (x, "lost", None, ms(s.present.map_or(0, |p| time(p) + 1))),
+                _ => (x, "never-read", None, None),
+            }
+        })
+        .collect()
+}
+
+/// Random set-full histories: re-added elements, reads of any subset with
+/// repeats, ops of every outcome, uneven times.
+fn set_full_history(steps: &[Step], masks: &[u16]) -> String {
+    let mut text = String::new();
+    let mut pending: [Option<(bool, i64)>; 4] = [None; 4];
+    let mut time = 0i64;
+    for (n, s) in steps.iter().enumerate() {
+        time += (s.arg + 1) * 700_000;
+        let mask = masks[n % masks.len()];
+        let (ty, f, value) = match pending[s.process].take() {
+            None if s.kind == 0 => {
+                pending[s.process] = Some((false, 0));
+                ("invoke", "read", String::new())
+            }
+            None => {
+                pending[s.process] = Some((true, s.arg));
+                ("invoke", "add", format!(", :value {}", s.arg))
+            }
+            Some((true, x)) => {
+                let ty = ["ok", "ok", "fail", "info"][s.outcome as usize];
+                (ty, "add", format!(", :value {x}"))
+            }
+            Some((false, _)) => {
+                let mut read: Vec<String> = (0..6)
+                    .filter(|b| mask & (1 << b) != 0)
+                    .map(|b| b.to_string())
+                    .collect();
+                if mask & (1 << 8) != 0 && !read.is_empty() {
+                    read.push(read[0].clone());
+                }
+                let ty = if s.outcome == 2 { "fail" } else { "ok" };
+                (ty, "read", format!(", :value [{}]", read.join(" ")))
+            }
+        };
+        text.push_str(&format!(
+            "{{:type :{ty}, :f :{f}{value}, :process {}, :time {time}, :index {n}}}\n",
+            s.process
+        ));
+    }
+    text
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
+
+    #[test]
+    fn set_full_agrees_with_jepsens_fold(steps in steps(), masks in prop::collection::vec(any::<u16>(), 1..8)) {
+        let text = set_full_history(&steps, &masks);
+        let h = parse("set-full", text, Some(Workload::SetFull));
+        let (outcome, _) = run(&h, JepsenOptions::default());
+        let Outcome::Jepsen(JepsenResult::SetFull(r)) = outcome else { panic!("not set-full") };
+        let ours: Vec<_> = r
+            .elements
+            .iter()
+            .map(|e| {
+                let x = h.values.display(e.element).parse::<i64>().expect("int");
+                (x, e.outcome.name(), e.stable_latency, e.lost_latency)
+            })
+            .collect();
+        prop_assert_eq!(ours, set_full_oracle(&h));
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 1000, ..ProptestConfig::default() })]
+
+    /// Writes of fresh keys that take effect at completion, and reads of a
+    /// key's group (`n` = 2) that return the state at completion: one order
+    /// of states, so no long fork; two reads of a group that each miss the
+    /// other's write are one.
+    #[test]
+    fn serial_reads_have_no_long_fork_and_an_injected_one_is_found(steps in steps()) {
+        let mut w = Writer::default();
+        let mut written = std::collections::BTreeSet::new();
+        // (is it a write, its key or the first key of the group it reads)
+        let mut pending: [Option<(bool, i64)>; 4] = [None; 4];
+        let mut next = 0i64;
+        for s in &steps {
+            match pending[s.process].take() {
+                None if s.kind % 2 == 0 => {
+                    w.op("invoke", "write", Some(format!("[[:w {next} 1]]")), s.process);
+                    pending[s.process] = Some((true, next));
+                    next += 1;
+                }
+                None => {
+                    let k = s.arg.min(next) / 2 * 2;
+                    w.op("invoke", "read", Some(format!("[[:r {k} nil] [:r {} nil]]", k + 1)), s.process);
+                    pending[s.process] = Some((false, k));
+                }
+                Some((true, k)) => {
+                    let ok = s.outcome != 2;
+                    if ok {
+                        written.insert(k);
+                    }
+                    w.op(if ok { "ok" } else { "fail" }, "write", Some(format!("[[:w {k} 1]]")), s.process);
+                }
+                Some((false, k)) => {
+                    let v = |k: i64| if written.contains(&k) { "1" } else { "nil" };
+                    let value = format!("[[:r {k} {}] [:r {} {}]]", v(k), k + 1, v(k + 1));
+                    w.op("ok", "read", Some(value), s.process);
+                }
+            }
+        }
+        let h = parse("long-fork", w.text.clone(), Some(Workload::LongFork));
+        let (outcome, view) = run(&h, JepsenOptions::default());
+        prop_assert_eq!(view.valid, Some(Validity::True), "{:?}\n{}", outcome, w.text);
+        let (a, b) = (next + next % 2, next + next % 2 + 1);
+        for k in [a, b] {
+            w.op("invoke", "write", Some(format!("[[:w {k} 1]]")), 7);
+            w.op("ok", "write", Some(format!("[[:w {k} 1]]")), 7);
+        }
+        for (x, y) in [("1", "nil"), ("nil", "1")] {
+            w.op("invoke", "read", Some(format!("[[:r {a} nil] [:r {b} nil]]")), 8);
+            w.op("ok", "read", Some(format!("[[:r {a} {x}] [:r {b} {y}]]")), 8);
+        }
+        let h = parse("long-fork", w.text, Some(Workload::LongFork));
+        let (_, view) = run(&h, JepsenOptions::default());
+        prop_assert_eq!(view.valid, Some(Validity::False));
+        prop_assert_eq!(view.types, vec!["long-fork"]);
+    }
+}
