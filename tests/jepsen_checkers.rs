@@ -821,3 +821,36 @@ proptest! {
         prop_assert_eq!(view.types, vec!["long-fork"]);
     }
 }
+
+/// Sums past the 64-bit limits neither overflow nor saturate: a bank whose
+/// reads all sum to twice the largest integer is consistent, and a counter
+/// read of the largest integer after adds summing to twice it is below its
+/// lower bound.
+#[test]
+fn sums_past_the_integer_limits() {
+    let max = i64::MAX;
+    let read = format!("{{0 {max}, 1 {max}}}");
+    let bank = format!(
+        "{{:type :invoke, :f :read, :process 0}}\n{{:type :ok, :f :read, :value {read}, :process 0}}\n\
+         {{:type :invoke, :f :transfer, :value {{:from 0 :to 1 :amount 1}}, :process 1}}\n\
+         {{:type :fail, :f :transfer, :value {{:from 0 :to 1 :amount 1}}, :process 1}}\n\
+         {{:type :invoke, :f :read, :process 0}}\n{{:type :ok, :f :read, :value {read}, :process 0}}\n"
+    );
+    let h = parse("bank", bank, None);
+    let (_, view) = run(&h, JepsenOptions::default());
+    assert_eq!(view.valid, Some(Validity::True));
+    let add = format!(
+        "{{:type :invoke, :f :add, :value {max}, :process 1}}\n{{:type :ok, :f :add, :value {max}, :process 1}}\n"
+    );
+    let counter = format!(
+        "{add}{add}{{:type :invoke, :f :read, :process 1}}\n{{:type :ok, :f :read, :value {max}, :process 1}}\n"
+    );
+    let h = parse("counter", counter, None);
+    let (outcome, view) = run(&h, JepsenOptions::default());
+    assert_eq!(view.types, ["read-below-lower-bound"]);
+    assert!(
+        outcome.edn(&h).contains("18446744073709551614N"),
+        "{}",
+        outcome.edn(&h)
+    );
+}

@@ -63,6 +63,15 @@ fn val(h: &History, v: Val) -> R<'static> {
     edn(h.values.display(v))
 }
 
+/// An integer that may pass the 64-bit limits (Clojure's `+'` would give
+/// a bigint there).
+fn wide(n: i128) -> R<'static> {
+    match i64::try_from(n) {
+        Ok(n) => R::Int(n),
+        Err(_) => edn(format!("{n}N")),
+    }
+}
+
 fn count(n: usize) -> R<'static> {
     R::Int(n as i64)
 }
@@ -78,7 +87,7 @@ fn bank_error<'a>(h: &'a History, (id, e): &(OpId, BankError)) -> R<'a> {
             "nils",
             R::Map(nils.iter().map(|&a| (val(h, a), R::Nil)).collect()),
         ),
-        BankError::WrongTotal { total } => ("total", R::Int(*total)),
+        BankError::WrongTotal { total } => ("total", wide(*total)),
         BankError::NegativeValue { negative } => (
             "negative",
             R::Vec(negative.iter().map(|&n| R::Int(n)).collect()),
@@ -119,7 +128,7 @@ fn bank_map<'a>(h: &'a History, r: &BankResult) -> R<'a> {
 
 fn counter_map(r: &CounterResult) -> R<'static> {
     let triple = |x: &crate::check::jepsen::counter::Read| {
-        R::Vec(vec![R::Int(x.lower), R::Int(x.value), R::Int(x.upper)])
+        R::Vec(vec![wide(x.lower), wide(x.value), wide(x.upper)])
     };
     map(vec![
         ("valid?", valid(r.validity())),

@@ -16,8 +16,8 @@ pub enum BankError {
     UnexpectedKey { unexpected: Vec<Val> },
     /// `:nil-balance`: accounts whose balance is `nil`.
     NilBalance { nils: Vec<Val> },
-    /// `:wrong-total`: the balances' sum.
-    WrongTotal { total: i64 },
+    /// `:wrong-total`: the balances' sum (wide: it may pass the 64-bit limits).
+    WrongTotal { total: i128 },
     /// `:negative-value`: the negative balances.
     NegativeValue { negative: Vec<i64> },
 }
@@ -33,7 +33,7 @@ impl BankError {
     }
 
     /// Jepsen's `err-badness`: bigger is more egregious.
-    fn badness(&self, total: i64) -> f64 {
+    fn badness(&self, total: i128) -> f64 {
         match self {
             BankError::UnexpectedKey { unexpected } => unexpected.len() as f64,
             BankError::NilBalance { nils } => nils.len() as f64,
@@ -41,7 +41,9 @@ impl BankError {
                 ((*t as f64 - total as f64) / total as f64).abs()
             }
             BankError::WrongTotal { .. } => 0.0,
-            BankError::NegativeValue { negative } => -negative.iter().sum::<i64>() as f64,
+            BankError::NegativeValue { negative } => {
+                -negative.iter().map(|&n| n as f64).sum::<f64>()
+            }
         }
     }
 }
@@ -61,7 +63,7 @@ pub struct ErrorGroup {
 pub struct BankResult {
     pub read_count: usize,
     /// The total reads were held to: given, or the first read's sum.
-    pub total: i64,
+    pub total: i128,
     /// By type, in the order each type was first found.
     pub groups: Vec<ErrorGroup>,
 }
@@ -123,9 +125,11 @@ pub fn check(h: &History, options: &JepsenOptions) -> BankResult {
         }
         None => first.iter().map(|&(a, _)| a).collect(),
     };
-    let total = options
-        .total_amount
-        .unwrap_or_else(|| first.iter().filter_map(|b| b.1).sum());
+    // Summed wide: balances near the integer limits must not overflow.
+    let total = options.total_amount.map_or_else(
+        || first.iter().filter_map(|b| b.1).map(i128::from).sum(),
+        i128::from,
+    );
     let mut groups: Vec<ErrorGroup> = Vec::new();
     for &(op, read) in &reads {
         let Some(error) = check_read(read, &accounts, total, options.negative_balances) else {
@@ -157,7 +161,7 @@ pub fn check(h: &History, options: &JepsenOptions) -> BankResult {
 fn check_read(
     read: &[Balance],
     accounts: &[Val],
-    total: i64,
+    total: i128,
     negative_allowed: bool,
 ) -> Option<BankError> {
     let unexpected: Vec<Val> = read
@@ -172,7 +176,7 @@ fn check_read(
     if !nils.is_empty() {
         return Some(BankError::NilBalance { nils });
     }
-    let sum: i64 = read.iter().filter_map(|b| b.1).sum();
+    let sum: i128 = read.iter().filter_map(|b| b.1).map(i128::from).sum();
     if sum != total {
         return Some(BankError::WrongTotal { total: sum });
     }
@@ -185,7 +189,7 @@ fn check_read(
 
 /// The worst error (the first of the worst), and for wrong totals the
 /// first lowest and first highest.
-fn summarise(g: &mut ErrorGroup, total: i64) {
+fn summarise(g: &mut ErrorGroup, total: i128) {
     let mut worst = 0;
     for (i, e) in g.errors.iter().enumerate() {
         if e.1.badness(total) > g.errors[worst].1.badness(total) {

@@ -8,13 +8,14 @@ use super::{events, named, valid_if};
 use crate::check::Validity;
 use crate::history::{CheckerF, CheckerValue, History, OpId, Status};
 
-/// One `:ok` read: `[lower value upper]`, and its completion.
+/// One `:ok` read: `[lower value upper]`, and its completion. The bounds
+/// are sums of adds, wide so that they cannot overflow.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Read {
     pub op: OpId,
-    pub lower: i64,
-    pub value: i64,
-    pub upper: i64,
+    pub lower: i128,
+    pub value: i128,
+    pub upper: i128,
 }
 
 impl Read {
@@ -49,18 +50,18 @@ impl CounterResult {
     }
 }
 
-fn int(v: CheckerValue) -> i64 {
+fn int(v: CheckerValue) -> i128 {
     match v {
-        CheckerValue::Int(n) => n,
+        CheckerValue::Int(n) => i128::from(n),
         _ => 0,
     }
 }
 
 pub fn check(h: &History) -> CounterResult {
     let ops = &h.checker_ops;
-    let (mut lower, mut upper) = (0i64, 0i64);
+    let (mut lower, mut upper) = (0i128, 0i128);
     // The lower bound of each read in flight, by op.
-    let mut pending = vec![0i64; ops.len()];
+    let mut pending = vec![0i128; ops.len()];
     let mut reads = Vec::new();
     for (id, i, invocation) in events(ops) {
         let o = &ops[i];
@@ -73,15 +74,13 @@ pub fn check(h: &History) -> CounterResult {
                 upper,
             }),
             // An add may take effect from its invocation on, unless it failed.
-            (CheckerF::Add, true) if o.status != Status::Aborted => {
-                upper = upper.saturating_add(int(o.invoked))
-            }
+            (CheckerF::Add, true) if o.status != Status::Aborted => upper += int(o.invoked),
             (CheckerF::Add, false) if o.status == Status::Committed => {
                 let value = match o.completed {
                     CheckerValue::Nil => o.invoked,
                     v => v,
                 };
-                lower = lower.saturating_add(int(value));
+                lower += int(value);
             }
             _ => {}
         }
