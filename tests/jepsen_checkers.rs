@@ -854,3 +854,58 @@ fn sums_past_the_integer_limits() {
         outcome.edn(&h)
     );
 }
+
+/// Completions may leave out the value they repeat (a failed or crashed
+/// add, an acknowledged enqueue); an `:ok` counter read may not.
+#[test]
+fn completions_without_values() {
+    let counter = "{:type :invoke, :f :add, :value 2, :process 0}
+{:type :info, :f :add, :process 0}
+{:type :invoke, :f :add, :value 3, :process 1}
+{:type :fail, :f :add, :process 1}
+{:type :invoke, :f :add, :value 1, :process 2}
+{:type :ok, :f :add, :process 2}
+{:type :invoke, :f :read, :process 3}
+{:type :ok, :f :read, :value 3, :process 3}
+";
+    let h = parse("counter", counter.into(), None);
+    let (outcome, view) = run(&h, JepsenOptions::default());
+    assert_eq!(view.valid, Some(Validity::True), "{outcome:?}");
+    // Read 3: at least the acknowledged 1, at most 1 + the crashed 2.
+    assert!(
+        outcome.edn(&h).contains(":reads [[1 3 3]]"),
+        "{}",
+        outcome.edn(&h)
+    );
+    let queue = "{:type :invoke, :f :enqueue, :value 1, :process 0}
+{:type :ok, :f :enqueue, :process 0}
+{:type :invoke, :f :drain, :process 1}
+{:type :ok, :f :drain, :value [1], :process 1}
+";
+    let h = parse("queue", queue.into(), None);
+    let (_, view) = run(&h, JepsenOptions::default());
+    assert_eq!(view.valid, Some(Validity::True));
+    let unread = format!(
+        "{counter}{{:type :invoke, :f :read, :process 3}}\n{{:type :ok, :f :read, :process 3}}\n"
+    );
+    let d =
+        history::parse_text(Format::Edn, "counter", unread, None).expect_err("a read of nothing");
+    assert!(d.to_string().contains("must be an integer"), "{d}");
+}
+
+/// Jepsen's set checker takes a final read of `nil` for no read (unknown),
+/// and of `[]` for an empty set (everything acknowledged lost).
+#[test]
+fn a_final_read_of_nil_is_no_read() {
+    let adds = "{:type :invoke, :f :add, :value 1, :process 0}\n{:type :ok, :f :add, :value 1, :process 0}\n";
+    let nil = format!("{adds}{{:type :invoke, :f :read, :process 1}}\n{{:type :ok, :f :read, :value nil, :process 1}}\n");
+    let h = parse("set", nil, None);
+    assert_eq!(h.workload, Workload::Set);
+    let (outcome, view) = run(&h, JepsenOptions::default());
+    assert_eq!(view.valid, Some(Validity::Unknown));
+    assert!(outcome.edn(&h).contains("Set was never read"));
+    let empty = format!("{adds}{{:type :invoke, :f :read, :process 1}}\n{{:type :ok, :f :read, :value [], :process 1}}\n");
+    let h = parse("set", empty, None);
+    let (_, view) = run(&h, JepsenOptions::default());
+    assert_eq!(view.types, ["lost"]);
+}

@@ -165,8 +165,9 @@ pub(super) fn read(
             Some(OpType::Fail) => Status::Aborted,
             _ => Status::Indeterminate,
         };
-        if workload == Workload::TotalQueue && f == CheckerF::Drain && status != Status::Committed {
-            if let Some(c) = completion.filter(|_| status == Status::Indeterminate) {
+        let info = |c: OpId| sink.ops.ops[c as usize].ty == OpType::Info;
+        if let Some(c) = completion.filter(|&c| info(c)) {
+            if (workload, f) == (Workload::TotalQueue, CheckerF::Drain) {
                 return Err(crashed_drain(sink.ops, c));
             }
         }
@@ -175,8 +176,14 @@ pub(super) fn read(
             Some(i) => sink.value(i, si)?,
             None => CheckerValue::Nil,
         };
+        // A completion repeats its invocation's value (adds, enqueues) or
+        // carries what was read; it may leave the value out unless it is a
+        // read's that completed `:ok`.
+        let repeats = si != Shape::Ignored;
+        let nil = |c: OpId| sink.ops.ops[c as usize].value == OpValue::Nil;
         let completed = match completion {
-            Some(c) if status == Status::Committed || si != Shape::Ignored => sink.value(c, sc)?,
+            Some(c) if nil(c) && (repeats || status != Status::Committed) => CheckerValue::Nil,
+            Some(c) if repeats || status == Status::Committed => sink.value(c, sc)?,
             _ => CheckerValue::Nil,
         };
         check_same_value(sink.ops, (invoke, completion), invoked, completed)?;

@@ -2,11 +2,11 @@
 //! `:read`. Every acknowledged add must be in the final read (else lost),
 //! and the read may hold only elements some add attempted (else
 //! unexpected); elements of adds that did not complete `:ok` but were read
-//! are recovered.
+//! are recovered. A last read of `nil` counts as no read, as in Jepsen.
 
 use super::{element, elements, named, valid_if};
 use crate::check::Validity;
-use crate::history::{CheckerF, History, Status, Val};
+use crate::history::{CheckerF, CheckerOp, History, OpValue, Status, Val};
 use std::collections::HashSet;
 
 #[derive(Debug)]
@@ -61,7 +61,9 @@ pub fn check(h: &History) -> SetResult {
         .iter()
         .filter(|o| o.f == CheckerF::Read && o.status == Status::Committed)
         .max_by_key(|o| o.completion);
-    let Some(last_read) = last_read else {
+    // Jepsen takes a last read of `nil` for no read at all (`if-not`).
+    let read_nil = |o: &&CheckerOp| o.completion.map(|c| h.op(c).value) == Some(OpValue::Nil);
+    let Some(last_read) = last_read.filter(|o| !read_nil(o)) else {
         return SetResult { counts: None };
     };
     let read: HashSet<Val> = elements(h, &last_read.completed).iter().copied().collect();
