@@ -326,9 +326,10 @@ fn check_file(
         // reported, and the exit status stays the verdict's.
         let note = match outcome.write_directory(dir, &history) {
             Ok(true) => None,
-            Ok(false) => {
-                Some("note: --directory writes nothing for cas-register histories\n".into())
-            }
+            Ok(false) => Some(format!(
+                "note: --directory writes nothing for {} histories\n",
+                history.workload.name()
+            )),
             Err(e) => Some(format!("error: cannot write to {}: {e}\n", dir.display())),
         };
         if let Err(code) = note.map_or(Ok(()), |line| output::to_stderr(&line)) {
