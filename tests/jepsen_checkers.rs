@@ -909,3 +909,56 @@ fn a_final_read_of_nil_is_no_read() {
     let (_, view) = run(&h, JepsenOptions::default());
     assert_eq!(view.types, ["lost"]);
 }
+
+/// Any value in any op of any checker's history: a verdict in every format
+/// or a diagnostic, never a panic.
+fn junk_value() -> impl Strategy<Value = String> {
+    prop_oneof![
+        Just(String::new()),
+        Just(", :value nil".to_string()),
+        (-3i64..4).prop_map(|n| format!(", :value {n}")),
+        Just(", :value 9223372036854775807".to_string()),
+        Just(", :value :x".to_string()),
+        Just(", :value \"s\"".to_string()),
+        prop::collection::vec(-2i64..4, 0..4).prop_map(|v| format!(", :value {v:?}")
+            .replace(',', " ")
+            .replacen("  :value", ", :value", 1)),
+        prop::collection::vec((0i64..3, prop::option::of(-2i64..12)), 0..4).prop_map(|m| {
+            let parts: Vec<String> = m
+                .iter()
+                .map(|(k, v)| format!("{k} {}", v.map_or("nil".to_string(), |v| v.to_string())))
+                .collect();
+            format!(", :value {{{}}}", parts.join(", "))
+        }),
+        Just(", :value [[:w 1 1]]".to_string()),
+        Just(", :value [[:r 1 nil] [:r 2 1]]".to_string()),
+        Just(", :value #{1 2}".to_string()),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 3000, ..ProptestConfig::default() })]
+
+    #[test]
+    fn any_checker_history_gets_a_verdict_or_a_diagnostic(
+        ops in prop::collection::vec(
+            (0..3usize, 0..4usize, 0..9usize, junk_value()),
+            0..14,
+        ),
+        workload in 0..8usize,
+    ) {
+        const FS: [&str; 9] = ["read", "add", "transfer", "enqueue", "dequeue", "drain", "generate", "write", "cas"];
+        const TYPES: [&str; 4] = ["invoke", "ok", "fail", "info"];
+        let text: String = ops
+            .iter()
+            .map(|(p, ty, f, value)| format!("{{:type :{}, :f :{}{value}, :process {p}}}\n", TYPES[*ty], FS[*f]))
+            .collect();
+        let flag = Workload::CHECKERS.get(workload).copied();
+        if let Ok(h) = history::parse_text(Format::Edn, "junk", text, flag) {
+            let opts = CheckOptions { jepsen: JepsenOptions { total_amount: Some(3), ..JepsenOptions::default() }, ..CheckOptions::default() };
+            if let Ok(outcome) = isocheck::check(&h, &opts) {
+                let _ = (outcome.human(&h, false), outcome.edn(&h), outcome.json(&h), outcome.validity());
+            }
+        }
+    }
+}
