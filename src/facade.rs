@@ -8,6 +8,7 @@
 //! [`load`], [`check()`] and the rendering inside [`limits::run`], and these
 //! poll the limits at each stage (outside `run` the polls do nothing).
 
+use crate::check::jepsen::{self, JepsenResult};
 use crate::check::lwt::{self, LwtAnalysis};
 use crate::check::{self, Analysis, CheckOptions, OptionError, Validity, Verdict};
 use crate::history::{self, History, InputDiagnostic, LoadOptions, Workload};
@@ -26,6 +27,9 @@ pub enum Outcome {
     /// Register ops (`Workload::CasRegister`): per-key linearizability of
     /// lightweight transactions; consistency-model options do not apply.
     Register(LwtAnalysis),
+    /// One of Jepsen's standard checkers (bank, counter, set, set-full,
+    /// long-fork, unique-ids, total-queue), with its own result map.
+    Jepsen(JepsenResult),
 }
 
 /// Reads a history, polling the limits: the text is read whole, so the
@@ -44,6 +48,9 @@ pub fn check(history: &History, options: &CheckOptions) -> Result<Outcome, Optio
     let outcome = if history.workload == Workload::CasRegister {
         limits::stage(Stage::Lwt);
         Outcome::Register(lwt::check(history))
+    } else if history.workload.is_checker() {
+        limits::stage(Stage::Checker);
+        Outcome::Jepsen(jepsen::check(history, &options.jepsen))
     } else {
         Outcome::of_analysis(check::analyze(history, options)?)
     };
@@ -77,6 +84,7 @@ impl Outcome {
         match self {
             Outcome::Transactional { verdict, .. } => verdict.valid,
             Outcome::Register(a) => a.validity(),
+            Outcome::Jepsen(r) => r.validity(),
         }
     }
 
@@ -85,6 +93,7 @@ impl Outcome {
         match self {
             Outcome::Transactional { verdict, .. } => verdict.anomaly_types().collect(),
             Outcome::Register(a) => a.anomaly_types(),
+            Outcome::Jepsen(r) => r.anomaly_types(),
         }
     }
 
@@ -92,7 +101,7 @@ impl Outcome {
     pub fn not(&self) -> Vec<&'static str> {
         match self {
             Outcome::Transactional { verdict, .. } => verdict.not.iter().copied().collect(),
-            Outcome::Register(_) => Vec::new(),
+            Outcome::Register(_) | Outcome::Jepsen(_) => Vec::new(),
         }
     }
 
@@ -104,6 +113,7 @@ impl Outcome {
                 report::human::render(history, analysis, verdict, color)
             }
             Outcome::Register(a) => report::lwt::render(history, a, color),
+            Outcome::Jepsen(r) => report::jepsen::render(history, r, color),
         }
     }
 
@@ -114,6 +124,7 @@ impl Outcome {
                 report::edn::result_map(history, analysis, verdict)
             }
             Outcome::Register(a) => report::lwt::edn_result(history, a),
+            Outcome::Jepsen(r) => report::jepsen::edn_result(history, r),
         }
     }
 
@@ -124,6 +135,7 @@ impl Outcome {
                 report::json::result_map(history, analysis, verdict)
             }
             Outcome::Register(a) => report::lwt::json_result(history, a),
+            Outcome::Jepsen(r) => report::jepsen::json_result(history, r),
         };
         serde_json::to_string_pretty(&value).unwrap_or_default()
     }
@@ -136,7 +148,7 @@ impl Outcome {
             Outcome::Transactional { analysis, verdict } => {
                 report::directory::write(dir, history, analysis, verdict).map(|()| true)
             }
-            Outcome::Register(_) => Ok(false),
+            Outcome::Register(_) | Outcome::Jepsen(_) => Ok(false),
         }
     }
 
@@ -145,7 +157,7 @@ impl Outcome {
     pub fn solving_stats(&self) -> Option<String> {
         match self {
             Outcome::Transactional { analysis, .. } => Some(report::human::solving_stats(analysis)),
-            Outcome::Register(_) => None,
+            Outcome::Register(_) | Outcome::Jepsen(_) => None,
         }
     }
 }

@@ -48,11 +48,12 @@ pub enum Stage {
     Construct,
     Solve,
     Lwt,
+    Checker,
     Report,
 }
 
 impl Stage {
-    const ALL: [Stage; 11] = [
+    const ALL: [Stage; 12] = [
         Stage::Reading,
         Stage::Pairing,
         Stage::FastPath,
@@ -63,6 +64,7 @@ impl Stage {
         Stage::Construct,
         Stage::Solve,
         Stage::Lwt,
+        Stage::Checker,
         Stage::Report,
     ];
 
@@ -79,6 +81,7 @@ impl Stage {
             Stage::Construct => "construct",
             Stage::Solve => "solve",
             Stage::Lwt => "lwt",
+            Stage::Checker => "checker",
             Stage::Report => "report",
         }
     }
@@ -96,6 +99,7 @@ impl Stage {
             Stage::Construct => "building the solver's problem",
             Stage::Solve => "solving for a version order",
             Stage::Lwt => "checking lightweight transactions",
+            Stage::Checker => "running a Jepsen checker",
             Stage::Report => "writing the report",
         }
     }

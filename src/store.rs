@@ -6,8 +6,10 @@
 //! sometimes a `test.edn` (the test map). `latest`/`current` symlinks point
 //! back into the tree, so the walk never follows symlinks below the root.
 
+use crate::check::jepsen::JepsenOptions;
 use crate::check::{CheckOptions, Validity};
 use crate::history::edn::{self, Kind, Node};
+use crate::history::Workload;
 use crate::infer::InferOptions;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -128,6 +130,8 @@ pub enum RecordError {
         "results.edn holds no Elle result (no entry with :anomaly-types or a workload checker)"
     )]
     NoElleResult,
+    #[error("results.edn holds no result of Jepsen's {0} checker")]
+    NoCheckerResult(&'static str),
 }
 
 /// Checker names Jepsen tests commonly give Elle's checker (or Knossos's,
@@ -170,6 +174,62 @@ pub fn recorded_verdict(results_edn: &str) -> Result<Recorded, RecordError> {
         anomaly_types: keywords(result.get("anomaly-types")),
         not: keywords(result.get("not")),
     })
+}
+
+/// The keys that tell each checker's result map from the others' (it must
+/// have the first and none of the second).
+fn checker_keys(w: Workload) -> (&'static [&'static str], &'static [&'static str]) {
+    match w {
+        Workload::Bank => (&["read-count", "error-count"], &[]),
+        Workload::Counter => (&["reads", "errors"], &["read-count"]),
+        Workload::Set => (&["attempt-count", "ok-count"], &["duplicated-count"]),
+        Workload::SetFull => (&["stable-count"], &[]),
+        Workload::LongFork => (&["early-read-count"], &[]),
+        Workload::UniqueIds => (&["attempted-count"], &[]),
+        Workload::TotalQueue => (&["attempt-count", "duplicated-count"], &[]),
+        _ => (&[], &[]),
+    }
+}
+
+/// The verdict of a Jepsen checker's result map for workload `w` in the
+/// text of a `results.edn`: the map nearest the top with its keys (checkers
+/// compose at any depth). Such a map has no `:anomaly-types`; a set checker
+/// that never saw a read records only `:valid?` and `:error`.
+pub fn recorded_checker_verdict(results_edn: &str, w: Workload) -> Result<Recorded, RecordError> {
+    let forms = read("results.edn", results_edn)?;
+    let Some(top) = forms.first().map(Node::untagged) else {
+        return Err(RecordError::NotAMap);
+    };
+    if !matches!(top.kind, Kind::Map(_)) {
+        return Err(RecordError::NotAMap);
+    }
+    let (has, lacks) = checker_keys(w);
+    let fits = |n: &Node| {
+        has.iter().all(|k| n.get(k).is_some()) && lacks.iter().all(|k| n.get(k).is_none())
+    };
+    let mut level = vec![top];
+    for _ in 0..4 {
+        if let Some(found) = level.iter().find(|n| fits(n)) {
+            return Ok(Recorded {
+                valid: match found.get("valid?").map(|n| &n.kind) {
+                    Some(Kind::Bool(true)) => Validity::True,
+                    Some(Kind::Bool(false)) => Validity::False,
+                    _ => Validity::Unknown,
+                },
+                anomaly_types: Vec::new(),
+                not: Vec::new(),
+            });
+        }
+        level = level
+            .iter()
+            .flat_map(|n| match &n.kind {
+                Kind::Map(entries) => entries.iter().map(|(_, v)| v.untagged()).collect(),
+                _ => Vec::new(),
+            })
+            .filter(|n| matches!(n.kind, Kind::Map(_)))
+            .collect();
+    }
+    Err(RecordError::NoCheckerResult(w.name()))
 }
 
 fn read<'a>(file: &'static str, text: &'a str) -> Result<Vec<Node<'a>>, RecordError> {
@@ -234,6 +294,10 @@ pub struct RunOptions {
     pub sequential_keys: Option<bool>,
     pub linearizable_keys: Option<bool>,
     pub wfr_keys: Option<bool>,
+    /// Bank: `:total-amount`, `:accounts` (as EDN) and `:negative-balances?`.
+    pub total_amount: Option<i64>,
+    pub accounts: Option<Vec<String>>,
+    pub negative_balances: Option<bool>,
 }
 
 /// The options in the text of a `test.edn`: top-level keys named as Elle's
@@ -265,10 +329,37 @@ pub fn recorded_options(test_edn: &str) -> Result<RunOptions, RecordError> {
         sequential_keys: flag("sequential-keys?"),
         linearizable_keys: flag("linearizable-keys?"),
         wfr_keys: flag("wfr-keys?"),
+        total_amount: test.get("total-amount").and_then(|n| n.integer().flatten()),
+        accounts: test.get("accounts").and_then(|n| match &n.untagged().kind {
+            Kind::List(xs) | Kind::Vector(xs) | Kind::Set(xs) => {
+                Some(xs.iter().map(Node::canonical).collect())
+            }
+            _ => None,
+        }),
+        negative_balances: flag("negative-balances?"),
     })
 }
 
 impl RunOptions {
+    /// The workload of one of Jepsen's standard checkers the run's
+    /// `:workload` names, which its history is then checked as.
+    pub fn checker_workload(&self) -> Option<Workload> {
+        self.workload
+            .as_deref()
+            .and_then(Workload::of_jepsen_name)
+            .filter(|w| w.is_checker())
+    }
+
+    /// The checkers' options, with what the run recorded in place.
+    fn jepsen(&self, base: &JepsenOptions) -> JepsenOptions {
+        JepsenOptions {
+            total_amount: self.total_amount.or(base.total_amount),
+            accounts: self.accounts.clone().or_else(|| base.accounts.clone()),
+            negative_balances: self.negative_balances.unwrap_or(base.negative_balances),
+            ..base.clone()
+        }
+    }
+
     /// `base` (the command line's options) with what the run recorded in place.
     pub fn apply(&self, base: &CheckOptions) -> CheckOptions {
         let pick = |recorded: Option<bool>, flag: bool| recorded.unwrap_or(flag);
@@ -289,6 +380,7 @@ impl RunOptions {
             solve: base.solve,
             no_fast_path: base.no_fast_path,
             elle_compat: base.elle_compat,
+            jepsen: self.jepsen(&base.jepsen),
         }
     }
 }
@@ -403,6 +495,40 @@ mod tests {
             o.consistency_models,
             Some(vec!["snapshot-isolation".into()])
         );
+    }
+
+    #[test]
+    fn a_checkers_result_is_found_by_its_keys() {
+        // Jepsen's bank test composes its checker under :SI, beside a plot.
+        let results = "{:perf {:valid? true} :workload {:SI {:valid? false :read-count 9 \
+                       :error-count 2 :errors {}} :plot {:valid? true} :valid? false} :valid? false}";
+        let r = recorded_checker_verdict(results, Workload::Bank).unwrap();
+        assert_eq!(r.valid, Validity::False);
+        assert!(r.anomaly_types.is_empty());
+        // A total-queue result is not a set's, though both count attempts.
+        let queue = "{:queue {:valid? true :attempt-count 3 :ok-count 3 :duplicated-count 0}}";
+        assert_eq!(
+            recorded_checker_verdict(queue, Workload::Set),
+            Err(RecordError::NoCheckerResult("set"))
+        );
+        let r = recorded_checker_verdict(queue, Workload::TotalQueue).unwrap();
+        assert_eq!(r.valid, Validity::True);
+    }
+
+    #[test]
+    fn bank_options_from_test_edn() {
+        let o = recorded_options(
+            "{:workload :bank :total-amount 100 :accounts [0 1 :x] :negative-balances? true}",
+        )
+        .unwrap();
+        assert_eq!(o.checker_workload(), Some(Workload::Bank));
+        let j = o.apply(&CheckOptions::default()).jepsen;
+        assert_eq!(j.total_amount, Some(100));
+        assert_eq!(j.accounts, Some(vec!["0".into(), "1".into(), ":x".into()]));
+        assert!(j.negative_balances);
+        // Elle's workload names are not checkers'.
+        let o = recorded_options("{:workload :append}").unwrap();
+        assert_eq!(o.checker_workload(), None);
     }
 
     #[test]

@@ -447,3 +447,71 @@ mod resilience {
         );
     }
 }
+
+/// Runs of Jepsen's standard checkers: the workload named in `test.edn`
+/// decides the check (long-fork's history would otherwise be read as
+/// rw-register transactions), the test's `:total-amount` holds, and the
+/// checker's own result map in `results.edn` is what we compare with.
+#[test]
+fn checker_runs_against_their_recorded_results() {
+    let store = Store::new("checkers");
+    let bank = |valid: bool, errors: usize| {
+        format!(
+            "{{:perf {{:valid? true}} :workload {{:SI {{:valid? {valid} :read-count 6 \
+             :error-count {errors} :first-error nil :errors {{}}}} :plot {{:valid? true}} \
+             :valid? {valid}}} :valid? {valid}}}"
+        )
+    };
+    let bank_test = "{:name \"bank\" :workload :bank :total-amount 30 :accounts [0 1 2]}";
+    store.run(
+        "bank/invalid",
+        "fixtures/jepsen/bank-invalid.edn",
+        Some(&bank(false, 5)),
+        Some(bank_test),
+    );
+    store.run(
+        "bank/claimed-valid",
+        "fixtures/jepsen/bank-invalid.edn",
+        Some(&bank(true, 0)),
+        Some(bank_test),
+    );
+    // Held to the test's total (29), the valid history's reads are wrong.
+    store.run(
+        "bank/other-total",
+        "fixtures/jepsen/bank-valid.edn",
+        Some(&bank(false, 3)),
+        Some("{:workload :bank :total-amount 29}"),
+    );
+    store.run(
+        "long-fork/invalid",
+        "fixtures/jepsen/long-fork-invalid.edn",
+        Some(
+            "{:workload {:reads-count 3 :early-read-count 0 :late-read-count 1 \
+             :valid? false :forks []} :valid? false}",
+        ),
+        Some("{:workload :long-fork}"),
+    );
+    store.run(
+        "set-full/invalid",
+        "fixtures/jepsen/set-full-invalid.edn",
+        Some("{:workload {:valid? false :attempt-count 4 :stable-count 2 :lost-count 1}}"),
+        Some("{:workload :set-full}"),
+    );
+    let o = recheck(&["--format", "json", store.path()]);
+    let rows = json_rows(&o);
+    let want = [
+        ("bank/claimed-valid", "true", "false", "no"),
+        ("bank/invalid", "false", "false", "yes"),
+        ("bank/other-total", "false", "false", "yes"),
+        ("long-fork/invalid", "false", "false", "yes"),
+        ("set-full/invalid", "false", "false", "yes"),
+    ];
+    let want: Vec<_> = want
+        .iter()
+        .map(|(a, b, c, d)| (a.to_string(), b.to_string(), c.to_string(), d.to_string()))
+        .collect();
+    assert_eq!(summary(&rows), want, "{rows:?}");
+    assert_eq!(o.status.code(), Some(1), "a disagreement exits 1");
+    assert_eq!(rows[3]["ours"]["anomaly_types"][0], "long-fork");
+    assert_eq!(rows[2]["ours"]["anomaly_types"][0], "wrong-total");
+}

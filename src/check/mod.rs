@@ -3,6 +3,7 @@
 //! the verdict as Elle's result map computes it.
 
 pub mod cycles;
+pub mod jepsen;
 pub mod lattice;
 pub mod linearizable;
 pub mod lwt;
@@ -42,6 +43,8 @@ pub struct CheckOptions {
     /// `garbage-read`. Formats that log every committed transaction keep
     /// the check.
     pub elle_compat: bool,
+    /// The options of Jepsen's standard checkers (bank, long-fork, set-full).
+    pub jepsen: jepsen::JepsenOptions,
 }
 
 /// Options that name no model or anomaly Elle knows.

@@ -2,6 +2,7 @@
 
 use super::output;
 use super::{InputArgs, EXIT_INPUT};
+use crate::check::jepsen::JepsenOptions;
 use crate::check::{self, CheckOptions, SolveOptions, Validity};
 use crate::history;
 use crate::infer::InferOptions;
@@ -98,6 +99,54 @@ pub struct ModelArgs {
     /// the cgroup's limit and the address-space limit, the least of them).
     #[arg(long, value_name = "BYTES", value_parser = parse_bytes)]
     pub max_memory: Option<u64>,
+    #[command(flatten)]
+    pub jepsen: JepsenArgs,
+}
+
+/// The options of Jepsen's standard checkers, named as elle-cli names them.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct JepsenArgs {
+    /// Bank: the total every read must sum to (default: the first read's sum).
+    #[arg(long, value_name = "N")]
+    pub total_amount: Option<i64>,
+    /// Bank: the accounts, comma-separated EDN values (default: the first
+    /// read's).
+    #[arg(long, value_delimiter = ',', value_name = "ACCOUNTS")]
+    pub accounts: Option<Vec<String>>,
+    /// Bank: balances may be negative.
+    #[arg(long)]
+    pub allow_negative_balances: bool,
+    /// Long-fork: keys each read reads (the workload's group size; default 2).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub group_size: Option<u32>,
+    /// Set-full: the set is meant to be linearizable, so a stale read (one
+    /// that missed an element known to be in the set) makes it invalid.
+    #[arg(long)]
+    pub linearizable_set: bool,
+}
+
+impl JepsenArgs {
+    pub fn options(&self) -> JepsenOptions {
+        JepsenOptions {
+            total_amount: self.total_amount,
+            accounts: self
+                .accounts
+                .as_ref()
+                .map(|a| a.iter().map(|x| canonical_edn(x)).collect()),
+            negative_balances: self.allow_negative_balances,
+            group_size: self.group_size.map(|n| n as usize),
+            linearizable: self.linearizable_set,
+        }
+    }
+}
+
+/// An EDN value given on the command line, in canonical text (`1N` is `1`),
+/// or as given when it is not one value.
+fn canonical_edn(text: &str) -> String {
+    match history::edn::read_all(text.trim()).as_deref() {
+        Ok([n]) => n.canonical(),
+        _ => text.trim().to_string(),
+    }
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -186,6 +235,7 @@ impl ModelArgs {
             },
             no_fast_path: self.no_fast_path,
             elle_compat: self.elle_compat,
+            jepsen: self.jepsen.options(),
         }
     }
 }
@@ -276,9 +326,10 @@ fn check_file(
         // reported, and the exit status stays the verdict's.
         let note = match outcome.write_directory(dir, &history) {
             Ok(true) => None,
-            Ok(false) => {
-                Some("note: --directory writes nothing for cas-register histories\n".into())
-            }
+            Ok(false) => Some(format!(
+                "note: --directory writes nothing for {} histories\n",
+                history.workload.name()
+            )),
             Err(e) => Some(format!("error: cannot write to {}: {e}\n", dir.display())),
         };
         if let Err(code) = note.map_or(Ok(()), |line| output::to_stderr(&line)) {

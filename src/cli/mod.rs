@@ -52,7 +52,8 @@ pub struct InputArgs {
     /// Input format (detected from the path and content by default).
     #[arg(long, value_enum)]
     pub input_format: Option<FormatArg>,
-    /// Workload (detected from the micro-ops by default).
+    /// Workload (detected from the micro-ops, or for Jepsen's checkers from
+    /// the ops' :f, by default).
     #[arg(long, value_enum)]
     pub workload: Option<WorkloadArg>,
 }
@@ -91,6 +92,20 @@ pub enum WorkloadArg {
     RwRegister,
     /// Register ops (:read, :write, :cas), checked for linearizability.
     CasRegister,
+    /// Jepsen's bank checker (:transfer, and :read of every balance).
+    Bank,
+    /// Jepsen's counter checker (:add n, :read).
+    Counter,
+    /// Jepsen's set checker (:add, then a final :read).
+    Set,
+    /// Jepsen's set-full checker (:add and :read throughout).
+    SetFull,
+    /// Jepsen's long-fork checker (single writes, reads of --group-size keys).
+    LongFork,
+    /// Jepsen's unique-ids checker (:generate).
+    UniqueIds,
+    /// Jepsen's total-queue checker (:enqueue, :dequeue, :drain).
+    TotalQueue,
 }
 
 impl From<WorkloadArg> for Workload {
@@ -99,6 +114,13 @@ impl From<WorkloadArg> for Workload {
             WorkloadArg::ListAppend => Workload::ListAppend,
             WorkloadArg::RwRegister => Workload::RwRegister,
             WorkloadArg::CasRegister => Workload::CasRegister,
+            WorkloadArg::Bank => Workload::Bank,
+            WorkloadArg::Counter => Workload::Counter,
+            WorkloadArg::Set => Workload::Set,
+            WorkloadArg::SetFull => Workload::SetFull,
+            WorkloadArg::LongFork => Workload::LongFork,
+            WorkloadArg::UniqueIds => Workload::UniqueIds,
+            WorkloadArg::TotalQueue => Workload::TotalQueue,
         }
     }
 }

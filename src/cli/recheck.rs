@@ -47,6 +47,8 @@ pub struct RecheckArgs {
 pub struct HistoryArgs {
     pub file: PathBuf,
     #[command(flatten)]
+    pub input: super::InputArgs,
+    #[command(flatten)]
     pub model: ModelArgs,
 }
 
@@ -143,7 +145,8 @@ pub fn run_history(a: &HistoryArgs) -> ExitCode {
     a.model.arm_memory(crate::report::stop::Format::Json);
     // Also with --certain-only, which takes no --timeout.
     let timeout = opts.solve.timeout.or(Some(DEFAULT_TIMEOUT));
-    let result = limits::run(timeout, || verdict(&a.file, &opts, &mut workload))
+    let load = a.input.load_options();
+    let result = limits::run(timeout, || verdict(&a.file, &load, &opts, &mut workload))
         .unwrap_or_else(|stop| Ok(stopped(&stop)));
     let out = match result {
         Ok(ours) => serde_json::json!({ "workload": workload, "ours": ours }),
@@ -236,11 +239,6 @@ fn check_run(
 ) -> Row {
     let start = Instant::now();
     let mut notes = Vec::new();
-    let recorded = run.results.as_deref().and_then(|p| {
-        read_with(p, store::recorded_verdict)
-            .map_err(|e| notes.push(e))
-            .ok()
-    });
     let options = run.test.as_deref().map_or(Ok(RunOptions::default()), |p| {
         read_with(p, store::recorded_options)
     });
@@ -248,11 +246,26 @@ fn check_run(
         notes.push(format!("{e}; using the command line's options"));
         RunOptions::default()
     });
+    // A run of one of Jepsen's standard checkers is checked as its
+    // workload, and compared with that checker's recorded result.
+    let checker = options.checker_workload();
+    let recorded = run.results.as_deref().and_then(|p| {
+        let parsed = match checker {
+            Some(w) => read_with(p, |t| store::recorded_checker_verdict(t, w)),
+            None => read_with(p, store::recorded_verdict),
+        };
+        parsed.map_err(|e| notes.push(e)).ok()
+    });
     let opts = options.apply(base);
     let mut workload = options.workload.clone();
+    let mut flags: Vec<String> = checker
+        .map(|w| format!("--workload={}", w.name()))
+        .into_iter()
+        .collect();
+    flags.extend_from_slice(child_flags);
     let ours = exe
         .map_err(String::clone)
-        .and_then(|exe| isolated_verdict(exe, &run.history, &opts, child_flags, &mut workload))
+        .and_then(|exe| isolated_verdict(exe, &run.history, &opts, &flags, &mut workload))
         .map_err(|e| notes.push(e))
         .ok();
     Row {
@@ -398,6 +411,27 @@ fn model_flags(opts: &CheckOptions) -> Vec<String> {
     if let (true, Some(t)) = (opts.solve.enabled, opts.solve.timeout) {
         flags.push(format!("--timeout={}", t.as_secs_f64()));
     }
+    flags.extend(jepsen_flags(&opts.jepsen));
+    flags
+}
+
+/// The flags that give the checkers' options back.
+fn jepsen_flags(j: &crate::check::jepsen::JepsenOptions) -> Vec<String> {
+    let mut flags = Vec::new();
+    if let Some(t) = j.total_amount {
+        flags.push(format!("--total-amount={t}"));
+    }
+    if let Some(a) = &j.accounts {
+        flags.push(format!("--accounts={}", a.join(",")));
+    }
+    if let Some(n) = j.group_size {
+        flags.push(format!("--group-size={n}"));
+    }
+    let switches = [
+        (j.negative_balances, "--allow-negative-balances"),
+        (j.linearizable, "--linearizable-set"),
+    ];
+    flags.extend(switches.iter().filter(|s| s.0).map(|s| s.1.to_string()));
     flags
 }
 
@@ -424,10 +458,11 @@ fn stopped(stop: &limits::Stop) -> Ours {
 /// not name one.
 fn verdict(
     path: &Path,
+    load: &LoadOptions,
     opts: &CheckOptions,
     workload: &mut Option<String>,
 ) -> Result<Ours, String> {
-    let h = crate::load(path, &LoadOptions::default()).map_err(|d| d.to_string())?;
+    let h = crate::load(path, load).map_err(|d| d.to_string())?;
     workload.get_or_insert_with(|| h.workload.name().to_string());
     let outcome = crate::check(&h, opts).map_err(|e| format!("{e} (recorded in test.edn)"))?;
     let strings = |names: Vec<&str>| names.into_iter().map(String::from).collect();
@@ -577,6 +612,13 @@ mod tests {
                 },
                 no_fast_path: true,
                 elle_compat: true,
+                jepsen: crate::check::jepsen::JepsenOptions {
+                    total_amount: Some(-5),
+                    accounts: Some(vec!["0".into(), ":a".into()]),
+                    negative_balances: true,
+                    group_size: Some(3),
+                    linearizable: true,
+                },
             },
             CheckOptions {
                 consistency_models: Some(vec!["snapshot-isolation".into(), "serializable".into()]),

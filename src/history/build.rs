@@ -2,6 +2,7 @@
 //! process, deciding the workload, and the checks every later stage relies
 //! on (reads have the workload's shape; writes are unique per key).
 
+use super::checker_ops;
 use super::error::{ErrorKind, HistoryError};
 use super::jepsen::Ops;
 use super::model::{
@@ -25,23 +26,47 @@ pub fn build(
     let (mut txns, others) = pair(&ops, txn_f)?;
     let other_client_ops = others.iter().filter_map(|&(i, c)| c.or(i)).collect();
     let (mut registers, mut independent_keys) = (Vec::new(), false);
+    let (mut checker_ops, mut balances) = (Vec::new(), Vec::new());
     let (workload, workload_source) = match workload {
         Some(Workload::CasRegister) => {
             if let Some(t) = txns.first() {
-                return Err(transactions_in_registers(&ops, t));
+                return Err(transactions_in_registers(&ops, t, "cas-register"));
             }
             (Workload::CasRegister, WorkloadSource::Flag)
         }
+        Some(w) if w.is_checker() && w != Workload::LongFork => {
+            if let Some(t) = txns.iter().find(|t| !t.mops.is_empty()) {
+                return Err(transactions_in_registers(&ops, t, w.name()));
+            }
+            (w, WorkloadSource::Flag)
+        }
         None if txns.is_empty() && register::detect(&mut ops, &others) => {
             (Workload::CasRegister, WorkloadSource::Detected)
+        }
+        None if txns.iter().all(|t| t.mops.is_empty()) => {
+            let pairs = checker_pairs(&txns, &others);
+            match checker_ops::detect(&mut ops, source.text(), &pairs) {
+                Some(w) => (w, WorkloadSource::Detected),
+                None => decide_workload(&ops, &txns, None)?,
+            }
         }
         flag => decide_workload(&ops, &txns, flag)?,
     };
     if workload == Workload::CasRegister {
         (registers, independent_keys) = register::read(&mut ops, source.text(), &others)?;
     }
+    if workload.is_checker() && workload != Workload::LongFork {
+        // Empty reads (`[]`) were read as empty transactions.
+        let pairs = checker_pairs(&txns, &others);
+        (checker_ops, balances) = checker_ops::read(&mut ops, source.text(), &pairs, workload)?;
+        txns.clear();
+    }
     shape_reads(&mut ops, &txns, workload)?;
-    check_unique_writes(&ops, &txns)?;
+    // Long-fork writes every key once, but Jepsen's checker reports a
+    // second write as an unknown result rather than refusing the history.
+    if workload != Workload::LongFork {
+        check_unique_writes(&ops, &txns)?;
+    }
     let mops_read = ops.mops.len();
     keep_judged_mops(&mut ops, &mut txns);
     Ok(History {
@@ -56,6 +81,8 @@ pub fn build(
         other_client_ops,
         registers,
         independent_keys,
+        checker_ops,
+        balances,
         workload,
         workload_source,
         has_realtime: !ops.untimed,
@@ -99,11 +126,23 @@ fn pair(ops: &Ops, txn_f: Val) -> Result<(Vec<Txn>, Vec<Pair>), HistoryError> {
     Ok((txns, others))
 }
 
-fn transactions_in_registers(ops: &Ops, t: &Txn) -> HistoryError {
+/// Every client pair of a history without micro-ops (its transactions are
+/// empty reads), in invocation order.
+fn checker_pairs(txns: &[Txn], others: &[Pair]) -> Vec<Pair> {
+    let mut pairs: Vec<Pair> = txns
+        .iter()
+        .map(|t| (t.invoke, t.completion))
+        .chain(others.iter().copied())
+        .collect();
+    pairs.sort_unstable_by_key(|&(i, c)| i.or(c));
+    pairs
+}
+
+fn transactions_in_registers(ops: &Ops, t: &Txn, flag: &str) -> HistoryError {
     let id = t.op();
     HistoryError::new(
         ErrorKind::MixedWorkload,
-        "--workload cas-register was given, but the history has transactions; drop the flag to detect the workload",
+        format!("--workload {flag} was given, but the history has transactions; drop the flag to detect the workload"),
     )
     .at(ops.ops[id as usize].span, "a transaction")
 }
@@ -199,6 +238,7 @@ fn decide_workload(
         )),
         (Some(Workload::ListAppend), None, Some(w)) => Err(wrong_flag(w, "list-append", ":w")),
         (Some(Workload::RwRegister), Some(a), None) => Err(wrong_flag(a, "rw-register", ":append")),
+        (Some(Workload::LongFork), Some(a), None) => Err(wrong_flag(a, "long-fork", ":append")),
         (Some(w), _, _) => Ok((w, WorkloadSource::Flag)),
         (None, Some(_), None) => Ok((Workload::ListAppend, WorkloadSource::Detected)),
         (None, None, Some(_)) => Ok((Workload::RwRegister, WorkloadSource::Detected)),
@@ -291,7 +331,7 @@ fn shape_reads(ops: &mut Ops, txns: &[Txn], workload: Workload) -> Result<(), Hi
                     )
                     .at(m.span, "this read"));
                 }
-                (Workload::RwRegister, MopValue::List { start, len }) => {
+                (Workload::RwRegister | Workload::LongFork, MopValue::List { start, len }) => {
                     let items = &ops.elems[start as usize..(start + len) as usize];
                     let v = ops.values.list(items);
                     *m = MicroOp::new(m.kind, m.key, MopValue::Val(v), m.span);

@@ -45,6 +45,9 @@ pub enum ErrorKind {
     Format(String),
     #[error("{0}")]
     RegisterOp(String),
+    /// An op of one of Jepsen's standard checkers (bank, counter, set, ...).
+    #[error("{0}")]
+    CheckerOp(String),
 }
 
 /// A labelled place in the input.
@@ -104,6 +107,7 @@ impl HistoryError {
             ErrorKind::MixedWorkload | ErrorKind::ReadNotAList { .. } => "isocheck::workload",
             ErrorKind::Format(_) => "isocheck::format",
             ErrorKind::RegisterOp(_) => "isocheck::register",
+            ErrorKind::CheckerOp(_) => "isocheck::checker",
             _ => "isocheck::op",
         }
     }

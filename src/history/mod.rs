@@ -7,6 +7,7 @@
 //! into a [`History`] or a [`HistoryError`] that points into the file.
 
 pub mod build;
+mod checker_ops;
 pub mod edn;
 pub mod error;
 pub mod formats;
@@ -19,8 +20,8 @@ pub mod value;
 
 pub use error::{HistoryError, InputDiagnostic};
 pub use model::{
-    History, MicroOp, MopKind, MopValue, Op, OpId, OpType, OpValue, Process, RegisterF, RegisterOp,
-    Status, Txn, TxnId, Workload,
+    Balance, CheckerF, CheckerOp, CheckerValue, History, MicroOp, MopKind, MopValue, Op, OpId,
+    OpType, OpValue, Process, RegisterF, RegisterOp, Status, Txn, TxnId, Workload,
 };
 pub use source::SourceFile;
 pub use span::Span;

@@ -258,6 +258,21 @@ pub enum Workload {
     /// `:cas`), on one register or on many keys (`jepsen.independent`), held
     /// in [`History::registers`]. Lightweight transactions.
     CasRegister,
+    /// Jepsen's bank test: `:transfer`s, and `:read`s of every balance.
+    Bank,
+    /// Jepsen's counter: `:add` of a non-negative integer, `:read` of the sum.
+    Counter,
+    /// Jepsen's set (`checker/set`): `:add`s, then a final `:read`.
+    Set,
+    /// Jepsen's `checker/set-full`: `:add`s and `:read`s throughout.
+    SetFull,
+    /// Jepsen's long-fork workload: single-write transactions and reads of
+    /// a group of keys (transactions, held in [`History::txns`]).
+    LongFork,
+    /// Jepsen's `checker/unique-ids`: `:generate` ops.
+    UniqueIds,
+    /// Jepsen's `checker/total-queue`: `:enqueue`, `:dequeue`, `:drain`.
+    TotalQueue,
 }
 
 impl Workload {
@@ -266,7 +281,116 @@ impl Workload {
             Workload::ListAppend => "list-append",
             Workload::RwRegister => "rw-register",
             Workload::CasRegister => "cas-register",
+            Workload::Bank => "bank",
+            Workload::Counter => "counter",
+            Workload::Set => "set",
+            Workload::SetFull => "set-full",
+            Workload::LongFork => "long-fork",
+            Workload::UniqueIds => "unique-ids",
+            Workload::TotalQueue => "total-queue",
         }
+    }
+
+    /// The workloads one of Jepsen's standard checkers decides (not Elle's,
+    /// not linearizability).
+    pub const CHECKERS: [Workload; 7] = [
+        Workload::Bank,
+        Workload::Counter,
+        Workload::Set,
+        Workload::SetFull,
+        Workload::LongFork,
+        Workload::UniqueIds,
+        Workload::TotalQueue,
+    ];
+
+    /// Whether one of Jepsen's standard checkers decides this workload.
+    pub fn is_checker(self) -> bool {
+        Workload::CHECKERS.contains(&self)
+    }
+
+    /// The workload a Jepsen test map's `:workload` (or a checker's name)
+    /// stands for, among [`Workload::CHECKERS`] and the register workload.
+    pub fn of_jepsen_name(name: &str) -> Option<Workload> {
+        Workload::CHECKERS
+            .into_iter()
+            .chain([Workload::CasRegister])
+            .find(|w| w.name() == name)
+            .or(match name {
+                "queue" => Some(Workload::TotalQueue),
+                _ => None,
+            })
+    }
+}
+
+/// `:f` of an op a Jepsen standard checker reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CheckerF {
+    Read,
+    Add,
+    Transfer,
+    Enqueue,
+    Dequeue,
+    Drain,
+    Generate,
+    /// Any other `:f`: the checkers ignore it, as Jepsen's do.
+    Other,
+}
+
+impl CheckerF {
+    pub const NAMED: [(CheckerF, &'static str); 7] = [
+        (CheckerF::Read, ":read"),
+        (CheckerF::Add, ":add"),
+        (CheckerF::Transfer, ":transfer"),
+        (CheckerF::Enqueue, ":enqueue"),
+        (CheckerF::Dequeue, ":dequeue"),
+        (CheckerF::Drain, ":drain"),
+        (CheckerF::Generate, ":generate"),
+    ];
+}
+
+/// The `:value` of a checker op, in the shape its checker reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CheckerValue {
+    /// `nil`, a missing value, or a value the checker does not read
+    /// (a bank `:transfer`'s).
+    Nil,
+    /// A counter's `:add` or `:read`.
+    Int(i64),
+    /// One element: a set's `:add`, a queue's `:enqueue`/`:dequeue`, a
+    /// generated id.
+    Elem(Val),
+    /// A collection read whole (a set's `:read`, a queue's `:drain`): `len`
+    /// elements from `start` in [`History::elems`], as written.
+    Elems { start: u32, len: u32 },
+    /// A bank `:read`: `len` (account, balance) pairs from `start` in
+    /// [`History::balances`]; a `nil` balance is `None`.
+    Balances { start: u32, len: u32 },
+}
+
+/// One account of a bank read: the account and its balance (`None` for `nil`).
+pub type Balance = (Val, Option<i64>);
+
+/// An op one of Jepsen's standard checkers reads: an invocation paired with
+/// its completion.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CheckerOp {
+    pub invoke: Option<OpId>,
+    pub completion: Option<OpId>,
+    pub f: CheckerF,
+    /// `:ok` committed, `:fail` aborted, `:info` or no completion indeterminate.
+    pub status: Status,
+    /// The invocation's value.
+    pub invoked: CheckerValue,
+    /// The completion's value (`Nil` without a completion).
+    pub completed: CheckerValue,
+}
+
+impl CheckerOp {
+    /// The op that stands for it in reports: the completion when there is one.
+    pub fn op(&self) -> OpId {
+        self.completion
+            .or(self.invoke)
+            .expect("a checker op has at least one op")
     }
 }
 
@@ -361,6 +485,12 @@ pub struct History {
     /// Whether register values are `jepsen.independent` `[key value]` tuples
     /// (many keys) rather than one register's values (key [`Val::NIL`]).
     pub independent_keys: bool,
+    /// The ops of a history one of Jepsen's standard checkers decides
+    /// ([`Workload::is_checker`], all but long-fork's transactions), one per
+    /// invocation/completion pair, in invocation order; empty otherwise.
+    pub checker_ops: Vec<CheckerOp>,
+    /// Bank reads' (account, balance) pairs, balance `None` for `nil`.
+    pub balances: Vec<Balance>,
     pub workload: Workload,
     pub workload_source: WorkloadSource,
     /// Whether op positions give real-time order (true for Jepsen EDN; false

@@ -55,7 +55,8 @@ pub struct Inference {
 pub fn infer(history: &History, opts: &InferOptions) -> Inference {
     match history.workload {
         Workload::ListAppend => list_append::infer(history),
-        // A cas-register history has no transactions: nothing to infer.
-        Workload::RwRegister | Workload::CasRegister => rw_register::infer(history, opts),
+        // A cas-register history and the checkers' (but long-fork's, whose
+        // transactions are register reads and writes) have no transactions.
+        _ => rw_register::infer(history, opts),
     }
 }

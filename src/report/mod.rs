@@ -8,6 +8,7 @@ pub mod excerpt;
 mod explain;
 mod explanation;
 pub mod human;
+pub mod jepsen;
 pub mod json;
 pub mod lwt;
 pub mod progress;
