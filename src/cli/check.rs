@@ -40,10 +40,15 @@ pub struct CheckArgs {
     /// on stderr.
     #[arg(long, short = 'v')]
     pub verbose: bool,
-    /// Also write Elle-like artifacts here: `<anomaly>.txt` explanations and
-    /// a Graphviz `.dot` (and `.svg` when `dot` is installed) per cycle.
+    /// Also write Elle-like artifacts here: `<anomaly>.txt` explanations, a
+    /// Graphviz `.dot` (and `.svg` when `dot` is installed) per cycle, and
+    /// the HTML report as `index.html`.
     #[arg(long)]
     pub directory: Option<PathBuf>,
+    /// Also write the report as one self-contained HTML page (cycle plots,
+    /// counterexample cases, a timeline, the lattice of models) to this file.
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
 }
 
 /// What to check: models, anomalies, inference and solving options, shared
@@ -271,22 +276,30 @@ fn check_file(
     if let Err(code) = print_report(a.format, &text) {
         return code;
     }
+    // The verdict is out already: a file that cannot be written is
+    // reported, and the exit status stays the verdict's.
     if let Some(dir) = &a.directory {
-        // The verdict is out already: a directory that cannot be written is
-        // reported, and the exit status stays the verdict's.
-        let note = match outcome.write_directory(dir, &history) {
-            Ok(true) => None,
-            Ok(false) => {
-                Some("note: --directory writes nothing for cas-register histories\n".into())
-            }
-            Err(e) => Some(format!("error: cannot write to {}: {e}\n", dir.display())),
-        };
-        if let Err(code) = note.map_or(Ok(()), |line| output::to_stderr(&line)) {
+        let written = outcome.write_directory(dir, &history);
+        if let Err(code) = report_write(written, dir) {
+            return code;
+        }
+    }
+    if let Some(file) = &a.html {
+        let written = std::fs::write(file, outcome.html(&history));
+        if let Err(code) = report_write(written, file) {
             return code;
         }
     }
     super::bench::report_peak_rss();
     exit_status(outcome.validity())
+}
+
+/// Says on stderr that `path` could not be written, if so.
+fn report_write(written: std::io::Result<()>, path: &std::path::Path) -> Result<(), ExitCode> {
+    match written {
+        Ok(()) => Ok(()),
+        Err(e) => output::to_stderr(&format!("error: cannot write to {}: {e}\n", path.display())),
+    }
 }
 
 /// The report for people goes to stderr, result maps to stdout, each
