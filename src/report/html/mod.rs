@@ -99,8 +99,12 @@ pub fn transactional(h: &History, a: &Analysis, v: &Verdict) -> String {
         let entries = &v.anomalies[t];
         for (i, e) in entries.iter().take(SHOWN_PER_TYPE).enumerate() {
             let id = format!("{t}-{i}");
-            nav.push((id.clone(), format!("{t} #{i}")));
-            body.push_str(&entry_section(h, a, t, i, *e, &id));
+            let heading = match e {
+                Entry::EmptyGraph => t.to_string(),
+                _ => format!("{t} #{i}"),
+            };
+            body.push_str(&entry_section(h, a, *e, &id, &heading));
+            nav.push((id, heading));
         }
         if entries.len() > SHOWN_PER_TYPE {
             let _ = write!(
@@ -187,18 +191,14 @@ fn verdict_header(v: Validity, types: &[&str]) -> String {
 }
 
 /// One anomaly's section.
-fn entry_section(h: &History, a: &Analysis, t: &str, i: usize, e: Entry, id: &str) -> String {
-    let heading = match e {
-        Entry::EmptyGraph => t.to_string(),
-        _ => format!("{t} #{i}"),
-    };
+fn entry_section(h: &History, a: &Analysis, e: Entry, id: &str, heading: &str) -> String {
     let x = explain(h, a, e, DETAIL);
     let inner = match e {
         Entry::Cycle(c) => cycle_panel(h, a, &a.cycles[c], &x.help, &x.labels),
         Entry::Forced(f) => forced_panels(h, a, f, id),
         _ => plain(h, &x),
     };
-    section(id, &heading, x.warning, &inner)
+    section(id, heading, x.warning, &inner)
 }
 
 fn section(id: &str, heading: &str, warning: bool, inner: &str) -> String {
@@ -208,7 +208,7 @@ fn section(id: &str, heading: &str, warning: bool, inner: &str) -> String {
         "anomaly"
     };
     format!(
-        "<section class=\"{class}\" id=\"{id}\"><h2>{}</h2>{inner}</section>",
+        "<section class=\"{class}\" id=\"{id}\"><h2>{}</h2>\n{inner}</section>\n",
         esc(heading)
     )
 }
@@ -216,7 +216,7 @@ fn section(id: &str, heading: &str, warning: bool, inner: &str) -> String {
 /// An anomaly that is not a cycle: its explanation, the lines it rests on
 /// and the timeline of their ops.
 fn plain(h: &History, x: &Explanation) -> String {
-    let mut s = format!("<pre class=\"explanation\">{}</pre>", esc(&x.help));
+    let mut s = format!("<pre class=\"explanation\">{}</pre>\n", esc(&x.help));
     s.push_str(&where_list(h, &x.labels));
     let involved: Vec<(OpId, String)> = x
         .labels
@@ -250,7 +250,7 @@ fn cycle_panel(
         ),
     };
     let mut s = format!(
-        "<div class=\"cols\">{plot}<div class=\"text\"><pre class=\"explanation\">{}</pre>{}</div></div>",
+        "<div class=\"cols\">{plot}\n<div class=\"text\"><pre class=\"explanation\">{}</pre>\n{}</div></div>\n",
         esc(text),
         where_list(h, labels)
     );
@@ -285,24 +285,24 @@ fn forced_panels(h: &History, a: &Analysis, i: usize, id: &str) -> String {
         let _ = write!(
             s,
             "<button role=\"tab\" data-case=\"{id}-case-{k}\" aria-selected=\"{}\">Case {}{what} \
-             ({})</button>",
+             ({})</button>\n",
             k == 0,
             k + 1,
             c.cycle.name()
         );
     }
-    s.push_str("</div>");
+    s.push_str("</div>\n");
     for (k, c) in f.cases.iter().enumerate() {
         let text = forced_case(h, a, f, c, DETAIL);
         let labels = txn_labels(h, a, &c.cycle);
         let hidden = if k == 0 { "" } else { " hidden" };
         let _ = write!(
             s,
-            "<div class=\"case\" role=\"tabpanel\" id=\"{id}-case-{k}\"{hidden}>{}</div>",
+            "<div class=\"case\" role=\"tabpanel\" id=\"{id}-case-{k}\"{hidden}>\n{}</div>\n",
             cycle_panel(h, a, &c.cycle, &text, &labels)
         );
     }
-    s.push_str("</div>");
+    s.push_str("</div>\n");
     s
 }
 
@@ -332,14 +332,14 @@ fn where_list(h: &History, labels: &[(Span, String)]) -> String {
         let line = h.source.line_col(span.start()).0;
         let _ = write!(
             s,
-            "<li><a href=\"{name}#L{line}\">line {line}</a> {} <code>{}</code></li>",
+            "<li><a href=\"{name}#L{line}\">line {line}</a> {} <code>{}</code></li>\n",
             esc(label),
             esc(&clip(h.text(*span), 160))
         );
     }
     match s.is_empty() {
         true => s,
-        false => format!("<ul class=\"where\">{s}</ul>"),
+        false => format!("<ul class=\"where\">\n{s}</ul>\n"),
     }
 }
 
@@ -354,10 +354,11 @@ fn cycle_plot(h: &History, a: &Analysis, c: &FoundCycle) -> Plot {
         .map(|(i, &t)| Node {
             text: node_text(h, t, i),
             attrs: format!(
-                "class=\"node txn {}\" data-name=\"T{}\" data-index=\"{}\"",
+                "class=\"node txn {}\" data-name=\"T{}\" data-index=\"{}\" data-process=\"{}\"",
                 status_class(h.txn(t).status),
                 i + 1,
-                h.op(h.txn(t).op()).index
+                h.op(h.txn(t).op()).index,
+                h.txn(t).process
             ),
         })
         .collect();
@@ -431,7 +432,7 @@ fn lattice_section(v: &Verdict, checked: &[&str]) -> String {
          <span class=\"key also-not\">also not</span> implies one of those · \
          <span class=\"key holds\">holds</span> · <span class=\"key undecided\">not \
          decided by this check</span>; an arrow points from a model to one it implies.</p>\
-         <div class=\"plot\">{svg}</div></section>"
+         <div class=\"plot\">{svg}</div></section>\n"
     )
 }
 
@@ -447,8 +448,8 @@ fn page(title: &str, header: &str, nav: &[(String, String)], body: &str) -> Stri
     format!(
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
-         <title>{}</title><style>{CSS}</style></head><body>{DEFS}<header>{header}</header>\
-         {links}<main>{body}</main><script>{SCRIPT}</script></body></html>\n",
+         <title>{}</title>\n<style>\n{CSS}</style></head>\n<body>{DEFS}\n<header>{header}</header>\n\
+         {links}\n<main>\n{body}</main>\n<script>\n{SCRIPT}</script></body></html>\n",
         esc(title)
     )
 }

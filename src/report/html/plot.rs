@@ -141,7 +141,7 @@ impl Svg {
         let (w, h) = (self.max.0.ceil() + 8.0, self.max.1.ceil() + 8.0);
         format!(
             "<svg class=\"{class}\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" \
-             height=\"{h}\" viewBox=\"0 0 {w} {h}\">{}</svg>",
+             height=\"{h}\" viewBox=\"0 0 {w} {h}\">\n{}</svg>",
             self.body
         )
     }
@@ -226,6 +226,7 @@ impl RenderBackend for Svg {
             self.body.push_str("</g>");
             self.open = false;
         }
+        self.body.push('\n');
     }
 
     fn draw_arrow(
@@ -276,7 +277,7 @@ impl RenderBackend for Svg {
         if !text.is_empty() {
             let _ = write!(self.body, "<title>{}</title>", esc(text));
         }
-        self.body.push_str("</g>");
+        self.body.push_str("</g>\n");
     }
 
     fn create_clip(&mut self, _xy: Point, _size: Point, _rounded: usize) -> ClipHandle {

@@ -154,14 +154,14 @@ fn draw(h: &History, bars: &[(Pair, Option<&String>)], total: usize) -> String {
     let height = TOP * 2.0 + lanes.len() as f64 * LANE;
     let mut s = format!(
         "<svg class=\"timeline\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{width}\" \
-         height=\"{height}\" viewBox=\"0 0 {width} {height}\">"
+         height=\"{height}\" viewBox=\"0 0 {width} {height}\">\n"
     );
     for (i, p) in lanes.iter().enumerate() {
         let y = TOP + i as f64 * LANE;
         let _ = write!(
             s,
             "<g class=\"lane\" data-process=\"{p}\"><rect x=\"0\" y=\"{y}\" width=\"{width}\" \
-             height=\"{LANE}\"/><text x=\"4\" y=\"{}\">process {p}</text></g>",
+             height=\"{LANE}\"/><text x=\"4\" y=\"{}\">process {p}</text></g>\n",
             y + LANE * 0.65
         );
     }
@@ -186,7 +186,7 @@ fn draw(h: &History, bars: &[(Pair, Option<&String>)], total: usize) -> String {
             _ => "transactions",
         }
     );
-    format!("<div class=\"timeline-box\">{s}</div>{caption}")
+    format!("<div class=\"timeline-box\">{s}</div>\n{caption}\n")
 }
 
 /// One bar: its outcome as its class, the op's text and line as its
@@ -204,8 +204,9 @@ fn bar(h: &History, s: &mut String, p: &Pair, name: Option<&String>, [x0, x1, y]
     let involved = if name.is_some() { " involved" } else { "" };
     let _ = write!(
         s,
-        "<g class=\"bar {outcome}{involved}\" data-index=\"{index}\"><title>{} index {index}, \
+        "<g class=\"bar {outcome}{involved}\" data-index=\"{index}\" data-process=\"{}\"><title>{} index {index}, \
          line {line}: {}</title><rect x=\"{}\" y=\"{y}\" width=\"{}\" height=\"{}\" rx=\"3\"/>",
+        process(h, p).unwrap_or_default(),
         name.map_or(String::new(), |n| format!("{}:", esc(n))),
         esc(&crate::report::explain::clip(&op_text(h, op), 200)),
         x0,
@@ -221,5 +222,5 @@ fn bar(h: &History, s: &mut String, p: &Pair, name: Option<&String>, [x0, x1, y]
             esc(n)
         );
     }
-    s.push_str("</g>");
+    s.push_str("</g>\n");
 }

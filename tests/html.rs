@@ -1,0 +1,153 @@
+//! The HTML report (`check --html`): the pages of small fixtures pinned with
+//! insta, every cycle's transactions and steps drawn, nothing loaded from
+//! outside the page, the history's text escaped, and a page that does not
+//! grow with the history (only the involved transactions are drawn).
+
+use isocheck::check::{CheckOptions, Entry};
+use isocheck::gen::{self, Fault, Kind, Params};
+use isocheck::history::{self, Format, History};
+use isocheck::Outcome;
+use std::path::Path;
+
+fn parse(name: &str, text: String) -> History {
+    history::parse_text(Format::Edn, name, text, None).unwrap_or_else(|d| panic!("{d}"))
+}
+
+fn load(rel: &str) -> History {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(rel);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{rel}: {e}"));
+    parse(rel, text)
+}
+
+fn models(m: &[&str]) -> CheckOptions {
+    CheckOptions {
+        consistency_models: Some(m.iter().map(|s| s.to_string()).collect()),
+        ..CheckOptions::default()
+    }
+}
+
+/// The fixtures whose pages are pinned, with the models they are held to.
+const PAGES: &[(&str, &[&str])] = &[
+    ("fixtures/html/g2-item-forced.edn", &["serializable"]),
+    ("fixtures/check/g1a.edn", &["read-committed"]),
+    ("fixtures/check/lost-update.edn", &["strict-serializable"]),
+    ("fixtures/check/g1c.edn", &["serializable"]),
+    ("fixtures/check/valid.edn", &["strict-serializable"]),
+    ("fixtures/lwt/realtime.edn", &["strict-serializable"]),
+    (
+        "fixtures/lwt/no-linearization.edn",
+        &["strict-serializable"],
+    ),
+];
+
+fn page(rel: &str, m: &[&str]) -> (History, Outcome, String) {
+    let h = load(rel);
+    let o = isocheck::check(&h, &models(m)).expect("valid options");
+    let html = o.html(&h);
+    (h, o, html)
+}
+
+#[test]
+fn pages_of_small_fixtures() {
+    for (rel, m) in PAGES {
+        let (_, _, html) = page(rel, m);
+        let name = Path::new(rel).file_stem().unwrap().to_string_lossy();
+        insta::assert_snapshot!(format!("page-{name}"), html);
+    }
+}
+
+/// The page loads nothing: no external script, style sheet, image or font,
+/// and no address but the SVG namespace.
+#[test]
+fn pages_are_self_contained() {
+    for (rel, m) in PAGES {
+        let (_, _, html) = page(rel, m);
+        for banned in ["<link", " src=", "@import", "url(http", "<iframe", "<img"] {
+            assert!(!html.contains(banned), "{rel}: {banned}");
+        }
+        let without_ns = html.replace("http://www.w3.org/2000/svg", "");
+        assert!(!without_ns.contains("http:"), "{rel}");
+        assert!(!without_ns.contains("https:"), "{rel}");
+        assert_eq!(html.matches("<script>").count(), 1, "{rel}");
+    }
+}
+
+/// Every cycle shown has a node per transaction and an edge per step; a
+/// forced anomaly has a tab and a panel per case.
+#[test]
+fn cycles_are_drawn_whole() {
+    for (rel, m) in PAGES {
+        let (_, o, html) = page(rel, m);
+        let Outcome::Transactional { analysis, verdict } = &o else {
+            continue;
+        };
+        let mut steps = 0;
+        let mut cases = 0;
+        for entries in verdict.anomalies.values() {
+            for e in entries.iter().take(isocheck::report::human::SHOWN_PER_TYPE) {
+                match *e {
+                    Entry::Cycle(i) => steps += analysis.cycles[i].steps.len(),
+                    Entry::Forced(i) => {
+                        let f = &analysis.forced[i];
+                        cases += f.cases.len();
+                        steps += f.cases.iter().map(|c| c.cycle.steps.len()).sum::<usize>();
+                    }
+                    _ => {}
+                }
+            }
+        }
+        assert_eq!(html.matches("class=\"node txn").count(), steps, "{rel}");
+        assert_eq!(html.matches("class=\"dep ").count(), steps, "{rel}");
+        assert_eq!(html.matches("role=\"tab\"").count(), cases, "{rel}");
+        assert_eq!(html.matches("role=\"tabpanel\"").count(), cases, "{rel}");
+    }
+}
+
+/// Text from the history is escaped wherever it appears.
+#[test]
+fn history_text_is_escaped() {
+    let text = "{:type :invoke, :f :txn, :value [[:append \"<b>&\" 1]], :process 0, :index 0}\n\
+                {:type :fail, :f :txn, :value [[:append \"<b>&\" 1]], :process 0, :index 1}\n\
+                {:type :invoke, :f :txn, :value [[:r \"<b>&\" nil]], :process 1, :index 2}\n\
+                {:type :ok, :f :txn, :value [[:r \"<b>&\" [1]]], :process 1, :index 3}\n";
+    let h = parse("<script>.edn", text.to_string());
+    let o = isocheck::check(&h, &models(&["read-committed"])).expect("options");
+    let html = o.html(&h);
+    assert!(html.contains("G1a"), "{html}");
+    assert!(!html.contains("<b>"), "{html}");
+    assert!(!html.contains("<script>.edn"), "{html}");
+    assert!(html.contains("&lt;b&gt;&amp;"), "{html}");
+}
+
+/// A generated list-append history with a lost update at a random point.
+fn generated(txns: u64) -> History {
+    let mut p = Params {
+        txns,
+        seed: 3,
+        processes: 20,
+        fault: Some(Fault::LostUpdate),
+        ..Params::default()
+    };
+    p.shape.kind = Kind::ListAppend;
+    p.shape.keys = 50;
+    let text = gen::to_string(&p).expect("parameters");
+    parse("generated.edn", text)
+}
+
+/// Only the involved transactions and their neighbours are drawn: the page
+/// of a history a hundred times longer is the same size, give or take the
+/// digits of its counts. (`BENCHMARKS.md` has the page of a million
+/// transactions, from the release build.)
+#[test]
+fn the_page_does_not_grow_with_the_history() {
+    let size = |txns| {
+        let h = generated(txns);
+        let o = isocheck::check(&h, &models(&["serializable"])).expect("options");
+        assert!(o.anomaly_types().contains(&"lost-update"), "{txns}");
+        o.html(&h).len()
+    };
+    let small = size(1_000);
+    let large = size(100_000);
+    assert!(large < 200_000, "{large} bytes");
+    assert!(large < small * 3 / 2, "{small} bytes, then {large}");
+}
