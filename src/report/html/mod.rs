@@ -285,11 +285,12 @@ fn forced_panels(h: &History, a: &Analysis, i: usize, id: &str) -> String {
         let _ = write!(
             s,
             "<button role=\"tab\" data-case=\"{id}-case-{k}\" aria-selected=\"{}\">Case {}{what} \
-             ({})</button>\n",
+             ({})</button>",
             k == 0,
             k + 1,
             c.cycle.name()
         );
+        s.push('\n');
     }
     s.push_str("</div>\n");
     for (k, c) in f.cases.iter().enumerate() {
@@ -332,10 +333,11 @@ fn where_list(h: &History, labels: &[(Span, String)]) -> String {
         let line = h.source.line_col(span.start()).0;
         let _ = write!(
             s,
-            "<li><a href=\"{name}#L{line}\">line {line}</a> {} <code>{}</code></li>\n",
+            "<li><a href=\"{name}#L{line}\">line {line}</a> {} <code>{}</code></li>",
             esc(label),
             esc(&clip(h.text(*span), 160))
         );
+        s.push('\n');
     }
     match s.is_empty() {
         true => s,

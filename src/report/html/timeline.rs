@@ -161,9 +161,10 @@ fn draw(h: &History, bars: &[(Pair, Option<&String>)], total: usize) -> String {
         let _ = write!(
             s,
             "<g class=\"lane\" data-process=\"{p}\"><rect x=\"0\" y=\"{y}\" width=\"{width}\" \
-             height=\"{LANE}\"/><text x=\"4\" y=\"{}\">process {p}</text></g>\n",
+             height=\"{LANE}\"/><text x=\"4\" y=\"{}\">process {p}</text></g>",
             y + LANE * 0.65
         );
+        s.push('\n');
     }
     for (p, name) in bars {
         let Some(lane) = process(h, p).and_then(|q| lane_of.get(&q)) else {
@@ -204,10 +205,10 @@ fn bar(h: &History, s: &mut String, p: &Pair, name: Option<&String>, [x0, x1, y]
     let involved = if name.is_some() { " involved" } else { "" };
     let _ = write!(
         s,
-        "<g class=\"bar {outcome}{involved}\" data-index=\"{index}\" data-process=\"{}\"><title>{} index {index}, \
+        "<g class=\"bar {outcome}{involved}\" data-index=\"{index}\" data-process=\"{}\"><title>{}index {index}, \
          line {line}: {}</title><rect x=\"{}\" y=\"{y}\" width=\"{}\" height=\"{}\" rx=\"3\"/>",
         process(h, p).unwrap_or_default(),
-        name.map_or(String::new(), |n| format!("{}:", esc(n))),
+        name.map_or(String::new(), |n| format!("{}: ", esc(n))),
         esc(&crate::report::explain::clip(&op_text(h, op), 200)),
         x0,
         x1 - x0,
