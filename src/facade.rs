@@ -128,13 +128,15 @@ impl Outcome {
         serde_json::to_string_pretty(&value).unwrap_or_default()
     }
 
-    /// The report as one self-contained HTML page.
-    pub fn html(&self, history: &History) -> String {
+    /// The report as one self-contained HTML page, to be written into
+    /// `page_dir` (its lines link to the history file from there).
+    pub fn html(&self, history: &History, page_dir: &Path) -> String {
+        let href = report::html::href(page_dir, history.source.name());
         match self {
             Outcome::Transactional { analysis, verdict } => {
-                report::html::transactional(history, analysis, verdict)
+                report::html::transactional(history, analysis, verdict, &href)
             }
-            Outcome::Register(a) => report::html::register(history, a),
+            Outcome::Register(a) => report::html::register(history, a, &href),
         }
     }
 
@@ -146,7 +148,7 @@ impl Outcome {
             report::directory::write(dir, history, analysis, verdict)?;
         }
         std::fs::create_dir_all(dir)?;
-        std::fs::write(dir.join("index.html"), self.html(history))
+        std::fs::write(dir.join("index.html"), self.html(history, dir))
     }
 
     /// Per-model solving statistics (construct, prune, encode, solve), for

@@ -43,7 +43,7 @@ const PAGES: &[(&str, &[&str])] = &[
 fn page(rel: &str, m: &[&str]) -> (History, Outcome, String) {
     let h = load(rel);
     let o = isocheck::check(&h, &models(m)).expect("valid options");
-    let html = o.html(&h);
+    let html = o.html(&h, Path::new(env!("CARGO_MANIFEST_DIR")));
     (h, o, html)
 }
 
@@ -112,7 +112,7 @@ fn history_text_is_escaped() {
                 {:type :ok, :f :txn, :value [[:r \"<b>&\" [1]]], :process 1, :index 3}\n";
     let h = parse("<script>.edn", text.to_string());
     let o = isocheck::check(&h, &models(&["read-committed"])).expect("options");
-    let html = o.html(&h);
+    let html = o.html(&h, Path::new("."));
     assert!(html.contains("G1a"), "{html}");
     assert!(!html.contains("<b>"), "{html}");
     assert!(!html.contains("<script>.edn"), "{html}");
@@ -144,10 +144,25 @@ fn the_page_does_not_grow_with_the_history() {
         let h = generated(txns);
         let o = isocheck::check(&h, &models(&["serializable"])).expect("options");
         assert!(o.anomaly_types().contains(&"lost-update"), "{txns}");
-        o.html(&h).len()
+        o.html(&h, Path::new(".")).len()
     };
     let small = size(1_000);
     let large = size(100_000);
     assert!(large < 200_000, "{large} bytes");
     assert!(large < small * 3 / 2, "{small} bytes, then {large}");
+}
+
+/// Lines link to the history file relative to the page, as Jepsen's store
+/// lays them out (`<run>/history.edn`, the page in `<run>/isocheck/`), so
+/// that the store can be moved; a name that is no file stays as given.
+#[test]
+fn links_to_the_history_are_relative_to_the_page() {
+    let run = Path::new(env!("CARGO_TARGET_TMPDIR")).join("html-links/run");
+    let page_dir = run.join("isocheck");
+    std::fs::create_dir_all(&page_dir).expect("scratch directory");
+    let history = run.join("history.edn");
+    std::fs::write(&history, "").expect("history written");
+    let href = isocheck::report::html::href(&page_dir, &history.to_string_lossy());
+    assert_eq!(href, "../history.edn");
+    assert_eq!(isocheck::report::html::href(&run, "<stdin>"), "<stdin>");
 }

@@ -285,7 +285,11 @@ fn check_file(
         }
     }
     if let Some(file) = &a.html {
-        let written = std::fs::write(file, outcome.html(&history));
+        let page_dir = match file.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => std::path::Path::new("."),
+        };
+        let written = std::fs::write(file, outcome.html(&history, page_dir));
         if let Err(code) = report_write(written, file) {
             return code;
         }

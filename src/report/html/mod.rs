@@ -30,6 +30,7 @@ use plot::{Edge, Node, Plot};
 use std::borrow::Cow;
 use std::collections::BTreeSet;
 use std::fmt::Write;
+use std::path::{Path, PathBuf};
 
 pub use plot::MAX_PLOT_BYTES;
 
@@ -66,8 +67,37 @@ pub(crate) fn esc(s: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
-/// The page of a transactional check.
-pub fn transactional(h: &History, a: &Analysis, v: &Verdict) -> String {
+/// The history a page is about, and the address of its file from the
+/// page (lines link to it).
+struct Doc<'a> {
+    h: &'a History,
+    href: &'a str,
+}
+
+/// The address of the history file `source` (as named on the command
+/// line) from a page in `page_dir`: relative when both exist, so that a
+/// store directory can move; else the name as given.
+pub fn href(page_dir: &Path, source: &str) -> String {
+    let (Ok(dir), Ok(file)) = (page_dir.canonicalize(), Path::new(source).canonicalize()) else {
+        return source.to_string();
+    };
+    let common = dir
+        .components()
+        .zip(file.components())
+        .take_while(|(a, b)| a == b)
+        .count();
+    let mut rel = PathBuf::new();
+    for _ in dir.components().skip(common) {
+        rel.push("..");
+    }
+    rel.extend(file.components().skip(common));
+    rel.to_string_lossy().into_owned()
+}
+
+/// The page of a transactional check; `href` is the history file's address
+/// from the page.
+pub fn transactional(h: &History, a: &Analysis, v: &Verdict, href: &str) -> String {
+    let d = &Doc { h, href };
     let types = ordered(v);
     let mut header = verdict_header(v.valid, &types);
     if !v.not.is_empty() {
@@ -103,7 +133,7 @@ pub fn transactional(h: &History, a: &Analysis, v: &Verdict) -> String {
                 Entry::EmptyGraph => t.to_string(),
                 _ => format!("{t} #{i}"),
             };
-            body.push_str(&entry_section(h, a, *e, &id, &heading));
+            body.push_str(&entry_section(d, a, *e, &id, &heading));
             nav.push((id, heading));
         }
         if entries.len() > SHOWN_PER_TYPE {
@@ -120,8 +150,9 @@ pub fn transactional(h: &History, a: &Analysis, v: &Verdict) -> String {
 }
 
 /// The page of a cas-register check: each finding explained, with the
-/// timeline of the register ops it names.
-pub fn register(h: &History, a: &LwtAnalysis) -> String {
+/// timeline of the register ops it names; `href` as for [`transactional`].
+pub fn register(h: &History, a: &LwtAnalysis, href: &str) -> String {
+    let d = &Doc { h, href };
     let types = a.anomaly_types();
     let mut header = verdict_header(a.validity(), &types);
     if a.validity() == Validity::False {
@@ -156,7 +187,7 @@ pub fn register(h: &History, a: &LwtAnalysis) -> String {
             &id,
             &format!("{t} #{i}"),
             x.warning,
-            &plain(h, &x),
+            &plain(d, &x),
         ));
     }
     page(&title(a.validity(), &types), &header, &nav, &body)
@@ -191,12 +222,13 @@ fn verdict_header(v: Validity, types: &[&str]) -> String {
 }
 
 /// One anomaly's section.
-fn entry_section(h: &History, a: &Analysis, e: Entry, id: &str, heading: &str) -> String {
+fn entry_section(d: &Doc, a: &Analysis, e: Entry, id: &str, heading: &str) -> String {
+    let h = d.h;
     let x = explain(h, a, e, DETAIL);
     let inner = match e {
-        Entry::Cycle(c) => cycle_panel(h, a, &a.cycles[c], &x.help, &x.labels),
-        Entry::Forced(f) => forced_panels(h, a, f, id),
-        _ => plain(h, &x),
+        Entry::Cycle(c) => cycle_panel(d, a, &a.cycles[c], &x.help, &x.labels),
+        Entry::Forced(f) => forced_panels(d, a, f, id),
+        _ => plain(d, &x),
     };
     section(id, heading, x.warning, &inner)
 }
@@ -215,9 +247,10 @@ fn section(id: &str, heading: &str, warning: bool, inner: &str) -> String {
 
 /// An anomaly that is not a cycle: its explanation, the lines it rests on
 /// and the timeline of their ops.
-fn plain(h: &History, x: &Explanation) -> String {
+fn plain(d: &Doc, x: &Explanation) -> String {
+    let h = d.h;
     let mut s = format!("<pre class=\"explanation\">{}</pre>\n", esc(&x.help));
-    s.push_str(&where_list(h, &x.labels));
+    s.push_str(&where_list(d, &x.labels));
     let involved: Vec<(OpId, String)> = x
         .labels
         .iter()
@@ -233,12 +266,13 @@ fn plain(h: &History, x: &Explanation) -> String {
 /// A cycle: its graph beside its explanation, the lines it rests on, and
 /// the timeline of its transactions.
 fn cycle_panel(
-    h: &History,
+    d: &Doc,
     a: &Analysis,
     c: &FoundCycle,
     text: &str,
     labels: &[(Span, String)],
 ) -> String {
+    let h = d.h;
     let txns = a.cycle_txns(c);
     let n = txns.len().saturating_sub(1);
     let plot = match cycle_plot(h, a, c).svg("cycle", true) {
@@ -252,7 +286,7 @@ fn cycle_panel(
     let mut s = format!(
         "<div class=\"cols\">{plot}\n<div class=\"text\"><pre class=\"explanation\">{}</pre>\n{}</div></div>\n",
         esc(text),
-        where_list(h, labels)
+        where_list(d, labels)
     );
     let involved: Vec<(OpId, String)> = txns[..n]
         .iter()
@@ -265,7 +299,8 @@ fn cycle_panel(
 }
 
 /// A forced anomaly: the pairs of unknown order, then one tab per case.
-fn forced_panels(h: &History, a: &Analysis, i: usize, id: &str) -> String {
+fn forced_panels(d: &Doc, a: &Analysis, i: usize, id: &str) -> String {
+    let h = d.h;
     let f = &a.forced[i];
     let mut s = format!(
         "<pre class=\"explanation\">{}</pre>",
@@ -300,7 +335,7 @@ fn forced_panels(h: &History, a: &Analysis, i: usize, id: &str) -> String {
         let _ = write!(
             s,
             "<div class=\"case\" role=\"tabpanel\" id=\"{id}-case-{k}\"{hidden}>\n{}</div>\n",
-            cycle_panel(h, a, &c.cycle, &text, &labels)
+            cycle_panel(d, a, &c.cycle, &text, &labels)
         );
     }
     s.push_str("</div>\n");
@@ -322,9 +357,10 @@ fn txn_labels(h: &History, a: &Analysis, c: &FoundCycle) -> Vec<(Span, String)> 
 
 /// The lines of the history file an explanation labels, each linked to
 /// the file, with the text there.
-fn where_list(h: &History, labels: &[(Span, String)]) -> String {
+fn where_list(d: &Doc, labels: &[(Span, String)]) -> String {
+    let h = d.h;
     let text = h.source.text();
-    let name = esc(h.source.name());
+    let name = esc(d.href);
     let mut s = String::new();
     for (span, label) in labels {
         if span.is_empty() || span.end() > text.len() {
