@@ -193,6 +193,45 @@ pub fn register(h: &History, a: &LwtAnalysis, href: &str) -> String {
     page(&title(a.validity(), &types), &header, &nav, &body)
 }
 
+/// A row of a [`table`] page: its cells, the address its first cell
+/// links to, and a class (the agreement of a `recheck` row).
+pub struct TableRow {
+    pub cells: Vec<String>,
+    pub link: Option<String>,
+    pub class: &'static str,
+}
+
+/// A page holding one table (`recheck --html`: a row per run, linking to
+/// the run's report), then `notes` as they are.
+pub fn table(title: &str, header: &[&str], rows: &[TableRow], notes: &str) -> String {
+    let mut body = String::from("<table class=\"runs\"><thead><tr>");
+    for h in header {
+        let _ = write!(body, "<th>{}</th>", esc(h));
+    }
+    body.push_str("</tr></thead><tbody>\n");
+    for r in rows {
+        let _ = write!(body, "<tr class=\"{}\">", r.class);
+        for (i, cell) in r.cells.iter().enumerate() {
+            match (&r.link, i) {
+                (Some(link), 0) => {
+                    let _ = write!(body, "<td><a href=\"{}\">{}</a></td>", esc(link), esc(cell));
+                }
+                _ => {
+                    let _ = write!(body, "<td>{}</td>", esc(cell));
+                }
+            }
+        }
+        body.push_str("</tr>\n");
+    }
+    let _ = write!(
+        body,
+        "</tbody></table>\n<pre class=\"notes\">{}</pre>\n",
+        esc(notes)
+    );
+    let header = format!("<h1>{}</h1>", esc(title));
+    page(title, &header, &[], &body)
+}
+
 fn names(set: &BTreeSet<&str>) -> String {
     let v: Vec<&str> = set.iter().copied().collect();
     esc(&v.join(", ")).into_owned()
