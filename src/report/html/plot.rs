@@ -211,6 +211,10 @@ impl RenderBackend for Svg {
         let line_height = FONT as f64 * 1.25;
         let top = xy.y - (lines - 1.0) * line_height / 2.0;
         let class = if self.open { "label" } else { "edge-label" };
+        // The drawing holds the text too: an edge's label may stick out past
+        // the boxes.
+        let half = text_size(text).scale(0.5);
+        self.grow(xy.add(half));
         let _ = write!(self.body, "<text class=\"{class}\">");
         for (i, line) in text.lines().enumerate() {
             let _ = write!(
