@@ -172,6 +172,18 @@ fn first_screen_and_lanes(r: &Value, drawing: &Value, name: &str) {
     }
 }
 
+/// The report of a fixture, read by the probe: its first anomaly is
+/// `anomaly`, on the first screen with its timeline; a screenshot is taken.
+fn open(exe: &Path, dir: &Path, fixture: &str, models: &str, anomaly: &str) -> Value {
+    let name = Path::new(fixture).file_stem().unwrap().to_string_lossy();
+    let page = report(dir, fixture, models, &name);
+    let r = probe(exe, &page);
+    assert_eq!(r["anomaly"], anomaly, "{r}");
+    first_screen_and_lanes(&r, &r["before"], &name);
+    screenshot(exe, &page, "", &dir.join(format!("{name}.png")));
+    r
+}
+
 #[test]
 fn reports_in_chromium() {
     let Some(exe) = chromium() else {
@@ -186,15 +198,8 @@ fn reports_in_chromium() {
     std::fs::create_dir_all(&dir).expect("scratch directory");
 
     // A G2-item in both orders of two writes: two cases of three steps each.
-    let forced = report(
-        &dir,
-        "fixtures/html/g2-item-forced.edn",
-        "serializable",
-        "g2-item-forced",
-    );
-    let r = probe(&exe, &forced);
-    assert_eq!(r["anomaly"], "G2-item #0", "{r}");
-    first_screen_and_lanes(&r, &r["before"], "g2-item");
+    let forced = "fixtures/html/g2-item-forced.edn";
+    let r = open(&exe, &dir, forced, "serializable", "G2-item #0");
     assert_eq!(r["tabs"], 2, "{r}");
     assert_eq!(strings(&r["before"]["edges"]), ["rw", "wr", "rw"], "{r}");
     assert_eq!(strings(&r["selected"]), ["false", "true"], "{r}");
@@ -203,43 +208,25 @@ fn reports_in_chromium() {
     assert_eq!(strings(&r["after"]["nodes"]).len(), 3, "{r}");
     assert_eq!(strings(&r["after"]["edges"]).len(), 3, "{r}");
     assert_ne!(r["before"]["nodes"], r["after"]["nodes"], "{r}");
-    screenshot(&exe, &forced, "", &dir.join("g2-item-forced.png"));
-    screenshot(
-        &exe,
-        &forced,
-        "#G2-item-0-case-1",
-        &dir.join("g2-item-forced-case-2.png"),
-    );
+    let page = dir.join("g2-item-forced.html");
+    let second = dir.join("g2-item-forced-case-2.png");
+    screenshot(&exe, &page, "#G2-item-0-case-1", &second);
 
     // A G1a: no cycle, the ops it rests on and their lane.
-    let g1a = report(&dir, "fixtures/check/g1a.edn", "read-committed", "g1a");
-    let r = probe(&exe, &g1a);
-    assert_eq!(r["anomaly"], "G1a #0", "{r}");
-    first_screen_and_lanes(&r, &r["before"], "g1a");
+    let r = open(
+        &exe,
+        &dir,
+        "fixtures/check/g1a.edn",
+        "read-committed",
+        "G1a #0",
+    );
     assert_eq!(r["before"]["nodes"], Value::Array(Vec::new()), "{r}");
     assert!(r["before"]["where"].as_u64().unwrap() >= 2, "{r}");
-    screenshot(&exe, &g1a, "", &dir.join("g1a.png"));
 
-    let lost = report(
-        &dir,
-        "fixtures/check/lost-update.edn",
-        "serializable",
-        "lost-update",
-    );
-    let r = probe(&exe, &lost);
-    assert_eq!(r["anomaly"], "lost-update #0", "{r}");
-    first_screen_and_lanes(&r, &r["before"], "lost-update");
-    screenshot(&exe, &lost, "", &dir.join("lost-update.png"));
+    let lost = "fixtures/check/lost-update.edn";
+    open(&exe, &dir, lost, "serializable", "lost-update #0");
 
-    let cas = report(
-        &dir,
-        "fixtures/lwt/realtime.edn",
-        "linearizable",
-        "cas-register",
-    );
-    let r = probe(&exe, &cas);
-    assert_eq!(r["anomaly"], "nonlinearizable #0", "{r}");
-    first_screen_and_lanes(&r, &r["before"], "cas-register");
+    let cas = "fixtures/lwt/realtime.edn";
+    let r = open(&exe, &dir, cas, "linearizable", "nonlinearizable #0");
     assert_eq!(strings(&r["before"]["involved"]).len(), 2, "{r}");
-    screenshot(&exe, &cas, "", &dir.join("cas-register.png"));
 }

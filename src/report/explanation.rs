@@ -386,14 +386,19 @@ pub(crate) fn forced_intro(h: &History, f: &Forced) -> String {
     help
 }
 
+/// The `:index` of the transaction of each pair whose writes come first in
+/// a case, in the order of the pairs.
+pub(crate) fn first_writers(h: &History, f: &Forced, c: &Case) -> Vec<String> {
+    f.writes_first(c)
+        .into_iter()
+        .map(|t| h.op(h.txn(t).op()).index.to_string())
+        .collect()
+}
+
 /// One case of a forced anomaly: which writes come first, and the cycle
 /// that order closes, in Elle's words.
 pub(crate) fn forced_case(h: &History, a: &Analysis, f: &Forced, c: &Case, d: Detail) -> String {
-    let first: Vec<String> = f
-        .writes_first(c)
-        .into_iter()
-        .map(|t| h.op(h.txn(t).op()).index.to_string())
-        .collect();
+    let first = first_writers(h, f, c);
     let given = match first.is_empty() {
         true => "In that order".to_string(),
         false => format!("If the writes of index {} came first", first.join(", ")),

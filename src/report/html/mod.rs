@@ -20,7 +20,7 @@ mod timeline;
 
 use super::explain::{clip, mop_text};
 use super::explanation::lwt::{undecided, violation};
-use super::explanation::{explain, forced_case, forced_intro, Detail, Explanation};
+use super::explanation::{explain, first_writers, forced_case, forced_intro, Detail, Explanation};
 use super::human::{models_prohibiting, ordered, SHOWN_PER_TYPE};
 use crate::check::lwt::{LwtAnalysis, NONLINEARIZABLE, OUTSIDE_FRAGMENT};
 use crate::check::{Analysis, Entry, FoundCycle, Validity, Verdict};
@@ -347,11 +347,7 @@ fn forced_panels(d: &Doc, a: &Analysis, i: usize, id: &str) -> String {
     );
     s.push_str("<div class=\"cases\"><div class=\"tabs\" role=\"tablist\">");
     for (k, c) in f.cases.iter().enumerate() {
-        let first: Vec<String> = f
-            .writes_first(c)
-            .into_iter()
-            .map(|t| h.op(h.txn(t).op()).index.to_string())
-            .collect();
+        let first = first_writers(h, f, c);
         let what = match first.is_empty() {
             true => String::new(),
             false => format!(": index {} first", first.join(", ")),
