@@ -166,3 +166,44 @@ fn links_to_the_history_are_relative_to_the_page() {
     assert_eq!(href, "../history.edn");
     assert_eq!(isocheck::report::html::href(&run, "<stdin>"), "<stdin>");
 }
+
+/// A G0 cycle through `n` transactions: each appends to its own key and
+/// to the next one's, and readers see every key's two appends in order.
+fn long_g0(n: usize) -> String {
+    let mut lines = Vec::new();
+    let mut op = |process: usize, value: String| {
+        let i = lines.len();
+        lines.push(format!(
+            "{{:index {i}, :type :invoke, :process {process}, :f :txn, :value {value}}}"
+        ));
+        lines.push(format!(
+            "{{:index {}, :type :ok, :process {process}, :f :txn, :value {value}}}",
+            i + 1
+        ));
+    };
+    // T_i appends 2 to key i after T_{i-1}'s 1, and 1 to key i+1.
+    for i in 0..n {
+        op(i, format!("[[:append {i} 2] [:append {} 1]]", (i + 1) % n));
+    }
+    for i in 0..n {
+        op(n + i, format!("[[:r {i} [1 2]]]"));
+    }
+    lines.join("\n") + "\n"
+}
+
+/// A cycle too long to plot (over Elle's :max-plot-bytes) is not laid out:
+/// the page says so, keeps the explanation, and stays small.
+#[test]
+fn a_cycle_over_the_plot_cap_is_skipped_with_a_note() {
+    let h = parse("long-g0.edn", long_g0(3_000));
+    let o = isocheck::check(&h, &models(&["read-uncommitted"])).expect("options");
+    assert!(o.anomaly_types().contains(&"G0"), "{:?}", o.anomaly_types());
+    let html = o.html(&h, Path::new("."));
+    assert!(
+        html.contains("The plot of this cycle was skipped"),
+        "{html}"
+    );
+    assert!(html.contains("more transactions, T11 to T2990"), "{html}");
+    assert!(!html.contains("class=\"node txn"));
+    assert!(html.len() < 200_000, "{} bytes", html.len());
+}
