@@ -99,7 +99,15 @@ pub fn href(page_dir: &Path, source: &str) -> String {
 pub fn transactional(h: &History, a: &Analysis, v: &Verdict, href: &str) -> String {
     let d = &Doc { h, href };
     let types = ordered(v);
+    let checked = models_prohibiting(&a.prohibited);
     let mut header = verdict_header(v.valid, &types);
+    if v.valid == Validity::True {
+        let what = match checked.is_empty() {
+            true => "none of the prohibited anomalies found".to_string(),
+            false => format!("no anomaly prohibited by {}", checked.join(", ")),
+        };
+        let _ = write!(header, "<p class=\"types\">{}</p>", esc(&what));
+    }
     if !v.not.is_empty() {
         let _ = write!(header, "<p class=\"not\">not: {}</p>", names(&v.not));
     }
@@ -110,7 +118,6 @@ pub fn transactional(h: &History, a: &Analysis, v: &Verdict, href: &str) -> Stri
             names(&v.also_not)
         );
     }
-    let checked = models_prohibiting(&a.prohibited);
     let _ = write!(
         header,
         "<p class=\"meta\">{} · {} · {} transactions · checked: {}</p>",
@@ -254,10 +261,11 @@ fn title(v: Validity, types: &[&str]) -> String {
 
 fn verdict_header(v: Validity, types: &[&str]) -> String {
     let word = validity_word(v);
-    format!(
-        "<h1 class=\"verdict {word}\" data-valid=\"{word}\">{word}</h1><p class=\"types\">{}</p>",
-        esc(&types.join(", "))
-    )
+    let mut s = format!("<h1 class=\"verdict {word}\" data-valid=\"{word}\">{word}</h1>");
+    if !types.is_empty() {
+        let _ = write!(s, "<p class=\"types\">{}</p>", esc(&types.join(", ")));
+    }
+    s
 }
 
 /// One anomaly's section.
