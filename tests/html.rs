@@ -164,6 +164,11 @@ fn links_to_the_history_are_relative_to_the_page() {
     std::fs::write(&history, "").expect("history written");
     let href = isocheck::report::html::href(&page_dir, &history.to_string_lossy());
     assert_eq!(href, "../history.edn");
+    let odd = run.join("a #1 100%");
+    std::fs::create_dir_all(&odd).expect("scratch directory");
+    std::fs::write(odd.join("history.edn"), "").expect("history written");
+    let href = isocheck::report::html::href(&page_dir, &odd.join("history.edn").to_string_lossy());
+    assert_eq!(href, "../a%20%231%20100%25/history.edn");
     assert_eq!(isocheck::report::html::href(&run, "<stdin>"), "<stdin>");
 }
 

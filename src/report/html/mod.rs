@@ -91,7 +91,20 @@ pub fn href(page_dir: &Path, source: &str) -> String {
         rel.push("..");
     }
     rel.extend(file.components().skip(common));
-    rel.to_string_lossy().into_owned()
+    url_path(&rel.to_string_lossy())
+}
+
+/// A path as the path of a URL: the characters a URL gives a meaning
+/// (`#`, `?`, `%`) or that end an attribute or a word percent-encoded.
+fn url_path(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    for c in path.chars() {
+        match c {
+            '#' | '?' | '%' | ' ' | '"' | '\\' => out.push_str(&format!("%{:02X}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 /// The page of a transactional check; `href` is the history file's address
