@@ -212,3 +212,30 @@ fn a_cycle_over_the_plot_cap_is_skipped_with_a_note() {
     assert!(!html.contains("class=\"node txn"));
     assert!(html.len() < 200_000, "{} bytes", html.len());
 }
+
+/// A check a limit stops still leaves the page asked for, saying why the
+/// verdict is unknown.
+#[test]
+fn a_stopped_check_writes_a_page_saying_so() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("html-stopped");
+    std::fs::create_dir_all(&dir).expect("scratch directory");
+    let page = dir.join("report.html");
+    let _ = std::fs::remove_file(&page);
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_isocheck"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args([
+            "check",
+            "fixtures/check/g1c.edn",
+            "--timeout",
+            "0",
+            "--html",
+        ])
+        .arg(&page)
+        .output()
+        .expect("isocheck runs");
+    assert_eq!(o.status.code(), Some(2), "{o:?}");
+    let html = std::fs::read_to_string(&page).expect("the page");
+    assert!(html.contains("data-valid=\"unknown\""), "{html}");
+    assert!(html.contains("unknown: timeout"), "{html}");
+    assert!(html.contains("allow more time with --timeout"), "{html}");
+}

@@ -8,7 +8,7 @@ use crate::infer::InferOptions;
 use crate::limits;
 use crate::report::{self, diagnostic};
 use clap::ValueEnum;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -223,16 +223,24 @@ pub fn run(a: &CheckArgs) -> ExitCode {
     let progress = report::progress::Progress::new(history::input_size(&a.file));
     let outcome = limits::run(a.model.timeout, || check_file(a, &opts, &progress));
     progress.done();
-    outcome.unwrap_or_else(|stop| stopped(&stop, format))
+    outcome.unwrap_or_else(|stop| stopped(&stop, format, a.html.as_deref()))
 }
 
-/// Writes the answer of a check a limit stopped.
-fn stopped(stop: &limits::Stop, format: report::stop::Format) -> ExitCode {
+/// Writes the answer of a check a limit stopped (and, with `--html`, the
+/// page that says so, so that the file asked for is there).
+fn stopped(stop: &limits::Stop, format: report::stop::Format, html: Option<&Path>) -> ExitCode {
     let text = report::stop::render(stop, format);
     let written = match format {
         report::stop::Format::Human => output::to_stderr(&text),
         _ => output::to_stdout(&text),
     };
+    if let Some(file) = html {
+        let answer = report::stop::render(stop, report::stop::Format::Human);
+        let page = std::fs::write(file, report::html::stopped(&answer));
+        if let Err(code) = report_write(page, file) {
+            return code;
+        }
+    }
     output::status(written, ExitCode::from(EXIT_UNKNOWN))
 }
 

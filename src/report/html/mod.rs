@@ -213,6 +213,17 @@ pub fn register(h: &History, a: &LwtAnalysis, href: &str) -> String {
     page(&title(a.validity(), &types), &header, &nav, &body)
 }
 
+/// The page of a check a limit stopped: unknown, with the answer the
+/// terminal gets (the reason, the stage, what to change).
+pub fn stopped(answer: &str) -> String {
+    let header = verdict_header(Validity::Unknown, &[]);
+    let body = format!(
+        "<section class=\"anomaly warning\" id=\"stopped\"><pre class=\"explanation\">{}</pre></section>\n",
+        esc(answer)
+    );
+    page("isocheck: unknown", &header, &[], &body)
+}
+
 /// A row of a [`table`] page: its cells, the address its first cell
 /// links to, and a class (the agreement of a `recheck` row).
 pub struct TableRow {
