@@ -9,13 +9,15 @@ cd "$(dirname "$0")"
 
 # System packages the build needs: a C/C++ toolchain for the bundled SAT
 # solvers, libclang for their bindgen step, pkg-config; for `test` and `ci`,
-# Clojure (with a JRE) for the tests of jepsen-integration/.
+# Clojure (with a JRE) for the tests of jepsen-integration/ and Chromium for
+# the HTML report's browser test (tests/browser.rs).
 need_packages() {
     local missing=()
     command -v cc >/dev/null 2>&1 || missing+=(build-essential)
     command -v c++ >/dev/null 2>&1 || missing+=(g++)
     ldconfig -p 2>/dev/null | grep -q 'libclang[-.0-9]*\.so' || missing+=(libclang-dev)
     [ "$1" = run ] || command -v clojure >/dev/null 2>&1 || missing+=(clojure)
+    [ "$1" = run ] || command -v chromium >/dev/null 2>&1 || missing+=(chromium)
     if ((${#missing[@]})); then
         echo "installing: ${missing[*]}" >&2
         local sudo=""
@@ -42,6 +44,9 @@ cmd_test() {
 }
 
 cmd_ci() {
+    # The browser test skips without Chromium on a developer's machine; in
+    # CI, which installed it above, a skip is a failure.
+    export ISOCHECK_BROWSER_TEST=required
     cargo fmt --check
     cargo clippy --all-targets -- -D warnings
     cmd_test

@@ -1,7 +1,7 @@
 //! The library's one way in: a history read ([`load`]), checked
 //! ([`check()`]: the workload decides which check) and rendered in each
 //! output format ([`Outcome::human`], [`Outcome::edn`], [`Outcome::json`],
-//! [`Outcome::write_directory`]). The command line's `check` and
+//! [`Outcome::html`], [`Outcome::write_directory`]). The command line's `check` and
 //! `recheck-history`, the fuzz target and the report tests go through here.
 //!
 //! `--timeout` and `--max-memory` wrap the whole of it: the caller runs
@@ -140,16 +140,28 @@ impl Outcome {
         serde_json::to_string_pretty(&value).unwrap_or_default()
     }
 
-    /// Elle's artifacts in `dir`: `<anomaly>.txt` explanations and a
-    /// Graphviz `.dot` (and `.svg` when `dot` is installed) per cycle.
-    /// `Ok(false)` when the outcome has none to write (registers).
-    pub fn write_directory(&self, dir: &Path, history: &History) -> std::io::Result<bool> {
+    /// The report as one self-contained HTML page, to be written into
+    /// `page_dir` (its lines link to the history file from there).
+    pub fn html(&self, history: &History, page_dir: &Path) -> String {
+        let href = report::html::href(page_dir, history.source.name());
         match self {
             Outcome::Transactional { analysis, verdict } => {
-                report::directory::write(dir, history, analysis, verdict).map(|()| true)
+                report::html::transactional(history, analysis, verdict, &href)
             }
-            Outcome::Register(_) | Outcome::Jepsen(_) => Ok(false),
+            Outcome::Register(a) => report::html::register(history, a, &href),
+            Outcome::Jepsen(r) => report::html::jepsen(history, r, &href),
         }
+    }
+
+    /// Elle's artifacts in `dir`: `<anomaly>.txt` explanations and a
+    /// Graphviz `.dot` (and `.svg` when `dot` is installed) per cycle, and
+    /// the HTML report as `index.html` (the only one for registers).
+    pub fn write_directory(&self, dir: &Path, history: &History) -> std::io::Result<()> {
+        if let Outcome::Transactional { analysis, verdict } = self {
+            report::directory::write(dir, history, analysis, verdict)?;
+        }
+        std::fs::create_dir_all(dir)?;
+        std::fs::write(dir.join("index.html"), self.html(history, dir))
     }
 
     /// Per-model solving statistics (construct, prune, encode, solve), for

@@ -124,6 +124,53 @@ fn agreement_disagreement_and_recorded_options() {
     assert_eq!(rows[0]["consistency_models"][0], "strict-serializable");
 }
 
+/// `--html`: the table as a page, each checked run linking to its own
+/// report, a disagreement marked; the JSON rows are the same as without it.
+#[test]
+fn the_table_as_a_page_links_each_run_to_its_report() {
+    let store = Store::new("html");
+    store.run("t/valid", "fixtures/check/valid.edn", Some(VALID), None);
+    store.run("t/g2", "fixtures/check/g2-item.edn", Some(VALID), None);
+    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("recheck-html");
+    let _ = std::fs::remove_dir_all(&out);
+    std::fs::create_dir_all(&out).expect("scratch directory");
+    let page = out.join("table.html");
+    let o = recheck(&[
+        "--format",
+        "json",
+        "--html",
+        page.to_str().unwrap(),
+        store.path(),
+    ]);
+    assert_eq!(o.status.code(), Some(1), "a disagreement exits 1");
+    assert_eq!(json_rows(&o).len(), 2);
+    let html = std::fs::read_to_string(&page).expect("the table's page");
+    assert_eq!(html.matches("<tr class=").count(), 2, "{html}");
+    assert!(
+        html.contains("<tr class=\"disagree\"><td><a href=\"table-runs/"),
+        "{html}"
+    );
+    assert!(
+        html.contains("<tr class=\"agree\"><td><a href=\"table-runs/"),
+        "{html}"
+    );
+    assert!(html.contains("2 runs, 2 with a recorded verdict"), "{html}");
+    let reports: Vec<String> = html
+        .split("<a href=\"")
+        .skip(1)
+        .map(|s| s.split('"').next().unwrap().to_string())
+        .collect();
+    assert_eq!(reports.len(), 2, "{html}");
+    let pages: Vec<String> = reports
+        .iter()
+        .map(|r| std::fs::read_to_string(out.join(r)).expect("a run's report"))
+        .collect();
+    assert!(pages
+        .iter()
+        .any(|p| p.contains("data-valid=\"invalid\"") && p.contains("G2-item #0")));
+    assert!(pages.iter().any(|p| p.contains("data-valid=\"valid\"")));
+}
+
 #[test]
 fn flags_apply_where_the_run_recorded_nothing() {
     let store = Store::new("flags");

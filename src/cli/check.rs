@@ -9,7 +9,7 @@ use crate::infer::InferOptions;
 use crate::limits;
 use crate::report::{self, diagnostic};
 use clap::ValueEnum;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -41,10 +41,15 @@ pub struct CheckArgs {
     /// on stderr.
     #[arg(long, short = 'v')]
     pub verbose: bool,
-    /// Also write Elle-like artifacts here: `<anomaly>.txt` explanations and
-    /// a Graphviz `.dot` (and `.svg` when `dot` is installed) per cycle.
+    /// Also write Elle-like artifacts here: `<anomaly>.txt` explanations, a
+    /// Graphviz `.dot` (and `.svg` when `dot` is installed) per cycle, and
+    /// the HTML report as `index.html`.
     #[arg(long)]
     pub directory: Option<PathBuf>,
+    /// Also write the report as one self-contained HTML page (cycle plots,
+    /// counterexample cases, a timeline, the lattice of models) to this file.
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
 }
 
 /// What to check: models, anomalies, inference and solving options, shared
@@ -268,16 +273,24 @@ pub fn run(a: &CheckArgs) -> ExitCode {
     let progress = report::progress::Progress::new(history::input_size(&a.file));
     let outcome = limits::run(a.model.timeout, || check_file(a, &opts, &progress));
     progress.done();
-    outcome.unwrap_or_else(|stop| stopped(&stop, format))
+    outcome.unwrap_or_else(|stop| stopped(&stop, format, a.html.as_deref()))
 }
 
-/// Writes the answer of a check a limit stopped.
-fn stopped(stop: &limits::Stop, format: report::stop::Format) -> ExitCode {
+/// Writes the answer of a check a limit stopped (and, with `--html`, the
+/// page that says so, so that the file asked for is there).
+fn stopped(stop: &limits::Stop, format: report::stop::Format, html: Option<&Path>) -> ExitCode {
     let text = report::stop::render(stop, format);
     let written = match format {
         report::stop::Format::Human => output::to_stderr(&text),
         _ => output::to_stdout(&text),
     };
+    if let Some(file) = html {
+        let answer = report::stop::render(stop, report::stop::Format::Human);
+        let page = std::fs::write(file, report::html::stopped(&answer));
+        if let Err(code) = report_write(page, file) {
+            return code;
+        }
+    }
     output::status(written, ExitCode::from(EXIT_UNKNOWN))
 }
 
@@ -321,23 +334,34 @@ fn check_file(
     if let Err(code) = print_report(a.format, &text) {
         return code;
     }
+    // The verdict is out already: a file that cannot be written is
+    // reported, and the exit status stays the verdict's.
     if let Some(dir) = &a.directory {
-        // The verdict is out already: a directory that cannot be written is
-        // reported, and the exit status stays the verdict's.
-        let note = match outcome.write_directory(dir, &history) {
-            Ok(true) => None,
-            Ok(false) => Some(format!(
-                "note: --directory writes nothing for {} histories\n",
-                history.workload.name()
-            )),
-            Err(e) => Some(format!("error: cannot write to {}: {e}\n", dir.display())),
+        let written = outcome.write_directory(dir, &history);
+        if let Err(code) = report_write(written, dir) {
+            return code;
+        }
+    }
+    if let Some(file) = &a.html {
+        let page_dir = match file.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => std::path::Path::new("."),
         };
-        if let Err(code) = note.map_or(Ok(()), |line| output::to_stderr(&line)) {
+        let written = std::fs::write(file, outcome.html(&history, page_dir));
+        if let Err(code) = report_write(written, file) {
             return code;
         }
     }
     super::bench::report_peak_rss();
     exit_status(outcome.validity())
+}
+
+/// Says on stderr that `path` could not be written, if so.
+fn report_write(written: std::io::Result<()>, path: &std::path::Path) -> Result<(), ExitCode> {
+    match written {
+        Ok(()) => Ok(()),
+        Err(e) => output::to_stderr(&format!("error: cannot write to {}: {e}\n", path.display())),
+    }
 }
 
 /// The report for people goes to stderr, result maps to stdout, each

@@ -12,6 +12,7 @@ use crate::check::Validity;
 use crate::check::{self, CheckOptions};
 use crate::history::LoadOptions;
 use crate::limits;
+use crate::report::html::{self, TableRow};
 use crate::report::progress::Progress;
 use crate::store::{self, Agreement, Recorded, Run, RunOptions};
 use std::path::{Path, PathBuf};
@@ -38,6 +39,10 @@ pub struct RecheckArgs {
     pub jobs: Option<usize>,
     #[arg(long, value_enum, default_value = "human")]
     pub format: OutputFormat,
+    /// Also write the table as an HTML page to this file, each run linking
+    /// to its own report, written in `<FILE without .html>-runs/`.
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
 }
 
 /// `isocheck recheck-history`: the check of one history for `recheck`, in a
@@ -50,6 +55,9 @@ pub struct HistoryArgs {
     pub input: super::InputArgs,
     #[command(flatten)]
     pub model: ModelArgs,
+    /// Also write the run's HTML report to this file.
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
 }
 
 /// Our verdict on one run.
@@ -73,6 +81,9 @@ pub struct Row {
     /// Why something could not be read or checked.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// The run's HTML report (`--html`), from the table's page.
+    #[serde(skip)]
+    pub report: Option<String>,
 }
 
 pub fn run(a: &RecheckArgs) -> ExitCode {
@@ -118,13 +129,18 @@ pub fn run(a: &RecheckArgs) -> ExitCode {
         .iter()
         .map(|m| format!("--max-memory={m}"))
         .collect();
-    rows.extend(check_all(
-        &store.runs,
-        &base,
-        &child_flags,
-        jobs.max(1),
-        |row| table.line(row, human),
-    ));
+    let pages = a.html.as_deref().map(Pages::beside);
+    if let Some(Err(code)) = pages.as_ref().map(Pages::create) {
+        return code;
+    }
+    let children = Children {
+        base: &base,
+        flags: &child_flags,
+        pages: pages.as_ref(),
+    };
+    rows.extend(check_all(&store.runs, &children, jobs.max(1), |row| {
+        table.line(row, human)
+    }));
     let text = match a.format {
         // Notes quote histories and stores: their control characters escaped.
         OutputFormat::Human => {
@@ -134,6 +150,16 @@ pub fn run(a: &RecheckArgs) -> ExitCode {
     };
     if let Some(code) = table.failed.get() {
         return code;
+    }
+    if let Some(file) = &a.html {
+        let page = table_page(&a.store, &rows);
+        if let Err(e) = std::fs::write(file, page) {
+            output::say(format_args!(
+                "error: cannot write to {}: {e}",
+                file.display()
+            ));
+            return ExitCode::from(EXIT_INPUT);
+        }
     }
     output::status(output::to_stdout(&text), exit_status(&rows))
 }
@@ -146,8 +172,11 @@ pub fn run_history(a: &HistoryArgs) -> ExitCode {
     // Also with --certain-only, which takes no --timeout.
     let timeout = opts.solve.timeout.or(Some(DEFAULT_TIMEOUT));
     let load = a.input.load_options();
-    let result = limits::run(timeout, || verdict(&a.file, &load, &opts, &mut workload))
-        .unwrap_or_else(|stop| Ok(stopped(&stop)));
+    let html = a.html.as_deref();
+    let result = limits::run(timeout, || {
+        verdict(&a.file, &load, &opts, html, &mut workload)
+    })
+    .unwrap_or_else(|stop| Ok(stopped(&stop)));
     let out = match result {
         Ok(ours) => serde_json::json!({ "workload": workload, "ours": ours }),
         Err(error) => serde_json::json!({ "workload": workload, "error": error }),
@@ -165,6 +194,7 @@ fn unreadable_row(u: &store::Unreadable) -> Row {
         ours: None,
         agreement: Agreement::NotCompared,
         seconds: 0.0,
+        report: None,
         notes: vec![format!("cannot read this directory: {}", u.error)],
     }
 }
@@ -187,10 +217,56 @@ fn exit_status(rows: &[Row]) -> ExitCode {
 /// Checks the runs on `jobs` threads, each history in a child process;
 /// `finished` sees each row as it comes, and the rows come back in `runs`
 /// order.
+/// What every child check is given: the options of runs that record none,
+/// the flags passed on, and where the runs' reports go.
+struct Children<'a> {
+    base: &'a CheckOptions,
+    flags: &'a [String],
+    pages: Option<&'a Pages>,
+}
+
+/// The runs' HTML reports: `<i>.html` in a directory beside the table's
+/// page, `<page without .html>-runs/`.
+struct Pages {
+    dir: PathBuf,
+    /// The directory's name, as the table's links start.
+    name: String,
+}
+
+impl Pages {
+    fn beside(page: &Path) -> Pages {
+        let stem = page
+            .file_stem()
+            .map_or("recheck".into(), |s| s.to_string_lossy());
+        let name = format!("{stem}-runs");
+        Pages {
+            dir: page.with_file_name(&name),
+            name,
+        }
+    }
+
+    fn create(&self) -> Result<(), ExitCode> {
+        std::fs::create_dir_all(&self.dir).map_err(|e| {
+            output::say(format_args!(
+                "error: cannot create {}: {e}",
+                self.dir.display()
+            ));
+            ExitCode::from(EXIT_INPUT)
+        })
+    }
+
+    fn file(&self, i: usize) -> PathBuf {
+        self.dir.join(format!("{i}.html"))
+    }
+
+    fn link(&self, i: usize) -> String {
+        format!("{}/{i}.html", self.name)
+    }
+}
+
 fn check_all(
     runs: &[Run],
-    base: &CheckOptions,
-    child_flags: &[String],
+    children: &Children,
     jobs: usize,
     mut finished: impl FnMut(&Row),
 ) -> Vec<Row> {
@@ -210,10 +286,7 @@ fn check_all(
             s.spawn(move || loop {
                 let i = next.fetch_add(1, Ordering::Relaxed);
                 let Some(run) = runs.get(i) else { break };
-                if send
-                    .send((i, check_run(run, base, child_flags, exe)))
-                    .is_err()
-                {
+                if send.send((i, check_run(run, i, children, exe))).is_err() {
                     break;
                 }
             });
@@ -231,12 +304,7 @@ fn check_all(
     rows.into_iter().flatten().collect()
 }
 
-fn check_run(
-    run: &Run,
-    base: &CheckOptions,
-    child_flags: &[String],
-    exe: Result<&PathBuf, &String>,
-) -> Row {
+fn check_run(run: &Run, i: usize, children: &Children, exe: Result<&PathBuf, &String>) -> Row {
     let start = Instant::now();
     let mut notes = Vec::new();
     let options = run.test.as_deref().map_or(Ok(RunOptions::default()), |p| {
@@ -256,18 +324,25 @@ fn check_run(
         };
         parsed.map_err(|e| notes.push(e)).ok()
     });
-    let opts = options.apply(base);
+    let opts = options.apply(children.base);
     let mut workload = options.workload.clone();
+    let page = children.pages.map(|p| p.file(i));
     let mut flags: Vec<String> = checker
         .map(|w| format!("--workload={}", w.name()))
         .into_iter()
         .collect();
-    flags.extend_from_slice(child_flags);
+    flags.extend_from_slice(children.flags);
+    flags.extend(page.iter().map(|p| format!("--html={}", p.display())));
     let ours = exe
         .map_err(String::clone)
         .and_then(|exe| isolated_verdict(exe, &run.history, &opts, &flags, &mut workload))
         .map_err(|e| notes.push(e))
         .ok();
+    // A check that died or was stopped wrote no report.
+    let report = children
+        .pages
+        .filter(|p| p.file(i).is_file())
+        .map(|p| p.link(i));
     Row {
         run: run.name.display().to_string(),
         workload: workload.unwrap_or_else(|| "-".into()),
@@ -283,6 +358,7 @@ fn check_run(
         ours,
         seconds: start.elapsed().as_secs_f64(),
         notes,
+        report,
     }
 }
 
@@ -460,11 +536,17 @@ fn verdict(
     path: &Path,
     load: &LoadOptions,
     opts: &CheckOptions,
+    html: Option<&Path>,
     workload: &mut Option<String>,
 ) -> Result<Ours, String> {
     let h = crate::load(path, load).map_err(|d| d.to_string())?;
     workload.get_or_insert_with(|| h.workload.name().to_string());
     let outcome = crate::check(&h, opts).map_err(|e| format!("{e} (recorded in test.edn)"))?;
+    if let Some(file) = html {
+        // No page is no link in the table; the verdict stands.
+        let dir = file.parent().unwrap_or(Path::new("."));
+        let _ = std::fs::write(file, outcome.html(&h, dir));
+    }
     let strings = |names: Vec<&str>| names.into_iter().map(String::from).collect();
     Ok(Ours {
         valid: outcome.validity(),
@@ -523,6 +605,27 @@ impl Table {
         let line = crate::report::excerpt::escape(text.trim_end()).into_owned() + "\n";
         self.failed.set(output::to_stdout(&line).err());
     }
+}
+
+/// The table as a page: a row per run, linked to its report, then the
+/// notes and the summary.
+fn table_page(store: &Path, rows: &[Row]) -> String {
+    let header = ["run", "workload", "recorded", "isocheck", "agree", "time"];
+    let table: Vec<TableRow> = rows
+        .iter()
+        .map(|r| TableRow {
+            cells: cells(r).to_vec(),
+            link: r.report.clone(),
+            class: match r.agreement {
+                Agreement::Yes => "agree",
+                Agreement::No => "disagree",
+                Agreement::Undecided => "undecided",
+                Agreement::NotCompared => "not-compared",
+            },
+        })
+        .collect();
+    let title = format!("isocheck recheck {}", store.display());
+    html::table(&title, &header, &table, &notes_and_summary(rows))
 }
 
 /// What follows the table: the notes of every row and a summary.

@@ -12,7 +12,7 @@ use super::explain::{
     mop_value_text, op_text, scc_indices, txn_text, version_edn,
 };
 use super::result::{edn, kws, map, R};
-use crate::check::{lattice, Analysis, Entry, Forced, FoundCycle};
+use crate::check::{lattice, Analysis, Case, Entry, Forced, FoundCycle};
 use crate::graph::{Dep, Rel, Version, NO_MOP};
 use crate::history::{History, MopKind, MopValue, Span, Status, TxnId, Val, Workload};
 use crate::infer::anomaly::{Anomaly, Expected};
@@ -336,6 +336,26 @@ fn forced<'a>(h: &'a History, a: &Analysis, f: &Forced, d: Detail) -> Explanatio
     if !d.prose {
         return explained(forced_entry(h, a, f), String::new(), Labels::new(h));
     }
+    let mut help = forced_intro(h, f);
+    for c in &f.cases {
+        help.push_str("\n\n");
+        help.push_str(&forced_case(h, a, f, c, d));
+    }
+    let mut labels = Labels::new(h);
+    if let Some(c) = f.cases.first() {
+        cycle_labels(&mut labels, a, &c.cycle, d);
+    } else {
+        for p in &f.pairs {
+            labels.op_of(p.a, "writes in unknown order".to_string());
+            labels.op_of(p.b, "writes in unknown order".to_string());
+        }
+    }
+    explained(R::Nil, help, labels)
+}
+
+/// The first part of a forced anomaly's help: the model it rules out and
+/// the pairs of transactions whose write order is unknown.
+pub(crate) fn forced_intro(h: &History, f: &Forced) -> String {
     let model = lattice::friendly_model(f.model);
     // No pair left open: the order that reads followed by writes imply
     // (which every model forbidding G1c must respect) closes the cycle.
@@ -363,35 +383,33 @@ fn forced<'a>(h: &'a History, a: &Analysis, f: &Forced, d: Detail) -> Explanatio
         help.push('\n');
         help.push_str(&line);
     }
-    for c in &f.cases {
-        let first: Vec<String> = f
-            .writes_first(c)
-            .into_iter()
-            .map(|t| h.op(h.txn(t).op()).index.to_string())
-            .collect();
-        let given = match first.is_empty() {
-            true => "\n\nIn that order".to_string(),
-            false => format!("\n\nIf the writes of index {} came first", first.join(", ")),
-        };
-        let _ = write!(
-            help,
-            "{given}, this {} cycle follows:\n{}",
-            c.cycle.name(),
-            explanation_noted(h, a, &c.cycle, d.op_chars, d.ends, |step, later| {
-                read_then_write_note(h, step, later)
-            })
-        );
-    }
-    let mut labels = Labels::new(h);
-    if let Some(c) = f.cases.first() {
-        cycle_labels(&mut labels, a, &c.cycle, d);
-    } else {
-        for p in &f.pairs {
-            labels.op_of(p.a, "writes in unknown order".to_string());
-            labels.op_of(p.b, "writes in unknown order".to_string());
-        }
-    }
-    explained(R::Nil, help, labels)
+    help
+}
+
+/// The `:index` of the transaction of each pair whose writes come first in
+/// a case, in the order of the pairs.
+pub(crate) fn first_writers(h: &History, f: &Forced, c: &Case) -> Vec<String> {
+    f.writes_first(c)
+        .into_iter()
+        .map(|t| h.op(h.txn(t).op()).index.to_string())
+        .collect()
+}
+
+/// One case of a forced anomaly: which writes come first, and the cycle
+/// that order closes, in Elle's words.
+pub(crate) fn forced_case(h: &History, a: &Analysis, f: &Forced, c: &Case, d: Detail) -> String {
+    let first = first_writers(h, f, c);
+    let given = match first.is_empty() {
+        true => "In that order".to_string(),
+        false => format!("If the writes of index {} came first", first.join(", ")),
+    };
+    format!(
+        "{given}, this {} cycle follows:\n{}",
+        c.cycle.name(),
+        explanation_noted(h, a, &c.cycle, d.op_chars, d.ends, |step, later| {
+            read_then_write_note(h, step, later)
+        })
+    )
 }
 
 /// The pairs of transactions whose write order is unknown, and each

@@ -57,7 +57,7 @@ pub fn render(history: &History, analysis: &Analysis, verdict: &Verdict, color: 
 
 /// The reported anomaly types, most severe first (Elle's depth order), the
 /// ones without a depth (`empty-transaction-graph`) last.
-fn ordered(v: &Verdict) -> Vec<&'static str> {
+pub(super) fn ordered(v: &Verdict) -> Vec<&'static str> {
     let mut types: Vec<&'static str> = v.anomaly_types().collect();
     types.sort_by(|a, b| {
         let none = |t: &str| lattice::anomaly_depth(t).is_none();
@@ -200,7 +200,7 @@ fn push_wrapped<'w>(
 /// from the prohibited anomalies: the models whose prohibited anomalies are
 /// all prohibited here, keeping those that prohibit the most (by inclusion),
 /// and of models prohibiting exactly the same, the weakest.
-fn models_prohibiting(prohibited: &BTreeSet<&'static str>) -> Vec<&'static str> {
+pub(super) fn models_prohibiting(prohibited: &BTreeSet<&'static str>) -> Vec<&'static str> {
     let models: BTreeSet<&'static str> = lattice::known_models()
         .into_iter()
         .filter_map(lattice::canonical_model)

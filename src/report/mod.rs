@@ -7,6 +7,7 @@ pub mod edn;
 pub mod excerpt;
 mod explain;
 mod explanation;
+pub mod html;
 pub mod human;
 pub mod jepsen;
 pub mod json;

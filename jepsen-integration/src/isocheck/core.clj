@@ -11,9 +11,10 @@
     :consistency-models  absent: Elle's default (strict-serializable);
                          nil or []: no model (`-m none`)
     :anomalies           further anomalies to prohibit, e.g. [:G1 :G-single]
-    :directory           write explanations and cycle plots here; a relative
-                         path is taken under the store directory (and the
-                         checker's :subdirectory) when one is known
+    :directory           write explanations and cycle plots here, and the
+                         HTML report as index.html; a relative path is
+                         taken under the store directory (and the checker's
+                         :subdirectory) when one is known
     :sequential-keys?, :linearizable-keys?, :wfr-keys?   rw-register knowledge
 
   and isocheck's own:

@@ -323,7 +323,11 @@
         (is (= [:G2-item] (:anomaly-types r)))
         (is (.exists (io/file dir "sub" "isocheck" "history.edn")))
         (is (.exists (io/file dir "sub" "isocheck-out" "G2-item.txt"))
-            "relative :directory under <store>/<subdirectory>"))
+            "relative :directory under <store>/<subdirectory>")
+        (let [page (io/file dir "sub" "isocheck-out" "index.html")]
+          (is (.exists page) "the HTML report is the directory's index.html")
+          (is (.contains (slurp page) "href=\"../isocheck/history.edn#L")
+              "its lines link to the history kept in the store")))
       (is (= {:valid? true} (jchecker/check c test valid-history {})))
       (is (.exists (io/file dir "isocheck" "history.edn")))))
   (testing "store directory from jepsen.store/path when loaded"

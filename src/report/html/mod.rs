@@ -1,0 +1,592 @@
+//! The report as one self-contained HTML page (`check --html`, and
+//! `index.html` in `--directory`): inline CSS and SVG, no network, one small
+//! inline script for the case tabs. It owns the page's layout and nothing
+//! else: like every renderer it lays out the `Explanation`s of
+//! `report/explanation.rs` (and `explanation::lwt` for cas-register
+//! outcomes).
+//!
+//! The page, top to bottom: the verdict (with `:not` and `:also-not`), a
+//! line of links to the anomalies, then each anomaly — a cycle drawn as a
+//! graph beside its Let/Then explanation (one tab per case when the write
+//! order is unknown), any other anomaly with its ops, each with the lines
+//! of the history file it rests on and a timeline of the transactions
+//! involved — and last the lattice of models, marked. At most
+//! [`SHOWN_PER_TYPE`] anomalies of a type are drawn, as in the report on
+//! the terminal.
+
+mod lattice;
+mod plot;
+mod timeline;
+
+use super::explain::{clip, mop_text};
+use super::explanation::lwt::{undecided, violation};
+use super::explanation::{explain, first_writers, forced_case, forced_intro, Detail, Explanation};
+use super::human::{models_prohibiting, ordered, SHOWN_PER_TYPE};
+use crate::check::jepsen::JepsenResult;
+use crate::check::lwt::{LwtAnalysis, NONLINEARIZABLE, OUTSIDE_FRAGMENT};
+use crate::check::{Analysis, Entry, FoundCycle, Validity, Verdict};
+use crate::graph::{Dep, Rel, Version};
+use crate::history::{History, OpId, Span, Status, TxnId};
+use plot::{Edge, Node, Plot};
+use std::borrow::Cow;
+use std::collections::BTreeSet;
+use std::fmt::Write;
+use std::path::{Path, PathBuf};
+
+pub use plot::MAX_PLOT_BYTES;
+
+/// How much of an explanation the page shows: more than a terminal.
+const DETAIL: Detail = Detail {
+    prose: true,
+    op_chars: 400,
+    value_chars: 60,
+    ends: 10,
+};
+
+/// Micro-ops shown in a cycle's node, and characters of each.
+const NODE_MOPS: usize = 6;
+const MOP_CHARS: usize = 48;
+/// Characters of a value on an edge's label.
+const EDGE_VALUE_CHARS: usize = 16;
+
+/// `s` with the characters HTML gives a meaning escaped.
+pub(crate) fn esc(s: &str) -> Cow<'_, str> {
+    if !s.contains(['&', '<', '>', '"', '\'']) {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 16);
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// The history a page is about, and the address of its file from the
+/// page (lines link to it).
+struct Doc<'a> {
+    h: &'a History,
+    href: &'a str,
+}
+
+/// The address of the history file `source` (as named on the command
+/// line) from a page in `page_dir`: relative when both exist, so that a
+/// store directory can move; else the name as given.
+pub fn href(page_dir: &Path, source: &str) -> String {
+    let (Ok(dir), Ok(file)) = (page_dir.canonicalize(), Path::new(source).canonicalize()) else {
+        return source.to_string();
+    };
+    let common = dir
+        .components()
+        .zip(file.components())
+        .take_while(|(a, b)| a == b)
+        .count();
+    let mut rel = PathBuf::new();
+    for _ in dir.components().skip(common) {
+        rel.push("..");
+    }
+    rel.extend(file.components().skip(common));
+    url_path(&rel.to_string_lossy())
+}
+
+/// A path as the path of a URL: the characters a URL gives a meaning
+/// (`#`, `?`, `%`) or that end an attribute or a word percent-encoded.
+fn url_path(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    for c in path.chars() {
+        match c {
+            '#' | '?' | '%' | ' ' | '"' | '\\' => out.push_str(&format!("%{:02X}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// The page of a transactional check; `href` is the history file's address
+/// from the page.
+pub fn transactional(h: &History, a: &Analysis, v: &Verdict, href: &str) -> String {
+    let d = &Doc { h, href };
+    let types = ordered(v);
+    let checked = models_prohibiting(&a.prohibited);
+    let mut header = verdict_header(v.valid, &types);
+    if v.valid == Validity::True {
+        let what = match checked.is_empty() {
+            true => "none of the prohibited anomalies found".to_string(),
+            false => format!("no anomaly prohibited by {}", checked.join(", ")),
+        };
+        let _ = write!(header, "<p class=\"types\">{}</p>", esc(&what));
+    }
+    if !v.not.is_empty() {
+        let _ = write!(header, "<p class=\"not\">not: {}</p>", names(&v.not));
+    }
+    if !v.also_not.is_empty() {
+        let _ = write!(
+            header,
+            "<p class=\"also-not\">also not: {}</p>",
+            names(&v.also_not)
+        );
+    }
+    let _ = write!(
+        header,
+        "<p class=\"meta\">{} · {} · {} transactions · checked: {}</p>",
+        esc(h.source.name()),
+        h.workload.name(),
+        h.txns.len(),
+        if checked.is_empty() {
+            "the anomalies asked for".to_string()
+        } else {
+            checked.join(", ")
+        }
+    );
+    let mut nav = Vec::new();
+    let mut body = String::new();
+    for t in &types {
+        let entries = &v.anomalies[t];
+        for (i, e) in entries.iter().take(SHOWN_PER_TYPE).enumerate() {
+            let id = format!("{t}-{i}");
+            let heading = match e {
+                Entry::EmptyGraph => t.to_string(),
+                _ => format!("{t} #{i}"),
+            };
+            body.push_str(&entry_section(d, a, *e, &id, &heading));
+            nav.push((id, heading));
+        }
+        if entries.len() > SHOWN_PER_TYPE {
+            let _ = write!(
+                body,
+                "<p class=\"more\">… and {} more {t} (--format edn or json lists them all)</p>",
+                entries.len() - SHOWN_PER_TYPE
+            );
+        }
+    }
+    body.push_str(&lattice_section(v, &checked));
+    nav.push(("models".to_string(), "models".to_string()));
+    page(&title(v.valid, &types), &header, &nav, &body)
+}
+
+/// The page of a cas-register check: each finding explained, with the
+/// timeline of the register ops it names; `href` as for [`transactional`].
+pub fn register(h: &History, a: &LwtAnalysis, href: &str) -> String {
+    let d = &Doc { h, href };
+    let types = a.anomaly_types();
+    let mut header = verdict_header(a.validity(), &types);
+    if a.validity() == Validity::False {
+        header.push_str("<p class=\"not\">not: linearizable</p>");
+    }
+    let _ = write!(
+        header,
+        "<p class=\"meta\">{} · cas-register · {} keys · {} register ops · checked: linearizable</p>",
+        esc(h.source.name()),
+        a.keys,
+        h.registers.len()
+    );
+    let findings = a
+        .violations
+        .iter()
+        .take(SHOWN_PER_TYPE)
+        .enumerate()
+        .map(|(i, v)| (NONLINEARIZABLE, i, violation(h, v)))
+        .chain(
+            a.undecided
+                .iter()
+                .take(SHOWN_PER_TYPE)
+                .enumerate()
+                .map(|(i, u)| (OUTSIDE_FRAGMENT, i, undecided(h, u))),
+        );
+    let mut nav = Vec::new();
+    let mut body = String::new();
+    for (t, i, x) in findings {
+        let id = format!("{t}-{i}");
+        nav.push((id.clone(), format!("{t} #{i}")));
+        body.push_str(&section(
+            &id,
+            &format!("{t} #{i}"),
+            x.warning,
+            &plain(d, &x),
+        ));
+    }
+    page(&title(a.validity(), &types), &header, &nav, &body)
+}
+
+/// The page of one of Jepsen's standard checkers (bank, set, ...): the
+/// verdict, then the terminal report's findings as text, which quote the
+/// ops they rest on; `href` as for [`transactional`].
+pub fn jepsen(h: &History, r: &JepsenResult, href: &str) -> String {
+    let types = r.anomaly_types();
+    let mut header = verdict_header(r.validity(), &types);
+    let _ = write!(
+        header,
+        "<p class=\"meta\"><a href=\"{}\">{}</a> · {} checker</p>",
+        esc(href),
+        esc(h.source.name()),
+        esc(h.workload.name())
+    );
+    let body = format!(
+        "<section class=\"anomaly\" id=\"findings\"><pre class=\"explanation\">{}</pre></section>\n",
+        esc(&super::jepsen::render(h, r, false))
+    );
+    page(&title(r.validity(), &types), &header, &[], &body)
+}
+
+/// The page of a check a limit stopped: unknown, with the answer the
+/// terminal gets (the reason, the stage, what to change).
+pub fn stopped(answer: &str) -> String {
+    let header = verdict_header(Validity::Unknown, &[]);
+    let body = format!(
+        "<section class=\"anomaly warning\" id=\"stopped\"><pre class=\"explanation\">{}</pre></section>\n",
+        esc(answer)
+    );
+    page("isocheck: unknown", &header, &[], &body)
+}
+
+/// A row of a [`table`] page: its cells, the address its first cell
+/// links to, and a class (the agreement of a `recheck` row).
+pub struct TableRow {
+    pub cells: Vec<String>,
+    pub link: Option<String>,
+    pub class: &'static str,
+}
+
+/// A page holding one table (`recheck --html`: a row per run, linking to
+/// the run's report), then `notes` as they are.
+pub fn table(title: &str, header: &[&str], rows: &[TableRow], notes: &str) -> String {
+    let mut body = String::from("<table class=\"runs\"><thead><tr>");
+    for h in header {
+        let _ = write!(body, "<th>{}</th>", esc(h));
+    }
+    body.push_str("</tr></thead><tbody>\n");
+    for r in rows {
+        let _ = write!(body, "<tr class=\"{}\">", r.class);
+        for (i, cell) in r.cells.iter().enumerate() {
+            match (&r.link, i) {
+                (Some(link), 0) => {
+                    let _ = write!(body, "<td><a href=\"{}\">{}</a></td>", esc(link), esc(cell));
+                }
+                _ => {
+                    let _ = write!(body, "<td>{}</td>", esc(cell));
+                }
+            }
+        }
+        body.push_str("</tr>\n");
+    }
+    let _ = write!(
+        body,
+        "</tbody></table>\n<pre class=\"notes\">{}</pre>\n",
+        esc(notes)
+    );
+    let header = format!("<h1>{}</h1>", esc(title));
+    page(title, &header, &[], &body)
+}
+
+fn names(set: &BTreeSet<&str>) -> String {
+    let v: Vec<&str> = set.iter().copied().collect();
+    esc(&v.join(", ")).into_owned()
+}
+
+fn validity_word(v: Validity) -> &'static str {
+    match v {
+        Validity::True => "valid",
+        Validity::False => "invalid",
+        Validity::Unknown => "unknown",
+    }
+}
+
+fn title(v: Validity, types: &[&str]) -> String {
+    match types.is_empty() {
+        true => format!("isocheck: {}", validity_word(v)),
+        false => format!("isocheck: {} — {}", validity_word(v), types.join(", ")),
+    }
+}
+
+fn verdict_header(v: Validity, types: &[&str]) -> String {
+    let word = validity_word(v);
+    let mut s = format!("<h1 class=\"verdict {word}\" data-valid=\"{word}\">{word}</h1>");
+    if !types.is_empty() {
+        let _ = write!(s, "<p class=\"types\">{}</p>", esc(&types.join(", ")));
+    }
+    s
+}
+
+/// One anomaly's section.
+fn entry_section(d: &Doc, a: &Analysis, e: Entry, id: &str, heading: &str) -> String {
+    let h = d.h;
+    let x = explain(h, a, e, DETAIL);
+    let inner = match e {
+        Entry::Cycle(c) => cycle_panel(d, a, &a.cycles[c], &x.help, &x.labels),
+        Entry::Forced(f) => forced_panels(d, a, f, id),
+        _ => plain(d, &x),
+    };
+    section(id, heading, x.warning, &inner)
+}
+
+fn section(id: &str, heading: &str, warning: bool, inner: &str) -> String {
+    let class = if warning {
+        "anomaly warning"
+    } else {
+        "anomaly"
+    };
+    format!(
+        "<section class=\"{class}\" id=\"{id}\"><h2>{}</h2>\n{inner}</section>\n",
+        esc(heading)
+    )
+}
+
+/// An anomaly that is not a cycle: its explanation, the lines it rests on
+/// and the timeline of their ops.
+fn plain(d: &Doc, x: &Explanation) -> String {
+    let h = d.h;
+    let mut s = format!("<pre class=\"explanation\">{}</pre>\n", esc(&x.help));
+    s.push_str(&where_list(d, &x.labels));
+    let involved: Vec<(OpId, String)> = x
+        .labels
+        .iter()
+        .filter_map(|(span, _)| {
+            let op = timeline::op_at(h, span.start())?;
+            Some((op, format!("#{}", h.op(op).index)))
+        })
+        .collect();
+    s.push_str(&timeline::render(h, &involved).unwrap_or_default());
+    s
+}
+
+/// A cycle: its graph beside its explanation, the lines it rests on, and
+/// the timeline of its transactions.
+fn cycle_panel(
+    d: &Doc,
+    a: &Analysis,
+    c: &FoundCycle,
+    text: &str,
+    labels: &[(Span, String)],
+) -> String {
+    let h = d.h;
+    let txns = a.cycle_txns(c);
+    let n = txns.len().saturating_sub(1);
+    let plot = match cycle_plot(h, a, c).svg("cycle", true) {
+        Ok(svg) => format!("<div class=\"plot\">{svg}</div>"),
+        Err(bytes) => format!(
+            "<p class=\"note skipped\">The plot of this cycle was skipped: its {n} transactions \
+             take {bytes} bytes to describe, over the cap of {MAX_PLOT_BYTES} (Elle's \
+             :max-plot-bytes). The explanation lists every step.</p>"
+        ),
+    };
+    let mut s = format!(
+        "<div class=\"cols\">{plot}\n<div class=\"text\"><pre class=\"explanation\">{}</pre>\n{}</div></div>\n",
+        esc(text),
+        where_list(d, labels)
+    );
+    let involved: Vec<(OpId, String)> = txns[..n]
+        .iter()
+        .enumerate()
+        .take(40)
+        .map(|(i, &t)| (h.txn(t).op(), format!("T{}", i + 1)))
+        .collect();
+    s.push_str(&timeline::render(h, &involved).unwrap_or_default());
+    s
+}
+
+/// A forced anomaly: the pairs of unknown order, then one tab per case.
+fn forced_panels(d: &Doc, a: &Analysis, i: usize, id: &str) -> String {
+    let h = d.h;
+    let f = &a.forced[i];
+    let mut s = format!(
+        "<pre class=\"explanation\">{}</pre>",
+        esc(&forced_intro(h, f))
+    );
+    s.push_str("<div class=\"cases\"><div class=\"tabs\" role=\"tablist\">");
+    for (k, c) in f.cases.iter().enumerate() {
+        let first = first_writers(h, f, c);
+        let what = match first.is_empty() {
+            true => String::new(),
+            false => format!(": index {} first", first.join(", ")),
+        };
+        let _ = write!(
+            s,
+            "<button role=\"tab\" data-case=\"{id}-case-{k}\" aria-selected=\"{}\">Case {}{what} \
+             ({})</button>",
+            k == 0,
+            k + 1,
+            c.cycle.name()
+        );
+        s.push('\n');
+    }
+    s.push_str("</div>\n");
+    for (k, c) in f.cases.iter().enumerate() {
+        let text = forced_case(h, a, f, c, DETAIL);
+        let labels = txn_labels(h, a, &c.cycle);
+        let hidden = if k == 0 { "" } else { " hidden" };
+        let _ = write!(
+            s,
+            "<div class=\"case\" role=\"tabpanel\" id=\"{id}-case-{k}\"{hidden}>\n{}</div>\n",
+            cycle_panel(d, a, &c.cycle, &text, &labels)
+        );
+    }
+    s.push_str("</div>\n");
+    s
+}
+
+/// A label on the op of each transaction of a cycle, named as in its
+/// explanation.
+fn txn_labels(h: &History, a: &Analysis, c: &FoundCycle) -> Vec<(Span, String)> {
+    let txns = a.cycle_txns(c);
+    let n = txns.len().saturating_sub(1);
+    txns[..n]
+        .iter()
+        .enumerate()
+        .take(2 * DETAIL.ends)
+        .map(|(i, &t)| (h.op(h.txn(t).op()).span, format!("T{}", i + 1)))
+        .collect()
+}
+
+/// The lines of the history file an explanation labels, each linked to
+/// the file, with the text there.
+fn where_list(d: &Doc, labels: &[(Span, String)]) -> String {
+    let h = d.h;
+    let text = h.source.text();
+    let name = esc(d.href);
+    let mut s = String::new();
+    for (span, label) in labels {
+        if span.is_empty() || span.end() > text.len() {
+            continue;
+        }
+        let line = h.source.line_col(span.start()).0;
+        let _ = write!(
+            s,
+            "<li><a href=\"{name}#L{line}\">line {line}</a> {} <code>{}</code></li>",
+            esc(label),
+            esc(&clip(h.text(*span), 160))
+        );
+        s.push('\n');
+    }
+    match s.is_empty() {
+        true => s,
+        false => format!("<ul class=\"where\">\n{s}</ul>\n"),
+    }
+}
+
+/// A cycle as a graph: its transactions with their micro-ops, its steps as
+/// labelled edges.
+fn cycle_plot(h: &History, a: &Analysis, c: &FoundCycle) -> Plot {
+    let txns = a.cycle_txns(c);
+    let n = txns.len().saturating_sub(1).max(1);
+    let nodes = txns[..txns.len().saturating_sub(1)]
+        .iter()
+        .enumerate()
+        .map(|(i, &t)| Node {
+            text: node_text(h, t, i),
+            attrs: format!(
+                "class=\"node txn {}\" data-name=\"T{}\" data-index=\"{}\" data-process=\"{}\"",
+                status_class(h.txn(t).status),
+                i + 1,
+                h.op(h.txn(t).op()).index,
+                h.txn(t).process
+            ),
+        })
+        .collect();
+    let edges = a
+        .cycle_steps(c)
+        .enumerate()
+        .map(|(i, d)| Edge {
+            from: i % n,
+            to: (i + 1) % n,
+            label: edge_label(h, d),
+            attrs: format!("class=\"dep {0}\" data-rel=\"{0}\"", d.rel.name()),
+        })
+        .collect();
+    Plot { nodes, edges }
+}
+
+fn status_class(s: Status) -> &'static str {
+    match s {
+        Status::Committed => "ok",
+        Status::Aborted => "fail",
+        Status::Indeterminate => "info",
+    }
+}
+
+/// `T1 · index 12 · process 3`, then the micro-ops.
+fn node_text(h: &History, t: TxnId, i: usize) -> String {
+    let txn = h.txn(t);
+    let mut s = format!(
+        "T{} · index {} · process {}",
+        i + 1,
+        h.op(txn.op()).index,
+        txn.process
+    );
+    for m in txn.mops.clone().take(NODE_MOPS) {
+        s.push('\n');
+        s.push_str(&clip(&mop_text(h, m), MOP_CHARS));
+    }
+    let more = txn.mops.len().saturating_sub(NODE_MOPS);
+    if more > 0 {
+        let _ = write!(s, "\n… {more} more micro-ops");
+    }
+    s
+}
+
+/// `ww :x 1→2`, `wr :x 1`, `rw :x nil→2`, `process 3`, `realtime`.
+fn edge_label(h: &History, d: &Dep) -> String {
+    let v = |x: Version| match x {
+        Version::Init => "nil".to_string(),
+        Version::Val(v) => clip(&h.values.display(v), EDGE_VALUE_CHARS).into_owned(),
+    };
+    let key = clip(&h.values.display(d.key), EDGE_VALUE_CHARS).into_owned();
+    match d.rel {
+        Rel::Ww | Rel::Rw => format!("{} {key} {}→{}", d.rel.name(), v(d.value), v(d.value2)),
+        Rel::Wr => format!("wr {key} {}", v(d.value)),
+        Rel::Process => format!("process {}", h.txn(d.from).process),
+        Rel::Realtime => "realtime".to_string(),
+    }
+}
+
+/// The lattice of models, marked, with a legend.
+fn lattice_section(v: &Verdict, checked: &[&str]) -> String {
+    let holds = match v.valid {
+        Validity::True => lattice::holding(checked),
+        _ => BTreeSet::new(),
+    };
+    let mark = lattice::marks(&v.not, &v.also_not, &holds);
+    let svg = lattice::plot(mark).svg("lattice", true).unwrap_or_default();
+    format!(
+        "<section class=\"models\" id=\"models\"><h2>Models</h2><p class=\"legend\">\
+         <span class=\"key not\">not</span> ruled out by an anomaly found · \
+         <span class=\"key also-not\">also not</span> implies one of those · \
+         <span class=\"key holds\">holds</span> · <span class=\"key undecided\">not \
+         decided by this check</span>; an arrow points from a model to one it implies.</p>\
+         <div class=\"plot\">{svg}</div></section>\n"
+    )
+}
+
+/// The page around the header, the links to the anomalies and the body.
+fn page(title: &str, header: &str, nav: &[(String, String)], body: &str) -> String {
+    let mut links = String::new();
+    for (id, name) in nav {
+        let _ = write!(links, "<a href=\"#{id}\">{}</a> ", esc(name));
+    }
+    if !links.is_empty() {
+        links = format!("<nav>{links}</nav>");
+    }
+    format!(
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
+         <title>{}</title>\n<style>\n{CSS}</style></head>\n<body>{DEFS}\n<header>{header}</header>\n\
+         {links}\n<main>\n{body}</main>\n<script>\n{SCRIPT}</script></body></html>\n",
+        esc(title)
+    )
+}
+
+/// The arrow head every drawing's edges use.
+const DEFS: &str = "<svg width=\"0\" height=\"0\" style=\"position:absolute\"><defs>\
+<marker id=\"arrow\" markerWidth=\"10\" markerHeight=\"7\" refX=\"10\" refY=\"3.5\" \
+orient=\"auto-start-reverse\"><polygon points=\"0 0, 10 3.5, 0 7\" fill=\"#555\"/></marker></defs></svg>";
+
+const CSS: &str = include_str!("page.css");
+
+/// The case tabs: a click shows its case and puts it in the address, so a
+/// case can be linked to (`report.html#G2-item-0-case-1`).
+const SCRIPT: &str = include_str!("tabs.js");

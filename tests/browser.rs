@@ -1,0 +1,232 @@
+//! The HTML report in a real browser (issue 18): headless Chromium opens the
+//! reports `isocheck check --html` writes for a G2-item whose write order
+//! is unknown (two cases), a G1a, a lost update and a cas-register
+//! violation, inside a probe page that reads their DOM (the report in an
+//! iframe of a 1366×768 laptop screen, `--allow-file-access-from-files`
+//! making it readable): the verdict and the first anomaly are on the first
+//! screen, every cycle has its nodes and edges, the case tabs switch on a
+//! click, and the timeline has a lane for exactly the processes of its bars.
+//! It also takes a screenshot of each report (and of the second case) in
+//! `target/tmp/browser/`.
+//!
+//! Without Chromium the test prints why and passes, unless
+//! `ISOCHECK_BROWSER_TEST=required` (set by `.ci/run`), which makes it fail.
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The screen the report must fit its verdict and first anomaly on.
+const SCREEN: (u32, u32) = (1366, 768);
+
+fn chromium() -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .flat_map(|d| ["chromium", "chromium-browser", "google-chrome"].map(move |n| d.join(n)))
+        .find(|p| p.is_file())
+}
+
+/// The flags every run of the browser takes: no sandbox (tests run as
+/// root in containers), no GPU, file pages may read each other.
+fn browser(exe: &Path) -> Command {
+    let mut c = Command::new(exe);
+    c.args([
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--hide-scrollbars",
+        "--allow-file-access-from-files",
+        "--virtual-time-budget=10000",
+    ]);
+    c.arg(format!("--window-size={},{}", SCREEN.0, SCREEN.1));
+    c
+}
+
+/// Runs `isocheck check --html` on a fixture; the report's path.
+fn report(dir: &Path, fixture: &str, models: &str, name: &str) -> PathBuf {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let out = dir.join(format!("{name}.html"));
+    let status = Command::new(env!("CARGO_BIN_EXE_isocheck"))
+        .current_dir(root)
+        .args(["check", fixture, "-m", models, "--html"])
+        .arg(&out)
+        .output()
+        .expect("isocheck runs");
+    assert_eq!(status.status.code(), Some(1), "{fixture}: {status:?}");
+    out
+}
+
+/// What the probe page reads of a report: the first screen, the first
+/// anomaly's drawing and timeline, and its case tabs before and after a
+/// click on the second.
+const PROBE: &str = r#"<!DOCTYPE html><html><body style="margin:0">
+<iframe id="f" src="REPORT" width="WIDTH" height="HEIGHT" style="border:0"></iframe>
+<pre id="out"></pre>
+<script>
+function visible(s) { return [...s.querySelectorAll('[role=tabpanel]')].filter(p => !p.hidden); }
+function drawing(s) {
+  var scope = visible(s)[0] || s;
+  return {
+    nodes: [...scope.querySelectorAll('.node.txn')].map(n => n.dataset.process),
+    edges: [...scope.querySelectorAll('.dep')].map(e => e.dataset.rel),
+    lanes: [...scope.querySelectorAll('.timeline .lane')].map(l => l.dataset.process),
+    bars: [...scope.querySelectorAll('.timeline .bar')].map(b => b.dataset.process),
+    involved: [...scope.querySelectorAll('.timeline .bar.involved')].map(b => b.dataset.process),
+    where: scope.querySelectorAll('.where li').length
+  };
+}
+document.getElementById('f').addEventListener('load', function () {
+  var d = this.contentDocument, r = {};
+  var h1 = d.querySelector('h1.verdict'), first = d.querySelector('section.anomaly');
+  r.verdict = h1.textContent;
+  r.verdictBottom = h1.getBoundingClientRect().bottom;
+  r.anomaly = first.querySelector('h2').textContent;
+  var shown = first.querySelector('.plot svg, pre.explanation');
+  r.firstTop = shown.getBoundingClientRect().top;
+  r.before = drawing(first);
+  var tabs = [...first.querySelectorAll('[role=tab]')];
+  r.tabs = tabs.length;
+  if (tabs.length > 1) {
+    tabs[1].click();
+    r.selected = tabs.map(t => t.getAttribute('aria-selected'));
+    r.shownPanels = visible(first).map(p => p.id);
+    r.after = drawing(first);
+  }
+  document.getElementById('out').textContent = JSON.stringify(r);
+});
+</script></body></html>"#;
+
+/// Loads the probe around `report` and returns what it read.
+fn probe(exe: &Path, report: &Path) -> Value {
+    let name = report.file_name().unwrap().to_string_lossy();
+    let page = PROBE
+        .replace("REPORT", &name)
+        .replace("WIDTH", &SCREEN.0.to_string())
+        .replace("HEIGHT", &SCREEN.1.to_string());
+    let probe = report.with_file_name(format!("probe-{name}"));
+    std::fs::write(&probe, page).expect("probe written");
+    let out = browser(exe)
+        .arg("--dump-dom")
+        .arg(format!("file://{}", probe.display()))
+        .output()
+        .expect("chromium runs");
+    let dom = String::from_utf8_lossy(&out.stdout);
+    let json = dom
+        .split("<pre id=\"out\">")
+        .nth(1)
+        .and_then(|s| s.split("</pre>").next())
+        .unwrap_or_else(|| panic!("no probe output in {dom}\n{out:?}"));
+    let json = json
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&amp;", "&");
+    serde_json::from_str(&json).unwrap_or_else(|e| panic!("{e}: {json}"))
+}
+
+fn screenshot(exe: &Path, report: &Path, fragment: &str, png: &Path) {
+    let out = browser(exe)
+        .arg(format!("--screenshot={}", png.display()))
+        .arg(format!("file://{}{fragment}", report.display()))
+        .output()
+        .expect("chromium runs");
+    let size = std::fs::metadata(png).map(|m| m.len()).unwrap_or(0);
+    assert!(size > 10_000, "{}: {size} bytes, {out:?}", png.display());
+}
+
+fn strings(v: &Value) -> Vec<String> {
+    v.as_array()
+        .unwrap_or_else(|| panic!("not a list: {v}"))
+        .iter()
+        .map(|x| x.as_str().unwrap_or_default().to_string())
+        .collect()
+}
+
+/// The first screen shows the verdict and the first anomaly, and the
+/// timeline's lanes are exactly the processes of its bars, the involved
+/// ones among them.
+fn first_screen_and_lanes(r: &Value, drawing: &Value, name: &str) {
+    let height = f64::from(SCREEN.1);
+    assert_eq!(r["verdict"], "invalid", "{name}: {r}");
+    assert!(r["verdictBottom"].as_f64().unwrap() < height, "{name}: {r}");
+    assert!(
+        r["firstTop"].as_f64().unwrap() < height - 100.0,
+        "{name}: {r}"
+    );
+    let mut lanes = strings(&drawing["lanes"]);
+    let mut bars = strings(&drawing["bars"]);
+    bars.sort();
+    bars.dedup();
+    assert!(!lanes.is_empty(), "{name}: no timeline: {r}");
+    lanes.sort();
+    assert_eq!(lanes, bars, "{name}: {r}");
+    for p in strings(&drawing["involved"]) {
+        assert!(lanes.contains(&p), "{name}: {p} has no lane: {r}");
+    }
+    // A cycle's transactions are the involved bars.
+    let mut nodes = strings(&drawing["nodes"]);
+    if !nodes.is_empty() {
+        let mut involved = strings(&drawing["involved"]);
+        nodes.sort();
+        involved.sort();
+        assert_eq!(nodes, involved, "{name}: {r}");
+    }
+}
+
+/// The report of a fixture, read by the probe: its first anomaly is
+/// `anomaly`, on the first screen with its timeline; a screenshot is taken.
+fn open(exe: &Path, dir: &Path, fixture: &str, models: &str, anomaly: &str) -> Value {
+    let name = Path::new(fixture).file_stem().unwrap().to_string_lossy();
+    let page = report(dir, fixture, models, &name);
+    let r = probe(exe, &page);
+    assert_eq!(r["anomaly"], anomaly, "{r}");
+    first_screen_and_lanes(&r, &r["before"], &name);
+    screenshot(exe, &page, "", &dir.join(format!("{name}.png")));
+    r
+}
+
+#[test]
+fn reports_in_chromium() {
+    let Some(exe) = chromium() else {
+        let why = "chromium is not installed (`apt-get install chromium`)";
+        if std::env::var("ISOCHECK_BROWSER_TEST").as_deref() == Ok("required") {
+            panic!("ISOCHECK_BROWSER_TEST=required, but {why}");
+        }
+        eprintln!("skipped: {why}");
+        return;
+    };
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("browser");
+    std::fs::create_dir_all(&dir).expect("scratch directory");
+
+    // A G2-item in both orders of two writes: two cases of three steps each.
+    let forced = "fixtures/html/g2-item-forced.edn";
+    let r = open(&exe, &dir, forced, "serializable", "G2-item #0");
+    assert_eq!(r["tabs"], 2, "{r}");
+    assert_eq!(strings(&r["before"]["edges"]), ["rw", "wr", "rw"], "{r}");
+    assert_eq!(strings(&r["selected"]), ["false", "true"], "{r}");
+    assert_eq!(strings(&r["shownPanels"]), ["G2-item-0-case-1"], "{r}");
+    first_screen_and_lanes(&r, &r["after"], "g2-item, second case");
+    assert_eq!(strings(&r["after"]["nodes"]).len(), 3, "{r}");
+    assert_eq!(strings(&r["after"]["edges"]).len(), 3, "{r}");
+    assert_ne!(r["before"]["nodes"], r["after"]["nodes"], "{r}");
+    let page = dir.join("g2-item-forced.html");
+    let second = dir.join("g2-item-forced-case-2.png");
+    screenshot(&exe, &page, "#G2-item-0-case-1", &second);
+
+    // A G1a: no cycle, the ops it rests on and their lane.
+    let r = open(
+        &exe,
+        &dir,
+        "fixtures/check/g1a.edn",
+        "read-committed",
+        "G1a #0",
+    );
+    assert_eq!(r["before"]["nodes"], Value::Array(Vec::new()), "{r}");
+    assert!(r["before"]["where"].as_u64().unwrap() >= 2, "{r}");
+
+    let lost = "fixtures/check/lost-update.edn";
+    open(&exe, &dir, lost, "serializable", "lost-update #0");
+
+    let cas = "fixtures/lwt/realtime.edn";
+    let r = open(&exe, &dir, cas, "linearizable", "nonlinearizable #0");
+    assert_eq!(strings(&r["before"]["involved"]).len(), 2, "{r}");
+}

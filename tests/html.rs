@@ -1,0 +1,242 @@
+//! The HTML report (`check --html`): the pages of small fixtures pinned with
+//! insta, every cycle's transactions and steps drawn, nothing loaded from
+//! outside the page, the history's text escaped, and a page that does not
+//! grow with the history (only the involved transactions are drawn).
+
+use isocheck::check::{CheckOptions, Entry};
+use isocheck::gen::{self, Fault, Kind, Params};
+use isocheck::history::{self, Format, History};
+use isocheck::Outcome;
+use std::path::Path;
+
+fn parse(name: &str, text: String) -> History {
+    history::parse_text(Format::Edn, name, text, None).unwrap_or_else(|d| panic!("{d}"))
+}
+
+fn load(rel: &str) -> History {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(rel);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{rel}: {e}"));
+    parse(rel, text)
+}
+
+fn models(m: &[&str]) -> CheckOptions {
+    CheckOptions {
+        consistency_models: Some(m.iter().map(|s| s.to_string()).collect()),
+        ..CheckOptions::default()
+    }
+}
+
+/// The fixtures whose pages are pinned, with the models they are held to.
+const PAGES: &[(&str, &[&str])] = &[
+    ("fixtures/html/g2-item-forced.edn", &["serializable"]),
+    ("fixtures/check/g1a.edn", &["read-committed"]),
+    ("fixtures/check/lost-update.edn", &["strict-serializable"]),
+    ("fixtures/check/g1c.edn", &["serializable"]),
+    ("fixtures/check/valid.edn", &["strict-serializable"]),
+    ("fixtures/lwt/realtime.edn", &["strict-serializable"]),
+    (
+        "fixtures/lwt/no-linearization.edn",
+        &["strict-serializable"],
+    ),
+    ("fixtures/jepsen/bank-invalid.edn", &["strict-serializable"]),
+];
+
+fn page(rel: &str, m: &[&str]) -> (History, Outcome, String) {
+    let h = load(rel);
+    let o = isocheck::check(&h, &models(m)).expect("valid options");
+    let html = o.html(&h, Path::new(env!("CARGO_MANIFEST_DIR")));
+    (h, o, html)
+}
+
+#[test]
+fn pages_of_small_fixtures() {
+    for (rel, m) in PAGES {
+        let (_, _, html) = page(rel, m);
+        let name = Path::new(rel).file_stem().unwrap().to_string_lossy();
+        insta::assert_snapshot!(format!("page-{name}"), html);
+    }
+}
+
+/// The page loads nothing: no external script, style sheet, image or font,
+/// and no address but the SVG namespace.
+#[test]
+fn pages_are_self_contained() {
+    for (rel, m) in PAGES {
+        let (_, _, html) = page(rel, m);
+        for banned in ["<link", " src=", "@import", "url(http", "<iframe", "<img"] {
+            assert!(!html.contains(banned), "{rel}: {banned}");
+        }
+        let without_ns = html.replace("http://www.w3.org/2000/svg", "");
+        assert!(!without_ns.contains("http:"), "{rel}");
+        assert!(!without_ns.contains("https:"), "{rel}");
+        assert_eq!(html.matches("<script>").count(), 1, "{rel}");
+    }
+}
+
+/// Every cycle shown has a node per transaction and an edge per step; a
+/// forced anomaly has a tab and a panel per case.
+#[test]
+fn cycles_are_drawn_whole() {
+    for (rel, m) in PAGES {
+        let (_, o, html) = page(rel, m);
+        let Outcome::Transactional { analysis, verdict } = &o else {
+            continue;
+        };
+        let mut steps = 0;
+        let mut cases = 0;
+        for entries in verdict.anomalies.values() {
+            for e in entries.iter().take(isocheck::report::human::SHOWN_PER_TYPE) {
+                match *e {
+                    Entry::Cycle(i) => steps += analysis.cycles[i].steps.len(),
+                    Entry::Forced(i) => {
+                        let f = &analysis.forced[i];
+                        cases += f.cases.len();
+                        steps += f.cases.iter().map(|c| c.cycle.steps.len()).sum::<usize>();
+                    }
+                    _ => {}
+                }
+            }
+        }
+        assert_eq!(html.matches("class=\"node txn").count(), steps, "{rel}");
+        assert_eq!(html.matches("class=\"dep ").count(), steps, "{rel}");
+        assert_eq!(html.matches("role=\"tab\"").count(), cases, "{rel}");
+        assert_eq!(html.matches("role=\"tabpanel\"").count(), cases, "{rel}");
+    }
+}
+
+/// Text from the history is escaped wherever it appears.
+#[test]
+fn history_text_is_escaped() {
+    let text = "{:type :invoke, :f :txn, :value [[:append \"<b>&\" 1]], :process 0, :index 0}\n\
+                {:type :fail, :f :txn, :value [[:append \"<b>&\" 1]], :process 0, :index 1}\n\
+                {:type :invoke, :f :txn, :value [[:r \"<b>&\" nil]], :process 1, :index 2}\n\
+                {:type :ok, :f :txn, :value [[:r \"<b>&\" [1]]], :process 1, :index 3}\n";
+    let h = parse("<script>.edn", text.to_string());
+    let o = isocheck::check(&h, &models(&["read-committed"])).expect("options");
+    let html = o.html(&h, Path::new("."));
+    assert!(html.contains("G1a"), "{html}");
+    assert!(!html.contains("<b>"), "{html}");
+    assert!(!html.contains("<script>.edn"), "{html}");
+    assert!(html.contains("&lt;b&gt;&amp;"), "{html}");
+}
+
+/// A generated list-append history with a lost update at a random point.
+fn generated(txns: u64) -> History {
+    let mut p = Params {
+        txns,
+        seed: 3,
+        processes: 20,
+        fault: Some(Fault::LostUpdate),
+        ..Params::default()
+    };
+    p.shape.kind = Kind::ListAppend;
+    p.shape.keys = 50;
+    let text = gen::to_string(&p).expect("parameters");
+    parse("generated.edn", text)
+}
+
+/// Only the involved transactions and their neighbours are drawn: the page
+/// of a history a hundred times longer is the same size, give or take the
+/// digits of its counts. (`BENCHMARKS.md` has the page of a million
+/// transactions, from the release build.)
+#[test]
+fn the_page_does_not_grow_with_the_history() {
+    let size = |txns| {
+        let h = generated(txns);
+        let o = isocheck::check(&h, &models(&["serializable"])).expect("options");
+        assert!(o.anomaly_types().contains(&"lost-update"), "{txns}");
+        o.html(&h, Path::new(".")).len()
+    };
+    let small = size(1_000);
+    let large = size(100_000);
+    assert!(large < 200_000, "{large} bytes");
+    assert!(large < small * 3 / 2, "{small} bytes, then {large}");
+}
+
+/// Lines link to the history file relative to the page, as Jepsen's store
+/// lays them out (`<run>/history.edn`, the page in `<run>/isocheck/`), so
+/// that the store can be moved; a name that is no file stays as given.
+#[test]
+fn links_to_the_history_are_relative_to_the_page() {
+    let run = Path::new(env!("CARGO_TARGET_TMPDIR")).join("html-links/run");
+    let page_dir = run.join("isocheck");
+    std::fs::create_dir_all(&page_dir).expect("scratch directory");
+    let history = run.join("history.edn");
+    std::fs::write(&history, "").expect("history written");
+    let href = isocheck::report::html::href(&page_dir, &history.to_string_lossy());
+    assert_eq!(href, "../history.edn");
+    let odd = run.join("a #1 100%");
+    std::fs::create_dir_all(&odd).expect("scratch directory");
+    std::fs::write(odd.join("history.edn"), "").expect("history written");
+    let href = isocheck::report::html::href(&page_dir, &odd.join("history.edn").to_string_lossy());
+    assert_eq!(href, "../a%20%231%20100%25/history.edn");
+    assert_eq!(isocheck::report::html::href(&run, "<stdin>"), "<stdin>");
+}
+
+/// A G0 cycle through `n` transactions: each appends to its own key and
+/// to the next one's, and readers see every key's two appends in order.
+fn long_g0(n: usize) -> String {
+    let mut lines = Vec::new();
+    let mut op = |process: usize, value: String| {
+        let i = lines.len();
+        lines.push(format!(
+            "{{:index {i}, :type :invoke, :process {process}, :f :txn, :value {value}}}"
+        ));
+        lines.push(format!(
+            "{{:index {}, :type :ok, :process {process}, :f :txn, :value {value}}}",
+            i + 1
+        ));
+    };
+    // T_i appends 2 to key i after T_{i-1}'s 1, and 1 to key i+1.
+    for i in 0..n {
+        op(i, format!("[[:append {i} 2] [:append {} 1]]", (i + 1) % n));
+    }
+    for i in 0..n {
+        op(n + i, format!("[[:r {i} [1 2]]]"));
+    }
+    lines.join("\n") + "\n"
+}
+
+/// A cycle too long to plot (over Elle's :max-plot-bytes) is not laid out:
+/// the page says so, keeps the explanation, and stays small.
+#[test]
+fn a_cycle_over_the_plot_cap_is_skipped_with_a_note() {
+    let h = parse("long-g0.edn", long_g0(3_000));
+    let o = isocheck::check(&h, &models(&["read-uncommitted"])).expect("options");
+    assert!(o.anomaly_types().contains(&"G0"), "{:?}", o.anomaly_types());
+    let html = o.html(&h, Path::new("."));
+    assert!(
+        html.contains("The plot of this cycle was skipped"),
+        "{html}"
+    );
+    assert!(html.contains("more transactions, T11 to T2990"), "{html}");
+    assert!(!html.contains("class=\"node txn"));
+    assert!(html.len() < 200_000, "{} bytes", html.len());
+}
+
+/// A check a limit stops still leaves the page asked for, saying why the
+/// verdict is unknown.
+#[test]
+fn a_stopped_check_writes_a_page_saying_so() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("html-stopped");
+    std::fs::create_dir_all(&dir).expect("scratch directory");
+    let page = dir.join("report.html");
+    let _ = std::fs::remove_file(&page);
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_isocheck"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args([
+            "check",
+            "fixtures/check/g1c.edn",
+            "--timeout",
+            "0",
+            "--html",
+        ])
+        .arg(&page)
+        .output()
+        .expect("isocheck runs");
+    assert_eq!(o.status.code(), Some(2), "{o:?}");
+    let html = std::fs::read_to_string(&page).expect("the page");
+    assert!(html.contains("data-valid=\"unknown\""), "{html}");
+    assert!(html.contains("unknown: timeout"), "{html}");
+    assert!(html.contains("allow more time with --timeout"), "{html}");
+}
