@@ -263,6 +263,7 @@ pub fn infer(h: &History) -> Inference {
         in_graph: la.in_graph,
         implied: Vec::new(),
         constraints,
+        chained: false,
     }
 }
 

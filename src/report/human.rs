@@ -381,7 +381,12 @@ pub fn solving_stats(a: &Analysis) -> String {
             (true, Decision::Holds) => format!("{attempt}, as serializability's graph"),
             (true, _) => " with the session order added, as serializability's graph".to_string(),
         };
-        let decision = format!("{outcome}{attempt}");
+        let chains = if x.chained {
+            ", on read-modify-write chains"
+        } else {
+            ""
+        };
+        let decision = format!("{outcome}{attempt}{chains}");
         let _ = writeln!(
             s,
             "{}: {decision}; {} constraints, {} pruned in {} rounds, {} solver calls, \
