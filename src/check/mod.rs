@@ -211,7 +211,7 @@ pub fn analyze(history: &History, opts: &CheckOptions) -> Result<Analysis, Optio
         constraints,
         chained,
         ..
-    } = match opts.solve.chains {
+    } = match opts.solve.reduce {
         true => infer::infer_chained(history, &opts.infer),
         false => infer::infer(history, &opts.infer),
     };

@@ -25,9 +25,11 @@ pub struct SolveOptions {
     pub pruning: bool,
     /// Give up (`:valid? :unknown`) after this long.
     pub timeout: Option<Duration>,
-    /// Decide models whose graph has rw edges on read-modify-write chains
-    /// first (`Inference::chained`; on by default).
-    pub chains: bool,
+    /// Decide models on reduced constraints first (on by default): models
+    /// whose graph has rw edges on read-modify-write chains
+    /// (`Inference::chained`), plain-acyclicity ones without pairs of unread
+    /// writes (`Constraint::unread`).
+    pub reduce: bool,
 }
 
 impl Default for SolveOptions {
@@ -36,7 +38,7 @@ impl Default for SolveOptions {
             enabled: true,
             pruning: true,
             timeout: None,
-            chains: true,
+            reduce: true,
         }
     }
 }
@@ -101,6 +103,9 @@ pub struct Solved {
     /// Decided on read-modify-write chains (`Inference::chained`), which
     /// only `Holds` settles.
     pub chained: bool,
+    /// Decided without the pairs of unread writes (`Constraint::unread`),
+    /// which only `Holds` settles.
+    pub without_unread: bool,
     pub construct: Duration,
     pub stats: Stats,
 }
@@ -136,6 +141,21 @@ impl<'c> Open<'c> {
 
     fn is_empty(&self) -> bool {
         self.found.is_empty() && !self.chained
+    }
+
+    /// How a model may be decided on `found` before every pair, if it may.
+    /// Chains hold only where the graph has rw edges; unread pairs may be
+    /// left out where it is plain acyclicity (serializability's graph is
+    /// tried first for snapshot isolation too).
+    fn reduced(&self, mg: ModelGraph) -> Option<Reduced> {
+        if self.chained && !in_model(mg, Rel::Rw) {
+            return None;
+        }
+        let unread = self.found.iter().any(|c| c.unread);
+        (self.chained || unread).then_some(Reduced {
+            chained: self.chained,
+            unread,
+        })
     }
 
     /// The constraints every model may be decided and explained on.
@@ -188,37 +208,56 @@ pub fn decide_all(
         {
             continue;
         }
-        // Chains collapsed settle a model that holds; anything else is
+        // Reduced constraints settle a model that holds; anything else is
         // decided again on every pair, which also explains a violation.
-        let mut flow = Flow::Violated;
-        if open.chained && opts.chains && in_model(mg, Rel::Rw) {
-            flow = d.model(mg, open.found, true);
+        let mut flow = Flow::Unsettled;
+        if let Some(reduced) = opts.reduce.then(|| open.reduced(mg)).flatten() {
+            flow = d.model(mg, open.found, reduced);
         }
-        if flow == Flow::Violated {
+        if flow == Flow::Unsettled {
             // A limit reached inferring them stops this model only.
             flow = match limits::attempt(|| {
                 limits::stage(Stage::Construct);
                 open.unchained()
             }) {
-                Ok(constraints) => d.model(mg, constraints, false),
+                Ok(constraints) => d.model(mg, constraints, Reduced::NONE),
                 Err(stop) => d.stopped(mg, stop, open.found.len()),
             };
         }
         match flow {
             Flow::Held => holding.push(mg),
-            Flow::Violated => {}
+            Flow::Violated | Flow::Unsettled => {}
             Flow::Stopped => break,
         }
     }
+}
+
+/// What a decision leaves out of the constraints; only `Holds` counts when
+/// anything is.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct Reduced {
+    /// The constraints are of read-modify-write chains.
+    chained: bool,
+    /// Those with `Constraint::unread` are left out where the decision is
+    /// plain acyclicity.
+    unread: bool,
+}
+
+impl Reduced {
+    const NONE: Reduced = Reduced {
+        chained: false,
+        unread: false,
+    };
 }
 
 /// How deciding one model ended.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Flow {
     Held,
-    /// Violated (a forced anomaly is recorded unless the constraints were
-    /// chained, which settle nothing but `Held`).
+    /// Violated: a forced anomaly is recorded.
     Violated,
+    /// Violated on reduced constraints, which settle nothing but `Held`.
+    Unsettled,
     /// Stopped by a limit: weaker models are not tried.
     Stopped,
 }
@@ -245,25 +284,17 @@ impl Decider<'_, '_> {
         Flow::Stopped
     }
 
-    /// Decides one model on `constraints` (`chained`: read-modify-write
-    /// chains collapsed, so that only `Held` counts), recording what it
-    /// found.
-    fn model(&mut self, mg: ModelGraph, constraints: &[Constraint], chained: bool) -> Flow {
+    /// Decides one model on `constraints` (`reduced`: only `Held` counts),
+    /// recording what it found.
+    fn model(&mut self, mg: ModelGraph, constraints: &[Constraint], reduced: Reduced) -> Flow {
         let started = Instant::now();
-        let txns = self.a.graph.vertex_count() as u32;
-        // A limit reached here stops this model only, as the solver's
-        // deadline does: what stronger models found is kept.
-        let built = limits::attempt(|| {
-            limits::stage(Stage::Construct);
-            let problem = problem(txns, mg, self.known.of(&self.a.deps, mg), constraints);
-            limits::stage(Stage::Solve);
-            problem
-        });
-        let mut problem = match built {
+        // Unread pairs are left out of serializability's graph only, which
+        // snapshot isolation tries first with the session order.
+        let mut without_unread = reduced.unread;
+        let mut problem = match self.problem(mg, constraints, without_unread) {
             Ok(problem) => problem,
             Err(stop) => return self.stopped(mg, stop, constraints.len()),
         };
-        problem.chains = self.session.to_vec();
         let construct = started.elapsed();
         let settings = Settings {
             pruning: self.pruning,
@@ -271,12 +302,13 @@ impl Decider<'_, '_> {
             propagate: true,
             solve_for: None,
         };
-        let solved = |decision, with_session, serially, stats| Solved {
+        let solved = |decision, with_session, serially, without_unread, stats| Solved {
             model: mg.model,
             decision,
             with_session,
             serially,
-            chained,
+            chained: reduced.chained,
+            without_unread,
             construct,
             stats,
         };
@@ -294,16 +326,32 @@ impl Decider<'_, '_> {
                 &[false]
             };
             for &extension in extensions {
+                if extension && without_unread {
+                    without_unread = false;
+                    problem = match self.problem(mg, constraints, false) {
+                        Ok(problem) => problem,
+                        Err(stop) => return self.stopped(mg, stop, constraints.len()),
+                    };
+                }
                 problem.extension = extension;
                 let (decision, stats) = with_session(&mut problem, self.session, settings);
                 problem.extension = mg.extension;
                 let held = decision == Decision::Holds;
                 let serially = mg.extension && !extension;
-                self.a.solved.push(solved(decision, true, serially, stats));
+                self.a
+                    .solved
+                    .push(solved(decision, true, serially, without_unread, stats));
                 if held {
                     return Flow::Held;
                 }
             }
+        }
+        if mg.extension && without_unread {
+            without_unread = false;
+            problem = match self.problem(mg, constraints, false) {
+                Ok(problem) => problem,
+                Err(stop) => return self.stopped(mg, stop, constraints.len()),
+            };
         }
         let Decided {
             decision,
@@ -312,7 +360,7 @@ impl Decider<'_, '_> {
         } = polygraph::decide(&problem, settings);
         let flow = match &decision {
             Decision::Holds => Flow::Held,
-            Decision::Violated if chained => Flow::Violated,
+            Decision::Violated if reduced.chained || without_unread => Flow::Unsettled,
             Decision::Violated => {
                 let f = explain(
                     self.a,
@@ -337,8 +385,31 @@ impl Decider<'_, '_> {
                 Flow::Stopped
             }
         };
-        self.a.solved.push(solved(decision, false, false, stats));
+        self.a
+            .solved
+            .push(solved(decision, false, false, without_unread, stats));
         flow
+    }
+
+    /// The model's problem, with the session order as the chain hint; a
+    /// limit reached building it stops this model only, as the solver's
+    /// deadline does: what stronger models found is kept.
+    fn problem(
+        &self,
+        mg: ModelGraph,
+        constraints: &[Constraint],
+        without_unread: bool,
+    ) -> Result<Problem, limits::Stop> {
+        let txns = self.a.graph.vertex_count() as u32;
+        let mut problem = limits::attempt(|| {
+            limits::stage(Stage::Construct);
+            let kept = constraints.iter().filter(|c| !(without_unread && c.unread));
+            let problem = problem(txns, mg, self.known.of(&self.a.deps, mg), kept);
+            limits::stage(Stage::Solve);
+            problem
+        })?;
+        problem.chains = self.session.to_vec();
+        Ok(problem)
     }
 }
 
@@ -446,7 +517,7 @@ fn problem<'a>(
     txns: u32,
     mg: ModelGraph,
     known: impl Iterator<Item = &'a Dep>,
-    constraints: &[Constraint],
+    constraints: impl Iterator<Item = &'a Constraint>,
 ) -> Problem {
     let side = |deps: &[Dep]| deps.iter().filter_map(|d| edge(mg, d)).collect();
     Problem {
@@ -454,7 +525,6 @@ fn problem<'a>(
         extension: mg.extension,
         known: known.filter_map(|d| edge(mg, d)).collect(),
         sides: constraints
-            .iter()
             .map(|c| {
                 limits::tick();
                 [side(&c.sides[0]), side(&c.sides[1])]

@@ -726,16 +726,25 @@ impl Rr<'_> {
         let Some(pairs) = unordered_pairs((hi - lo) as usize, edges, &local) else {
             return false;
         };
+        let (rstart, _) = readers;
+        let unread = |(first, last): (u32, u32)| {
+            first == last && rstart[first as usize] == rstart[first as usize + 1]
+        };
         for (i, j) in pairs {
             crate::limits::tick();
-            let ((first_x, last_x), (first_y, last_y)) = (chains[i as usize], chains[j as usize]);
+            let (x, y) = (chains[i as usize], chains[j as usize]);
             let (mut fwd, mut back) = (Vec::new(), Vec::new());
-            self.precedes(last_x, first_y, readers, &mut fwd);
-            self.precedes(last_y, first_x, readers, &mut back);
-            let (tx, ty) = (self.writer(first_x), self.writer(first_y));
+            self.precedes(x.1, y.0, readers, &mut fwd);
+            self.precedes(y.1, x.0, readers, &mut back);
+            let (tx, ty) = (self.writer(x.0), self.writer(y.0));
             if let (Some(tx), Some(ty)) = (tx, ty) {
                 let strip = |v: Vec<(u32, Dep)>| v.into_iter().map(|(_, d)| d).collect();
-                co.add(tx.txn, ty.txn, strip(fwd), strip(back));
+                co.add(
+                    tx.txn,
+                    ty.txn,
+                    [strip(fwd), strip(back)],
+                    unread(x) && unread(y),
+                );
             }
         }
         chains.len() < writers.len()

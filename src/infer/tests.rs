@@ -1318,6 +1318,7 @@ fn read_modify_write_chains_are_one_side_of_a_pair() {
         panic!("{:?}", chained.constraints)
     };
     assert_eq!((c.a, c.b), (0, 2));
+    assert!(!c.unread && every.constraints.iter().all(|c| !c.unread));
     assert_eq!(
         sides(&h, c),
         [
@@ -1339,4 +1340,22 @@ fn two_read_modify_writes_of_one_version_are_no_chain() {
     let chained = infer_chained(&h, &InferOptions::default());
     assert!(!chained.chained);
     assert_eq!(chained.constraints, every.constraints);
+}
+
+#[test]
+fn pairs_of_writes_nobody_read_are_unread() {
+    // x = 1 and x = 2 nobody read: unread. y = 1 is read, y = 2 not: the
+    // pair T0/T1 has both keys, so it is not; T2/T3's x pair is.
+    let text = "{:type :ok, :f :txn, :process 0, :value [[:w :x 1] [:w :y 1]]}
+                {:type :ok, :f :txn, :process 1, :value [[:w :x 2] [:w :y 2]]}
+                {:type :ok, :f :txn, :process 2, :value [[:w :z 1]]}
+                {:type :ok, :f :txn, :process 3, :value [[:w :z 2]]}
+                {:type :ok, :f :txn, :process 4, :value [[:r :y 1]]}";
+    let (_, inf) = run(text);
+    let unread: Vec<(TxnId, TxnId, bool)> = inf
+        .constraints
+        .iter()
+        .map(|c| (c.a, c.b, c.unread))
+        .collect();
+    assert_eq!(unread, [(0, 1, false), (2, 3, true)]);
 }

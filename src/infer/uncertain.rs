@@ -16,6 +16,12 @@ pub struct Constraint {
     pub a: TxnId,
     pub b: TxnId,
     pub sides: [Vec<Dep>; 2],
+    /// Every key's pair here is of two versions nobody read (and, chained,
+    /// each its own chain): pure ww. Where a model is the plain acyclicity
+    /// of its edges, such constraints can be left out: a resolution of the
+    /// others orders these writes along a topological order of its graph,
+    /// which adds only forward edges (and so it is for any subset).
+    pub unread: bool,
 }
 
 /// Collects one constraint per transaction pair.
@@ -27,8 +33,10 @@ pub(super) struct Coalescer {
 
 impl Coalescer {
     /// Adds the edges of "`t1`'s write precedes `t2`'s" (`first`) and of the
-    /// reverse (`second`) to the pair's constraint.
-    pub fn add(&mut self, t1: TxnId, t2: TxnId, first: Vec<Dep>, second: Vec<Dep>) {
+    /// reverse (`second`) to the pair's constraint; `unread` when they are
+    /// of two versions nobody read ([`Constraint::unread`]).
+    pub fn add(&mut self, t1: TxnId, t2: TxnId, sides: [Vec<Dep>; 2], unread: bool) {
+        let [first, second] = sides;
         let (a, b, fwd, back) = if t1 < t2 {
             (t1, t2, first, second)
         } else {
@@ -42,8 +50,10 @@ impl Coalescer {
                 a,
                 b,
                 sides: [Vec::new(), Vec::new()],
+                unread: true,
             });
         }
+        self.out[i].unread &= unread;
         self.out[i].sides[0].extend(fwd);
         self.out[i].sides[1].extend(back);
     }
