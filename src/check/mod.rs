@@ -212,8 +212,12 @@ pub fn analyze(history: &History, opts: &CheckOptions) -> Result<Analysis, Optio
         anomalies,
         implied,
         constraints,
+        chained,
         ..
-    } = infer::infer(history, &opts.infer);
+    } = match opts.solve.reduce {
+        true => infer::infer_chained(history, &opts.infer),
+        false => infer::infer(history, &opts.infer),
+    };
     limits::stage(Stage::Order);
     deps.extend(order_deps(history, order));
     limits::stage(Stage::Graph);
@@ -232,13 +236,15 @@ pub fn analyze(history: &History, opts: &CheckOptions) -> Result<Analysis, Optio
             .retain(|x| !matches!(x, Anomaly::GarbageRead { .. }));
     }
     analysis.deps = deps;
-    let session = if constraints.is_empty() && implied.is_empty() {
+    let unchained = || infer::unchained_constraints(history, &opts.infer);
+    let open = uncertain::Open::new(&constraints, chained, &unchained);
+    let session = if constraints.is_empty() && implied.is_empty() && !chained {
         Vec::new()
     } else {
         limits::stage(Stage::Order);
         order::process_edges(history)
     };
-    uncertain::decide_all(&mut analysis, &implied, &constraints, &session, &opts.solve);
+    uncertain::decide_all(&mut analysis, &implied, &open, &session, &opts.solve);
     verdict::name_proven_models(&mut analysis);
     Ok(analysis)
 }

@@ -11,6 +11,7 @@ use crate::graph::{csr, nontrivial, tarjan, Dep, Graph, Rel, RelSet};
 use crate::history::TxnId;
 use crate::infer::Constraint;
 use crate::limits::{self, Stage};
+use std::cell::OnceCell;
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
@@ -24,6 +25,11 @@ pub struct SolveOptions {
     pub pruning: bool,
     /// Give up (`:valid? :unknown`) after this long.
     pub timeout: Option<Duration>,
+    /// Decide models on reduced constraints first (on by default): models
+    /// whose graph has rw edges on read-modify-write chains
+    /// (`Inference::chained`), plain-acyclicity ones without pairs of unread
+    /// writes (`Constraint::unread`).
+    pub reduce: bool,
 }
 
 impl Default for SolveOptions {
@@ -32,6 +38,7 @@ impl Default for SolveOptions {
             enabled: true,
             pruning: true,
             timeout: None,
+            reduce: true,
         }
     }
 }
@@ -93,6 +100,12 @@ pub struct Solved {
     /// A snapshot-isolation model decided without the extension: every
     /// cycle of `A ∪ rw` forbidden, which only `Holds` can settle.
     pub serially: bool,
+    /// Decided on read-modify-write chains (`Inference::chained`), which
+    /// only `Holds` settles.
+    pub chained: bool,
+    /// Decided without the pairs of unread writes (`Constraint::unread`),
+    /// which only `Holds` settles.
+    pub without_unread: bool,
     pub construct: Duration,
     pub stats: Stats,
 }
@@ -100,74 +113,209 @@ pub struct Solved {
 /// At most `2^MAX_CASE_PAIRS` resolutions are listed.
 const MAX_CASE_PAIRS: usize = 8;
 
+/// The constraints models are decided on: inference's, and when those are
+/// chained (`Inference::chained`), the unchained ones, inferred once when a
+/// model or an explanation first needs them.
+pub struct Open<'c> {
+    pub found: &'c [Constraint],
+    pub chained: bool,
+    unchained: &'c dyn Fn() -> Vec<Constraint>,
+    cache: OnceCell<Vec<Constraint>>,
+}
+
+impl<'c> Open<'c> {
+    /// `unchained` infers the constraints without chains collapsed; it is
+    /// called at most once, and only when `chained`.
+    pub fn new(
+        found: &'c [Constraint],
+        chained: bool,
+        unchained: &'c dyn Fn() -> Vec<Constraint>,
+    ) -> Open<'c> {
+        Open {
+            found,
+            chained,
+            unchained,
+            cache: OnceCell::new(),
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.found.is_empty() && !self.chained
+    }
+
+    /// How a model may be decided on `found` before every pair, if it may.
+    /// Chains hold only where the graph has rw edges; unread pairs may be
+    /// left out where it is plain acyclicity (serializability's graph is
+    /// tried first for snapshot isolation too).
+    fn reduced(&self, mg: ModelGraph) -> Option<Reduced> {
+        if self.chained && !in_model(mg, Rel::Rw) {
+            return None;
+        }
+        let unread = self.found.iter().any(|c| c.unread);
+        (self.chained || unread).then_some(Reduced {
+            chained: self.chained,
+            unread,
+        })
+    }
+
+    /// The constraints every model may be decided and explained on.
+    fn unchained(&self) -> &[Constraint] {
+        match self.chained {
+            false => self.found,
+            true => self.cache.get_or_init(self.unchained),
+        }
+    }
+}
+
 /// Decides every model the options ask about that the certain graph leaves
 /// open, recording forced anomalies, undecided models and statistics.
 pub fn decide_all(
     a: &mut Analysis,
     implied: &[Dep],
-    constraints: &[Constraint],
+    open: &Open,
     session: &[(u32, u32)],
     opts: &SolveOptions,
 ) {
-    if (constraints.is_empty() && implied.is_empty()) || !opts.enabled {
+    if (open.is_empty() && implied.is_empty()) || !opts.enabled {
         return;
     }
     // Inside a limited check the deadline was set before reading began.
     let deadline =
         limits::deadline().or_else(|| opts.timeout.and_then(|t| Instant::now().checked_add(t)));
-    let known = Known {
-        certain: a.deps.len(),
-        implied,
+    let mut d = Decider {
+        known: Known {
+            certain: a.deps.len(),
+            implied,
+        },
+        impossible: lattice::impossible_models(verdict::all_anomalies(a).into_keys()),
+        session,
+        deadline,
+        pruning: opts.pruning,
+        a,
     };
-    let mut impossible = lattice::impossible_models(verdict::all_anomalies(a).into_keys());
     let mut holding: Vec<ModelGraph> = Vec::new();
     // Strongest first: a model that holds settles every model whose graph
     // is part of its own.
     for mg in MODEL_GRAPHS.into_iter().rev() {
-        let mg = effective(mg, a.order);
+        let mg = effective(mg, d.a.order);
         // Models without wr (PL-1 and its session and real-time variants)
         // forbid ww cycles only, and ordering every key's versions along a
         // topological order of the certain graph never closes one.
         if !mg.base.contains(Rel::Wr)
-            || impossible.contains(mg.model)
+            || d.impossible.contains(mg.model)
             || holding.iter().any(|&h| covers(h, mg))
-            || !a.reportable.contains(mg.anomaly())
+            || !d.a.reportable.contains(mg.anomaly())
         {
             continue;
         }
-        let started = Instant::now();
-        let txns = a.graph.vertex_count() as u32;
-        // A limit reached here stops this model only, as the solver's
-        // deadline does: what stronger models found is kept.
-        let built = limits::attempt(|| {
-            limits::stage(Stage::Construct);
-            let problem = problem(txns, mg, known.of(&a.deps, mg), constraints);
-            limits::stage(Stage::Solve);
-            problem
+        // Reduced constraints settle a model that holds; anything else is
+        // decided again on every pair, which also explains a violation.
+        let mut flow = Flow::Unsettled;
+        if let Some(reduced) = opts.reduce.then(|| open.reduced(mg)).flatten() {
+            flow = d.model(mg, open.found, reduced);
+        }
+        if flow == Flow::Unsettled {
+            // A limit reached inferring them stops this model only.
+            flow = match limits::attempt(|| {
+                limits::stage(Stage::Construct);
+                open.unchained()
+            }) {
+                Ok(constraints) => d.model(mg, constraints, Reduced::NONE),
+                Err(stop) => d.stopped(mg, stop, open.found.len()),
+            };
+        }
+        match flow {
+            Flow::Held => holding.push(mg),
+            Flow::Violated | Flow::Unsettled => {}
+            Flow::Stopped => break,
+        }
+    }
+}
+
+/// What a decision leaves out of the constraints; only `Holds` counts when
+/// anything is.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct Reduced {
+    /// The constraints are of read-modify-write chains.
+    chained: bool,
+    /// Those with `Constraint::unread` are left out where the decision is
+    /// plain acyclicity.
+    unread: bool,
+}
+
+impl Reduced {
+    const NONE: Reduced = Reduced {
+        chained: false,
+        unread: false,
+    };
+}
+
+/// How deciding one model ended.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Flow {
+    Held,
+    /// Violated: a forced anomaly is recorded.
+    Violated,
+    /// Violated on reduced constraints, which settle nothing but `Held`.
+    Unsettled,
+    /// Stopped by a limit: weaker models are not tried.
+    Stopped,
+}
+
+/// What deciding the models of one analysis shares.
+struct Decider<'a, 'i> {
+    a: &'a mut Analysis,
+    known: Known<'i>,
+    impossible: BTreeSet<&'static str>,
+    session: &'i [(u32, u32)],
+    deadline: Option<Instant>,
+    pruning: bool,
+}
+
+impl Decider<'_, '_> {
+    /// Records a limit reached before solving.
+    fn stopped(&mut self, mg: ModelGraph, stop: limits::Stop, constraints: usize) -> Flow {
+        self.a.stopped.push(Stopped {
+            model: mg.model,
+            reason: stop.reason.name().to_string(),
+            constraints,
+            stage: stop.stage,
         });
-        let mut problem = match built {
+        Flow::Stopped
+    }
+
+    /// Decides one model on `constraints` (`reduced`: only `Held` counts),
+    /// recording what it found.
+    fn model(&mut self, mg: ModelGraph, constraints: &[Constraint], reduced: Reduced) -> Flow {
+        let started = Instant::now();
+        // Unread pairs are left out of serializability's graph only, which
+        // snapshot isolation tries first with the session order.
+        let mut without_unread = reduced.unread;
+        let mut problem = match self.problem(mg, constraints, without_unread) {
             Ok(problem) => problem,
-            Err(stop) => {
-                a.stopped.push(Stopped {
-                    model: mg.model,
-                    reason: stop.reason.name().to_string(),
-                    constraints: constraints.len(),
-                    stage: stop.stage,
-                });
-                break;
-            }
+            Err(stop) => return self.stopped(mg, stop, constraints.len()),
         };
-        problem.chains = session.to_vec();
         let construct = started.elapsed();
         let settings = Settings {
-            pruning: opts.pruning,
-            deadline,
+            pruning: self.pruning,
+            deadline: self.deadline,
             propagate: true,
             solve_for: None,
         };
+        let solved = |decision, with_session, serially, without_unread, stats| Solved {
+            model: mg.model,
+            decision,
+            with_session,
+            serially,
+            chained: reduced.chained,
+            without_unread,
+            construct,
+            stats,
+        };
         // Without constraints there is no order to choose: the session
         // order could only add cycles.
-        if !mg.base.contains(Rel::Process) && !session.is_empty() && !problem.sides.is_empty() {
+        if !mg.base.contains(Rel::Process) && !self.session.is_empty() && !problem.sides.is_empty()
+        {
             // Snapshot isolation's extension first as plain acyclicity of
             // the same edges (serializability's graph): its solver has half
             // the nodes and no rw-hop states, and every cycle of `A ; rw?`
@@ -177,60 +325,91 @@ pub fn decide_all(
             } else {
                 &[false]
             };
-            let mut held = false;
             for &extension in extensions {
+                if extension && without_unread {
+                    without_unread = false;
+                    problem = match self.problem(mg, constraints, false) {
+                        Ok(problem) => problem,
+                        Err(stop) => return self.stopped(mg, stop, constraints.len()),
+                    };
+                }
                 problem.extension = extension;
-                let (decision, stats) = with_session(&mut problem, session, settings);
+                let (decision, stats) = with_session(&mut problem, self.session, settings);
                 problem.extension = mg.extension;
-                held = decision == Decision::Holds;
-                a.solved.push(Solved {
-                    model: mg.model,
-                    decision,
-                    with_session: true,
-                    serially: mg.extension && !extension,
-                    construct,
-                    stats,
-                });
+                let held = decision == Decision::Holds;
+                let serially = mg.extension && !extension;
+                self.a
+                    .solved
+                    .push(solved(decision, true, serially, without_unread, stats));
                 if held {
-                    break;
+                    return Flow::Held;
                 }
             }
-            if held {
-                holding.push(mg);
-                continue;
-            }
+        }
+        if mg.extension && without_unread {
+            without_unread = false;
+            problem = match self.problem(mg, constraints, false) {
+                Ok(problem) => problem,
+                Err(stop) => return self.stopped(mg, stop, constraints.len()),
+            };
         }
         let Decided {
             decision,
             stats,
             suspects,
         } = polygraph::decide(&problem, settings);
-        match &decision {
-            Decision::Holds => holding.push(mg),
+        let flow = match &decision {
+            Decision::Holds => Flow::Held,
+            Decision::Violated if reduced.chained || without_unread => Flow::Unsettled,
             Decision::Violated => {
-                let f = explain(a, mg, &problem, &suspects, known, constraints, deadline);
-                impossible.extend(lattice::impossible_models([f.name]));
-                a.forced.push(f);
+                let f = explain(
+                    self.a,
+                    mg,
+                    &problem,
+                    &suspects,
+                    self.known,
+                    constraints,
+                    self.deadline,
+                );
+                self.impossible.extend(lattice::impossible_models([f.name]));
+                self.a.forced.push(f);
+                Flow::Violated
             }
-            Decision::Stopped(reason) => a.stopped.push(Stopped {
-                model: mg.model,
-                reason: reason.clone(),
-                constraints: constraints.len(),
-                stage: Stage::Solve,
-            }),
-        }
-        let stop = matches!(decision, Decision::Stopped(_));
-        a.solved.push(Solved {
-            model: mg.model,
-            decision,
-            with_session: false,
-            serially: false,
-            construct,
-            stats,
-        });
-        if stop {
-            break;
-        }
+            Decision::Stopped(reason) => {
+                self.a.stopped.push(Stopped {
+                    model: mg.model,
+                    reason: reason.clone(),
+                    constraints: constraints.len(),
+                    stage: Stage::Solve,
+                });
+                Flow::Stopped
+            }
+        };
+        self.a
+            .solved
+            .push(solved(decision, false, false, without_unread, stats));
+        flow
+    }
+
+    /// The model's problem, with the session order as the chain hint; a
+    /// limit reached building it stops this model only, as the solver's
+    /// deadline does: what stronger models found is kept.
+    fn problem(
+        &self,
+        mg: ModelGraph,
+        constraints: &[Constraint],
+        without_unread: bool,
+    ) -> Result<Problem, limits::Stop> {
+        let txns = self.a.graph.vertex_count() as u32;
+        let mut problem = limits::attempt(|| {
+            limits::stage(Stage::Construct);
+            let kept = constraints.iter().filter(|c| !(without_unread && c.unread));
+            let problem = problem(txns, mg, self.known.of(&self.a.deps, mg), kept);
+            limits::stage(Stage::Solve);
+            problem
+        })?;
+        problem.chains = self.session.to_vec();
+        Ok(problem)
     }
 }
 
@@ -338,7 +517,7 @@ fn problem<'a>(
     txns: u32,
     mg: ModelGraph,
     known: impl Iterator<Item = &'a Dep>,
-    constraints: &[Constraint],
+    constraints: impl Iterator<Item = &'a Constraint>,
 ) -> Problem {
     let side = |deps: &[Dep]| deps.iter().filter_map(|d| edge(mg, d)).collect();
     Problem {
@@ -346,7 +525,6 @@ fn problem<'a>(
         extension: mg.extension,
         known: known.filter_map(|d| edge(mg, d)).collect(),
         sides: constraints
-            .iter()
             .map(|c| {
                 limits::tick();
                 [side(&c.sides[0]), side(&c.sides[1])]

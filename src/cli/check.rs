@@ -77,7 +77,7 @@ pub struct ModelArgs {
     pub wfr_keys: bool,
     /// Decide on the version order inference can see, as Elle does: no
     /// search over writes whose order is unknown.
-    #[arg(long, conflicts_with_all = ["no_pruning", "timeout"])]
+    #[arg(long, conflicts_with_all = ["no_pruning", "timeout", "every_pair"])]
     pub certain_only: bool,
     /// Elle's rules for Jepsen histories: reads of values nobody wrote
     /// (`garbage-read`, which every model prohibits) are looked for only
@@ -93,6 +93,11 @@ pub struct ModelArgs {
     /// Skip PolySI's pruning and hand every constraint to the solver.
     #[arg(long)]
     pub no_pruning: bool,
+    /// Decide every model on every pair of writes in unknown order, not
+    /// first on read-modify-write chains (models with rw edges) and without
+    /// pairs of unread writes (serializability's graph and read committed's).
+    #[arg(long)]
+    pub every_pair: bool,
     /// Give up after this many seconds, counted from the first byte read
     /// to the verdict (`:valid? :unknown` with the stage it stopped in, exit
     /// status 2); fractions allowed, 0 stops at once.
@@ -237,6 +242,7 @@ impl ModelArgs {
                 enabled: !self.certain_only,
                 pruning: !self.no_pruning,
                 timeout: self.timeout,
+                reduce: !self.every_pair,
             },
             no_fast_path: self.no_fast_path,
             elle_compat: self.elle_compat,

@@ -482,6 +482,7 @@ fn model_flags(opts: &CheckOptions) -> Vec<String> {
         (opts.elle_compat, "--elle-compat"),
         (!opts.solve.enabled, "--certain-only"),
         (opts.solve.enabled && !opts.solve.pruning, "--no-pruning"),
+        (opts.solve.enabled && !opts.solve.reduce, "--every-pair"),
     ];
     flags.extend(switches.iter().filter(|s| s.0).map(|s| s.1.to_string()));
     if let (true, Some(t)) = (opts.solve.enabled, opts.solve.timeout) {
@@ -712,6 +713,7 @@ mod tests {
                     enabled: true,
                     pruning: false,
                     timeout: Some(Duration::from_millis(2500)),
+                    reduce: false,
                 },
                 no_fast_path: true,
                 elle_compat: true,
@@ -729,6 +731,7 @@ mod tests {
                     enabled: false,
                     pruning: true,
                     timeout: None,
+                    reduce: true,
                 },
                 ..CheckOptions::default()
             },

@@ -263,6 +263,7 @@ pub fn infer(h: &History) -> Inference {
         in_graph: la.in_graph,
         implied: Vec::new(),
         constraints,
+        chained: false,
     }
 }
 
@@ -826,7 +827,7 @@ impl La<'_> {
                         a_mop: a.mop,
                         b_mop: b.mop,
                     };
-                    co.add(x.txn, y.txn, vec![ww(x, y)], vec![ww(y, x)]);
+                    co.add(x.txn, y.txn, [vec![ww(x, y)], vec![ww(y, x)]], true);
                 }
             }
         }

@@ -47,16 +47,39 @@ pub struct Inference {
     /// Edges that hold in every model forbidding G1c, on top of `deps`.
     pub implied: Vec<Dep>,
     /// What the version order leaves open, one constraint per pair of
-    /// transactions.
+    /// transactions (per pair of read-modify-write chains when `chained`).
     pub constraints: Vec<Constraint>,
+    /// Whether `constraints` treat read-modify-write chains as contiguous,
+    /// which only models whose graph has rw edges may assume (a write inside
+    /// a chain is a G-single). Decided there they are exact; other models,
+    /// and explanations, take [`unchained_constraints`].
+    pub chained: bool,
 }
 
 /// Infers dependencies and non-cycle anomalies for the history's workload.
 pub fn infer(history: &History, opts: &InferOptions) -> Inference {
+    infer_with(history, opts, false)
+}
+
+/// As [`infer`], with the constraints of read-modify-write chains collapsed
+/// where the history has them (see [`Inference::chained`]).
+pub fn infer_chained(history: &History, opts: &InferOptions) -> Inference {
+    infer_with(history, opts, true)
+}
+
+/// The constraints [`infer`] finds, one per pair of transactions: what a
+/// model without rw edges is decided on when [`infer_chained`]'s are
+/// chained. Infers again rather than keeping them all along, as they are
+/// quadratic in the writes per key and rarely needed.
+pub fn unchained_constraints(history: &History, opts: &InferOptions) -> Vec<Constraint> {
+    infer(history, opts).constraints
+}
+
+fn infer_with(history: &History, opts: &InferOptions, chains: bool) -> Inference {
     match history.workload {
         Workload::ListAppend => list_append::infer(history),
         // A cas-register history and the checkers' (but long-fork's, whose
         // transactions are register reads and writes) have no transactions.
-        _ => rw_register::infer(history, opts),
+        _ => rw_register::infer(history, opts, chains),
     }
 }

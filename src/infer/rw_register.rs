@@ -56,7 +56,9 @@ struct Rr<'h> {
     key_start: Vec<u32>,
 }
 
-pub fn infer(h: &History, opts: &InferOptions) -> Inference {
+/// The inference; with `chains`, the constraints of read-modify-write
+/// chains collapsed (see [`Inference::chained`]).
+pub fn infer(h: &History, opts: &InferOptions, chains: bool) -> Inference {
     let mut rr = Rr {
         h,
         keys: KeyIds::default(),
@@ -78,13 +80,14 @@ pub fn infer(h: &History, opts: &InferOptions) -> Inference {
     let mut deps = rr.wr_deps();
     rr.version_deps(&edges, &readers, &mut deps);
     dedupe(&mut deps);
-    let (implied, constraints) = rr.uncertainty(&edges, &readers);
+    let (implied, constraints, chained) = rr.uncertainty(&edges, &readers, chains);
     Inference {
         deps: deps.into_iter().map(|(_, d)| d).collect(),
         anomalies,
         in_graph: rr.in_graph,
         implied,
         constraints,
+        chained,
     }
 }
 
@@ -650,8 +653,15 @@ impl Rr<'_> {
     /// installed `b` after `a` (else `b`'s ww edge closes a cycle with the
     /// wr edge of `a`): those edges are returned as implied. Pairs of
     /// written versions that the version graph and the implied edges leave
-    /// unordered become constraints.
-    fn uncertainty(&self, edges: &[(u32, u32)], readers: &Readers) -> (Vec<Dep>, Vec<Constraint>) {
+    /// unordered become constraints; with `chains`, pairs of
+    /// read-modify-write chains ([`Links`]), and the flag says whether any
+    /// chain was longer than one version.
+    fn uncertainty(
+        &self,
+        edges: &[(u32, u32)],
+        readers: &Readers,
+        chains: bool,
+    ) -> (Vec<Dep>, Vec<Constraint>, bool) {
         let known: std::collections::HashSet<(u32, u32)> = edges.iter().copied().collect();
         let mut by_key: Vec<Vec<(u32, u32)>> = vec![Vec::new(); self.keys.len()];
         for &(a, b) in edges {
@@ -660,6 +670,7 @@ impl Rr<'_> {
             }
         }
         let mut implied = Vec::new();
+        let mut links = Links::new(if chains { self.node_val.len() } else { 0 });
         for t in &self.touches {
             if self.status(t.txn) != Status::Committed {
                 continue;
@@ -675,51 +686,127 @@ impl Rr<'_> {
             if !known.contains(&(a, b)) {
                 self.precedes(a, b, readers, &mut implied);
             }
+            if chains && self.writer(b).is_some_and(|x| x.txn == t.txn) {
+                links.add(a, b);
+            }
         }
         let mut co = Coalescer::default();
+        let mut chained = false;
         for (kid, key_edges) in by_key.iter_mut().enumerate() {
-            self.key_constraints(kid, key_edges, readers, &mut co);
+            chained |= self.key_constraints(kid, key_edges, readers, &links, &mut co);
         }
         dedupe(&mut implied);
-        (implied.into_iter().map(|(_, d)| d).collect(), co.finish())
+        let implied = implied.into_iter().map(|(_, d)| d).collect();
+        (implied, co.finish(), chained)
     }
 
-    /// The constraints of one key's unordered pairs of written versions.
+    /// The constraints of one key's unordered pairs of written versions, or
+    /// of its read-modify-write chains when `links` has them: whether some
+    /// chain had more than one version.
     fn key_constraints(
         &self,
         kid: usize,
         edges: &mut [(u32, u32)],
         readers: &Readers,
+        links: &Links,
         co: &mut Coalescer,
-    ) {
+    ) -> bool {
         let (lo, hi) = (self.key_start[kid], self.key_start[kid + 1]);
-        let writers: Vec<u32> = (lo..hi)
-            .filter(|&v| self.writer(v).is_some())
-            .map(|v| v - lo)
-            .collect();
-        if writers.len() < 2 {
-            return;
+        let writers: Vec<u32> = (lo..hi).filter(|&v| self.writer(v).is_some()).collect();
+        let chains = links.chains(&writers);
+        if chains.len() < 2 {
+            return chains.len() < writers.len();
         }
         for e in edges.iter_mut() {
             *e = (e.0 - lo, e.1 - lo);
         }
+        let local: Vec<(u32, u32)> = chains.iter().map(|&(f, l)| (f - lo, l - lo)).collect();
         // A cycle here is a wr cycle, a G1c the cycle search reports: no
         // model that needs these constraints can hold.
-        let Some(pairs) = unordered_pairs((hi - lo) as usize, edges, &writers) else {
-            return;
+        let Some(pairs) = unordered_pairs((hi - lo) as usize, edges, &local) else {
+            return false;
         };
-        for (x, y) in pairs {
+        let (rstart, _) = readers;
+        let unread = |(first, last): (u32, u32)| {
+            first == last && rstart[first as usize] == rstart[first as usize + 1]
+        };
+        for (i, j) in pairs {
             crate::limits::tick();
-            let (x, y) = (x + lo, y + lo);
+            let (x, y) = (chains[i as usize], chains[j as usize]);
             let (mut fwd, mut back) = (Vec::new(), Vec::new());
-            self.precedes(x, y, readers, &mut fwd);
-            self.precedes(y, x, readers, &mut back);
-            let (tx, ty) = (self.writer(x), self.writer(y));
+            self.precedes(x.1, y.0, readers, &mut fwd);
+            self.precedes(y.1, x.0, readers, &mut back);
+            let (tx, ty) = (self.writer(x.0), self.writer(y.0));
             if let (Some(tx), Some(ty)) = (tx, ty) {
                 let strip = |v: Vec<(u32, Dep)>| v.into_iter().map(|(_, d)| d).collect();
-                co.add(tx.txn, ty.txn, strip(fwd), strip(back));
+                co.add(
+                    tx.txn,
+                    ty.txn,
+                    [strip(fwd), strip(back)],
+                    unread(x) && unread(y),
+                );
             }
         }
+        chains.len() < writers.len()
+    }
+}
+
+/// Read-modify-write links between version nodes: `a → b` when the
+/// transaction that installed `b` read `a`, and no other transaction that
+/// read `a` wrote the key. In every model whose graph has rw edges `b`
+/// directly follows `a` in the version order: a write `x` between them
+/// would close `T →rw x →ww T` (G-single) with `b`'s writer `T`. A chain of
+/// links is then contiguous, and the order of two chains is that of their
+/// ends: one constraint per pair of chains replaces one per pair of
+/// versions (exact in those models only; read committed gets none).
+struct Links {
+    next: Vec<u32>,
+    prev: Vec<u32>,
+}
+
+/// A version with links to (or from) more than one other.
+const MANY: u32 = NONE - 1;
+
+impl Links {
+    /// No links among `nodes` version nodes (none at all: chains off).
+    fn new(nodes: usize) -> Links {
+        Links {
+            next: vec![NONE; nodes],
+            prev: vec![NONE; nodes],
+        }
+    }
+
+    fn add(&mut self, a: u32, b: u32) {
+        let mark = |slot: &mut u32, v: u32| *slot = if *slot == NONE { v } else { MANY };
+        mark(&mut self.next[a as usize], b);
+        mark(&mut self.prev[b as usize], a);
+    }
+
+    /// The version `a` links to, if the link is unique both ways.
+    fn after(&self, a: u32) -> Option<u32> {
+        let b = *self.next.get(a as usize)?;
+        (b < MANY && self.prev[b as usize] == a).then_some(b)
+    }
+
+    /// The chains `writers` (version nodes of one key, each written by a
+    /// transaction in the graph) form, as (first, last) versions: one per
+    /// writer no unique link leads to. A link always joins two writers.
+    fn chains(&self, writers: &[u32]) -> Vec<(u32, u32)> {
+        let linked_to = |v: u32| {
+            let p = self.prev.get(v as usize).copied().unwrap_or(NONE);
+            p < MANY && self.after(p) == Some(v)
+        };
+        writers
+            .iter()
+            .filter(|&&v| !linked_to(v))
+            .map(|&first| {
+                let mut last = first;
+                while let Some(b) = self.after(last) {
+                    last = b;
+                }
+                (first, last)
+            })
+            .collect()
     }
 }
 

@@ -1280,3 +1280,82 @@ fn rr_serializable_database_is_clean() {
         assert!(rich.deps.len() > plain.deps.len());
     }
 }
+
+/// One constraint's sides, each as [`edges`] prints dependencies.
+fn sides(h: &History, c: &Constraint) -> [Vec<String>; 2] {
+    c.sides.clone().map(|deps| {
+        let side = Inference {
+            deps,
+            ..Inference::default()
+        };
+        edges(h, &side)
+    })
+}
+
+#[test]
+fn read_modify_write_chains_are_one_side_of_a_pair() {
+    // T1 read T0's x = 1 and wrote x = 2, T3 read it; T2 wrote x = 3 blind.
+    // Every pair: T0/T2 and T1/T2. Chained: T0, T1 is one run, and its pair
+    // with T2 orders T1's version before T2's or T2's before T0's.
+    let text = "{:type :ok, :f :txn, :process 0, :value [[:w :x 1]]}
+                {:type :ok, :f :txn, :process 1, :value [[:r :x 1] [:w :x 2]]}
+                {:type :ok, :f :txn, :process 2, :value [[:w :x 3]]}
+                {:type :ok, :f :txn, :process 3, :value [[:r :x 2]]}";
+    let h = load(text);
+    let every = infer(&h, &InferOptions::default());
+    assert!(!every.chained);
+    let pairs: Vec<(TxnId, TxnId)> = every.constraints.iter().map(|c| (c.a, c.b)).collect();
+    assert_eq!(pairs, [(0, 2), (1, 2)]);
+    assert_eq!(
+        unchained_constraints(&h, &InferOptions::default()),
+        every.constraints
+    );
+    let chained = infer_chained(&h, &InferOptions::default());
+    assert!(chained.chained);
+    assert_eq!(chained.deps, every.deps);
+    assert_eq!(chained.implied, every.implied);
+    let [c] = chained.constraints.as_slice() else {
+        panic!("{:?}", chained.constraints)
+    };
+    assert_eq!((c.a, c.b), (0, 2));
+    assert!(!c.unread && every.constraints.iter().all(|c| !c.unread));
+    assert_eq!(
+        sides(&h, c),
+        [
+            vec!["T1 ww T2 :x 2->3 @1/0", "T3 rw T2 :x 2->3 @0/0"],
+            vec!["T2 ww T0 :x 3->1 @0/0"],
+        ]
+    );
+}
+
+#[test]
+fn two_read_modify_writes_of_one_version_are_no_chain() {
+    // T1 and T2 both read x = 1 and wrote it (a lost update): neither
+    // directly follows T0, so every pair stays.
+    let text = "{:type :ok, :f :txn, :process 0, :value [[:w :x 1]]}
+                {:type :ok, :f :txn, :process 1, :value [[:r :x 1] [:w :x 2]]}
+                {:type :ok, :f :txn, :process 2, :value [[:r :x 1] [:w :x 3]]}";
+    let h = load(text);
+    let every = infer(&h, &InferOptions::default());
+    let chained = infer_chained(&h, &InferOptions::default());
+    assert!(!chained.chained);
+    assert_eq!(chained.constraints, every.constraints);
+}
+
+#[test]
+fn pairs_of_writes_nobody_read_are_unread() {
+    // x = 1 and x = 2 nobody read: unread. y = 1 is read, y = 2 not: the
+    // pair T0/T1 has both keys, so it is not; T2/T3's x pair is.
+    let text = "{:type :ok, :f :txn, :process 0, :value [[:w :x 1] [:w :y 1]]}
+                {:type :ok, :f :txn, :process 1, :value [[:w :x 2] [:w :y 2]]}
+                {:type :ok, :f :txn, :process 2, :value [[:w :z 1]]}
+                {:type :ok, :f :txn, :process 3, :value [[:w :z 2]]}
+                {:type :ok, :f :txn, :process 4, :value [[:r :y 1]]}";
+    let (_, inf) = run(text);
+    let unread: Vec<(TxnId, TxnId, bool)> = inf
+        .constraints
+        .iter()
+        .map(|c| (c.a, c.b, c.unread))
+        .collect();
+    assert_eq!(unread, [(0, 1, false), (2, 3, true)]);
+}

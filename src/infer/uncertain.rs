@@ -16,6 +16,12 @@ pub struct Constraint {
     pub a: TxnId,
     pub b: TxnId,
     pub sides: [Vec<Dep>; 2],
+    /// Every key's pair here is of two versions nobody read (and, chained,
+    /// each its own chain): pure ww. Where a model is the plain acyclicity
+    /// of its edges, such constraints can be left out: a resolution of the
+    /// others orders these writes along a topological order of its graph,
+    /// which adds only forward edges (and so it is for any subset).
+    pub unread: bool,
 }
 
 /// Collects one constraint per transaction pair.
@@ -27,8 +33,10 @@ pub(super) struct Coalescer {
 
 impl Coalescer {
     /// Adds the edges of "`t1`'s write precedes `t2`'s" (`first`) and of the
-    /// reverse (`second`) to the pair's constraint.
-    pub fn add(&mut self, t1: TxnId, t2: TxnId, first: Vec<Dep>, second: Vec<Dep>) {
+    /// reverse (`second`) to the pair's constraint; `unread` when they are
+    /// of two versions nobody read ([`Constraint::unread`]).
+    pub fn add(&mut self, t1: TxnId, t2: TxnId, sides: [Vec<Dep>; 2], unread: bool) {
+        let [first, second] = sides;
         let (a, b, fwd, back) = if t1 < t2 {
             (t1, t2, first, second)
         } else {
@@ -42,8 +50,10 @@ impl Coalescer {
                 a,
                 b,
                 sides: [Vec::new(), Vec::new()],
+                unread: true,
             });
         }
+        self.out[i].unread &= unread;
         self.out[i].sides[0].extend(fwd);
         self.out[i].sides[1].extend(back);
     }
@@ -55,35 +65,38 @@ impl Coalescer {
     }
 }
 
-/// Which pairs of `n` versions of one key a partial order leaves unordered.
-/// `edges` are the order's edges between local version ids `0..n`;
-/// `writers` the versions we need pairs of. Returns `None` when the edges
-/// have a cycle.
+/// Which pairs of runs of `n` versions of one key a partial order leaves
+/// unordered. `edges` are the order's edges between local version ids
+/// `0..n`; `runs` the (first, last) versions of the runs we need pairs of
+/// (a single version is a run from itself to itself): run `i` precedes `j`
+/// when `j`'s first version is after `i`'s last. Returns pairs of indices
+/// into `runs`, or `None` when the edges have a cycle.
 pub(super) fn unordered_pairs(
     n: usize,
     edges: &[(u32, u32)],
-    writers: &[u32],
+    runs: &[(u32, u32)],
 ) -> Option<Vec<(u32, u32)>> {
     let mut pairs = Vec::new();
     if edges.is_empty() {
         // Every pair: quadratic, so known in advance to fit or not.
-        let w = writers.len() as u64;
+        let w = runs.len() as u64;
         let bytes = w.saturating_mul(w.saturating_sub(1)) / 2 * 8;
         crate::limits::will_allocate(bytes);
-        for (i, &x) in writers.iter().enumerate() {
-            pairs.extend(writers[i + 1..].iter().map(|&y| (x, y)));
+        let w = runs.len() as u32;
+        for i in 0..w {
+            pairs.extend((i + 1..w).map(|j| (i, j)));
         }
         return Some(pairs);
     }
     let (start, succ) = csr(n, edges);
     let out = |v: u32| &succ[start[v as usize] as usize..start[v as usize + 1] as usize];
     let topo = crate::graph::topological(n, |v| out(v).iter().copied())?;
-    let words = writers.len().div_ceil(64);
+    let words = runs.len().div_ceil(64);
     let mut bit_of = vec![u32::MAX; n];
-    for (i, &w) in writers.iter().enumerate() {
-        bit_of[w as usize] = i as u32;
+    for (i, &(first, _)) in runs.iter().enumerate() {
+        bit_of[first as usize] = i as u32;
     }
-    // reach[v]: the writer versions strictly after v.
+    // reach[v]: the runs whose first version is strictly after v.
     crate::limits::will_allocate((n * words * 8) as u64);
     let mut reach = vec![0u64; n * words];
     for &v in topo.iter().rev() {
@@ -99,11 +112,11 @@ pub(super) fn unordered_pairs(
         }
     }
     let has = |v: u32, b: usize| reach[v as usize * words + b / 64] & (1 << (b % 64)) != 0;
-    for (i, &x) in writers.iter().enumerate() {
-        for (j, &y) in writers.iter().enumerate().skip(i + 1) {
-            if !has(x, j) && !has(y, i) {
+    for (i, &(_, last_x)) in runs.iter().enumerate() {
+        for (j, &(_, last_y)) in runs.iter().enumerate().skip(i + 1) {
+            if !has(last_x, j) && !has(last_y, i) {
                 crate::limits::tick();
-                pairs.push((x, y));
+                pairs.push((i as u32, j as u32));
             }
         }
     }
@@ -116,13 +129,28 @@ mod tests {
 
     #[test]
     fn unordered_pairs_follow_the_transitive_order() {
+        let single = |vs: &[u32]| vs.iter().map(|&v| (v, v)).collect::<Vec<_>>();
         // 0 < 1 < 2, 3 alone.
-        let pairs = unordered_pairs(4, &[(0, 1), (1, 2)], &[0, 1, 2, 3]).unwrap();
+        let pairs = unordered_pairs(4, &[(0, 1), (1, 2)], &single(&[0, 1, 2, 3])).unwrap();
         assert_eq!(pairs, vec![(0, 3), (1, 3), (2, 3)]);
         assert_eq!(
-            unordered_pairs(3, &[], &[0, 1, 2]).unwrap(),
+            unordered_pairs(3, &[], &single(&[0, 1, 2])).unwrap(),
             vec![(0, 1), (0, 2), (1, 2)]
         );
-        assert!(unordered_pairs(2, &[(0, 1), (1, 0)], &[0, 1]).is_none());
+        assert!(unordered_pairs(2, &[(0, 1), (1, 0)], &single(&[0, 1])).is_none());
+    }
+
+    #[test]
+    fn runs_are_ordered_by_their_ends() {
+        // Runs 0..1 and 2..3 with 0 < 3 only: unordered (2..3 may still go
+        // first as a whole, or wholly after 1). With 1 < 2 they are ordered.
+        let runs = [(0, 1), (2, 3)];
+        assert_eq!(
+            unordered_pairs(4, &[(0, 1), (2, 3), (0, 3)], &runs).unwrap(),
+            vec![(0, 1)]
+        );
+        assert!(unordered_pairs(4, &[(0, 1), (2, 3), (1, 2)], &runs)
+            .unwrap()
+            .is_empty());
     }
 }

@@ -381,7 +381,12 @@ pub fn solving_stats(a: &Analysis) -> String {
             (true, Decision::Holds) => format!("{attempt}, as serializability's graph"),
             (true, _) => " with the session order added, as serializability's graph".to_string(),
         };
-        let decision = format!("{outcome}{attempt}");
+        let chains = [
+            (x.chained, ", on read-modify-write chains"),
+            (x.without_unread, ", without pairs of unread writes"),
+        ];
+        let reduced: String = chains.iter().filter(|c| c.0).map(|c| c.1).collect();
+        let decision = format!("{outcome}{attempt}{reduced}");
         let _ = writeln!(
             s,
             "{}: {decision}; {} constraints, {} pruned in {} rounds, {} solver calls, \
