@@ -335,6 +335,147 @@ pub const EMPTY_TRANSACTION_GRAPH: &str = "empty-transaction-graph";
 /// See [`EMPTY_TRANSACTION_GRAPH`].
 pub const CYCLE_SEARCH_TIMEOUT: &str = "cycle-search-timeout";
 
+/// isocheck's: a requested model that the check does not decide (see
+/// [`definition`]). Like [`CYCLE_SEARCH_TIMEOUT`], it is always reportable
+/// and prohibited by no model, so validity stays unknown rather than true.
+pub const MODEL_NOT_CHECKED: &str = "model-not-checked";
+
+/// What the check of a model name follows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Definition {
+    /// Adya's definition as Elle decides it: the anomalies the model
+    /// proscribes and its `<model>-cycle-exists` graph, decided over every
+    /// write order the history allows.
+    Adya,
+    /// Not decided: a history without a violation is `:valid? :unknown`,
+    /// with this reason.
+    NotChecked(&'static str),
+}
+
+const NO_CURSORS: &str = "Adya's G-cursor needs cursor reads, which histories do not record";
+const SINGLE_UNDECIDED: &str = "G-single is searched among the certain dependencies only; \
+     orders of writes the history leaves open are not decided for it";
+const NOT_FRACTURED: &str = "Elle's lattice lists only its internal, G1a and future-read \
+     anomalies; fractured reads and session order (Cerone et al. 2015) are not checked";
+const NO_SESSION_CHECK: &str = "session guarantees (Terry et al. 1994) are not checked; \
+     Elle's lattice proscribes nothing for them";
+
+/// The definition each canonical model name is checked by: the one list of
+/// which names the check decides. Every model of the lattice has a row.
+const DEFINITIONS: &[(&str, Definition)] = &[
+    (
+        "1SR",
+        Definition::NotChecked("one-copy serializability is not checked"),
+    ),
+    ("PL-1", Definition::Adya),
+    ("PL-2", Definition::Adya),
+    ("PL-2+", Definition::NotChecked(SINGLE_UNDECIDED)),
+    ("PL-2.99", Definition::Adya),
+    (
+        "PL-2L",
+        Definition::NotChecked("Adya's G-monotonic is not searched"),
+    ),
+    ("PL-3", Definition::Adya),
+    (
+        "PL-3U",
+        Definition::NotChecked("Adya's G-update is not searched"),
+    ),
+    ("PL-CS", Definition::NotChecked(NO_CURSORS)),
+    (
+        "PL-FCV",
+        Definition::NotChecked("Adya's G-SIb is not searched"),
+    ),
+    (
+        "PL-MSR",
+        Definition::NotChecked("Adya's G-MSR is not searched"),
+    ),
+    ("PL-SI", Definition::Adya),
+    ("PL-SS", Definition::Adya),
+    ("PRAM", Definition::NotChecked(NO_SESSION_CHECK)),
+    (
+        "causal",
+        Definition::NotChecked(
+            "causal consistency is not checked; Elle's lattice proscribes nothing for it",
+        ),
+    ),
+    (
+        "causal-cerone",
+        Definition::NotChecked("causal consistency (Cerone et al. 2015) is not checked"),
+    ),
+    (
+        "linearizable",
+        Definition::NotChecked("transactional histories are not checked for linearizability"),
+    ),
+    (
+        "monotonic-atomic-view",
+        Definition::NotChecked("monotonic atomic view (Bailis et al. 2013) is not checked"),
+    ),
+    ("monotonic-reads", Definition::NotChecked(NO_SESSION_CHECK)),
+    ("monotonic-writes", Definition::NotChecked(NO_SESSION_CHECK)),
+    (
+        "parallel-snapshot-isolation",
+        Definition::NotChecked("parallel snapshot isolation (Cerone et al. 2015) is not checked"),
+    ),
+    (
+        "prefix",
+        Definition::NotChecked("prefix consistency (Cerone et al. 2015) is not checked"),
+    ),
+    ("read-atomic", Definition::NotChecked(NOT_FRACTURED)),
+    ("read-your-writes", Definition::NotChecked(NO_SESSION_CHECK)),
+    (
+        "sequential",
+        Definition::NotChecked(
+            "transactional histories are not checked for sequential consistency",
+        ),
+    ),
+    (
+        "session-serializable",
+        Definition::NotChecked("session serializability is not checked"),
+    ),
+    ("strong-PL-1", Definition::Adya),
+    ("strong-PL-2", Definition::Adya),
+    ("strong-session-PL-1", Definition::Adya),
+    ("strong-session-PL-2", Definition::Adya),
+    ("strong-session-serializable", Definition::Adya),
+    ("strong-session-snapshot-isolation", Definition::Adya),
+    ("strong-snapshot-isolation", Definition::Adya),
+    (
+        "update-atomic",
+        Definition::NotChecked("update atomic (Cerone et al. 2015) is not checked"),
+    ),
+    (
+        "view-serializable",
+        Definition::NotChecked("view serializability is not checked"),
+    ),
+    (
+        "writes-follow-reads",
+        Definition::NotChecked(NO_SESSION_CHECK),
+    ),
+];
+
+/// The definition a model name is checked by; `None` for a name the lattice
+/// does not know.
+pub fn definition(model: &str) -> Option<Definition> {
+    let canonical = canonical_model(model)?;
+    DEFINITIONS
+        .iter()
+        .find(|&&(m, _)| m == canonical)
+        .map(|&(_, d)| d)
+}
+
+/// The requested models (Elle's default when `None`) that the check does
+/// not decide, as canonical names.
+pub fn unchecked_models(models: Option<&[&str]>) -> Vec<&'static str> {
+    models
+        .unwrap_or(&[DEFAULT_MODEL])
+        .iter()
+        .filter_map(|&m| match definition(m)? {
+            Definition::NotChecked(_) => canonical_model(m),
+            Definition::Adya => None,
+        })
+        .collect()
+}
+
 /// The model assumed when the checker is given no `:consistency-models` key.
 pub const DEFAULT_MODEL: &str = "strict-serializable";
 
@@ -494,7 +635,12 @@ fn lattice() -> &'static Lattice {
                     .iter()
                     .flat_map(|&(_, a)| a.iter().copied()),
             )
-            .chain([EMPTY_TRANSACTION_GRAPH, CYCLE_SEARCH_TIMEOUT, GARBAGE_READ])
+            .chain([
+                EMPTY_TRANSACTION_GRAPH,
+                CYCLE_SEARCH_TIMEOUT,
+                MODEL_NOT_CHECKED,
+                GARBAGE_READ,
+            ])
             .collect();
         Lattice {
             implied,
@@ -623,10 +769,14 @@ pub fn prohibited_anomalies<'a>(
 
 /// Elle's `reportable-anomaly-types`: the prohibited anomalies (from
 /// [`prohibited_anomalies`]) plus `empty-transaction-graph` and
-/// `cycle-search-timeout`.
+/// `cycle-search-timeout`, and isocheck's [`MODEL_NOT_CHECKED`].
 pub fn reportable_anomalies<'a>(prohibited: &BTreeSet<&'a str>) -> BTreeSet<&'a str> {
     let mut set = prohibited.clone();
-    set.extend([EMPTY_TRANSACTION_GRAPH, CYCLE_SEARCH_TIMEOUT]);
+    set.extend([
+        EMPTY_TRANSACTION_GRAPH,
+        CYCLE_SEARCH_TIMEOUT,
+        MODEL_NOT_CHECKED,
+    ]);
     set
 }
 
@@ -788,6 +938,26 @@ mod tests {
     }
 
     #[test]
+    fn every_model_has_one_definition() {
+        let canonical: BTreeSet<&str> = known_models()
+            .into_iter()
+            .filter_map(canonical_model)
+            .collect();
+        let rows: Vec<&str> = DEFINITIONS.iter().map(|&(m, _)| m).collect();
+        assert_eq!(rows.iter().copied().collect::<BTreeSet<_>>(), canonical);
+        assert_eq!(rows.len(), canonical.len(), "a model has two rows");
+        // Every model with a cycle-exists graph is decided as Adya's.
+        for g in &MODEL_GRAPHS {
+            assert_eq!(definition(g.model), Some(Definition::Adya), "{}", g.model);
+        }
+        assert_eq!(unchecked_models(None), Vec::<&str>::new());
+        assert_eq!(
+            unchecked_models(Some(&["serializable", "causal", "PRAM"])),
+            vec!["causal", "PRAM"]
+        );
+    }
+
+    #[test]
     fn model_names() {
         for (name, canonical) in [
             ("serializable", "PL-3"),
@@ -855,7 +1025,7 @@ mod tests {
             "G1a G1b internal lost-update cyclic-versions duplicate-elements incompatible-order
              future-read dirty-update predicate-read-miss G1 G1-process G1-realtime GSI GSIa
              GSIb G-SI G-SIb G-cursor G-monotonic G-MSR G-update write-skew
-             empty-transaction-graph cycle-search-timeout garbage-read",
+             empty-transaction-graph cycle-search-timeout garbage-read model-not-checked",
         );
         for a in known.iter().chain(&cycle_anomalies()) {
             assert!(is_known_anomaly(a), "{a}");
@@ -880,7 +1050,7 @@ mod tests {
             .filter(|a| !is_cycle_anomaly(a) && ModelGraph::of_anomaly(a).is_none())
             .collect();
         assert_eq!(others, known);
-        assert_eq!(all.len(), 24 + 13 + 26);
+        assert_eq!(all.len(), 24 + 13 + 27);
     }
 
     #[test]
@@ -1025,7 +1195,7 @@ mod tests {
         for a in cycle_anomalies() {
             assert!(strict.contains(a), "{a}");
         }
-        // Everything but the SI aggregates nothing proscribes and the two
+        // Everything but the SI aggregates nothing proscribes and the three
         // data-less anomalies.
         let missing: BTreeSet<&str> = known_anomalies()
             .into_iter()
@@ -1033,7 +1203,7 @@ mod tests {
             .collect();
         assert_eq!(
             missing,
-            words("GSI GSIa GSIb empty-transaction-graph cycle-search-timeout")
+            words("GSI GSIa GSIb empty-transaction-graph cycle-search-timeout model-not-checked")
         );
         // Garbage reads: every model implying read-uncommitted.
         for m in [
@@ -1080,13 +1250,13 @@ mod tests {
 
         assert_eq!(
             reportable_anomalies(&prohibited_anomalies(Some(&[]), &[])),
-            words("empty-transaction-graph cycle-search-timeout")
+            words("empty-transaction-graph cycle-search-timeout model-not-checked")
         );
         assert_eq!(
             reportable_anomalies(&prohibited_anomalies(Some(&["read-committed"]), &[])),
             plus(
                 &plus(&words(RU), RC_EXTRA),
-                "empty-transaction-graph cycle-search-timeout"
+                "empty-transaction-graph cycle-search-timeout model-not-checked"
             )
         );
     }
@@ -1265,7 +1435,12 @@ mod tests {
         assert_eq!(depth_order("G0", "G0"), Ordering::Equal);
         assert_eq!(depth_order("G2", "G0-process"), Ordering::Less);
         for a in known_anomalies() {
-            let expect = ![EMPTY_TRANSACTION_GRAPH, CYCLE_SEARCH_TIMEOUT].contains(&a);
+            let expect = ![
+                EMPTY_TRANSACTION_GRAPH,
+                CYCLE_SEARCH_TIMEOUT,
+                MODEL_NOT_CHECKED,
+            ]
+            .contains(&a);
             assert_eq!(anomaly_depth(a).is_some(), expect, "{a}");
         }
     }

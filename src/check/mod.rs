@@ -78,6 +78,9 @@ pub struct Analysis {
     pub prohibited: BTreeSet<&'static str>,
     /// Anomaly types worth reporting.
     pub reportable: BTreeSet<&'static str>,
+    /// The requested models the check does not decide (canonical names):
+    /// without a violation, validity is unknown, never true.
+    pub unchecked: Vec<&'static str>,
     /// Which path decided.
     pub path: Path,
     /// Whether a graph without dependencies says nothing (Elle's
@@ -119,6 +122,7 @@ impl Analysis {
             solved: Vec::new(),
             prohibited,
             reportable,
+            unchecked: Vec::new(),
             path,
             elle_empty_graph: elle_empty_graph(history),
         }
@@ -134,7 +138,9 @@ impl Analysis {
         deps: Vec<Dep>,
     ) -> Result<Analysis, OptionError> {
         let types = anomaly_types(opts)?;
-        Ok(Analysis::new(history, deps, None, types, Path::General))
+        let mut analysis = Analysis::new(history, deps, None, types, Path::General);
+        analysis.unchecked = lattice::unchecked_models(requested_models(opts)?.as_deref());
+        Ok(analysis)
     }
 
     /// No dependency of any kind was inferred (Elle's
@@ -165,16 +171,7 @@ impl Analysis {
 pub fn anomaly_types(
     opts: &CheckOptions,
 ) -> Result<(BTreeSet<&'static str>, BTreeSet<&'static str>), OptionError> {
-    let models = match &opts.consistency_models {
-        None => None,
-        Some(ms) => Some(
-            ms.iter()
-                .map(|m| {
-                    lattice::canonical_model(m).ok_or_else(|| OptionError::UnknownModel(m.clone()))
-                })
-                .collect::<Result<Vec<_>, _>>()?,
-        ),
-    };
+    let models = requested_models(opts)?;
     let anomalies = opts
         .anomalies
         .iter()
@@ -183,6 +180,17 @@ pub fn anomaly_types(
     let prohibited = lattice::prohibited_anomalies(models.as_deref(), &anomalies);
     let reportable = lattice::reportable_anomalies(&prohibited);
     Ok((prohibited, reportable))
+}
+
+/// The requested models as canonical names; `None` for Elle's default.
+fn requested_models(opts: &CheckOptions) -> Result<Option<Vec<&'static str>>, OptionError> {
+    let Some(ms) = &opts.consistency_models else {
+        return Ok(None);
+    };
+    ms.iter()
+        .map(|m| lattice::canonical_model(m).ok_or_else(|| OptionError::UnknownModel(m.clone())))
+        .collect::<Result<Vec<_>, _>>()
+        .map(Some)
 }
 
 /// Checks a history: inference, graph, cycle search.
@@ -200,6 +208,7 @@ pub fn analyze(history: &History, opts: &CheckOptions) -> Result<Analysis, Optio
         false => Path::General,
     };
     let mut analysis = Analysis::new(history, Vec::new(), order, (prohibited, reportable), path);
+    analysis.unchecked = lattice::unchecked_models(requested_models(opts)?.as_deref());
     if let Path::Mini { .. } = path {
         return Ok(analysis);
     }

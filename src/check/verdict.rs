@@ -42,6 +42,9 @@ pub enum Entry {
     Stopped(usize),
     /// `:empty-transaction-graph true`
     EmptyGraph,
+    /// A requested model the check does not decide (`:model-not-checked`),
+    /// by canonical name.
+    NotChecked(&'static str),
 }
 
 /// Elle's result map.
@@ -85,6 +88,16 @@ pub(super) fn all_anomalies(a: &Analysis) -> BTreeMap<&'static str, Vec<Entry>> 
     }
     if a.empty_graph() {
         all.insert("empty-transaction-graph", vec![Entry::EmptyGraph]);
+    }
+    let ruled_out = lattice::impossible_models(all.keys().copied());
+    let not_checked: Vec<Entry> = a
+        .unchecked
+        .iter()
+        .filter(|m| !ruled_out.contains(*m))
+        .map(|&m| Entry::NotChecked(m))
+        .collect();
+    if !not_checked.is_empty() {
+        all.insert(lattice::MODEL_NOT_CHECKED, not_checked);
     }
     all
 }
