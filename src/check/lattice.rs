@@ -21,6 +21,7 @@
 //! (Bifurcan's `Graphs/bfsVertices`). A name that is not a vertex of a graph
 //! simply has no edges there, as with Elle's `g/in`/`g/out`.
 
+use super::weak::Level;
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::OnceLock;
@@ -97,6 +98,8 @@ const IMPLIED_ANOMALIES: Table = &[
     ("dirty-update", &["G1a"]),
     ("lost-update", &["write-skew", "G2-item"]),
     ("write-skew", &["G2"]),
+    // isocheck's: the axiomatic levels' anomalies (`check::weak`).
+    ("fractured-read", &["causality-violation"]),
 ];
 
 /// `anomaly-severity-graph`: extra "is worse than" edges used only to order
@@ -187,14 +190,17 @@ const MODELS: Table = &[
         &["repeatable-read", "snapshot-isolation", "view-serializable"],
     ),
     ("session-serializable", &["1SR"]),
+    // isocheck's: Elle's snapshot-isolation → parallel-snapshot-isolation,
+    // prefix moves to strong-session-snapshot-isolation. Cerone et al.'s
+    // models include session order and Adya's snapshot isolation does not:
+    // one session writing x=2, then x=3, then reading x=2 is snapshot
+    // isolated (and serializable) without sessions, yet not read atomic.
     (
         "snapshot-isolation",
         &[
             "forward-consistent-view",
             "monotonic-atomic-view",
             "monotonic-snapshot-read",
-            "parallel-snapshot-isolation",
-            "prefix",
         ],
     ),
     (
@@ -218,7 +224,12 @@ const MODELS: Table = &[
     ),
     (
         "strong-session-snapshot-isolation",
-        &["snapshot-isolation", "strong-session-PL-2"],
+        &[
+            "snapshot-isolation",
+            "strong-session-PL-2",
+            "parallel-snapshot-isolation",
+            "prefix",
+        ],
     ),
     ("strong-serializable", &["session-serializable"]),
     (
@@ -227,7 +238,8 @@ const MODELS: Table = &[
     ),
     ("linearizable", &["sequential"]),
     ("sequential", &["causal"]),
-    ("causal", &["writes-follow-reads", "PRAM"]),
+    // isocheck's: causal is checked as causal-cerone's definition.
+    ("causal", &["writes-follow-reads", "PRAM", "causal-cerone"]),
     (
         "PRAM",
         &["monotonic-reads", "monotonic-writes", "read-your-writes"],
@@ -238,7 +250,7 @@ const MODELS: Table = &[
 /// models it implies. Keys as written in Elle; canonicalised when built
 /// (`serializable` and `PL-3` merge).
 const DIRECT_PROSCRIBED: Table = &[
-    ("causal-cerone", &["internal", "G1a"]),
+    ("causal-cerone", &["internal", "G1a", "causality-violation"]),
     ("cursor-stability", &["G1", "G-cursor", "lost-update"]),
     ("monotonic-view", &["G1", "G-monotonic"]),
     ("monotonic-snapshot-read", &["G1", "G-MSR"]),
@@ -273,7 +285,10 @@ const DIRECT_PROSCRIBED: Table = &[
             "PL-SI-cycle-exists",
         ],
     ),
-    ("read-atomic", &["internal", "G1a", "future-read"]),
+    (
+        "read-atomic",
+        &["internal", "G1a", "future-read", "fractured-read"],
+    ),
     (
         "repeatable-read",
         &["G1", "G2-item", "PL-2.99-cycle-exists", "lost-update"],
@@ -347,6 +362,9 @@ pub enum Definition {
     /// proscribes and its `<model>-cycle-exists` graph, decided over every
     /// write order the history allows.
     Adya,
+    /// Cerone et al.'s axioms over session order and reads-from, decided
+    /// by `check::weak` (Biswas and Enea's saturation).
+    Axiomatic(Level),
     /// Not decided: a history without a violation is `:valid? :unknown`,
     /// with this reason.
     NotChecked(&'static str),
@@ -355,8 +373,6 @@ pub enum Definition {
 const NO_CURSORS: &str = "Adya's G-cursor needs cursor reads, which histories do not record";
 const SINGLE_UNDECIDED: &str = "G-single is searched among the certain dependencies only; \
      orders of writes the history leaves open are not decided for it";
-const NOT_FRACTURED: &str = "Elle's lattice lists only its internal, G1a and future-read \
-     anomalies; fractured reads and session order (Cerone et al. 2015) are not checked";
 const NO_SESSION_CHECK: &str = "session guarantees (Terry et al. 1994) are not checked; \
      Elle's lattice proscribes nothing for them";
 
@@ -420,7 +436,7 @@ const DEFINITIONS: &[(&str, Definition)] = &[
         "prefix",
         Definition::NotChecked("prefix consistency (Cerone et al. 2015) is not checked"),
     ),
-    ("read-atomic", Definition::NotChecked(NOT_FRACTURED)),
+    ("read-atomic", Definition::Axiomatic(Level::ReadAtomic)),
     ("read-your-writes", Definition::NotChecked(NO_SESSION_CHECK)),
     (
         "sequential",
@@ -471,9 +487,28 @@ pub fn unchecked_models(models: Option<&[&str]>) -> Vec<&'static str> {
         .iter()
         .filter_map(|&m| match definition(m)? {
             Definition::NotChecked(_) => canonical_model(m),
-            Definition::Adya => None,
+            Definition::Adya | Definition::Axiomatic(_) => None,
         })
         .collect()
+}
+
+/// The axiomatic levels to decide for the requested models: those of every
+/// model a requested one implies, unless the requested one is decided as
+/// Adya's (whose cycle search covers them).
+pub fn axiomatic_levels(models: Option<&[&str]>) -> Vec<Level> {
+    let mut levels: Vec<Level> = models
+        .unwrap_or(&[DEFAULT_MODEL])
+        .iter()
+        .filter(|&&m| definition(m) != Some(Definition::Adya))
+        .flat_map(|&m| all_implied_models([m]))
+        .filter_map(|m| match definition(m)? {
+            Definition::Axiomatic(level) => Some(level),
+            _ => None,
+        })
+        .collect();
+    levels.sort_unstable();
+    levels.dedup();
+    levels
 }
 
 /// The model assumed when the checker is given no `:consistency-models` key.
@@ -1025,7 +1060,8 @@ mod tests {
             "G1a G1b internal lost-update cyclic-versions duplicate-elements incompatible-order
              future-read dirty-update predicate-read-miss G1 G1-process G1-realtime GSI GSIa
              GSIb G-SI G-SIb G-cursor G-monotonic G-MSR G-update write-skew
-             empty-transaction-graph cycle-search-timeout garbage-read model-not-checked",
+             empty-transaction-graph cycle-search-timeout garbage-read model-not-checked
+             fractured-read causality-violation",
         );
         for a in known.iter().chain(&cycle_anomalies()) {
             assert!(is_known_anomaly(a), "{a}");
@@ -1050,7 +1086,7 @@ mod tests {
             .filter(|a| !is_cycle_anomaly(a) && ModelGraph::of_anomaly(a).is_none())
             .collect();
         assert_eq!(others, known);
-        assert_eq!(all.len(), 24 + 13 + 27);
+        assert_eq!(all.len(), 24 + 13 + 29);
     }
 
     #[test]
@@ -1109,8 +1145,7 @@ mod tests {
             all_implied_models(["serializable"]),
             words(
                 "PL-3 PL-2.99 PL-3U PL-SI view-serializable PL-FCV PL-2+ PL-CS PL-2L PL-2 PL-1
-                 PL-MSR monotonic-atomic-view read-atomic causal-cerone prefix update-atomic
-                 parallel-snapshot-isolation"
+                 PL-MSR monotonic-atomic-view"
             )
         );
     }
@@ -1124,14 +1159,18 @@ mod tests {
         assert_eq!(prohibited("read-committed"), rc);
         assert_eq!(prohibited("monotonic-atomic-view"), rc);
 
-        let ra = plus(&rc, "internal");
-        for m in ["read-atomic", "causal-cerone", "prefix"] {
-            assert_eq!(prohibited(m), ra, "{m}");
+        let ra = plus(&rc, "internal fractured-read");
+        assert_eq!(prohibited("read-atomic"), ra);
+        let cc = plus(&ra, "causality-violation");
+        for m in ["causal-cerone", "prefix", "causal"] {
+            assert_eq!(prohibited(m), cc, "{m}");
         }
         let ua = plus(&ra, "lost-update");
-        for m in ["update-atomic", "parallel-snapshot-isolation"] {
-            assert_eq!(prohibited(m), ua, "{m}");
-        }
+        assert_eq!(prohibited("update-atomic"), ua);
+        assert_eq!(
+            prohibited("parallel-snapshot-isolation"),
+            plus(&ua, "causality-violation")
+        );
         let cs = plus(&rc, "G-cursor lost-update");
         assert_eq!(prohibited("cursor-stability"), cs);
         assert_eq!(
@@ -1156,7 +1195,8 @@ mod tests {
             &si,
             "G0-process G1c-process G1-process G-single-process G-single-item-process
              G-nonadjacent-process G-nonadjacent-item-process strong-session-PL-1-cycle-exists
-             strong-session-PL-2-cycle-exists strong-session-snapshot-isolation-cycle-exists",
+             strong-session-PL-2-cycle-exists strong-session-snapshot-isolation-cycle-exists
+             fractured-read causality-violation",
         );
         assert_eq!(prohibited("strong-session-snapshot-isolation"), sssi);
 
@@ -1215,14 +1255,12 @@ mod tests {
             assert!(prohibited(m).contains(GARBAGE_READ), "{m}");
         }
 
-        for m in [
-            "linearizable",
-            "sequential",
-            "causal",
-            "PRAM",
-            "read-your-writes",
-        ] {
+        for m in ["PRAM", "read-your-writes"] {
             assert_eq!(prohibited(m), words(""), "{m}");
+        }
+        // isocheck's causal → causal-cerone.
+        for m in ["linearizable", "sequential"] {
+            assert_eq!(prohibited(m), cc, "{m}");
         }
         assert_eq!(anomalies_prohibited_by([]), words(""));
         assert_eq!(anomalies_prohibited_by(["bogus"]), words(""));
@@ -1302,7 +1340,7 @@ mod tests {
                 "G1a G1b G1c incompatible-order dirty-update future-read G1 PL-2-cycle-exists",
                 "read-committed",
             ),
-            ("internal", "read-atomic"),
+            ("internal", "read-atomic snapshot-isolation"),
             ("lost-update", "cursor-stability update-atomic"),
             ("G-single", "consistent-view"),
             ("G-single-item", "consistent-view repeatable-read"),
@@ -1372,7 +1410,8 @@ mod tests {
         assert_eq!(
             also_not("G1c"),
             words(
-                "causal-cerone consistent-view cursor-stability forward-consistent-view
+                "causal causal-cerone consistent-view cursor-stability forward-consistent-view
+                 linearizable sequential
                  monotonic-atomic-view monotonic-snapshot-read monotonic-view
                  parallel-snapshot-isolation prefix read-atomic repeatable-read serializable
                  snapshot-isolation strong-read-committed strong-serializable

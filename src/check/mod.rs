@@ -12,6 +12,7 @@ pub mod sat;
 pub mod taxonomy;
 pub mod uncertain;
 pub mod verdict;
+pub mod weak;
 
 pub use cycles::{CycleExists, FoundCycle};
 pub use mini::Path;
@@ -68,6 +69,8 @@ pub struct Analysis {
     pub cycles: Vec<FoundCycle>,
     /// Models whose subgraph has a cycle, per SCC.
     pub cycle_exists: Vec<CycleExists>,
+    /// What rules out the axiomatic levels asked for (`weak`).
+    pub weak: Vec<weak::Violation>,
     /// Cycles that every version order the history allows closes.
     pub forced: Vec<Forced>,
     /// Models the solver could not decide.
@@ -117,6 +120,7 @@ impl Analysis {
             order,
             cycles: Vec::new(),
             cycle_exists: Vec::new(),
+            weak: Vec::new(),
             forced: Vec::new(),
             stopped: Vec::new(),
             solved: Vec::new(),
@@ -202,13 +206,16 @@ pub fn analyze(history: &History, opts: &CheckOptions) -> Result<Analysis, Optio
         reportable.remove(lattice::GARBAGE_READ);
     }
     let order = order_needed(history, &reportable);
+    let models = requested_models(opts)?;
+    let levels = lattice::axiomatic_levels(models.as_deref());
     limits::stage(Stage::FastPath);
-    let path = match opts.solve.enabled && !opts.no_fast_path {
+    // The fast path knows cycles only: an axiomatic level takes the general one.
+    let path = match opts.solve.enabled && !opts.no_fast_path && levels.is_empty() {
         true => mini::decide(history, &opts.infer, order, &prohibited),
         false => Path::General,
     };
     let mut analysis = Analysis::new(history, Vec::new(), order, (prohibited, reportable), path);
-    analysis.unchecked = lattice::unchecked_models(requested_models(opts)?.as_deref());
+    analysis.unchecked = lattice::unchecked_models(models.as_deref());
     if let Path::Mini { .. } = path {
         return Ok(analysis);
     }
@@ -231,6 +238,7 @@ pub fn analyze(history: &History, opts: &CheckOptions) -> Result<Analysis, Optio
         analysis.cycles.extend(found.cycles);
         analysis.cycle_exists.extend(found.cycle_exists);
     }
+    analysis.weak.extend(weak::check(history, &levels));
     analysis.anomalies = anomalies;
     if garbage_unasked {
         analysis

@@ -40,6 +40,8 @@ pub enum Entry {
     Forced(usize),
     /// `Analysis::stopped[i]` (a `:cycle-search-timeout`)
     Stopped(usize),
+    /// `Analysis::weak[i]`
+    Weak(usize),
     /// `:empty-transaction-graph true`
     EmptyGraph,
     /// A requested model the check does not decide (`:model-not-checked`),
@@ -80,6 +82,9 @@ pub(super) fn all_anomalies(a: &Analysis) -> BTreeMap<&'static str, Vec<Entry>> 
     }
     for (i, f) in a.forced.iter().enumerate() {
         all.entry(f.name).or_default().push(Entry::Forced(i));
+    }
+    for (i, w) in a.weak.iter().enumerate() {
+        all.entry(w.name()).or_default().push(Entry::Weak(i));
     }
     for i in 0..a.stopped.len() {
         all.entry(lattice::CYCLE_SEARCH_TIMEOUT)

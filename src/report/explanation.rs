@@ -6,6 +6,7 @@
 //! findings are explained the same way in [`lwt`].
 
 pub(crate) mod lwt;
+mod weak;
 
 use super::explain::{
     clip, elided, explanation, explanation_noted, invocation, list_text, mop_index, mop_text,
@@ -111,6 +112,7 @@ pub(crate) fn explain<'a>(h: &'a History, a: &Analysis, e: Entry, d: Detail) -> 
         Entry::Forced(i) => forced(h, a, &a.forced[i], d),
         Entry::Stopped(i) => stopped(a, i),
         Entry::NotChecked(model) => not_checked(model),
+        Entry::Weak(i) => weak::violation(h, &a.weak[i]),
         Entry::EmptyGraph => Explanation {
             entry: R::Bool(true),
             help: empty_graph_help(h).to_string(),
