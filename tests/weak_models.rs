@@ -11,7 +11,7 @@ mod common;
 use common::Rng;
 use isocheck::check::weak::{self, Level};
 use isocheck::check::{self, lattice, CheckOptions, Validity};
-use isocheck::history::parse_edn;
+use isocheck::history::{self, parse_edn, LoadOptions};
 use proptest::prelude::*;
 
 /// One micro-op: a read of a key (the values seen, at most one for a
@@ -246,3 +246,29 @@ fn no_model_accepts_a_known_violation() {
     }
 }
 
+/// Every row of `fixtures/weak/expected.tsv`: file, model, `:valid?` and
+/// the anomaly types.
+#[test]
+fn weak_fixtures_have_their_expected_answers() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/weak");
+    let table = std::fs::read_to_string(dir.join("expected.tsv")).expect("expected.tsv");
+    let mut rows = 0;
+    for line in table.lines().filter(|l| !l.starts_with('#')) {
+        let c: Vec<&str> = line.split('\t').collect();
+        let h = history::load(&dir.join(c[0]), &LoadOptions::default()).expect("loads");
+        let opts = CheckOptions {
+            consistency_models: Some(vec![c[1].to_string()]),
+            ..CheckOptions::default()
+        };
+        let a = check::analyze(&h, &opts).expect("a known model");
+        let v = check::verdict::verdict(&a);
+        let types: Vec<&str> = v.anomaly_types().collect();
+        assert_eq!(
+            (v.valid.name(), types.join(",")),
+            (c[2], c[3].to_string()),
+            "{line}"
+        );
+        rows += 1;
+    }
+    assert_eq!(rows, 14 * 6);
+}

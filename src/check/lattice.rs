@@ -408,16 +408,8 @@ const DEFINITIONS: &[(&str, Definition)] = &[
     ("PL-SI", Definition::Adya),
     ("PL-SS", Definition::Adya),
     ("PRAM", Definition::NotChecked(NO_SESSION_CHECK)),
-    (
-        "causal",
-        Definition::NotChecked(
-            "causal consistency is not checked; Elle's lattice proscribes nothing for it",
-        ),
-    ),
-    (
-        "causal-cerone",
-        Definition::NotChecked("causal consistency (Cerone et al. 2015) is not checked"),
-    ),
+    ("causal", Definition::Axiomatic(Level::Causal)),
+    ("causal-cerone", Definition::Axiomatic(Level::Causal)),
     (
         "linearizable",
         Definition::NotChecked("transactional histories are not checked for linearizability"),
@@ -988,7 +980,24 @@ mod tests {
         assert_eq!(unchecked_models(None), Vec::<&str>::new());
         assert_eq!(
             unchecked_models(Some(&["serializable", "causal", "PRAM"])),
-            vec!["causal", "PRAM"]
+            vec!["PRAM"]
+        );
+        for (model, level) in [
+            ("read-atomic", Level::ReadAtomic),
+            ("causal-cerone", Level::Causal),
+            ("causal", Level::Causal),
+        ] {
+            assert_eq!(definition(model), Some(Definition::Axiomatic(level)));
+        }
+        assert_eq!(axiomatic_levels(None), vec![]);
+        assert_eq!(axiomatic_levels(Some(&["serializable"])), vec![]);
+        assert_eq!(
+            axiomatic_levels(Some(&["prefix"])),
+            vec![Level::ReadAtomic, Level::Causal]
+        );
+        assert_eq!(
+            axiomatic_levels(Some(&["read-atomic"])),
+            vec![Level::ReadAtomic]
         );
     }
 
