@@ -69,6 +69,8 @@ pub struct Analysis {
     pub cycles: Vec<FoundCycle>,
     /// Models whose subgraph has a cycle, per SCC.
     pub cycle_exists: Vec<CycleExists>,
+    /// The axiomatic levels decided (`weak`), weakest first.
+    pub levels: Vec<weak::Level>,
     /// What rules out the axiomatic levels asked for (`weak`).
     pub weak: Vec<weak::Violation>,
     /// Cycles that every version order the history allows closes.
@@ -120,6 +122,7 @@ impl Analysis {
             order,
             cycles: Vec::new(),
             cycle_exists: Vec::new(),
+            levels: Vec::new(),
             weak: Vec::new(),
             forced: Vec::new(),
             stopped: Vec::new(),
@@ -239,6 +242,7 @@ pub fn analyze(history: &History, opts: &CheckOptions) -> Result<Analysis, Optio
         analysis.cycle_exists.extend(found.cycle_exists);
     }
     analysis.weak.extend(weak::check(history, &levels));
+    analysis.levels = levels;
     analysis.anomalies = anomalies;
     if garbage_unasked {
         analysis

@@ -41,8 +41,12 @@ pub(super) struct Facts {
     pub observed: Vec<TxnId>,
     /// List-append: a read lists every visible append.
     pub lists: bool,
-    /// `(key, session)` → the positions of its transactions writing the key, ascending.
-    pub writers: FxMap<u64, Vec<u32>>,
+    /// Per key, its writers' sessions: a range of `runs`.
+    pub key_runs: Vec<Range<u32>>,
+    /// A session writing a key and the positions in it of the key's
+    /// writers, ascending: a range of `positions`.
+    pub runs: Vec<(u32, Range<u32>)>,
+    pub positions: Vec<u32>,
     /// `(transaction, key)` pairs that write.
     pub writes: FxMap<u64, ()>,
 }
@@ -86,11 +90,13 @@ impl Facts {
         self.writes.contains_key(&pair(t, key))
     }
 
-    /// The positions in `session` of its transactions writing `key`.
-    pub fn writers_in(&self, key: u32, session: u32) -> &[u32] {
-        self.writers
-            .get(&pair(key, session))
-            .map_or(&[], |v| v.as_slice())
+    /// The sessions writing `key`, each with the positions in it of the
+    /// key's writers, ascending.
+    pub fn writers_of(&self, key: u32) -> impl Iterator<Item = (u32, &[u32])> + '_ {
+        let runs = self.key_runs.get(key as usize).cloned().unwrap_or(0..0);
+        self.runs[runs.start as usize..runs.end as usize]
+            .iter()
+            .map(|(s, r)| (*s, &self.positions[r.start as usize..r.end as usize]))
     }
 
     /// The external reads of committed transaction `t`.
@@ -211,6 +217,7 @@ impl Facts {
     /// Which checked transaction writes which key, and per session the
     /// positions of a key's writers.
     fn writes_of(&mut self, h: &History, keys: &mut KeyIds) {
+        let mut triples: Vec<(u32, u32, u32)> = Vec::new();
         for (s, members) in self.sessions.iter().enumerate() {
             for (p, &t) in members.iter().enumerate() {
                 for m in h.mops_of(h.txn(t)) {
@@ -219,13 +226,27 @@ impl Facts {
                     }
                     let key = keys.id(m.key);
                     if self.writes.insert(pair(t, key), ()).is_none() {
-                        self.writers
-                            .entry(pair(key, s as u32))
-                            .or_default()
-                            .push(p as u32);
+                        triples.push((key, s as u32, p as u32));
                     }
                 }
             }
+        }
+        triples.sort_unstable();
+        self.key_runs = vec![0..0; keys.len()];
+        for (i, &(key, s, p)) in triples.iter().enumerate() {
+            let new_key = i == 0 || triples[i - 1].0 != key;
+            if new_key || triples[i - 1].1 != s {
+                let at = self.positions.len() as u32;
+                self.runs.push((s, at..at));
+            }
+            if new_key {
+                let run = self.runs.len() as u32 - 1;
+                self.key_runs[key as usize] = run..run;
+            }
+            self.positions.push(p);
+            let run = self.runs.len() - 1;
+            self.runs[run].1.end += 1;
+            self.key_runs[key as usize].end = run as u32 + 1;
         }
     }
 }

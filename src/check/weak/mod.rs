@@ -114,20 +114,19 @@ impl Violation {
     }
 }
 
-/// Checks the levels, weakest first, and returns the first violation: a
-/// violation of a weaker level violates the stronger ones too, and is named
-/// by the weakest.
+/// Checks the levels and returns the violation of the weakest one violated:
+/// a violation of a weaker level violates the stronger ones too, and is
+/// named by the weakest. The strongest is decided first, since when it
+/// holds so do the others (the usual case, in half the time).
 pub fn check(history: &History, levels: &[Level]) -> Option<Violation> {
     let mut levels = levels.to_vec();
     levels.sort_unstable();
     levels.dedup();
-    if levels.is_empty() {
-        return None;
-    }
+    let (&strongest, weaker) = levels.split_last()?;
     let facts = Facts::of(history);
-    levels
-        .into_iter()
-        .find_map(|level| saturate::decide(&facts, level).map(|found| Violation { level, found }))
+    let decide = |level| saturate::decide(&facts, level).map(|found| Violation { level, found });
+    let violation = decide(strongest)?;
+    Some(weaker.iter().find_map(|&l| decide(l)).unwrap_or(violation))
 }
 
 #[cfg(test)]

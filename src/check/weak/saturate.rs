@@ -21,21 +21,12 @@ use std::collections::VecDeque;
 pub(super) fn decide(f: &Facts, level: Level) -> Option<Found> {
     let n = f.session.len();
     let mut edges = base_edges(f);
-    let seen_by = |s: &Step| matches!(s.why, Why::Session | Why::ReadFrom { .. });
-    let (start, succ) = csr(
-        n,
-        edges.iter().filter(|s| seen_by(s)).map(|s| (s.from, s.to)),
-    );
-    let out = |v: u32| {
-        succ[start[v as usize] as usize..start[v as usize + 1] as usize]
-            .iter()
-            .copied()
-    };
-    let Some(order) = topological(n, out) else {
+    let seen_by = |s: &&Step| matches!(s.why, Why::Session | Why::ReadFrom { .. });
+    let Some(swept) = order(n, edges.iter().filter(seen_by)) else {
         return cycle(n, &edges);
     };
     let mut sweep = Sweep::new(f, level);
-    for t in order {
+    for t in swept {
         limits::tick();
         if f.session[t as usize] == NONE {
             continue;
@@ -44,7 +35,22 @@ pub(super) fn decide(f: &Facts, level: Level) -> Option<Found> {
             return Some(found);
         }
     }
-    cycle(n, &edges)
+    // Most histories hold: a topological order is cheaper than the
+    // components a cycle is looked for in.
+    match order(n, edges.iter()) {
+        Some(_) => None,
+        None => cycle(n, &edges),
+    }
+}
+
+/// A topological order of the transactions under `edges`, if acyclic.
+fn order<'e>(n: usize, edges: impl Iterator<Item = &'e Step> + Clone) -> Option<Vec<u32>> {
+    let (start, succ) = csr(n, edges.map(|s| (s.from, s.to)));
+    topological(n, |v: u32| {
+        succ[start[v as usize] as usize..start[v as usize + 1] as usize]
+            .iter()
+            .copied()
+    })
 }
 
 /// Session order, reads-from, and the order list reads show.
@@ -190,12 +196,12 @@ impl<'a> Sweep<'a> {
     /// its read `r` shows; then, for read atomic, the writers `t` read from.
     fn read(&self, t: TxnId, r: &Read, edges: &mut Vec<Step>) -> Option<Found> {
         let f = self.f;
-        for s in 0..self.k {
+        for (s, writers) in f.writers_of(r.key) {
+            let s = s as usize;
             let bound = self.bound[s];
             if bound == 0 {
                 continue;
             }
-            let writers = f.writers_in(r.key, s as u32);
             let seen = writers.partition_point(|&p| p < bound);
             if seen == 0 {
                 continue;
