@@ -272,3 +272,35 @@ fn weak_fixtures_have_their_expected_answers() {
     }
     assert_eq!(rows, 14 * 6);
 }
+
+/// The reports of a missed write, a cycle and a model not checked, in the
+/// three formats; the EDN parses and agrees with the JSON on `:valid?`.
+#[test]
+fn weak_reports() {
+    // Relative, as the reports name the file (tests run in the crate's root).
+    let dir = std::path::Path::new("fixtures/weak");
+    for (file, model) in [
+        ("causality-violation.edn", "causal"),
+        ("session-stale-read.edn", "read-atomic"),
+        ("long-fork.edn", "prefix"),
+    ] {
+        let h = history::load(&dir.join(file), &LoadOptions::default()).expect("loads");
+        let opts = CheckOptions {
+            consistency_models: Some(vec![model.to_string()]),
+            ..CheckOptions::default()
+        };
+        let o = isocheck::check(&h, &opts).expect("a known model");
+        let (edn, json) = (o.edn(&h), o.json(&h));
+        let forms = isocheck::history::edn::read_all(&edn).expect("the EDN parses");
+        let valid = forms[0].get("valid?").expect(":valid?").canonical();
+        let j: serde_json::Value = serde_json::from_str(&json).expect("the JSON parses");
+        assert_eq!(
+            j["valid?"].to_string().trim_matches('"'),
+            valid.trim_start_matches(':')
+        );
+        let name = format!("weak-{}-{model}", file.trim_end_matches(".edn"));
+        insta::assert_snapshot!(format!("{name}.human"), o.human(&h, false));
+        insta::assert_snapshot!(format!("{name}.edn"), edn);
+        insta::assert_snapshot!(format!("{name}.json"), json);
+    }
+}
