@@ -19,6 +19,7 @@ pub(super) const NONE: u32 = u32::MAX;
 pub(super) struct Read {
     /// The micro-op, an index into `History::mops`.
     pub mop: u32,
+    /// The key, by dense id.
     pub key: u32,
     /// The transaction whose version was read; `None` for the initial one.
     pub source: Option<TxnId>,

@@ -90,12 +90,14 @@ pub struct Step {
 /// What rules a level out.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Found {
-    /// `reader` sees `writer`, whose write of the key its read `mop` does
-    /// not show: a list without the element, or the initial version.
+    /// `reader` sees `writer` (through the session-order and reads-from
+    /// steps `seen`), whose write of the key its read `mop` does not show:
+    /// a list without the element, or the initial version.
     Missed {
         reader: TxnId,
         mop: u32,
         writer: TxnId,
+        seen: Vec<Step>,
     },
     /// No commit order has all these edges.
     Cycle(Vec<Step>),

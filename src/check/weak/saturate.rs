@@ -32,7 +32,7 @@ pub(super) fn decide(f: &Facts, level: Level) -> Option<Found> {
             continue;
         }
         if let Some(found) = sweep.txn(t, &mut edges) {
-            return Some(found);
+            return Some(with_path_seen(n, &edges, found));
         }
     }
     // Most histories hold: a topological order is cheaper than the
@@ -286,39 +286,73 @@ fn missed(reader: TxnId, r: &Read, writer: TxnId) -> Found {
         reader,
         mop: r.mop,
         writer,
+        seen: Vec::new(),
+    }
+}
+
+/// A missed write with the shortest chain of session-order and reads-from
+/// steps by which its reader sees it.
+fn with_path_seen(n: usize, edges: &[Step], found: Found) -> Found {
+    let Found::Missed {
+        reader,
+        mop,
+        writer,
+        ..
+    } = found
+    else {
+        return found;
+    };
+    let seen_by = |s: &Step| matches!(s.why, Why::Session | Why::ReadFrom { .. });
+    Found::Missed {
+        reader,
+        mop,
+        writer,
+        seen: shortest(n, edges, writer, reader, seen_by).unwrap_or_default(),
     }
 }
 
 /// A shortest cycle through one vertex of a strongly connected component,
 /// if the edges have one.
 fn cycle(n: usize, edges: &[Step]) -> Option<Found> {
-    let (start, succ) = csr(n, edges.iter().enumerate().map(|(i, s)| (s.from, i as u32)));
-    let out = |v: u32| &succ[start[v as usize] as usize..start[v as usize + 1] as usize];
+    let (start, succ) = csr(n, edges.iter().map(|s| (s.from, s.to)));
     let (comp, count) = tarjan(n, |v, next| {
-        next.extend(out(v).iter().map(|&e| edges[e as usize].to))
+        next.extend(&succ[start[v as usize] as usize..start[v as usize + 1] as usize])
     });
     let first = *nontrivial(&comp, count).first()?.first()?;
+    let c = comp[first as usize];
+    let inside = |s: &Step| comp[s.from as usize] == c && comp[s.to as usize] == c;
+    shortest(n, edges, first, first, inside).map(Found::Cycle)
+}
+
+/// A shortest path from `from` to `to` (a cycle when they are the same)
+/// along the edges `keep` accepts.
+fn shortest(
+    n: usize,
+    edges: &[Step],
+    from: TxnId,
+    to: TxnId,
+    keep: impl Fn(&Step) -> bool,
+) -> Option<Vec<Step>> {
+    let kept = edges.iter().enumerate().filter(|(_, s)| keep(s));
+    let (start, succ) = csr(n, kept.map(|(i, s)| (s.from, i as u32)));
     let mut parent = vec![u32::MAX; n];
-    let mut queue = VecDeque::from([first]);
+    let mut queue = VecDeque::from([from]);
     while let Some(v) = queue.pop_front() {
-        for &e in out(v) {
-            let to = edges[e as usize].to;
-            if comp[to as usize] != comp[first as usize] {
-                continue;
+        for &e in &succ[start[v as usize] as usize..start[v as usize + 1] as usize] {
+            let next = edges[e as usize].to;
+            if next == to {
+                return Some(path(edges, &parent, e, from));
             }
-            if to == first {
-                return Some(Found::Cycle(path(edges, &parent, e, first)));
-            }
-            if parent[to as usize] == u32::MAX {
-                parent[to as usize] = e;
-                queue.push_back(to);
+            if next != from && parent[next as usize] == u32::MAX {
+                parent[next as usize] = e;
+                queue.push_back(next);
             }
         }
     }
     None
 }
 
-/// The steps from `first` to the edge `last` that closes the cycle.
+/// The steps from `first` to the edge `last` that ends the path.
 fn path(edges: &[Step], parent: &[u32], last: u32, first: TxnId) -> Vec<Step> {
     let mut steps = vec![edges[last as usize]];
     let mut v = edges[last as usize].from;

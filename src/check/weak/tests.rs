@@ -65,7 +65,12 @@ fn fractured_reads_of_registers_and_lists() {
             Found::Missed {
                 reader: 1,
                 mop: 3,
-                writer: 0
+                writer: 0,
+                seen: vec![Step {
+                    from: 0,
+                    to: 1,
+                    why: Why::ReadFrom { mop: 2 }
+                }],
             }
         );
     }

@@ -17,7 +17,8 @@ pub(crate) fn violation<'a>(h: &'a History, v: &Violation) -> Explanation<'a> {
             reader,
             mop,
             writer,
-        } => missed(h, v.level, *reader, *mop, *writer),
+            seen,
+        } => missed(h, v.level, (*reader, *mop, *writer), seen),
         Found::Cycle(steps) => cycle(h, v.level, steps),
     };
     let mut entry = vec![
@@ -51,18 +52,27 @@ fn not(level: Level) -> &'static str {
     }
 }
 
-fn missed(h: &History, level: Level, reader: TxnId, mop: u32, writer: TxnId) -> Parts<'_> {
+fn missed<'a>(
+    h: &'a History,
+    level: Level,
+    (reader, mop, writer): (TxnId, u32, TxnId),
+    seen: &[Step],
+) -> Parts<'a> {
     let (r, w) = (name(h, reader), name(h, writer));
-    let help = format!(
+    let mut help = format!(
         "{r} sees {w}, which writes the key of its read {}, yet that read does not \
-         show {w}'s write: the history is {}",
+         show {w}'s write: the history is {}; {r} sees {w} because:",
         mop_text(h, mop),
         not(level)
     );
+    for s in seen {
+        let _ = write!(help, "\n  {}", sentence(h, s));
+    }
     let entry = vec![
         ("reader", edn(txn_text(h, reader).into_owned())),
         ("read", edn(mop_text(h, mop).into_owned())),
         ("missed", edn(txn_text(h, writer).into_owned())),
+        ("seen", R::Vec(seen.iter().map(|s| step(h, s)).collect())),
     ];
     let labels = vec![
         (reader, format!("{r}: its read misses {w}")),
@@ -127,7 +137,12 @@ fn step<'a>(h: &'a History, s: &Step) -> R<'a> {
         Why::ListOrder { mop } => ("list-order", Some(mop), None),
         Why::Sees { reader, mop } => ("sees", Some(mop), Some(reader)),
     };
-    let mut entry = vec![("type", kws(kind))];
+    let index = |t: TxnId| R::Int(h.op(h.txn(t).op()).index);
+    let mut entry = vec![
+        ("type", kws(kind)),
+        ("from", index(s.from)),
+        ("to", index(s.to)),
+    ];
     if let Some(m) = mop {
         entry.push(("read", edn(mop_text(h, m).into_owned())));
     }
