@@ -426,7 +426,10 @@ const DEFINITIONS: &[(&str, Definition)] = &[
     ),
     (
         "prefix",
-        Definition::NotChecked("prefix consistency (Cerone et al. 2015) is not checked"),
+        Definition::NotChecked(
+            "prefix consistency (Cerone et al. 2015) is not checked: NP-complete to decide \
+             (Biswas and Enea 2019); a read atomic or causal violation still rules it out",
+        ),
     ),
     ("read-atomic", Definition::Axiomatic(Level::ReadAtomic)),
     ("read-your-writes", Definition::NotChecked(NO_SESSION_CHECK)),
