@@ -494,8 +494,14 @@ fn case_16_internal() {
 {:type :invoke, :f :txn, :value [[:append 0 6] [:r 0 nil]], :process 1, :index 20, :time 1}
 {:type :ok, :f :txn, :value [[:append 0 6] [:r 0 nil]], :process 1, :index 21, :time 2}";
     let t = &["empty-transaction-graph", "internal"];
-    expect(h, anomalies(&["internal"]), False, t, &["read-atomic"]);
+    expect(h, anomalies(&["internal"]), False, t, INTERNAL_NOT);
 }
+
+/// Elle's `:not` for an internal anomaly is read-atomic alone; in isocheck's
+/// lattice snapshot isolation no longer implies prefix (Cerone et al.'s
+/// models include session order, Adya's do not), so snapshot isolation,
+/// which proscribes internal itself, is a weakest model ruled out too.
+const INTERNAL_NOT: &[&str] = &["read-atomic", "snapshot-isolation"];
 
 #[test]
 fn case_17_future_read() {
@@ -600,7 +606,7 @@ fn case_23_rw_lost_update() {
 fn case_24_rw_internal() {
     let h = rw(&[Op::Ok("rx1rx2")]);
     let t = &["empty-transaction-graph", "internal"];
-    expect(&h, defaults(), False, t, &["read-atomic"]);
+    expect(&h, defaults(), False, t, INTERNAL_NOT);
     let t = &["empty-transaction-graph", "garbage-read", "internal"];
     expect(
         &h,

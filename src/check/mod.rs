@@ -13,6 +13,7 @@ pub mod sat;
 pub mod taxonomy;
 pub mod uncertain;
 pub mod verdict;
+pub mod weak;
 
 pub use cycles::{CycleExists, FoundCycle};
 pub use mini::Path;
@@ -71,6 +72,10 @@ pub struct Analysis {
     pub cycles: Vec<FoundCycle>,
     /// Models whose subgraph has a cycle, per SCC.
     pub cycle_exists: Vec<CycleExists>,
+    /// The axiomatic levels decided (`weak`), weakest first.
+    pub levels: Vec<weak::Level>,
+    /// What rules out the axiomatic levels asked for (`weak`).
+    pub weak: Vec<weak::Violation>,
     /// Cycles that every version order the history allows closes.
     pub forced: Vec<Forced>,
     /// Models the solver could not decide.
@@ -81,6 +86,9 @@ pub struct Analysis {
     pub prohibited: BTreeSet<&'static str>,
     /// Anomaly types worth reporting.
     pub reportable: BTreeSet<&'static str>,
+    /// The requested models the check does not decide (canonical names):
+    /// without a violation, validity is unknown, never true.
+    pub unchecked: Vec<&'static str>,
     /// Which path decided.
     pub path: Path,
     /// Whether a graph without dependencies says nothing (Elle's
@@ -117,11 +125,14 @@ impl Analysis {
             order,
             cycles: Vec::new(),
             cycle_exists: Vec::new(),
+            levels: Vec::new(),
+            weak: Vec::new(),
             forced: Vec::new(),
             stopped: Vec::new(),
             solved: Vec::new(),
             prohibited,
             reportable,
+            unchecked: Vec::new(),
             path,
             elle_empty_graph: elle_empty_graph(history),
         }
@@ -137,7 +148,9 @@ impl Analysis {
         deps: Vec<Dep>,
     ) -> Result<Analysis, OptionError> {
         let types = anomaly_types(opts)?;
-        Ok(Analysis::new(history, deps, None, types, Path::General))
+        let mut analysis = Analysis::new(history, deps, None, types, Path::General);
+        analysis.unchecked = lattice::unchecked_models(requested_models(opts)?.as_deref());
+        Ok(analysis)
     }
 
     /// No dependency of any kind was inferred (Elle's
@@ -168,16 +181,7 @@ impl Analysis {
 pub fn anomaly_types(
     opts: &CheckOptions,
 ) -> Result<(BTreeSet<&'static str>, BTreeSet<&'static str>), OptionError> {
-    let models = match &opts.consistency_models {
-        None => None,
-        Some(ms) => Some(
-            ms.iter()
-                .map(|m| {
-                    lattice::canonical_model(m).ok_or_else(|| OptionError::UnknownModel(m.clone()))
-                })
-                .collect::<Result<Vec<_>, _>>()?,
-        ),
-    };
+    let models = requested_models(opts)?;
     let anomalies = opts
         .anomalies
         .iter()
@@ -186,6 +190,17 @@ pub fn anomaly_types(
     let prohibited = lattice::prohibited_anomalies(models.as_deref(), &anomalies);
     let reportable = lattice::reportable_anomalies(&prohibited);
     Ok((prohibited, reportable))
+}
+
+/// The requested models as canonical names; `None` for Elle's default.
+fn requested_models(opts: &CheckOptions) -> Result<Option<Vec<&'static str>>, OptionError> {
+    let Some(ms) = &opts.consistency_models else {
+        return Ok(None);
+    };
+    ms.iter()
+        .map(|m| lattice::canonical_model(m).ok_or_else(|| OptionError::UnknownModel(m.clone())))
+        .collect::<Result<Vec<_>, _>>()
+        .map(Some)
 }
 
 /// Checks a history: inference, graph, cycle search.
@@ -197,12 +212,16 @@ pub fn analyze(history: &History, opts: &CheckOptions) -> Result<Analysis, Optio
         reportable.remove(lattice::GARBAGE_READ);
     }
     let order = order_needed(history, &reportable);
+    let models = requested_models(opts)?;
+    let levels = lattice::axiomatic_levels(models.as_deref());
     limits::stage(Stage::FastPath);
-    let path = match opts.solve.enabled && !opts.no_fast_path {
+    // The fast path knows cycles only: an axiomatic level takes the general one.
+    let path = match opts.solve.enabled && !opts.no_fast_path && levels.is_empty() {
         true => mini::decide(history, &opts.infer, order, &prohibited),
         false => Path::General,
     };
     let mut analysis = Analysis::new(history, Vec::new(), order, (prohibited, reportable), path);
+    analysis.unchecked = lattice::unchecked_models(models.as_deref());
     if let Path::Mini { .. } = path {
         return Ok(analysis);
     }
@@ -229,6 +248,8 @@ pub fn analyze(history: &History, opts: &CheckOptions) -> Result<Analysis, Optio
         analysis.cycles.extend(found.cycles);
         analysis.cycle_exists.extend(found.cycle_exists);
     }
+    analysis.weak.extend(weak::check(history, &levels));
+    analysis.levels = levels;
     analysis.anomalies = anomalies;
     if garbage_unasked {
         analysis

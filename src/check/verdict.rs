@@ -40,8 +40,13 @@ pub enum Entry {
     Forced(usize),
     /// `Analysis::stopped[i]` (a `:cycle-search-timeout`)
     Stopped(usize),
+    /// `Analysis::weak[i]`
+    Weak(usize),
     /// `:empty-transaction-graph true`
     EmptyGraph,
+    /// A requested model the check does not decide (`:model-not-checked`),
+    /// by canonical name.
+    NotChecked(&'static str),
 }
 
 /// Elle's result map.
@@ -78,6 +83,9 @@ pub(super) fn all_anomalies(a: &Analysis) -> BTreeMap<&'static str, Vec<Entry>> 
     for (i, f) in a.forced.iter().enumerate() {
         all.entry(f.name).or_default().push(Entry::Forced(i));
     }
+    for (i, w) in a.weak.iter().enumerate() {
+        all.entry(w.name()).or_default().push(Entry::Weak(i));
+    }
     for i in 0..a.stopped.len() {
         all.entry(lattice::CYCLE_SEARCH_TIMEOUT)
             .or_default()
@@ -85,6 +93,16 @@ pub(super) fn all_anomalies(a: &Analysis) -> BTreeMap<&'static str, Vec<Entry>> 
     }
     if a.empty_graph() {
         all.insert("empty-transaction-graph", vec![Entry::EmptyGraph]);
+    }
+    let ruled_out = lattice::impossible_models(all.keys().copied());
+    let not_checked: Vec<Entry> = a
+        .unchecked
+        .iter()
+        .filter(|m| !ruled_out.contains(*m))
+        .map(|&m| Entry::NotChecked(m))
+        .collect();
+    if !not_checked.is_empty() {
+        all.insert(lattice::MODEL_NOT_CHECKED, not_checked);
     }
     all
 }

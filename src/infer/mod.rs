@@ -13,7 +13,7 @@ mod rw_register;
 #[cfg(test)]
 mod tests;
 mod uncertain;
-mod util;
+pub(crate) mod util;
 
 pub use anomaly::Anomaly;
 pub use uncertain::Constraint;

@@ -6,6 +6,7 @@
 //! findings are explained the same way in [`lwt`].
 
 pub(crate) mod lwt;
+mod weak;
 
 use super::explain::{
     clip, elided, explanation, explanation_noted, invocation, list_text, mop_index, mop_text,
@@ -110,6 +111,8 @@ pub(crate) fn explain<'a>(h: &'a History, a: &Analysis, e: Entry, d: Detail) -> 
         Entry::CycleExists(i) => cycle_exists(h, a, i),
         Entry::Forced(i) => forced(h, a, &a.forced[i], d),
         Entry::Stopped(i) => stopped(a, i),
+        Entry::NotChecked(model) => not_checked(model),
+        Entry::Weak(i) => weak::violation(h, &a.weak[i]),
         Entry::EmptyGraph => Explanation {
             entry: R::Bool(true),
             help: empty_graph_help(h).to_string(),
@@ -152,6 +155,26 @@ fn stopped(a: &Analysis, i: usize) -> Explanation<'static> {
     Explanation {
         entry,
         help,
+        labels: Vec::new(),
+        warning: true,
+    }
+}
+
+/// A requested model the check does not decide, and why.
+fn not_checked(model: &'static str) -> Explanation<'static> {
+    let reason = match lattice::definition(model) {
+        Some(lattice::Definition::NotChecked(reason)) => reason,
+        _ => "it has no check",
+    };
+    let friendly = lattice::friendly_model(model);
+    let entry = map(vec![
+        ("type", kws(lattice::MODEL_NOT_CHECKED)),
+        ("model", kws(friendly)),
+        ("reason", edn(format!("{reason:?}"))),
+    ]);
+    Explanation {
+        entry,
+        help: format!("{friendly} is not checked ({reason}): validity is unknown"),
         labels: Vec::new(),
         warning: true,
     }

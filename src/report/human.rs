@@ -106,7 +106,18 @@ fn header(a: &Analysis, v: &Verdict, color: bool) -> String {
         s.push_str(&list_line("  also not: ", &v.also_not));
     }
     s.push_str(path_line(a.path));
+    for level in &a.levels {
+        s.push_str(&wrap_line("  checked: ", level.definition()));
+    }
     s
+}
+
+/// `prefix` then `text`, wrapped under its first word.
+fn wrap_line(prefix: &str, text: &str) -> String {
+    let mut out = String::from(prefix);
+    push_wrapped(&mut out, text.split(' '), prefix.len(), prefix.len(), 100);
+    out.push('\n');
+    out
 }
 
 /// Which path decided, for mini-transaction histories (SPEC §2.4).

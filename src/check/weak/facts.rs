@@ -1,0 +1,278 @@
+//! What the axiomatic checks read from a history ([`Facts`]): the
+//! transactions that committed or were seen to, their sessions, and each
+//! read of other transactions' writes with the transactions it observed.
+//!
+//! A read the definitions do not cover is left out: one of the reader's own
+//! writes (Cerone et al.'s INT, Elle's `internal`), of an aborted or
+//! intermediate write, or of a value nobody wrote (G1a, G1b and garbage
+//! reads, which inference finds and every one of these models prohibits).
+
+use crate::history::{History, MopKind, MopValue, Status, TxnId, Val, Workload};
+use crate::infer::util::{pack, FxMap, KeyIds};
+use std::ops::Range;
+
+/// The session of a transaction the check leaves out.
+pub(super) const NONE: u32 = u32::MAX;
+
+/// One read of another transaction's writes.
+#[derive(Clone, Debug)]
+pub(super) struct Read {
+    /// The micro-op, an index into `History::mops`.
+    pub mop: u32,
+    /// The key, by dense id.
+    pub key: u32,
+    /// The transaction whose version was read; `None` for the initial one.
+    pub source: Option<TxnId>,
+    /// The writers observed, an index range into [`Facts::observed`]: the
+    /// source for a register, every appender in list order for a list.
+    pub observed: Range<u32>,
+}
+
+/// The history as the axioms see it.
+#[derive(Default)]
+pub(super) struct Facts {
+    /// Per transaction: its session, [`NONE`] when left out.
+    pub session: Vec<u32>,
+    /// Per transaction: its position in its session.
+    pub pos: Vec<u32>,
+    pub sessions: Vec<Vec<TxnId>>,
+    /// Per transaction `t`, its reads are `reads[read_start[t]..read_start[t + 1]]`.
+    pub read_start: Vec<u32>,
+    pub reads: Vec<Read>,
+    pub observed: Vec<TxnId>,
+    /// List-append: a read lists every visible append.
+    pub lists: bool,
+    /// Per key, its writers' sessions: a range of `runs`.
+    pub key_runs: Vec<Range<u32>>,
+    /// A session writing a key and the positions in it of the key's
+    /// writers, ascending: a range of `positions`.
+    pub runs: Vec<(u32, Range<u32>)>,
+    pub positions: Vec<u32>,
+    /// `(transaction, key)` pairs that write.
+    pub writes: FxMap<u64, ()>,
+}
+
+fn pair(a: u32, b: u32) -> u64 {
+    (a as u64) << 32 | b as u64
+}
+
+impl Facts {
+    pub fn of(h: &History) -> Facts {
+        let lists = h.workload == Workload::ListAppend;
+        let written = writer_of(h);
+        let mut keys = KeyIds::default();
+        let mut f = Facts {
+            lists,
+            ..Facts::default()
+        };
+        let mut seen_info = vec![false; h.txns.len()];
+        f.read_start.push(0);
+        for (t, txn) in h.txns.iter().enumerate() {
+            if txn.status == Status::Committed {
+                f.reads_of(h, t as TxnId, &written, &mut keys, &mut seen_info);
+            }
+            f.read_start.push(f.reads.len() as u32);
+        }
+        f.sessions_of(h, &seen_info);
+        f.writes_of(h, &mut keys);
+        f
+    }
+
+    pub fn reads_of_txn(&self, t: TxnId) -> &[Read] {
+        let r = self.read_start[t as usize] as usize..self.read_start[t as usize + 1] as usize;
+        &self.reads[r]
+    }
+
+    pub fn observed_by(&self, r: &Read) -> &[TxnId] {
+        &self.observed[r.observed.start as usize..r.observed.end as usize]
+    }
+
+    pub fn writes(&self, t: TxnId, key: u32) -> bool {
+        self.writes.contains_key(&pair(t, key))
+    }
+
+    /// The sessions writing `key`, each with the positions in it of the
+    /// key's writers, ascending.
+    pub fn writers_of(&self, key: u32) -> impl Iterator<Item = (u32, &[u32])> + '_ {
+        let runs = self.key_runs.get(key as usize).cloned().unwrap_or(0..0);
+        self.runs[runs.start as usize..runs.end as usize]
+            .iter()
+            .map(|(s, r)| (*s, &self.positions[r.start as usize..r.end as usize]))
+    }
+
+    /// The external reads of committed transaction `t`.
+    fn reads_of(
+        &mut self,
+        h: &History,
+        t: TxnId,
+        written: &FxMap<u64, (TxnId, bool)>,
+        keys: &mut KeyIds,
+        seen_info: &mut [bool],
+    ) {
+        let txn = h.txn(t);
+        let mut own: Vec<Val> = Vec::new();
+        for (i, m) in h.mops_of(txn).iter().enumerate() {
+            let mop = txn.mops.start + i as u32;
+            if m.kind != MopKind::Read {
+                own.push(m.key);
+                continue;
+            }
+            if !self.lists && own.contains(&m.key) {
+                continue;
+            }
+            let start = self.observed.len() as u32;
+            let resolved = match m.value() {
+                MopValue::List { start, len } => {
+                    self.observe_list(h, t, m.key, h.list(start, len), written, seen_info);
+                    true
+                }
+                MopValue::Val(v) if v == Val::NIL => true,
+                MopValue::Val(v) => self.observe_version(h, t, m.key, v, written, seen_info),
+            };
+            if !resolved {
+                continue;
+            }
+            let end = self.observed.len() as u32;
+            self.reads.push(Read {
+                mop,
+                key: keys.id(m.key),
+                source: (end > start).then(|| self.observed[end as usize - 1]),
+                observed: start..end,
+            });
+        }
+    }
+
+    /// The appenders of a list's elements, in order, each once however many
+    /// elements it appended in a row; the reader's own and unknown elements
+    /// are not observations.
+    fn observe_list(
+        &mut self,
+        h: &History,
+        t: TxnId,
+        key: Val,
+        elems: &[Val],
+        written: &FxMap<u64, (TxnId, bool)>,
+        seen_info: &mut [bool],
+    ) {
+        let start = self.observed.len();
+        for &v in elems {
+            match written.get(&pack(key, v)) {
+                Some(&(w, _)) if w != t => {
+                    seen_info[w as usize] |= h.txn(w).status == Status::Indeterminate;
+                    if self.observed.len() == start || self.observed.last() != Some(&w) {
+                        self.observed.push(w);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// The writer of a register's version, when it is another transaction's
+    /// final write of the key; `false` leaves the read out.
+    fn observe_version(
+        &mut self,
+        h: &History,
+        t: TxnId,
+        key: Val,
+        v: Val,
+        written: &FxMap<u64, (TxnId, bool)>,
+        seen_info: &mut [bool],
+    ) -> bool {
+        match written.get(&pack(key, v)) {
+            Some(&(w, true)) if w != t => {
+                seen_info[w as usize] |= h.txn(w).status == Status::Indeterminate;
+                self.observed.push(w);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Sessions: the transactions checked (committed, or indeterminate and
+    /// read from), per process in the order of their ops.
+    fn sessions_of(&mut self, h: &History, seen_info: &[bool]) {
+        let mut members: Vec<(i64, u32, TxnId)> = h
+            .txns
+            .iter()
+            .enumerate()
+            .filter(|&(t, x)| x.status == Status::Committed || seen_info[t])
+            .map(|(t, x)| (x.process, x.op(), t as TxnId))
+            .collect();
+        members.sort_unstable();
+        self.session = vec![NONE; h.txns.len()];
+        self.pos = vec![0; h.txns.len()];
+        let mut last = None;
+        for (process, _, t) in members {
+            if last != Some(process) {
+                self.sessions.push(Vec::new());
+                last = Some(process);
+            }
+            let s = self.sessions.len() - 1;
+            self.session[t as usize] = s as u32;
+            self.pos[t as usize] = self.sessions[s].len() as u32;
+            self.sessions[s].push(t);
+        }
+    }
+
+    /// Which checked transaction writes which key, and per session the
+    /// positions of a key's writers.
+    fn writes_of(&mut self, h: &History, keys: &mut KeyIds) {
+        let mut triples: Vec<(u32, u32, u32)> = Vec::new();
+        for (s, members) in self.sessions.iter().enumerate() {
+            for (p, &t) in members.iter().enumerate() {
+                for m in h.mops_of(h.txn(t)) {
+                    if m.kind == MopKind::Read {
+                        continue;
+                    }
+                    let key = keys.id(m.key);
+                    if self.writes.insert(pair(t, key), ()).is_none() {
+                        triples.push((key, s as u32, p as u32));
+                    }
+                }
+            }
+        }
+        triples.sort_unstable();
+        self.key_runs = vec![0..0; keys.len()];
+        for (i, &(key, s, p)) in triples.iter().enumerate() {
+            let new_key = i == 0 || triples[i - 1].0 != key;
+            if new_key || triples[i - 1].1 != s {
+                let at = self.positions.len() as u32;
+                self.runs.push((s, at..at));
+            }
+            if new_key {
+                let run = self.runs.len() as u32 - 1;
+                self.key_runs[key as usize] = run..run;
+            }
+            self.positions.push(p);
+            let run = self.runs.len() - 1;
+            self.runs[run].1.end += 1;
+            self.key_runs[key as usize].end = run as u32 + 1;
+        }
+    }
+}
+
+/// `(key, value)` → its writer and whether it is the writer's last write of
+/// the key, for every transaction that did not abort.
+fn writer_of(h: &History) -> FxMap<u64, (TxnId, bool)> {
+    let mut written = FxMap::default();
+    for (t, txn) in h.txns.iter().enumerate() {
+        if txn.status == Status::Aborted {
+            continue;
+        }
+        let mops = h.mops_of(txn);
+        for (i, m) in mops.iter().enumerate() {
+            if m.kind == MopKind::Read {
+                continue;
+            }
+            let MopValue::Val(v) = m.value() else {
+                continue;
+            };
+            let last = !mops[i + 1..]
+                .iter()
+                .any(|n| n.kind != MopKind::Read && n.key == m.key);
+            written.insert(pack(m.key, v), (t as TxnId, last));
+        }
+    }
+    written
+}
