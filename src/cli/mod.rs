@@ -69,6 +69,8 @@ impl InputArgs {
 #[derive(ValueEnum, Clone, Copy, Debug)]
 pub enum FormatArg {
     Edn,
+    /// Jepsen ops as JSON (elle-cli's form).
+    Json,
     Polysi,
     Dbcop,
     Cobra,
@@ -78,6 +80,7 @@ impl From<FormatArg> for Format {
     fn from(f: FormatArg) -> Format {
         match f {
             FormatArg::Edn => Format::Edn,
+            FormatArg::Json => Format::Json,
             FormatArg::Polysi => Format::Polysi,
             FormatArg::Dbcop => Format::Dbcop,
             FormatArg::Cobra => Format::Cobra,

@@ -60,6 +60,7 @@ pub fn build(
         workload_source,
         has_realtime: !ops.untimed,
         complete_log: ops.complete_log,
+        json: ops.json,
     })
 }
 

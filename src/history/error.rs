@@ -45,6 +45,9 @@ pub enum ErrorKind {
     Format(String),
     #[error("{0}")]
     RegisterOp(String),
+    /// A JSON history that is not valid JSON.
+    #[error("{0}")]
+    Json(String),
 }
 
 /// A labelled place in the input.
@@ -98,7 +101,7 @@ impl HistoryError {
     pub fn code(&self) -> &'static str {
         match self.kind {
             ErrorKind::Io { .. } => "isocheck::io",
-            ErrorKind::Syntax(_) => "isocheck::syntax",
+            ErrorKind::Syntax(_) | ErrorKind::Json(_) => "isocheck::syntax",
             ErrorKind::DoubleInvoke { .. } => "isocheck::double_invoke",
             ErrorKind::DuplicateWrite { .. } => "isocheck::duplicate_write",
             ErrorKind::MixedWorkload | ErrorKind::ReadNotAList { .. } => "isocheck::workload",

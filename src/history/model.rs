@@ -371,6 +371,10 @@ pub struct History {
     /// a read of a value none of them wrote is then certainly a garbage
     /// read, and reads of the initial state alone are something checked.
     pub complete_log: bool,
+    /// Whether the file is JSON (elle-cli's form): op and micro-op spans
+    /// point into JSON text, which `formats::json::to_edn` turns into the
+    /// EDN that reports print.
+    pub json: bool,
 }
 
 impl History {

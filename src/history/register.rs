@@ -10,6 +10,7 @@
 
 use super::edn::{self, Kind, Node};
 use super::error::{ErrorKind, HistoryError};
+use super::formats::json;
 use super::jepsen::Ops;
 use super::model::{OpId, OpType, OpValue, RegisterF, RegisterOp, Status};
 use super::value::{Val, ValueTable};
@@ -71,7 +72,13 @@ fn two<'n, 'a>(n: &'n Node<'a>) -> Option<[&'n Node<'a>; 2]> {
     }
 }
 
-fn shape(values: &mut ValueTable, text: &str, value: OpValue) -> Result<Shape, HistoryError> {
+/// The shape of an op's value, read from its text: EDN, or JSON when `json`.
+fn shape(
+    values: &mut ValueTable,
+    text: &str,
+    json: bool,
+    value: OpValue,
+) -> Result<Shape, HistoryError> {
     let OpValue::Other(span) = value else {
         return Ok(Shape::Nil);
     };
@@ -80,11 +87,19 @@ fn shape(values: &mut ValueTable, text: &str, value: OpValue) -> Result<Shape, H
     if let Ok(n) = slice.parse::<u64>() {
         return Ok(Shape::Value(values.uint(n)));
     }
+    if json {
+        let shape = json::with_node(slice, json::Context::Value, |n| node_shape(values, n));
+        return Ok(shape.unwrap_or(Shape::Nil));
+    }
     let nodes = edn::read_all(slice).map_err(HistoryError::from)?;
     let [node] = nodes.as_slice() else {
         return Ok(Shape::Nil);
     };
-    Ok(match two(node) {
+    Ok(node_shape(values, node))
+}
+
+fn node_shape(values: &mut ValueTable, node: &Node<'_>) -> Shape {
+    match two(node) {
         None => Shape::Value(values.node(node)),
         Some([x, y]) => {
             let x = values.node(x);
@@ -93,7 +108,7 @@ fn shape(values: &mut ValueTable, text: &str, value: OpValue) -> Result<Shape, H
                 None => Shape::Pair(x, values.node(y)),
             }
         }
-    })
+    }
 }
 
 /// Reads the register ops of `pairs` (all of them register ops, see
@@ -109,7 +124,7 @@ pub(super) fn read(
     for &(inv, comp) in pairs {
         let f = f_of(ops, &fs, (inv, comp)).ok_or_else(|| not_register(ops, inv, comp))?;
         let mut get = |id: Option<OpId>| match id {
-            Some(i) => shape(&mut ops.values, text, ops.ops[i as usize].value),
+            Some(i) => shape(&mut ops.values, text, ops.json, ops.ops[i as usize].value),
             None => Ok(Shape::Nil),
         };
         let (si, sc) = (get(inv)?, get(comp)?);
