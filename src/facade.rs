@@ -23,8 +23,8 @@ pub enum Outcome {
         analysis: Box<Analysis>,
         verdict: Verdict,
     },
-    /// Register ops (`Workload::CasRegister`): per-key linearizability of
-    /// lightweight transactions; consistency-model options do not apply.
+    /// Register or mutex ops (`Workload::CasRegister`, `Workload::Mutex`):
+    /// per-key linearizability; consistency-model options do not apply.
     Register(LwtAnalysis),
 }
 
@@ -41,7 +41,7 @@ pub fn load(path: &Path, options: &LoadOptions) -> Result<History, InputDiagnost
 /// Checks a history: the cycle search and verdict for transactions, the
 /// linearizability check for registers. Ends in the report stage.
 pub fn check(history: &History, options: &CheckOptions) -> Result<Outcome, OptionError> {
-    let outcome = if history.workload == Workload::CasRegister {
+    let outcome = if matches!(history.workload, Workload::CasRegister | Workload::Mutex) {
         limits::stage(Stage::Lwt);
         Outcome::Register(lwt::check(history))
     } else {

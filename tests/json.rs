@@ -17,6 +17,7 @@ const FIXTURES: &[(&str, Workload, bool)] = &[
     ("rw-register", Workload::RwRegister, false),
     ("cas-register", Workload::CasRegister, false),
     ("cas-register-independent", Workload::CasRegister, true),
+    ("mutex", Workload::Mutex, true),
 ];
 
 fn load(rel: &str) -> History {

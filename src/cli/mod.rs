@@ -94,6 +94,8 @@ pub enum WorkloadArg {
     RwRegister,
     /// Register ops (:read, :write, :cas), checked for linearizability.
     CasRegister,
+    /// Knossos's mutex (:acquire, :release), checked for linearizability.
+    Mutex,
 }
 
 impl From<WorkloadArg> for Workload {
@@ -102,6 +104,7 @@ impl From<WorkloadArg> for Workload {
             WorkloadArg::ListAppend => Workload::ListAppend,
             WorkloadArg::RwRegister => Workload::RwRegister,
             WorkloadArg::CasRegister => Workload::CasRegister,
+            WorkloadArg::Mutex => Workload::Mutex,
         }
     }
 }

@@ -25,20 +25,22 @@ pub fn build(
     let (mut txns, others) = pair(&ops, txn_f)?;
     let other_client_ops = others.iter().filter_map(|&(i, c)| c.or(i)).collect();
     let (mut registers, mut independent_keys) = (Vec::new(), false);
-    let (workload, workload_source) = match workload {
-        Some(Workload::CasRegister) => {
-            if let Some(t) = txns.first() {
-                return Err(transactions_in_registers(&ops, t));
-            }
-            (Workload::CasRegister, WorkloadSource::Flag)
-        }
-        None if txns.is_empty() && register::detect(&mut ops, &others) => {
-            (Workload::CasRegister, WorkloadSource::Detected)
-        }
-        flag => decide_workload(&ops, &txns, flag)?,
+    let detected = match (workload, txns.is_empty()) {
+        (None, true) => register::detect(&mut ops, &others),
+        _ => None,
     };
-    if workload == Workload::CasRegister {
-        (registers, independent_keys) = register::read(&mut ops, source.text(), &others)?;
+    let (workload, workload_source) = match (workload, detected) {
+        (Some(w @ (Workload::CasRegister | Workload::Mutex)), _) => {
+            if let Some(t) = txns.first() {
+                return Err(transactions_in_registers(&ops, t, w));
+            }
+            (w, WorkloadSource::Flag)
+        }
+        (None, Some(w)) => (w, WorkloadSource::Detected),
+        (flag, _) => decide_workload(&ops, &txns, flag)?,
+    };
+    if matches!(workload, Workload::CasRegister | Workload::Mutex) {
+        (registers, independent_keys) = register::read(&mut ops, source.text(), &others, workload)?;
     }
     shape_reads(&mut ops, &txns, workload)?;
     check_unique_writes(&ops, &txns)?;
@@ -100,13 +102,13 @@ fn pair(ops: &Ops, txn_f: Val) -> Result<(Vec<Txn>, Vec<Pair>), HistoryError> {
     Ok((txns, others))
 }
 
-fn transactions_in_registers(ops: &Ops, t: &Txn) -> HistoryError {
+fn transactions_in_registers(ops: &Ops, t: &Txn, w: Workload) -> HistoryError {
     let id = t.op();
-    HistoryError::new(
-        ErrorKind::MixedWorkload,
-        "--workload cas-register was given, but the history has transactions; drop the flag to detect the workload",
-    )
-    .at(ops.ops[id as usize].span, "a transaction")
+    let help = format!(
+        "--workload {} was given, but the history has transactions; drop the flag to detect the workload",
+        w.name()
+    );
+    HistoryError::new(ErrorKind::MixedWorkload, help).at(ops.ops[id as usize].span, "a transaction")
 }
 
 fn double_invoke(ops: &Ops, process: i64, first: OpId, second: OpId) -> HistoryError {

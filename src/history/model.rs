@@ -258,6 +258,10 @@ pub enum Workload {
     /// `:cas`), on one register or on many keys (`jepsen.independent`), held
     /// in [`History::registers`]. Lightweight transactions.
     CasRegister,
+    /// Not transactions: Knossos's mutex (`:acquire`, `:release`), held in
+    /// [`History::registers`] as compare-and-sets between the two states
+    /// (see [`RegisterF::Acquire`]).
+    Mutex,
 }
 
 impl Workload {
@@ -266,6 +270,7 @@ impl Workload {
             Workload::ListAppend => "list-append",
             Workload::RwRegister => "rw-register",
             Workload::CasRegister => "cas-register",
+            Workload::Mutex => "mutex",
         }
     }
 }
@@ -280,6 +285,13 @@ pub enum RegisterF {
     Write,
     /// `{:f :cas, :value [old new]}`: compare-and-set.
     Cas,
+    /// `{:f :acquire}` on a mutex: Knossos's model, which knows whether the
+    /// mutex is held but not by whom. Held as a compare-and-set from the
+    /// free state to the held one (`value` and `new`), so that the search
+    /// and the reports treat it as one.
+    Acquire,
+    /// `{:f :release}`: a compare-and-set from held to free.
+    Release,
 }
 
 impl RegisterF {
@@ -288,6 +300,8 @@ impl RegisterF {
             RegisterF::Read => "read",
             RegisterF::Write => "write",
             RegisterF::Cas => "cas",
+            RegisterF::Acquire => "acquire",
+            RegisterF::Release => "release",
         }
     }
 }
@@ -355,7 +369,8 @@ pub struct History {
     pub txns: Vec<Txn>,
     /// Client ops whose value is not a transaction (e.g. `:cas` register ops).
     pub other_client_ops: Vec<OpId>,
-    /// The register ops of a [`Workload::CasRegister`] history, one per
+    /// The register ops of a [`Workload::CasRegister`] or
+    /// [`Workload::Mutex`] history, one per
     /// invocation/completion pair, in invocation order; empty otherwise.
     pub registers: Vec<RegisterOp>,
     /// Whether register values are `jepsen.independent` `[key value]` tuples

@@ -55,7 +55,9 @@ pub struct Inference {
 pub fn infer(history: &History, opts: &InferOptions) -> Inference {
     match history.workload {
         Workload::ListAppend => list_append::infer(history),
-        // A cas-register history has no transactions: nothing to infer.
-        Workload::RwRegister | Workload::CasRegister => rw_register::infer(history, opts),
+        // A cas-register or mutex history has no transactions: nothing to infer.
+        Workload::RwRegister | Workload::CasRegister | Workload::Mutex => {
+            rw_register::infer(history, opts)
+        }
     }
 }

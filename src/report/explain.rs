@@ -132,7 +132,7 @@ pub(crate) fn version_edn(h: &History, v: Version) -> String {
     match v {
         Version::Init => match h.workload {
             Workload::ListAppend => ":elle.list-append/init".to_string(),
-            Workload::RwRegister | Workload::CasRegister => "nil".to_string(),
+            Workload::RwRegister | Workload::CasRegister | Workload::Mutex => "nil".to_string(),
         },
         Version::Val(v) => h.values.display(v),
     }
@@ -170,11 +170,11 @@ pub(crate) fn step_sentence(h: &History, d: &Dep, a: &str, b: &str) -> String {
             ),
             Version::Val(_) => format!("{a} did not observe {b}'s append of {v2} to {key}"),
         },
-        (Workload::RwRegister | Workload::CasRegister, Rel::Ww) => format!(
+        (Workload::RwRegister | Workload::CasRegister | Workload::Mutex, Rel::Ww) => format!(
             "{a} set key {key} to {v}, and {b} set it to {v2}, which came later in the version order"
         ),
-        (Workload::RwRegister | Workload::CasRegister, Rel::Wr) => format!("{a} wrote {key} = {v}, which was read by {b}"),
-        (Workload::RwRegister | Workload::CasRegister, Rel::Rw) => format!(
+        (Workload::RwRegister | Workload::CasRegister | Workload::Mutex, Rel::Wr) => format!("{a} wrote {key} = {v}, which was read by {b}"),
+        (Workload::RwRegister | Workload::CasRegister | Workload::Mutex, Rel::Rw) => format!(
             "{a} read key {key} = {v}, and {b} set it to {v2}, which came later in the version order"
         ),
         (_, Rel::Process) => format!(

@@ -627,7 +627,7 @@ impl<'a> Ctx<'a> {
     fn write_verb(&self) -> (&'static str, &'static str) {
         match self.h.workload {
             Workload::ListAppend => ("appended", "appended"),
-            Workload::RwRegister | Workload::CasRegister => ("wrote", "written"),
+            Workload::RwRegister | Workload::CasRegister | Workload::Mutex => ("wrote", "written"),
         }
     }
 
