@@ -383,7 +383,76 @@ fn decided_as_brute_force(text: &str) -> Result<(), TestCaseError> {
         a,
         text
     );
+    for v in &a.violations {
+        if let lwt::Violation::NoLinearization {
+            prefix, op, states, ..
+        } = v
+        {
+            real_counterexample(&h, prefix, *op, states).map_err(|e| {
+                TestCaseError::fail(format!("{e}: {prefix:?} {op} {states:?}\n{text}"))
+            })?;
+        }
+    }
     Ok(())
+}
+
+/// A `:no-linearization` counterexample holds: its prefix uses each op
+/// once, respects real time, runs on the register (or mutex), contains
+/// every `:ok` op that completed before `op` did, and ends in one of
+/// `states`.
+fn real_counterexample(
+    h: &History,
+    prefix: &[u32],
+    op: u32,
+    states: &[isocheck::history::Val],
+) -> Result<(), String> {
+    let reg = |r: u32| &h.registers[r as usize];
+    let inv = |r: u32| reg(r).invoke.map_or(-1, i64::from);
+    let comp = |r: u32| match reg(r).status {
+        Status::Committed => reg(r).completion.map_or(i64::MAX, i64::from),
+        _ => i64::MAX,
+    };
+    let mut seen = std::collections::HashSet::new();
+    if !prefix.iter().all(|&r| seen.insert(r)) || seen.contains(&op) {
+        return Err("an op twice".into());
+    }
+    for (i, &a) in prefix.iter().enumerate() {
+        if prefix[i + 1..].iter().any(|&b| comp(b) < inv(a)) {
+            return Err(format!("{a} placed after an op that completed before it"));
+        }
+    }
+    let key = reg(op).key;
+    let missing = (0..h.registers.len() as u32).find(|&r| {
+        let o = reg(r);
+        o.key == key && o.status == Status::Committed && comp(r) < comp(op) && !seen.contains(&r)
+    });
+    if let Some(r) = missing {
+        return Err(format!(
+            "{r} completed before {op} but is not in the prefix"
+        ));
+    }
+    let end = match h.workload {
+        Workload::Mutex => {
+            let held = prefix
+                .iter()
+                .try_fold(false, |s, &r| mutex_step(reg(r), s))
+                .ok_or("the prefix does not run")?;
+            states
+                .iter()
+                .any(|&v| (h.values.display(v) == ":held") == held)
+        }
+        _ => {
+            let v = prefix
+                .iter()
+                .try_fold(isocheck::history::Val::NIL, |s, &r| {
+                    register_step(reg(r), s)
+                })
+                .ok_or("the prefix does not run")?;
+            states.contains(&v)
+        }
+    };
+    end.then_some(())
+        .ok_or_else(|| "the prefix ends outside the states".to_string())
 }
 
 fn check_text(text: &str) -> (History, LwtAnalysis) {
