@@ -24,8 +24,8 @@ pub enum Outcome {
         analysis: Box<Analysis>,
         verdict: Verdict,
     },
-    /// Register ops (`Workload::CasRegister`): per-key linearizability of
-    /// lightweight transactions; consistency-model options do not apply.
+    /// Register or mutex ops (`Workload::CasRegister`, `Workload::Mutex`):
+    /// per-key linearizability; consistency-model options do not apply.
     Register(LwtAnalysis),
     /// One of Jepsen's standard checkers (bank, counter, set, set-full,
     /// long-fork, unique-ids, total-queue), with its own result map.
@@ -45,7 +45,7 @@ pub fn load(path: &Path, options: &LoadOptions) -> Result<History, InputDiagnost
 /// Checks a history: the cycle search and verdict for transactions, the
 /// linearizability check for registers. Ends in the report stage.
 pub fn check(history: &History, options: &CheckOptions) -> Result<Outcome, OptionError> {
-    let outcome = if history.workload == Workload::CasRegister {
+    let outcome = if matches!(history.workload, Workload::CasRegister | Workload::Mutex) {
         limits::stage(Stage::Lwt);
         Outcome::Register(lwt::check(history))
     } else if history.workload.is_checker() {

@@ -1,7 +1,7 @@
-//! Lightweight transactions (cas-register histories): the reports of
-//! `fixtures/lwt/` pinned with insta, the check against a brute-force
-//! linearizability search on small random histories, and histories of a
-//! simulated linearizable register accepted.
+//! Lightweight transactions (cas-register histories) and Knossos's mutex:
+//! the reports of `fixtures/lwt/` pinned with insta, the check against a
+//! brute-force linearizability search on small random histories, and
+//! histories of a simulated linearizable register (and mutex) accepted.
 
 use isocheck::check::linearizable;
 use isocheck::check::lwt::{self, LwtAnalysis};
@@ -29,13 +29,19 @@ const FIXTURES: &[(&str, Validity)] = &[
     ("no-order", Validity::False),
     ("repeated-values", Validity::True),
     ("no-linearization", Validity::False),
+    ("mutex-valid", Validity::True),
+    ("mutex-release-not-held", Validity::False),
 ];
 
 #[test]
 fn fixtures_render() {
     for &(name, validity) in FIXTURES {
         let h = load(name);
-        assert_eq!(h.workload, Workload::CasRegister, "{name}");
+        let workload = match name.starts_with("mutex") {
+            true => Workload::Mutex,
+            false => Workload::CasRegister,
+        };
+        assert_eq!(h.workload, workload, "{name}");
         let a = lwt::check(&h);
         assert_eq!(a.validity(), validity, "{name}: {a:?}");
         let edn = report::edn_result(&h, &a);
@@ -50,9 +56,41 @@ fn fixtures_render() {
 
 /// Linearizability by exhaustive search: every order of every subset of the
 /// indeterminate ops with all `:ok` ones (failed ops and reads that did not
-/// complete with `:ok` left out), run on a register starting at nil, each op
-/// placed after every op that completed before it was invoked.
+/// complete with `:ok` left out), run on a register starting at nil (or a
+/// mutex starting free), each op placed after every op that completed
+/// before it was invoked.
 fn brute_force(h: &History) -> bool {
+    match h.workload {
+        Workload::Mutex => brute_force_with(h, false, mutex_step),
+        _ => brute_force_with(h, isocheck::history::Val::NIL, register_step),
+    }
+}
+
+/// The cas-register's specification.
+fn register_step(
+    o: &isocheck::history::RegisterOp,
+    state: isocheck::history::Val,
+) -> Option<isocheck::history::Val> {
+    match o.f {
+        RegisterF::Read if o.value == state => Some(state),
+        RegisterF::Write => Some(o.value),
+        RegisterF::Cas if o.value == state => Some(o.new),
+        _ => None,
+    }
+}
+
+/// Knossos's mutex, on whether it is held (not on how the check encodes it).
+fn mutex_step(o: &isocheck::history::RegisterOp, held: bool) -> Option<bool> {
+    match o.f {
+        RegisterF::Acquire => (!held).then_some(true),
+        RegisterF::Release => held.then_some(false),
+        _ => None,
+    }
+}
+
+type Step<S> = fn(&isocheck::history::RegisterOp, S) -> Option<S>;
+
+fn brute_force_with<S: Copy>(h: &History, init: S, step: Step<S>) -> bool {
     let mut keys: Vec<_> = h.registers.iter().map(|o| o.key).collect();
     keys.sort();
     keys.dedup();
@@ -71,12 +109,13 @@ fn brute_force(h: &History) -> bool {
         let must: usize = (0..ops.len())
             .filter(|&i| ops[i].status == Status::Committed)
             .count();
-        fn search(
+        fn search<S: Copy>(
             ops: &[&isocheck::history::RegisterOp],
             inv: &dyn Fn(usize) -> i64,
             comp: &dyn Fn(usize) -> i64,
+            step: Step<S>,
             placed: &mut Vec<usize>,
-            state: isocheck::history::Val,
+            state: S,
             must_left: usize,
         ) -> bool {
             if must_left == 0 {
@@ -87,29 +126,19 @@ fn brute_force(h: &History) -> bool {
                     continue;
                 }
                 let o = ops[i];
-                let next = match o.f {
-                    RegisterF::Read if o.value == state => state,
-                    RegisterF::Write => o.value,
-                    RegisterF::Cas if o.value == state => o.new,
-                    _ => continue,
+                let Some(next) = step(o, state) else {
+                    continue;
                 };
                 let ok = (o.status == Status::Committed) as usize;
                 placed.push(i);
-                if search(ops, inv, comp, placed, next, must_left - ok) {
+                if search(ops, inv, comp, step, placed, next, must_left - ok) {
                     return true;
                 }
                 placed.pop();
             }
             false
         }
-        search(
-            &ops,
-            &inv,
-            &comp,
-            &mut Vec::new(),
-            isocheck::history::Val::NIL,
-            must,
-        )
+        search(&ops, &inv, &comp, step, &mut Vec::new(), init, must)
     })
 }
 
@@ -177,6 +206,109 @@ fn repeated_history(outcomes: u8, most: usize) -> impl Strategy<Value = String> 
     })
 }
 
+/// A random small mutex history: acquires and releases with random
+/// intervals and outcomes as [`repeated_history`]'s, on one mutex or two
+/// `jepsen.independent` keys (`[k nil]`).
+fn mutex_history(outcomes: u8, most: usize) -> impl Strategy<Value = String> {
+    let op = (any::<bool>(), 0u8..outcomes, 0u8..2);
+    let ops = proptest::collection::vec(op, 1..=most);
+    (ops, any::<u64>(), any::<bool>()).prop_map(|(ops, seed, two_keys)| {
+        let mut out = String::new();
+        for (i, is_invoke) in interleave(ops.len(), seed) {
+            let (acquire, t, k) = ops[i];
+            let f = if acquire { "acquire" } else { "release" };
+            let ty = match (is_invoke, t) {
+                (true, _) => "invoke",
+                (false, 0) => "fail",
+                (false, 1) => "info",
+                (false, 2) => continue,
+                _ => "ok",
+            };
+            let v = if two_keys {
+                format!("[{k} nil]")
+            } else {
+                "nil".into()
+            };
+            out.push_str(&format!(
+                "{{:process {i}, :type :{ty}, :f :{f}, :value {v}}}\n"
+            ));
+        }
+        out
+    })
+}
+
+/// A simulated mutex, linearizable by construction: each step a random
+/// process invokes an op (an acquire, or a release of the mutex it holds),
+/// applies it atomically (an acquire of a held mutex fails, with no
+/// effect), or completes it; a crash reports `:info` whether or not the op
+/// was applied, and the process is replaced by a new one, as in Jepsen.
+fn simulated_mutex(seed: u64, steps: usize, processes: usize, crash: f64) -> String {
+    #[derive(Clone, Copy)]
+    enum Pending {
+        Idle,
+        Invoked(bool),
+        Applied(bool, bool),
+    }
+    let mut rng = isocheck::gen::rng::Rng::new(seed);
+    let mut ids: Vec<usize> = (0..processes).collect();
+    let mut pending = vec![Pending::Idle; processes];
+    let (mut holder, mut next_id, mut out) = (None, processes, String::new());
+    let mut line = |p: usize, ty: &str, acquire: bool| {
+        let f = if acquire { "acquire" } else { "release" };
+        out.push_str(&format!("{{:process {p}, :type :{ty}, :f :{f}}}\n"));
+    };
+    for _ in 0..steps {
+        let p = rng.below(processes as u64) as usize;
+        pending[p] = match pending[p] {
+            Pending::Idle => {
+                let acquire = holder != Some(p);
+                line(ids[p], "invoke", acquire);
+                Pending::Invoked(acquire)
+            }
+            Pending::Invoked(acquire) if rng.chance(crash) => {
+                line(ids[p], "info", acquire);
+                (ids[p], next_id) = (next_id, next_id + 1);
+                if holder == Some(p) {
+                    holder = Some(usize::MAX);
+                }
+                Pending::Idle
+            }
+            Pending::Invoked(acquire) => {
+                let ok = match acquire {
+                    true if holder.is_none() => {
+                        holder = Some(p);
+                        true
+                    }
+                    true => false,
+                    false => {
+                        holder = None;
+                        true
+                    }
+                };
+                Pending::Applied(acquire, ok)
+            }
+            Pending::Applied(acquire, ok) => {
+                let crashed = rng.chance(crash);
+                let ty = match (crashed, ok) {
+                    (true, _) => "info",
+                    (false, true) => "ok",
+                    (false, false) => "fail",
+                };
+                line(ids[p], ty, acquire);
+                if crashed {
+                    (ids[p], next_id) = (next_id, next_id + 1);
+                    if holder == Some(p) {
+                        // The new process does not hold what the old one took.
+                        holder = Some(usize::MAX);
+                    }
+                }
+                Pending::Idle
+            }
+        };
+    }
+    out
+}
+
 /// A random small history on one register: written values unique, expected
 /// and read values any of them, nil, or garbage; random intervals and outcomes.
 fn small_history() -> impl Strategy<Value = String> {
@@ -239,7 +371,7 @@ fn decided_as_brute_force(text: &str) -> Result<(), TestCaseError> {
     let Ok(h) = history::parse_edn("p.edn", text) else {
         return Ok(());
     };
-    if h.workload != Workload::CasRegister {
+    if !matches!(h.workload, Workload::CasRegister | Workload::Mutex) {
         return Ok(());
     }
     let a = lwt::check(&h);
@@ -251,7 +383,76 @@ fn decided_as_brute_force(text: &str) -> Result<(), TestCaseError> {
         a,
         text
     );
+    for v in &a.violations {
+        if let lwt::Violation::NoLinearization {
+            prefix, op, states, ..
+        } = v
+        {
+            real_counterexample(&h, prefix, *op, states).map_err(|e| {
+                TestCaseError::fail(format!("{e}: {prefix:?} {op} {states:?}\n{text}"))
+            })?;
+        }
+    }
     Ok(())
+}
+
+/// A `:no-linearization` counterexample holds: its prefix uses each op
+/// once, respects real time, runs on the register (or mutex), contains
+/// every `:ok` op that completed before `op` did, and ends in one of
+/// `states`.
+fn real_counterexample(
+    h: &History,
+    prefix: &[u32],
+    op: u32,
+    states: &[isocheck::history::Val],
+) -> Result<(), String> {
+    let reg = |r: u32| &h.registers[r as usize];
+    let inv = |r: u32| reg(r).invoke.map_or(-1, i64::from);
+    let comp = |r: u32| match reg(r).status {
+        Status::Committed => reg(r).completion.map_or(i64::MAX, i64::from),
+        _ => i64::MAX,
+    };
+    let mut seen = std::collections::HashSet::new();
+    if !prefix.iter().all(|&r| seen.insert(r)) || seen.contains(&op) {
+        return Err("an op twice".into());
+    }
+    for (i, &a) in prefix.iter().enumerate() {
+        if prefix[i + 1..].iter().any(|&b| comp(b) < inv(a)) {
+            return Err(format!("{a} placed after an op that completed before it"));
+        }
+    }
+    let key = reg(op).key;
+    let missing = (0..h.registers.len() as u32).find(|&r| {
+        let o = reg(r);
+        o.key == key && o.status == Status::Committed && comp(r) < comp(op) && !seen.contains(&r)
+    });
+    if let Some(r) = missing {
+        return Err(format!(
+            "{r} completed before {op} but is not in the prefix"
+        ));
+    }
+    let end = match h.workload {
+        Workload::Mutex => {
+            let held = prefix
+                .iter()
+                .try_fold(false, |s, &r| mutex_step(reg(r), s))
+                .ok_or("the prefix does not run")?;
+            states
+                .iter()
+                .any(|&v| (h.values.display(v) == ":held") == held)
+        }
+        _ => {
+            let v = prefix
+                .iter()
+                .try_fold(isocheck::history::Val::NIL, |s, &r| {
+                    register_step(reg(r), s)
+                })
+                .ok_or("the prefix does not run")?;
+            states.contains(&v)
+        }
+    };
+    end.then_some(())
+        .ok_or_else(|| "the prefix ends outside the states".to_string())
 }
 
 fn check_text(text: &str) -> (History, LwtAnalysis) {
@@ -316,6 +517,36 @@ proptest! {
     #[test]
     fn optional_ops_agree_with_brute_force(text in repeated_history(4, 9)) {
         decided_as_brute_force(&text)?;
+    }
+
+    /// Mutex histories: the check decides them as the brute force does.
+    #[test]
+    fn mutexes_agree_with_brute_force(text in mutex_history(8, 8)) {
+        decided_as_brute_force(&text)?;
+    }
+
+    /// The same with most mutex ops unfinished or `:info`.
+    #[test]
+    fn optional_mutex_ops_agree_with_brute_force(text in mutex_history(4, 9)) {
+        decided_as_brute_force(&text)?;
+    }
+
+    /// A simulated mutex with crashes is accepted, and the brute force
+    /// agrees when it is small.
+    #[test]
+    fn simulated_mutexes_are_linearizable(
+        seed in any::<u64>(), steps in 1usize..400, processes in 1usize..8, crash in 0.0f64..0.2,
+    ) {
+        let text = simulated_mutex(seed, steps, processes, crash);
+        if text.is_empty() {
+            return Ok(());
+        }
+        let (h, a) = check_text(&text);
+        prop_assert_eq!(h.workload, Workload::Mutex);
+        prop_assert_eq!(a.validity(), Validity::True, "{:?}\n{}", a, text);
+        if h.registers.len() <= 7 {
+            prop_assert!(brute_force(&h), "{}", text);
+        }
     }
 
     /// A simulated register with repeated values and crashes is accepted.

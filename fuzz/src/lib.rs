@@ -15,7 +15,7 @@
 use isocheck::check::CheckOptions;
 use isocheck::cli::stats::Stats;
 use isocheck::history::edn::{self, Kind, Node};
-use isocheck::history::formats::{cobra, dbcop};
+use isocheck::history::formats::{cobra, dbcop, json};
 use isocheck::history::{
     build, jepsen, parse_text, Format, History, HistoryError, InputDiagnostic, SourceFile, Workload,
 };
@@ -93,7 +93,8 @@ const CHECK_TIMEOUT: Duration = Duration::from_millis(200);
 
 /// `check_history`: the whole path `isocheck check` takes on a small history:
 /// the format told from the first bytes as `history::load` does (`r(`/`w(`
-/// is PolySI text, anything else EDN), the same `;;workload=` hint, then the
+/// is PolySI text, an object with a string key JSON, anything else EDN),
+/// the same `;;workload=` hint, then the
 /// check with default options and every report (human, EDN, JSON), or the
 /// cas-register path for register histories.
 pub fn check_history(data: &[u8]) {
@@ -105,6 +106,7 @@ pub fn check_history(data: &[u8]) {
     }
     let format = match text.trim_start().as_bytes() {
         [b'r' | b'w', b'(', ..] => Format::Polysi,
+        head if json::looks_like_json(head) => Format::Json,
         _ => Format::Edn,
     };
     match parse_text(format, "fuzz-input", text, workload) {

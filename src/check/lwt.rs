@@ -46,7 +46,7 @@
 //!   `--timeout` or `--max-memory` stop leaves it unknown.
 
 use super::Validity;
-use crate::history::{History, RegisterF, RegisterOp, Status, Val};
+use crate::history::{History, RegisterF, RegisterOp, Status, Val, Workload};
 use std::collections::HashMap;
 
 /// Position of an op in [`History::registers`].
@@ -195,19 +195,22 @@ impl LwtAnalysis {
 }
 
 /// The value an op writes if it takes effect: a write's, a cas's new value
-/// (unless it equals the old one, which changes nothing).
+/// (unless it equals the old one, which changes nothing); a mutex op's new
+/// state.
 pub fn written(o: &RegisterOp) -> Option<Val> {
     match o.f {
         RegisterF::Write => Some(o.value),
-        RegisterF::Cas if o.value != o.new => Some(o.new),
-        _ => None,
+        RegisterF::Read => None,
+        _ => (o.value != o.new).then_some(o.new),
     }
 }
 
-/// The value an `:ok` op observed: a read's result, a cas's expected value.
+/// The value an `:ok` op observed: a read's result, a cas's expected value
+/// (a mutex op's expected state).
 pub fn observed(o: &RegisterOp) -> Option<Val> {
     match (o.status, o.f) {
-        (Status::Committed, RegisterF::Read | RegisterF::Cas) => Some(o.value),
+        (Status::Committed, RegisterF::Write) => None,
+        (Status::Committed, _) => Some(o.value),
         _ => None,
     }
 }
@@ -237,8 +240,13 @@ fn comp(o: &RegisterOp) -> i64 {
 }
 
 /// Checks every key of a cas-register history: the value chain, then the
-/// general search for the keys the chain leaves undecided.
+/// general search for the keys the chain leaves undecided. A mutex writes
+/// its two states over and over, which the chain cannot tell apart, so its
+/// keys go to the search at once.
 pub fn check(h: &History) -> LwtAnalysis {
+    if h.workload == Workload::Mutex {
+        return super::linearizable::search_every_key(&h.registers);
+    }
     let mut out = check_chains(h);
     super::linearizable::settle(&h.registers, &mut out);
     out

@@ -70,6 +70,8 @@ impl InputArgs {
 #[derive(ValueEnum, Clone, Copy, Debug)]
 pub enum FormatArg {
     Edn,
+    /// Jepsen ops as JSON (elle-cli's form).
+    Json,
     Polysi,
     Dbcop,
     Cobra,
@@ -79,6 +81,7 @@ impl From<FormatArg> for Format {
     fn from(f: FormatArg) -> Format {
         match f {
             FormatArg::Edn => Format::Edn,
+            FormatArg::Json => Format::Json,
             FormatArg::Polysi => Format::Polysi,
             FormatArg::Dbcop => Format::Dbcop,
             FormatArg::Cobra => Format::Cobra,
@@ -106,6 +109,8 @@ pub enum WorkloadArg {
     UniqueIds,
     /// Jepsen's total-queue checker (:enqueue, :dequeue, :drain).
     TotalQueue,
+    /// Knossos's mutex (:acquire, :release), checked for linearizability.
+    Mutex,
 }
 
 impl From<WorkloadArg> for Workload {
@@ -121,6 +126,7 @@ impl From<WorkloadArg> for Workload {
             WorkloadArg::LongFork => Workload::LongFork,
             WorkloadArg::UniqueIds => Workload::UniqueIds,
             WorkloadArg::TotalQueue => Workload::TotalQueue,
+            WorkloadArg::Mutex => Workload::Mutex,
         }
     }
 }

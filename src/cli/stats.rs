@@ -38,7 +38,8 @@ pub struct ByShape {
     pub empty: usize,
 }
 
-/// The register ops of a cas-register history, by function and outcome.
+/// The register ops of a cas-register or mutex history, by function and
+/// outcome.
 #[derive(Debug, Default, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Registers {
     /// `jepsen.independent` keys, or one register.
@@ -48,13 +49,23 @@ pub struct Registers {
     pub read: usize,
     pub write: usize,
     pub cas: usize,
+    /// Mutex ops (a mutex history has nothing else).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub acquire: usize,
+    #[serde(skip_serializing_if = "is_zero")]
+    pub release: usize,
     pub ok: usize,
     pub fail: usize,
     pub indeterminate: usize,
 }
 
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
 fn registers(h: &History) -> Option<Registers> {
-    if h.workload != crate::history::Workload::CasRegister {
+    use crate::history::Workload;
+    if !matches!(h.workload, Workload::CasRegister | Workload::Mutex) {
         return None;
     }
     let mut r = Registers {
@@ -73,6 +84,8 @@ fn registers(h: &History) -> Option<Registers> {
             RegisterF::Read => r.read += 1,
             RegisterF::Write => r.write += 1,
             RegisterF::Cas => r.cas += 1,
+            RegisterF::Acquire => r.acquire += 1,
+            RegisterF::Release => r.release += 1,
         }
         match o.status {
             Status::Committed => r.ok += 1,
@@ -276,21 +289,28 @@ pub fn render(s: &Stats) -> String {
         ),
     ];
     if let Some(r) = &s.registers {
-        let keys = match r.independent {
-            true => format!("{} keys (jepsen.independent)", r.keys),
-            false => "one register".to_string(),
+        let mutex = r.acquire + r.release > 0;
+        let keys = match (r.independent, mutex) {
+            (true, _) => format!("{} keys (jepsen.independent)", r.keys),
+            (false, false) => "one register".to_string(),
+            (false, true) => "one mutex".to_string(),
         };
-        rows.insert(
-            4,
-            (
-                "register ops",
-                format!(
-                    "{} lightweight transactions on {keys}: {} read, {} write, {} cas; \
-                     {} ok, {} fail, {} indeterminate",
-                    r.total, r.read, r.write, r.cas, r.ok, r.fail, r.indeterminate
-                ),
+        let ops = match mutex {
+            false => format!(
+                "{} lightweight transactions on {keys}: {} read, {} write, {} cas",
+                r.total, r.read, r.write, r.cas
             ),
+            true => format!(
+                "{} mutex ops on {keys}: {} acquire, {} release",
+                r.total, r.acquire, r.release
+            ),
+        };
+        let outcomes = format!(
+            "{} ok, {} fail, {} indeterminate",
+            r.ok, r.fail, r.indeterminate
         );
+        let name = if mutex { "mutex ops" } else { "register ops" };
+        rows.insert(4, (name, format!("{ops}; {outcomes}")));
     }
     let width = rows.iter().map(|(k, _)| k.len()).max().unwrap_or(0);
     rows.iter()

@@ -27,33 +27,35 @@ pub fn build(
     let other_client_ops = others.iter().filter_map(|&(i, c)| c.or(i)).collect();
     let (mut registers, mut independent_keys) = (Vec::new(), false);
     let (mut checker_ops, mut balances) = (Vec::new(), Vec::new());
-    let (workload, workload_source) = match workload {
-        Some(Workload::CasRegister) => {
+    let detected = match (workload, txns.is_empty()) {
+        (None, true) => register::detect(&mut ops, &others),
+        _ => None,
+    };
+    let (workload, workload_source) = match (workload, detected) {
+        (Some(w @ (Workload::CasRegister | Workload::Mutex)), _) => {
             if let Some(t) = txns.first() {
-                return Err(transactions_in_registers(&ops, t, "cas-register"));
-            }
-            (Workload::CasRegister, WorkloadSource::Flag)
-        }
-        Some(w) if w.is_checker() && w != Workload::LongFork => {
-            if let Some(t) = txns.iter().find(|t| !t.mops.is_empty()) {
-                return Err(transactions_in_registers(&ops, t, w.name()));
+                return Err(transactions_in_registers(&ops, t, w));
             }
             (w, WorkloadSource::Flag)
         }
-        None if txns.is_empty() && register::detect(&mut ops, &others) => {
-            (Workload::CasRegister, WorkloadSource::Detected)
+        (Some(w), _) if w.is_checker() && w != Workload::LongFork => {
+            if let Some(t) = txns.iter().find(|t| !t.mops.is_empty()) {
+                return Err(transactions_in_registers(&ops, t, w));
+            }
+            (w, WorkloadSource::Flag)
         }
-        None if txns.iter().all(|t| t.mops.is_empty()) => {
+        (None, Some(w)) => (w, WorkloadSource::Detected),
+        (None, None) if txns.iter().all(|t| t.mops.is_empty()) => {
             let pairs = checker_pairs(&txns, &others);
             match checker_ops::detect(&mut ops, source.text(), &pairs) {
                 Some(w) => (w, WorkloadSource::Detected),
                 None => decide_workload(&ops, &txns, None)?,
             }
         }
-        flag => decide_workload(&ops, &txns, flag)?,
+        (flag, _) => decide_workload(&ops, &txns, flag)?,
     };
-    if workload == Workload::CasRegister {
-        (registers, independent_keys) = register::read(&mut ops, source.text(), &others)?;
+    if matches!(workload, Workload::CasRegister | Workload::Mutex) {
+        (registers, independent_keys) = register::read(&mut ops, source.text(), &others, workload)?;
     }
     if workload.is_checker() && workload != Workload::LongFork {
         // Empty reads (`[]`) were read as empty transactions.
@@ -87,6 +89,7 @@ pub fn build(
         workload_source,
         has_realtime: !ops.untimed,
         complete_log: ops.complete_log,
+        json: ops.json,
     })
 }
 
@@ -138,13 +141,13 @@ fn checker_pairs(txns: &[Txn], others: &[Pair]) -> Vec<Pair> {
     pairs
 }
 
-fn transactions_in_registers(ops: &Ops, t: &Txn, flag: &str) -> HistoryError {
+fn transactions_in_registers(ops: &Ops, t: &Txn, w: Workload) -> HistoryError {
     let id = t.op();
-    HistoryError::new(
-        ErrorKind::MixedWorkload,
-        format!("--workload {flag} was given, but the history has transactions; drop the flag to detect the workload"),
-    )
-    .at(ops.ops[id as usize].span, "a transaction")
+    let help = format!(
+        "--workload {} was given, but the history has transactions; drop the flag to detect the workload",
+        w.name()
+    );
+    HistoryError::new(ErrorKind::MixedWorkload, help).at(ops.ops[id as usize].span, "a transaction")
 }
 
 fn double_invoke(ops: &Ops, process: i64, first: OpId, second: OpId) -> HistoryError {

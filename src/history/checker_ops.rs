@@ -7,6 +7,7 @@
 
 use super::edn::{self, Kind, Node};
 use super::error::{ErrorKind, HistoryError};
+use super::formats::json;
 use super::jepsen::Ops;
 use super::model::{
     Balance, CheckerF, CheckerOp, CheckerValue, OpId, OpType, OpValue, Status, Workload,
@@ -75,10 +76,10 @@ fn adds_workload(ops: &Ops, fs: &Fs, text: &str, pairs: &[Pair]) -> Option<Workl
         .collect();
     let first = *reads.first()?;
     let integer = match ops.ops[first as usize].value {
-        OpValue::Other(span) => matches!(
-            edn::read_all(&text[span.start()..span.end()]).as_deref(),
-            Ok([n]) if n.integer().is_some()
-        ),
+        OpValue::Other(span) => with_value(&text[span.start()..span.end()], ops.json, |n| {
+            n.integer().is_some()
+        })
+        .unwrap_or(false),
         _ => false,
     };
     Some(match (integer, reads.len()) {
@@ -86,6 +87,18 @@ fn adds_workload(ops: &Ops, fs: &Fs, text: &str, pairs: &[Pair]) -> Option<Workl
         (false, 1) => Workload::Set,
         (false, _) => Workload::SetFull,
     })
+}
+
+/// `f` of the one value `text` holds, `None` when it holds none or
+/// several: EDN, or JSON read as elle-cli reads it (`json`).
+fn with_value<R>(text: &str, json: bool, f: impl FnOnce(&Node<'_>) -> R) -> Option<R> {
+    if json {
+        return json::with_node(text, json::Context::Value, f);
+    }
+    match edn::read_all(text).as_deref() {
+        Ok([node]) => Some(f(node)),
+        _ => None,
+    }
 }
 
 /// What a checker reads of an op's value.
@@ -214,12 +227,30 @@ impl Sink<'_> {
             OpValue::Other(s) => s,
             _ => return Err(bad_value(span, shape)),
         };
-        let nodes = edn::read_all(&self.text[node_span.start()..node_span.end()])
-            .map_err(HistoryError::from)?;
+        let all: &str = self.text;
+        let text = &all[node_span.start()..node_span.end()];
+        if self.ops.json {
+            return json::with_node(text, json::Context::Value, |node| {
+                self.shaped(node.untagged(), shape, span, node_span)
+            })
+            .unwrap_or_else(|| Err(bad_value(span, shape)));
+        }
+        let nodes = edn::read_all(text).map_err(HistoryError::from)?;
         let [node] = nodes.as_slice() else {
             return Err(bad_value(span, shape));
         };
-        let node = node.untagged();
+        self.shaped(node.untagged(), shape, span, node_span)
+    }
+
+    /// `node`, the value of the op at `span` (the value itself at
+    /// `node_span`), in `shape`.
+    fn shaped(
+        &mut self,
+        node: &Node<'_>,
+        shape: Shape,
+        span: Span,
+        node_span: Span,
+    ) -> Result<CheckerValue, HistoryError> {
         let integer = || node.integer().flatten();
         match (shape, &node.kind) {
             (Shape::Count, _) => match integer() {

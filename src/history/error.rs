@@ -48,6 +48,9 @@ pub enum ErrorKind {
     /// An op of one of Jepsen's standard checkers (bank, counter, set, ...).
     #[error("{0}")]
     CheckerOp(String),
+    /// A JSON history that is not valid JSON.
+    #[error("{0}")]
+    Json(String),
 }
 
 /// A labelled place in the input.
@@ -101,7 +104,7 @@ impl HistoryError {
     pub fn code(&self) -> &'static str {
         match self.kind {
             ErrorKind::Io { .. } => "isocheck::io",
-            ErrorKind::Syntax(_) => "isocheck::syntax",
+            ErrorKind::Syntax(_) | ErrorKind::Json(_) => "isocheck::syntax",
             ErrorKind::DoubleInvoke { .. } => "isocheck::double_invoke",
             ErrorKind::DuplicateWrite { .. } => "isocheck::duplicate_write",
             ErrorKind::MixedWorkload | ErrorKind::ReadNotAList { .. } => "isocheck::workload",

@@ -33,6 +33,9 @@ pub struct Ops {
     pub complete_log: bool,
     /// The workload the input format implies, if it implies one.
     pub format_workload: Option<crate::history::model::Workload>,
+    /// True for JSON histories: spans point into JSON text, which
+    /// `formats::json` reads back as EDN values.
+    pub json: bool,
 }
 
 /// Reads every op of a Jepsen EDN history.

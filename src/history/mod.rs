@@ -36,6 +36,8 @@ use std::path::Path;
 pub enum Format {
     /// Jepsen `history.edn`.
     Edn,
+    /// Jepsen ops as JSON objects (elle-cli's form): one array, or one a line.
+    Json,
     /// PolySI's text format, one `r(key,value,session,txn)` or `w(...)` per line.
     Polysi,
     /// dbcop's `history.bincode`.
@@ -48,6 +50,7 @@ impl Format {
     pub fn name(self) -> &'static str {
         match self {
             Format::Edn => "edn",
+            Format::Json => "json",
             Format::Polysi => "polysi",
             Format::Dbcop => "dbcop",
             Format::Cobra => "cobra",
@@ -161,7 +164,7 @@ impl Input {
         let no_source = |e: HistoryError| InputDiagnostic::new(e, None);
         let ops = match (self.format, self.content) {
             (_, Content::Dir(dir)) => formats::cobra::read_dir(&dir),
-            (Format::Edn | Format::Polysi, Content::Bytes(bytes)) => {
+            (Format::Edn | Format::Json | Format::Polysi, Content::Bytes(bytes)) => {
                 let text = text_of(&self.name, bytes)?;
                 return parse_text(self.format, &self.name, text, workload);
             }
@@ -194,7 +197,7 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<History, InputDiagnostic>
     Input::read(path, opts.format)?.parse(opts.workload)
 }
 
-/// Reads a history held in memory as text (EDN or PolySI text).
+/// Reads a history held in memory as text (EDN, JSON or PolySI text).
 pub fn parse_text(
     format: Format,
     name: &str,
@@ -204,6 +207,7 @@ pub fn parse_text(
     let source = SourceFile::new(name, text);
     let ops = match format {
         Format::Polysi => formats::polysi::read(source.text()),
+        Format::Json => formats::json::read_ops(source.text()),
         _ => jepsen::read_ops(source.text()),
     };
     let with_source = |e: HistoryError| InputDiagnostic::new(e, Some(source.clone()));

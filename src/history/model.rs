@@ -273,6 +273,10 @@ pub enum Workload {
     UniqueIds,
     /// Jepsen's `checker/total-queue`: `:enqueue`, `:dequeue`, `:drain`.
     TotalQueue,
+    /// Not transactions: Knossos's mutex (`:acquire`, `:release`), held in
+    /// [`History::registers`] as compare-and-sets between the two states
+    /// (see [`RegisterF::Acquire`]).
+    Mutex,
 }
 
 impl Workload {
@@ -288,6 +292,7 @@ impl Workload {
             Workload::LongFork => "long-fork",
             Workload::UniqueIds => "unique-ids",
             Workload::TotalQueue => "total-queue",
+            Workload::Mutex => "mutex",
         }
     }
 
@@ -404,6 +409,13 @@ pub enum RegisterF {
     Write,
     /// `{:f :cas, :value [old new]}`: compare-and-set.
     Cas,
+    /// `{:f :acquire}` on a mutex: Knossos's model, which knows whether the
+    /// mutex is held but not by whom. Held as a compare-and-set from the
+    /// free state to the held one (`value` and `new`), so that the search
+    /// and the reports treat it as one.
+    Acquire,
+    /// `{:f :release}`: a compare-and-set from held to free.
+    Release,
 }
 
 impl RegisterF {
@@ -412,6 +424,8 @@ impl RegisterF {
             RegisterF::Read => "read",
             RegisterF::Write => "write",
             RegisterF::Cas => "cas",
+            RegisterF::Acquire => "acquire",
+            RegisterF::Release => "release",
         }
     }
 }
@@ -479,7 +493,8 @@ pub struct History {
     pub txns: Vec<Txn>,
     /// Client ops whose value is not a transaction (e.g. `:cas` register ops).
     pub other_client_ops: Vec<OpId>,
-    /// The register ops of a [`Workload::CasRegister`] history, one per
+    /// The register ops of a [`Workload::CasRegister`] or
+    /// [`Workload::Mutex`] history, one per
     /// invocation/completion pair, in invocation order; empty otherwise.
     pub registers: Vec<RegisterOp>,
     /// Whether register values are `jepsen.independent` `[key value]` tuples
@@ -501,6 +516,10 @@ pub struct History {
     /// a read of a value none of them wrote is then certainly a garbage
     /// read, and reads of the initial state alone are something checked.
     pub complete_log: bool,
+    /// Whether the file is JSON (elle-cli's form): op and micro-op spans
+    /// point into JSON text, which `formats::json::to_edn` turns into the
+    /// EDN that reports print.
+    pub json: bool,
 }
 
 impl History {

@@ -1,5 +1,7 @@
 //! Register ops: Jepsen's (and Knossos's) `:read`, `:write` and `:cas` on one
-//! register, or on many keys with `jepsen.independent` `[key value]` tuples.
+//! register, or on many keys with `jepsen.independent` `[key value]` tuples;
+//! and Knossos's mutex ops, `:acquire` and `:release`, each held as a
+//! compare-and-set between the interned states `:free` and `:held`.
 //! Reading only: each invocation/completion pair becomes a [`RegisterOp`]
 //! with its key and values; what they mean is `check::lwt`'s business.
 //!
@@ -10,25 +12,49 @@
 
 use super::edn::{self, Kind, Node};
 use super::error::{ErrorKind, HistoryError};
+use super::formats::json;
 use super::jepsen::Ops;
-use super::model::{OpId, OpType, OpValue, RegisterF, RegisterOp, Status};
+use super::model::{OpId, OpType, OpValue, RegisterF, RegisterOp, Status, Workload};
 use super::value::{Val, ValueTable};
 
 /// An invocation and its completion, either possibly absent.
 pub(super) type Pair = (Option<OpId>, Option<OpId>);
 
-/// The interned `:f` keywords of register ops.
-struct Fs([Val; 3]);
+/// The interned `:f` keywords of register and mutex ops.
+struct Fs([Val; 5]);
 
 impl Fs {
     fn new(values: &mut ValueTable) -> Fs {
-        Fs([":read", ":write", ":cas"].map(|k| values.intern_canonical(k)))
+        let names = [":read", ":write", ":cas", ":acquire", ":release"];
+        Fs(names.map(|k| values.intern_canonical(k)))
     }
 
     fn of(&self, f: Val) -> Option<RegisterF> {
-        const FS: [RegisterF; 3] = [RegisterF::Read, RegisterF::Write, RegisterF::Cas];
+        const FS: [RegisterF; 5] = [
+            RegisterF::Read,
+            RegisterF::Write,
+            RegisterF::Cas,
+            RegisterF::Acquire,
+            RegisterF::Release,
+        ];
         self.0.iter().position(|&x| x == f).map(|i| FS[i])
     }
+}
+
+/// The workload whose ops include `f`.
+fn workload_of(f: RegisterF) -> Workload {
+    match f {
+        RegisterF::Acquire | RegisterF::Release => Workload::Mutex,
+        _ => Workload::CasRegister,
+    }
+}
+
+/// The mutex's two states, interned: (free, held).
+fn mutex_states(values: &mut ValueTable) -> (Val, Val) {
+    (
+        values.intern_canonical(":free"),
+        values.intern_canonical(":held"),
+    )
 }
 
 /// The `:f` of a pair: the completion's, else the invocation's.
@@ -37,19 +63,23 @@ fn f_of(ops: &Ops, fs: &Fs, (inv, comp): Pair) -> Option<RegisterF> {
     comp.or(inv).and_then(|id| fs.of(op(id).f))
 }
 
-/// Whether the client pairs (a history without transactions) are register
-/// ops: every one a `:read`, `:write` or `:cas`, and at least one write or cas.
-pub(super) fn detect(ops: &mut Ops, pairs: &[Pair]) -> bool {
+/// The workload of the client pairs (a history without transactions) when
+/// they are register or mutex ops: every one a `:read`, `:write` or `:cas`,
+/// at least one a write or cas (cas-register); or every one an `:acquire`
+/// or `:release` (mutex).
+pub(super) fn detect(ops: &mut Ops, pairs: &[Pair]) -> Option<Workload> {
     let fs = Fs::new(&mut ops.values);
-    let mut writes = false;
+    let (mut found, mut writes) = (None, false);
     for &p in pairs {
-        match f_of(ops, &fs, p) {
-            None => return false,
-            Some(RegisterF::Read) => {}
-            Some(_) => writes = true,
+        let f = f_of(ops, &fs, p)?;
+        let w = workload_of(f);
+        if found.is_some_and(|x| x != w) {
+            return None;
         }
+        found = Some(w);
+        writes |= f != RegisterF::Read;
     }
-    writes
+    found.filter(|_| writes)
 }
 
 /// The shape of an op's `:value`, its parts interned.
@@ -71,7 +101,13 @@ fn two<'n, 'a>(n: &'n Node<'a>) -> Option<[&'n Node<'a>; 2]> {
     }
 }
 
-fn shape(values: &mut ValueTable, text: &str, value: OpValue) -> Result<Shape, HistoryError> {
+/// The shape of an op's value, read from its text: EDN, or JSON when `json`.
+fn shape(
+    values: &mut ValueTable,
+    text: &str,
+    json: bool,
+    value: OpValue,
+) -> Result<Shape, HistoryError> {
     let OpValue::Other(span) = value else {
         return Ok(Shape::Nil);
     };
@@ -80,11 +116,19 @@ fn shape(values: &mut ValueTable, text: &str, value: OpValue) -> Result<Shape, H
     if let Ok(n) = slice.parse::<u64>() {
         return Ok(Shape::Value(values.uint(n)));
     }
+    if json {
+        let shape = json::with_node(slice, json::Context::Value, |n| node_shape(values, n));
+        return Ok(shape.unwrap_or(Shape::Nil));
+    }
     let nodes = edn::read_all(slice).map_err(HistoryError::from)?;
     let [node] = nodes.as_slice() else {
         return Ok(Shape::Nil);
     };
-    Ok(match two(node) {
+    Ok(node_shape(values, node))
+}
+
+fn node_shape(values: &mut ValueTable, node: &Node<'_>) -> Shape {
+    match two(node) {
         None => Shape::Value(values.node(node)),
         Some([x, y]) => {
             let x = values.node(x);
@@ -93,23 +137,28 @@ fn shape(values: &mut ValueTable, text: &str, value: OpValue) -> Result<Shape, H
                 None => Shape::Pair(x, values.node(y)),
             }
         }
-    })
+    }
 }
 
-/// Reads the register ops of `pairs` (all of them register ops, see
-/// [`detect`]); returns them and whether the history is independent.
+/// Reads the ops of `pairs`, all of them ops of `workload` (cas-register or
+/// mutex, see [`detect`]); returns them and whether the history is
+/// independent.
 pub(super) fn read(
     ops: &mut Ops,
     text: &str,
     pairs: &[Pair],
+    workload: Workload,
 ) -> Result<(Vec<RegisterOp>, bool), HistoryError> {
     let fs = Fs::new(&mut ops.values);
+    let (free, held) = mutex_states(&mut ops.values);
     // (f, shape of the value judged by, the other op's shape)
     let mut shapes = Vec::with_capacity(pairs.len());
     for &(inv, comp) in pairs {
-        let f = f_of(ops, &fs, (inv, comp)).ok_or_else(|| not_register(ops, inv, comp))?;
+        let f = f_of(ops, &fs, (inv, comp))
+            .filter(|&f| workload_of(f) == workload)
+            .ok_or_else(|| not_register(ops, inv, comp, workload))?;
         let mut get = |id: Option<OpId>| match id {
-            Some(i) => shape(&mut ops.values, text, ops.ops[i as usize].value),
+            Some(i) => shape(&mut ops.values, text, ops.json, ops.ops[i as usize].value),
             None => Ok(Shape::Nil),
         };
         let (si, sc) = (get(inv)?, get(comp)?);
@@ -169,6 +218,11 @@ pub(super) fn read(
             (false, _, s) => (Val::NIL, whole(v, s), Val::NIL),
             (true, _, _) => return Err(bad_value(ops, invoke, completion, f, true)),
         };
+        let (value, new) = match f {
+            RegisterF::Acquire => (free, held),
+            RegisterF::Release => (held, free),
+            _ => (value, new),
+        };
         out.push(RegisterOp {
             invoke,
             completion,
@@ -182,13 +236,25 @@ pub(super) fn read(
     Ok((out, independent))
 }
 
-fn not_register(ops: &Ops, inv: Option<OpId>, comp: Option<OpId>) -> HistoryError {
+fn not_register(
+    ops: &Ops,
+    inv: Option<OpId>,
+    comp: Option<OpId>,
+    workload: Workload,
+) -> HistoryError {
     let id = comp.or(inv).unwrap_or(0);
-    HistoryError::new(
-        ErrorKind::RegisterOp("this op is not a register op".into()),
-        "a cas-register history holds :read, :write and :cas ops only",
-    )
-    .at(ops.ops[id as usize].span, "this op")
+    let (what, help) = match workload {
+        Workload::Mutex => (
+            "this op is not a mutex op",
+            "a mutex history holds :acquire and :release ops only",
+        ),
+        _ => (
+            "this op is not a register op",
+            "a cas-register history holds :read, :write and :cas ops only",
+        ),
+    };
+    HistoryError::new(ErrorKind::RegisterOp(what.into()), help)
+        .at(ops.ops[id as usize].span, "this op")
 }
 
 fn bad_value(

@@ -257,3 +257,34 @@ fn diagnostics_render_with_file_line_and_column() {
     assert!(text.contains("bad.edn:2:30"), "{text}");
     assert!(text.contains(":time must be an integer"), "{text}");
 }
+
+#[test]
+fn mutex_histories_are_detected_and_kept_apart_from_registers() {
+    let mutex = "{:type :invoke, :process 0, :f :acquire}\n{:type :ok, :process 0, :f :acquire}\n{:type :invoke, :process 0, :f :release, :value nil}\n";
+    let h = load(mutex);
+    assert_eq!(
+        (h.workload, h.workload_source, h.registers.len()),
+        (Workload::Mutex, model::WorkloadSource::Detected, 2)
+    );
+    assert_eq!(h.registers[0].f, RegisterF::Acquire);
+    // Mutex and register ops together are neither.
+    let mixed = format!("{mutex}{{:type :ok, :process 1, :f :write, :value 1}}\n");
+    assert!(!matches!(
+        load(&mixed).workload,
+        Workload::Mutex | Workload::CasRegister
+    ));
+    let flagged = |text: &str, w| {
+        let e = parse_text(Format::Edn, "t", text.into(), Some(w)).unwrap_err();
+        (e.error.kind.to_string(), e.error.help)
+    };
+    let (kind, help) = flagged(mutex, Workload::CasRegister);
+    assert_eq!(kind, "this op is not a register op");
+    assert!(help.contains(":read, :write and :cas"), "{help}");
+    let register = "{:type :ok, :process 0, :f :write, :value 1}\n";
+    assert_eq!(
+        flagged(register, Workload::Mutex).0,
+        "this op is not a mutex op"
+    );
+    let txn = "{:type :ok, :process 0, :value [[:r 1 nil]]}\n";
+    assert!(flagged(txn, Workload::Mutex).1.contains("--workload mutex"));
+}

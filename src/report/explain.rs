@@ -5,16 +5,20 @@
 use crate::check::{Analysis, FoundCycle};
 use crate::graph::{Dep, Rel, Version, NO_MOP};
 use crate::history::edn::{self, Kind};
+use crate::history::formats::json;
 use crate::history::{History, MopValue, OpId, OpValue, Process, TxnId, Workload};
 use std::borrow::Cow;
 use std::fmt::Write;
 
-/// The EDN text of an op: its source text for Jepsen EDN histories, or a
-/// map built from the model for formats whose text is not EDN (PolySI) or
-/// that have no text (dbcop, Cobra).
+/// The EDN text of an op: its source text for Jepsen EDN histories, that
+/// text read as EDN for JSON ones, or a map built from the model for formats
+/// whose text is not EDN (PolySI) or that have no text (dbcop, Cobra).
 pub(crate) fn op_text(h: &History, id: OpId) -> Cow<'_, str> {
     let op = h.op(id);
     let text = h.text(op.span);
+    if let Some(edn) = json_as_edn(h, text, json::Context::Op) {
+        return Cow::Owned(edn);
+    }
     if text.starts_with('{') || text.starts_with('#') {
         return Cow::Borrowed(text);
     }
@@ -42,6 +46,11 @@ pub(crate) fn op_text(h: &History, id: OpId) -> Cow<'_, str> {
     Cow::Owned(s)
 }
 
+/// The EDN of a JSON history's text, as elle-cli reads it.
+fn json_as_edn(h: &History, text: &str, cx: json::Context) -> Option<String> {
+    h.json.then(|| json::to_edn(text, cx)).flatten()
+}
+
 /// The EDN text of the op standing for a transaction (its completion).
 pub(crate) fn txn_text(h: &History, t: TxnId) -> Cow<'_, str> {
     op_text(h, h.txn(t).op())
@@ -51,6 +60,9 @@ pub(crate) fn txn_text(h: &History, t: TxnId) -> Cow<'_, str> {
 pub(crate) fn mop_text(h: &History, m: u32) -> Cow<'_, str> {
     let mop = &h.mops[m as usize];
     let text = h.text(mop.span);
+    if let Some(edn) = json_as_edn(h, text, json::Context::MicroOp) {
+        return Cow::Owned(edn);
+    }
     if text.starts_with('[') || text.starts_with('(') {
         return Cow::Borrowed(text);
     }
@@ -87,7 +99,14 @@ pub(crate) fn list_text(h: &History, elems: &[crate::history::Val]) -> String {
 /// two-element read).
 pub(crate) fn mop_value_text(h: &History, m: u32) -> String {
     let mop = &h.mops[m as usize];
-    let text = h.text(mop.span);
+    let edn;
+    let text = match json_as_edn(h, h.text(mop.span), json::Context::MicroOp) {
+        Some(converted) => {
+            edn = converted;
+            edn.as_str()
+        }
+        None => h.text(mop.span),
+    };
     if text.starts_with('[') || text.starts_with('(') {
         if let Ok(nodes) = edn::read_all(text) {
             if let Some(Kind::Vector(items) | Kind::List(items)) = nodes.first().map(|n| &n.kind) {

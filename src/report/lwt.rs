@@ -37,7 +37,7 @@ use super::human::{lay_out, SHOWN_PER_TYPE};
 use super::result::{kws, map, R};
 use crate::check::lwt::{LwtAnalysis, NONLINEARIZABLE, OUTSIDE_FRAGMENT};
 use crate::check::Validity;
-use crate::history::History;
+use crate::history::{History, Workload};
 use std::fmt::Write;
 
 /// The result map.
@@ -80,14 +80,18 @@ pub fn render(h: &History, a: &LwtAnalysis, color: bool) -> String {
         true => format!("\x1b[1;{code}m{word}\x1b[0m"),
         false => word.to_string(),
     };
+    let object = match h.workload {
+        Workload::Mutex => "mutex",
+        _ => "register",
+    };
     let keys = match (h.independent_keys, a.keys) {
-        (false, _) => "one register".to_string(),
+        (false, _) => format!("one {object}"),
         (true, 1) => "1 key".to_string(),
         (true, n) => format!("{n} keys"),
     };
     let mut out = match a.validity() {
         Validity::True => format!(
-            "{}: linearizable ({keys}, {} register ops)\n",
+            "{}: linearizable ({keys}, {} {object} ops)\n",
             paint("32", "valid"),
             h.registers.len()
         ),

@@ -8,7 +8,9 @@
 //!
 //! The model is Knossos's `cas-register` (and `register`, without `:cas`):
 //! one value per key, `nil` at first; a `:read` returns it, a `:write` sets
-//! it, a `:cas [old new]` sets `new` if it holds `old`. As in the chain
+//! it, a `:cas [old new]` sets `new` if it holds `old`. Knossos's `mutex` is
+//! the same register on two states, free at first: an `:acquire` is a cas
+//! from free to held, a `:release` from held to free (whoever holds it). As in the chain
 //! check, `:fail` ops never took effect and are left out, `:info` (or
 //! unfinished) ops may take effect at any time after their invocation or
 //! never, and reads that did not complete `:ok` carry nothing.
@@ -28,6 +30,28 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 pub fn settle(regs: &[RegisterOp], out: &mut LwtAnalysis) {
     let mut keys: Vec<Val> = out.undecided.iter().map(|u| u.key()).collect();
     keys.dedup();
+    search_keys(regs, keys, out);
+}
+
+/// Decides every key by search (a mutex's: see [`crate::check::lwt::check`]).
+pub fn search_every_key(regs: &[RegisterOp]) -> LwtAnalysis {
+    let mut seen = std::collections::HashSet::new();
+    let keys: Vec<Val> = regs
+        .iter()
+        .map(|o| o.key)
+        .filter(|&k| seen.insert(k))
+        .collect();
+    let mut out = LwtAnalysis {
+        keys: keys.len(),
+        ..LwtAnalysis::default()
+    };
+    search_keys(regs, keys, &mut out);
+    out
+}
+
+/// Searches `keys` in parallel; each becomes linearizable (its undecided
+/// entries dropped) or a [`Violation::NoLinearization`].
+fn search_keys(regs: &[RegisterOp], keys: Vec<Val>, out: &mut LwtAnalysis) {
     if keys.is_empty() {
         return;
     }
@@ -77,9 +101,13 @@ pub fn check_key(regs: &[RegisterOp], ids: &[RegId]) -> Result<(), Counterexampl
         .filter(|&i| placed(&regs[i as usize]))
         .collect();
     let op = |i: usize| &regs[ids[i] as usize];
-    // Values as dense numbers, nil first; kinds of optional ops likewise.
-    let mut values: Vec<Val> = vec![Val::NIL];
-    let mut number: HashMap<Val, u32> = HashMap::from([(Val::NIL, 0)]);
+    // Values as dense numbers, the initial one first; kinds of optional ops
+    // likewise.
+    let init = ids
+        .first()
+        .map_or(Val::NIL, |&i| initial(&regs[i as usize]));
+    let mut values: Vec<Val> = vec![init];
+    let mut number: HashMap<Val, u32> = HashMap::from([(init, 0)]);
     let mut num = |v: Val| {
         *number.entry(v).or_insert_with(|| {
             values.push(v);
@@ -116,12 +144,24 @@ pub fn check_key(regs: &[RegisterOp], ids: &[RegId]) -> Result<(), Counterexampl
     })
 }
 
-/// The cas-register's sequential specification on value numbers.
+/// The initial value of the register or mutex `o` acts on: `nil`, or the
+/// mutex's free state.
+fn initial(o: &RegisterOp) -> Val {
+    match o.f {
+        RegisterF::Acquire => o.value,
+        RegisterF::Release => o.new,
+        _ => Val::NIL,
+    }
+}
+
+/// The cas-register's sequential specification on value numbers; a mutex
+/// op is a compare-and-set between its two states (Knossos's mutex: an
+/// acquire needs it free, a release needs it held).
 fn step(state: u32, (f, value, new): (RegisterF, u32, u32)) -> Option<u32> {
     match f {
         RegisterF::Read => (state == value).then_some(state),
         RegisterF::Write => Some(value),
-        RegisterF::Cas => (state == value).then_some(new),
+        RegisterF::Cas | RegisterF::Acquire | RegisterF::Release => (state == value).then_some(new),
     }
 }
 

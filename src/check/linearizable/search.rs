@@ -14,6 +14,20 @@
 //! *kind* — optional ops of one kind have the same effect in every state,
 //! and once an op invoked after them is linearized both can be linearized
 //! at any later point, so they are interchangeable.
+//!
+//! Which optional ops are still open multiplies the sets: an invalid
+//! history with fifty crashed ops has more sets before its violation than
+//! any search can list. So [`search`] first solves a *relaxation* in which
+//! an optional op may take effect any number of times: its sets are the
+//! required ops' alone (optional ops are never used up), as few as in a
+//! history without crashes, and of each kind of optional op only the
+//! earliest invoked is kept (it stands for the others). Every
+//! linearization is one of the relaxation, so when the relaxation has none
+//! the history has none either; when the relaxation's linearization can
+//! take each use of a kind from a different op of that kind (the earliest
+//! left, within real time) it is a linearization. Only otherwise does the
+//! exact search run. A violation's states are then those of the
+//! relaxation's prefixes: every real prefix ends in one of them.
 
 use crate::limits;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
@@ -238,6 +252,9 @@ struct Frontier {
     time: i64,
     op: u32,
     prefix: Vec<u32>,
+    /// Whether `prefix` is a real prefix: in the relaxation, one that uses
+    /// no optional op twice (no prefix is when none such was met).
+    genuine: bool,
     /// Length of the stack's prefix equal to `prefix`'s.
     shared: usize,
     states: BTreeSet<u32>,
@@ -248,8 +265,9 @@ impl Frontier {
         self.shared = self.shared.min(depth);
     }
 
-    /// The search met `op`'s completion at `time` with `stack` linearized.
-    fn blocked(&mut self, time: i64, op: u32, stack: &[Frame], state: u32) {
+    /// The search met `op`'s completion at `time` with `stack` linearized
+    /// (`genuine` when it uses no optional op twice).
+    fn blocked(&mut self, time: i64, op: u32, stack: &[Frame], state: u32, genuine: bool) {
         if time < self.time {
             return;
         }
@@ -258,13 +276,16 @@ impl Frontier {
             self.time = time;
             self.op = op;
             self.states.clear();
+            self.genuine = false;
         }
         self.states.insert(state);
-        if newer || stack.len() > self.prefix.len() {
+        let longer = stack.len() > self.prefix.len();
+        if genuine && (newer || !self.genuine || longer) {
             self.prefix.truncate(self.shared);
             self.prefix
                 .extend(stack[self.shared..].iter().map(|f| f.op));
             self.shared = stack.len();
+            self.genuine = true;
         }
     }
 }
@@ -298,6 +319,12 @@ enum Node {
 struct Search<'a, F> {
     calls: &'a [Call],
     step: F,
+    /// The relaxation: optional ops are never used up (see the module docs).
+    relaxed: bool,
+    /// How often each op is on the stack (optional ops of the relaxation
+    /// more than once), and how many are on it more than once.
+    uses: Vec<u32>,
+    repeats: usize,
     list: List,
     canon: Canon,
     seen: HashSet<Box<[u32]>>,
@@ -316,6 +343,12 @@ struct Search<'a, F> {
 }
 
 impl<F: Fn(u32, u32) -> Option<u32>> Search<'_, F> {
+    /// Whether linearizing `op` uses it up: always, except an optional op
+    /// in the relaxation.
+    fn used_up(&self, op: u32) -> bool {
+        !self.relaxed || self.calls[op as usize].complete.is_some()
+    }
+
     /// The entries callable now: calls before the first return left.
     fn window(&self) -> impl Iterator<Item = Entry> + '_ {
         let mut cur = self.list.next[self.list.head() as usize];
@@ -353,10 +386,16 @@ impl<F: Fn(u32, u32) -> Option<u32>> Search<'_, F> {
     /// Linearizes `op` if its (set, state) is new and no failed set
     /// covers it; whether it did.
     fn try_linearize(&mut self, op: u32, next: u32, forced: bool) -> bool {
-        let h = self.canon.apply(op);
+        let used_up = self.used_up(op);
+        let h = match used_up {
+            true => self.canon.apply(op),
+            false => self.canon.h,
+        };
         let base = self.canon.key(next, &mut self.key);
         if self.seen.contains(self.key.as_slice()) || self.covered(base) {
-            self.canon.undo(op, h);
+            if used_up {
+                self.canon.undo(op, h);
+            }
             return false;
         }
         self.seen.insert(self.key.as_slice().into());
@@ -369,11 +408,26 @@ impl<F: Fn(u32, u32) -> Option<u32>> Search<'_, F> {
             end: self.cands.len() as u32,
             next: self.next,
         });
-        self.list.lift(op);
+        if used_up {
+            self.list.lift(op);
+        }
+        self.count_use(op, 1);
         self.state = next;
         self.base = self.cands.len() as u32;
         self.next = self.base;
         true
+    }
+
+    /// Counts `op` onto (`1`) or off (`-1`) the stack.
+    fn count_use(&mut self, op: u32, by: i32) {
+        let uses = &mut self.uses[op as usize];
+        let before = *uses > 1;
+        *uses = uses.wrapping_add_signed(by);
+        match (before, *uses > 1) {
+            (false, true) => self.repeats += 1,
+            (true, false) => self.repeats -= 1,
+            _ => {}
+        }
     }
 
     /// Whether a failed set with the key's first part had at least its
@@ -459,8 +513,11 @@ impl<F: Fn(u32, u32) -> Option<u32>> Search<'_, F> {
         while let Some(f) = self.stack.pop() {
             self.fail();
             self.frontier.popped(self.stack.len());
-            self.canon.undo(f.op, f.h);
-            self.list.unlift(f.op);
+            self.count_use(f.op, -1);
+            if self.used_up(f.op) {
+                self.canon.undo(f.op, f.h);
+                self.list.unlift(f.op);
+            }
             self.state = f.state;
             self.cands.truncate(f.end as usize);
             self.base = f.base;
@@ -475,12 +532,122 @@ impl<F: Fn(u32, u32) -> Option<u32>> Search<'_, F> {
 
 /// Searches for a linearization of `calls` from `init`; `step(state, op)`
 /// is the sequential specification (`None`: `op` cannot take effect in
-/// `state`). Polls the limits.
+/// `state`). The relaxation first, then, where it does not decide, the
+/// exact search (see the module docs). Polls the limits.
 pub fn search(
     calls: &[Call],
     init: u32,
     step: impl Fn(u32, usize) -> Option<u32>,
 ) -> Result<(), Counterexample> {
+    let ids: Vec<usize> = (0..calls.len()).collect();
+    solve(calls, &ids, init, &step).map(|_| ())
+}
+
+/// A linearization of `calls` (positions in it, in order) or a
+/// counterexample; `calls[i]` is op `ids[i]` of `step`.
+fn solve<S: Fn(u32, usize) -> Option<u32>>(
+    calls: &[Call],
+    ids: &[usize],
+    init: u32,
+    step: &S,
+) -> Result<Vec<usize>, Counterexample> {
+    let exact = || run(calls, ids, init, step, false).map_err(|(c, _)| c);
+    if calls.iter().all(|c| c.complete.is_some()) {
+        // Nothing optional: the relaxation is the exact search.
+        return exact();
+    }
+    match run(calls, ids, init, step, true) {
+        Ok(order) => match realize(calls, &order) {
+            Some(order) => Ok(order),
+            // It needs a crashed op twice: the exact search says whether
+            // another linearization does not.
+            None => exact(),
+        },
+        Err((c, true)) => Err(c),
+        Err((c, false)) => Err(real_prefix(calls, ids, init, step, c)),
+    }
+}
+
+/// The relaxation has no linearization, so neither has the history, and no
+/// prefix passes `c.op`; but each prefix that reached it used a crashed op
+/// twice. A real one is a linearization of the ops invoked before `c.op`
+/// completed, without it, those completing later made optional; when there
+/// is none the violation comes earlier, and that is the counterexample.
+fn real_prefix<S: Fn(u32, usize) -> Option<u32>>(
+    calls: &[Call],
+    ids: &[usize],
+    init: u32,
+    step: &S,
+    c: Counterexample,
+) -> Counterexample {
+    let end = calls[c.op].complete.unwrap_or(i64::MAX);
+    let keep: Vec<usize> = (0..calls.len())
+        .filter(|&i| i != c.op && calls[i].invoke < end)
+        .collect();
+    let sub: Vec<Call> = keep
+        .iter()
+        .map(|&i| Call {
+            complete: calls[i].complete.filter(|&t| t < end),
+            ..calls[i]
+        })
+        .collect();
+    let sub_ids: Vec<usize> = keep.iter().map(|&i| ids[i]).collect();
+    let local = |c: Counterexample| Counterexample {
+        prefix: c.prefix.iter().map(|&i| keep[i]).collect(),
+        op: keep[c.op],
+        states: c.states,
+    };
+    match solve(&sub, &sub_ids, init, step) {
+        Ok(order) => Counterexample {
+            prefix: order.iter().map(|&i| keep[i]).collect(),
+            ..c
+        },
+        Err(earlier) => local(earlier),
+    }
+}
+
+/// The relaxation's linearization `order` as a real one: each use of an
+/// optional op after the first taken by the earliest invoked op of its kind
+/// not yet used (the relaxation keeps one op of each kind, the earliest),
+/// if there are enough and the result respects real time.
+fn realize(calls: &[Call], order: &[usize]) -> Option<Vec<usize>> {
+    let mut optional: Vec<usize> = (0..calls.len())
+        .filter(|&i| calls[i].complete.is_none())
+        .collect();
+    optional.sort_by_key(|&i| calls[i].invoke);
+    let mut spare: HashMap<u32, std::collections::VecDeque<usize>> = HashMap::new();
+    for i in optional {
+        spare.entry(calls[i].kind).or_default().push_back(i);
+    }
+    let real = order
+        .iter()
+        .map(|&i| match calls[i].complete {
+            Some(_) => Some(i),
+            None => spare.get_mut(&calls[i].kind)?.pop_front(),
+        })
+        .collect::<Option<Vec<usize>>>()?;
+    // No op may complete before an op placed ahead of it was invoked.
+    let mut first_completion = i64::MAX;
+    for &i in real.iter().rev() {
+        if first_completion < calls[i].invoke {
+            return None;
+        }
+        first_completion = first_completion.min(calls[i].complete.unwrap_or(i64::MAX));
+    }
+    Some(real)
+}
+
+/// One search, exact or the relaxation: a linearization (positions in
+/// `calls`, in order; in the relaxation an optional op may come more than
+/// once) or a counterexample with whether its prefix is genuine (always,
+/// in the exact search).
+fn run(
+    calls: &[Call],
+    ids: &[usize],
+    init: u32,
+    step: &impl Fn(u32, usize) -> Option<u32>,
+    relaxed: bool,
+) -> Result<Vec<usize>, (Counterexample, bool)> {
     // Ranks: invocation order, ties by position in `calls`.
     let mut order: Vec<usize> = (0..calls.len()).collect();
     order.sort_by_key(|&i| calls[i].invoke);
@@ -496,7 +663,10 @@ pub fn search(
     };
     let mut s = Search {
         calls: &ranked,
-        step: |state, op: u32| step(state, order[op as usize]),
+        step: |state, op: u32| step(state, ids[order[op as usize]]),
+        relaxed,
+        uses: vec![0; ranked.len()],
+        repeats: 0,
         list: List::new(&ranked),
         canon,
         seen: HashSet::new(),
@@ -507,6 +677,7 @@ pub fn search(
             time: i64::MIN,
             op: 0,
             prefix: Vec::new(),
+            genuine: false,
             shared: 0,
             states: BTreeSet::new(),
         },
@@ -515,11 +686,21 @@ pub fn search(
         base: 0,
         next: 0,
     };
+    if relaxed {
+        // Optional ops of one kind are interchangeable and, in the
+        // relaxation, never used up: the earliest invoked stands for all.
+        let mut kinds = HashSet::new();
+        for (r, c) in ranked.iter().enumerate() {
+            if c.complete.is_none() && !kinds.insert(c.kind) {
+                s.list.lift(r as u32);
+            }
+        }
+    }
     let mut node = s.enter();
     loop {
         limits::tick();
         match node {
-            Node::Done => return Ok(()),
+            Node::Done => return Ok(s.stack.iter().map(|f| order[f.op as usize]).collect()),
             Node::Open if (s.next as usize) < s.cands.len() => {
                 let op = s.cands[s.next as usize];
                 s.next += 1;
@@ -534,7 +715,8 @@ pub fn search(
                 // Every candidate failed: the required op completing first
                 // cannot be linearized after this prefix.
                 if let Some(e) = s.blocking() {
-                    s.frontier.blocked(e.time, e.op, &s.stack, s.state);
+                    let genuine = s.repeats == 0;
+                    s.frontier.blocked(e.time, e.op, &s.stack, s.state, genuine);
                 }
             }
             Node::Dead => {}
@@ -545,9 +727,10 @@ pub fn search(
         node = Node::Open;
     }
     let f = s.frontier;
-    Err(Counterexample {
+    let c = Counterexample {
         prefix: f.prefix.iter().map(|&r| order[r as usize]).collect(),
         op: order[f.op as usize],
         states: f.states.into_iter().collect(),
-    })
+    };
+    Err((c, f.genuine || !relaxed))
 }

@@ -477,3 +477,64 @@ fn permutations() {
     }
     assert_eq!((n, p), (6, vec![2, 1, 0]));
 }
+
+/// A mutex history's analysis (its ops as [`ops`] lines).
+fn mutex(lines: &str) -> LwtAnalysis {
+    let h = history::parse_edn("t.edn", &ops(lines)).unwrap_or_else(|d| panic!("{d}"));
+    assert_eq!(h.workload, Workload::Mutex);
+    check(&h)
+}
+
+#[test]
+fn a_mutex_is_held_by_one_acquire_at_a_time() {
+    let sequential = "0 invoke acquire\n0 ok acquire\n0 invoke release\n0 ok release\n1 invoke acquire\n1 ok acquire";
+    assert_eq!(mutex(sequential).validity(), Validity::True);
+    // Two acquires both succeed, with no release between them.
+    let twice = "0 invoke acquire\n1 invoke acquire\n0 ok acquire\n1 ok acquire";
+    let a = mutex(twice);
+    assert_eq!(a.validity(), Validity::False, "{a:?}");
+    assert!(matches!(
+        a.violations[..],
+        [Violation::NoLinearization { .. }]
+    ));
+}
+
+#[test]
+fn a_release_of_a_free_mutex_is_a_verdict() {
+    let a = mutex("1 invoke release\n1 ok release");
+    let [Violation::NoLinearization {
+        prefix, op, states, ..
+    }] = &a.violations[..]
+    else {
+        panic!("{a:?}")
+    };
+    assert_eq!((prefix.len(), *op), (0, 0));
+    assert_eq!(states.len(), 1);
+    // As in Knossos's model, the mutex knows it is held, not by whom: a
+    // release by another process than the one that acquired it is allowed.
+    let other = "0 invoke acquire\n0 ok acquire\n1 invoke release\n1 ok release";
+    assert_eq!(mutex(other).validity(), Validity::True);
+}
+
+#[test]
+fn mutex_ops_that_failed_or_crashed() {
+    // A failed op took no effect, whatever it was.
+    let failed = "0 invoke release\n0 fail release\n1 invoke acquire\n1 ok acquire";
+    assert_eq!(mutex(failed).validity(), Validity::True);
+    // A crashed acquire may have taken effect (and explains a release) ...
+    let took = "0 invoke acquire\n0 info acquire\n1 invoke release\n1 ok release";
+    assert_eq!(mutex(took).validity(), Validity::True);
+    // ... or not (and leaves the mutex free for another).
+    let not = "0 invoke acquire\n0 info acquire\n1 invoke acquire\n1 ok acquire";
+    assert_eq!(mutex(not).validity(), Validity::True);
+    // But not both: its effect cannot free the mutex for a second acquire.
+    let both = "0 invoke acquire\n0 info acquire\n1 invoke release\n1 ok release\n2 invoke acquire\n2 ok acquire\n3 invoke acquire\n3 ok acquire";
+    assert_eq!(mutex(both).validity(), Validity::False);
+}
+
+#[test]
+fn independent_mutexes_are_checked_apart() {
+    let a = mutex("0 invoke acquire [1 nil]\n0 ok acquire [1 nil]\n1 invoke acquire [2 nil]\n1 ok acquire [2 nil]\n2 invoke release [3 nil]\n2 ok release [3 nil]");
+    assert_eq!((a.keys, a.validity()), (3, Validity::False), "{a:?}");
+    assert_eq!(a.violations.len(), 1);
+}

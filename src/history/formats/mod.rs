@@ -1,7 +1,8 @@
 //! The other published history formats, read into the same [`Ops`] arenas as
-//! Jepsen EDN: PolySI's text format, dbcop's bincode and Cobra's client logs.
-//! Their transactions become completion-only `:ok`/`:fail` ops, one process
-//! per session, so pairing and everything after treat them like EDN.
+//! Jepsen EDN: Jepsen ops written as JSON (elle-cli's form, [`json`]), and
+//! PolySI's text format, dbcop's bincode and Cobra's client logs, whose
+//! transactions become completion-only `:ok`/`:fail` ops, one process per
+//! session, so pairing and everything after treat them like EDN.
 //!
 //! This module owns what the three readers share: [`TxnOps`], which turns a
 //! transaction into an op (and the "a read of 0 is the initial version"
@@ -9,6 +10,7 @@
 
 pub mod cobra;
 pub mod dbcop;
+pub mod json;
 pub mod polysi;
 #[cfg(test)]
 mod tests;
@@ -30,9 +32,13 @@ pub fn detect(name: &str, extension: Option<&str>, bytes: &[u8]) -> Result<Forma
     match extension {
         Some("bincode") => return Ok(Format::Dbcop),
         Some("edn") => return Ok(Format::Edn),
+        Some("json" | "jsonl" | "ndjson") => return Ok(Format::Json),
         _ => {}
     }
     let head = without_bom(&bytes[..bytes.len().min(256)]);
+    if json::looks_like_json(head) {
+        return Ok(Format::Json);
+    }
     let first = head
         .iter()
         .position(|b| !b.is_ascii_whitespace())
@@ -43,7 +49,7 @@ pub fn detect(name: &str, extension: Option<&str>, bytes: &[u8]) -> Result<Forma
         None => Ok(Format::Edn),
         Some(_) => Err(HistoryError::new(
             ErrorKind::Format(format!("cannot tell the format of {name}")),
-            "name it with --input-format edn|polysi|dbcop|cobra",
+            "name it with --input-format edn|json|polysi|dbcop|cobra",
         )),
     }
 }

@@ -10,7 +10,7 @@ use super::super::human::SHOWN_PER_TYPE;
 use super::super::result::{edn, kws, map, R};
 use super::Explanation;
 use crate::check::lwt::{chain_value, is_read, written, RegId, Undecided, Violation, MAX_PERMUTED};
-use crate::history::{History, RegisterF, RegisterOp, Val};
+use crate::history::{History, RegisterF, RegisterOp, Val, Workload};
 use std::fmt::Write;
 
 /// How many ops an entry lists: the blind writes of an `:outside-fragment`
@@ -143,11 +143,12 @@ fn undecided_entry<'a>(h: &'a History, u: &Undecided) -> R<'a> {
     map(e)
 }
 
-/// `key 3`, or `the register`.
+/// `key 3`, or `the register` (`the mutex`).
 fn key_name(h: &History, key: Val) -> String {
-    match h.independent_keys {
-        true => format!("key {}", h.values.display(key)),
-        false => "the register".to_string(),
+    match (h.independent_keys, h.workload) {
+        (true, _) => format!("key {}", h.values.display(key)),
+        (false, Workload::Mutex) => "the mutex".to_string(),
+        (false, _) => "the register".to_string(),
     }
 }
 
@@ -155,11 +156,12 @@ fn index(h: &History, id: Option<u32>) -> i64 {
     id.map_or(-1, |i| h.op(i).index)
 }
 
-/// `write 1`, `cas 1 → 2`, `read 2`.
+/// `write 1`, `cas 1 → 2`, `read 2`, `acquire`.
 fn describe(h: &History, o: &RegisterOp) -> String {
     let d = |v| h.values.display(v);
     match o.f {
         RegisterF::Cas => format!("cas {} → {}", d(o.value), d(o.new)),
+        RegisterF::Acquire | RegisterF::Release => o.f.name().to_string(),
         f => format!("{} {}", f.name(), d(o.value)),
     }
 }
@@ -297,9 +299,11 @@ fn no_linearization(
     let x = reg(h, op);
     let d = |v: Val| h.values.display(v);
     let holds: Vec<String> = states.iter().map(|&v| d(v)).collect();
-    let holds = match holds.as_slice() {
-        [one] => one.clone(),
-        _ => format!("one of {}", holds.join(", ")),
+    let holds = match (h.workload, holds.as_slice()) {
+        (Workload::Mutex, [one]) => one.trim_start_matches(':').to_string(),
+        (Workload::Mutex, _) => "free or held".to_string(),
+        (_, [one]) => format!("holding {one}"),
+        _ => format!("holding one of {}", holds.join(", ")),
     };
     let last: Vec<String> = prefix
         .iter()
@@ -322,11 +326,15 @@ fn no_linearization(
             last.join(", ")
         ),
     };
+    let (so, what) = match h.workload {
+        Workload::Mutex => (format!("the {} is allowed", x.f.name()), "outcomes"),
+        _ => ("it holds".to_string(), "values"),
+    };
     let help = format!(
         "the op at index {} ({}) cannot be linearized: the longest linearizable prefix of \
-         {key}'s ops ({ending}) leaves {key} holding {holds}, and no op still open can take \
-         effect before this op completes so that it holds. No order of {key}'s ops consistent \
-         with real time explains the values, so {key} is not linearizable.",
+         {key}'s ops ({ending}) leaves {key} {holds}, and no op still open can take \
+         effect before this op completes so that {so}. No order of {key}'s ops consistent \
+         with real time explains the {what}, so {key} is not linearizable.",
         index(h, x.completion),
         describe(h, x),
     );

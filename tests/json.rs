@@ -1,0 +1,121 @@
+//! JSON histories (elle-cli's form) against their EDN twins in
+//! `fixtures/json/`: one per workload, each written both ways, must give the
+//! same verdict and byte for byte the same EDN and JSON reports (the ops a
+//! report quotes are the JSON read as EDN). The human report of the JSON
+//! one, which quotes the JSON file, is pinned with insta. Standard input is
+//! detected as JSON by its content.
+
+use isocheck::check::CheckOptions;
+use isocheck::history::{self, Format, History, LoadOptions, Workload};
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+/// Each fixture, its workload and whether it is valid.
+const FIXTURES: &[(&str, Workload, bool)] = &[
+    ("list-append", Workload::ListAppend, false),
+    ("rw-register", Workload::RwRegister, false),
+    ("cas-register", Workload::CasRegister, false),
+    ("cas-register-independent", Workload::CasRegister, true),
+    ("mutex", Workload::Mutex, true),
+    ("bank", Workload::Bank, false),
+];
+
+fn load(rel: &str) -> History {
+    std::env::set_current_dir(env!("CARGO_MANIFEST_DIR")).expect("cd to the crate");
+    history::load(Path::new(rel), &LoadOptions::default()).unwrap_or_else(|d| panic!("{d}"))
+}
+
+#[test]
+fn json_fixtures_report_as_their_edn_twins() {
+    for &(name, workload, valid) in FIXTURES {
+        let edn = load(&format!("fixtures/json/{name}.edn"));
+        let json = load(&format!("fixtures/json/{name}.json"));
+        assert!(json.json && !edn.json, "{name}");
+        assert_eq!(
+            (edn.workload, json.workload),
+            (workload, workload),
+            "{name}"
+        );
+        let opts = CheckOptions::default();
+        let run = |h: &History| isocheck::check(h, &opts).expect("valid options");
+        let (e, j) = (run(&edn), run(&json));
+        let expected = if valid { "True" } else { "False" };
+        assert_eq!(format!("{:?}", j.validity()), expected, "{name}");
+        assert_eq!(e.edn(&edn), j.edn(&json), "{name}");
+        assert_eq!(e.json(&edn), j.json(&json), "{name}");
+        insta::assert_snapshot!(format!("json_{name}"), j.human(&json, false));
+    }
+}
+
+#[test]
+fn both_framings_read_alike() {
+    // list-append.json is one array; rw-register.json one object a line.
+    let array = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/json/list-append.json"),
+    )
+    .expect("fixture");
+    assert!(array.starts_with('['));
+    let lines = array
+        .trim()
+        .trim_start_matches('[')
+        .trim_end_matches(']')
+        .replace("},\n {", "}\n{");
+    let parse = |text: &str| {
+        history::parse_text(Format::Json, "t", text.to_string(), None)
+            .unwrap_or_else(|d| panic!("{d}"))
+    };
+    let report = |h: &History| {
+        let o = isocheck::check(h, &CheckOptions::default()).expect("valid options");
+        o.edn(h)
+    };
+    let (a, l) = (parse(&array), parse(&lines));
+    assert_eq!(a.ops.len(), 10);
+    assert_eq!(report(&a), report(&l));
+}
+
+/// `isocheck check --format edn` of `path`, or of `stdin` piped to `-`.
+fn check_edn(args: &[&str], stdin: Option<&[u8]>) -> (Option<i32>, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_isocheck"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(["check", "--format", "edn"])
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run isocheck");
+    let mut pipe = child.stdin.take().expect("stdin");
+    pipe.write_all(stdin.unwrap_or_default())
+        .expect("write stdin");
+    drop(pipe);
+    let o = child.wait_with_output().expect("isocheck ends");
+    (
+        o.status.code(),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+    )
+}
+
+#[test]
+fn a_pipe_is_detected_as_json_by_its_content() {
+    let rel = "fixtures/json/rw-register.json";
+    let bytes = std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)).expect("fixture");
+    let from_file = check_edn(&[rel], None);
+    let from_pipe = check_edn(&["-"], Some(&bytes));
+    assert_eq!(from_file.0, Some(1), "{}", from_file.1);
+    assert_eq!(from_file, from_pipe);
+    assert!(from_pipe.1.contains(":G1c"), "{}", from_pipe.1);
+}
+
+#[test]
+fn input_format_json_reads_a_file_of_any_name() {
+    let rel = "fixtures/json/cas-register-independent.json";
+    let dir = std::env::temp_dir().join(format!("isocheck-json-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let renamed = dir.join("history.txt");
+    std::fs::copy(Path::new(env!("CARGO_MANIFEST_DIR")).join(rel), &renamed).expect("copy");
+    let path = renamed.display().to_string();
+    let (status, out) = check_edn(&["--input-format", "json", &path], None);
+    assert_eq!((status, out.trim()), (Some(0), "{:valid? true}"));
+    std::fs::remove_dir_all(&dir).expect("clean up");
+}
