@@ -163,6 +163,9 @@ impl RunError {
     pub fn help(&self) -> &'static str {
         match self {
             RunError::Store(..) => "pass --store with a directory you can write",
+            RunError::Database(e) if e.name == "cannot-open" => {
+                "give --db sqlite:PATH a file in a directory you can write"
+            }
             RunError::Database(e) if e.name == "cannot-write" => {
                 "use a database where this user may create tables, or another --db"
             }
@@ -178,7 +181,11 @@ pub fn run(o: &Options, stop: &AtomicBool) -> Result<Recording, RunError> {
     let dir = store::create_run_dir(&o.store, &o.name)
         .map_err(|e| RunError::Store(o.store.clone(), e))?;
     let db = open(o, &dir)?;
-    db.setup().map_err(RunError::Database)?;
+    if let Err(e) = db.setup() {
+        // Nothing was recorded: leave no empty run behind.
+        let _ = std::fs::remove_dir_all(&dir);
+        return Err(RunError::Database(e));
+    }
     let history = dir.join("history.edn");
     let file = std::fs::File::create(&history).map_err(|e| RunError::Store(history.clone(), e))?;
     let recorder = recorder::Recorder::new(file, o.shape.kind);
