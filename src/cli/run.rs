@@ -19,7 +19,8 @@ const EXIT_INTERRUPTED: i32 = 130;
 #[derive(clap::Args, Debug)]
 pub struct RunArgs {
     /// The database: `sqlite:PATH` (embedded; the default is a file in the
-    /// run's directory) or `sim:LEVEL` (a simulated database, as `gen`'s).
+    /// run's directory), `postgres://USER@HOST:PORT/DB`, or `sim:LEVEL` (a
+    /// simulated database, as `gen`'s).
     #[arg(long)]
     pub db: Option<String>,
     /// The isolation level the clients ask for (default: the database's
@@ -63,6 +64,12 @@ pub struct RunArgs {
     /// `<db>-<workload>-<isolation>`).
     #[arg(long)]
     pub name: Option<String>,
+    /// Inject faults while the clients run.
+    #[arg(long, value_enum)]
+    pub nemesis: Option<run::Nemesis>,
+    /// Seconds between faults.
+    #[arg(long, value_name = "SECONDS", default_value_t = 2.0)]
+    pub nemesis_interval: f64,
     /// What the history is checked for (default: the model the isolation
     /// level promises).
     #[command(flatten)]
@@ -128,9 +135,15 @@ impl RunArgs {
         let models = check_options
             .consistency_models
             .unwrap_or_else(|| vec![target.promised_model(isolation).to_string()]);
-        let time_limit = match self.time_limit {
-            Some(t) if t.is_finite() && t >= 0.0 => Some(Duration::from_secs_f64(t)),
-            Some(t) => return Err(format!("`{t}` is not a number of seconds (0 or more)")),
+        let time_limit = self.time_limit.map(seconds).transpose()?;
+        let nemesis = match self.nemesis {
+            Some(_) if !target.can_kill() => {
+                return Err(format!(
+                    "{} has no connections to kill: drop --nemesis",
+                    target.label()
+                ))
+            }
+            Some(n) => Some((n, seconds(self.nemesis_interval)?)),
             None => None,
         };
         let txns = self
@@ -163,6 +176,7 @@ impl RunArgs {
             seed: self.seed,
             store: self.store.clone(),
             models,
+            nemesis,
         };
         options.name = self.name.clone().unwrap_or_else(|| {
             let level = isolation.map_or("", |i| i.name());
@@ -174,6 +188,14 @@ impl RunArgs {
             name.trim_end_matches('-').to_string()
         });
         Ok(options)
+    }
+}
+
+/// A duration in seconds from the command line.
+fn seconds(t: f64) -> Result<Duration, String> {
+    match t.is_finite() && t >= 0.0 {
+        true => Ok(Duration::from_secs_f64(t)),
+        false => Err(format!("`{t}` is not a number of seconds (0 or more)")),
     }
 }
 

@@ -10,6 +10,7 @@
 
 pub mod backend;
 mod client;
+mod postgres;
 mod recorder;
 mod sim;
 mod sqlite;
@@ -26,7 +27,7 @@ use clap::ValueEnum;
 use std::fmt;
 use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU64};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -37,6 +38,8 @@ pub enum Target {
     Sqlite(Option<PathBuf>),
     /// `sim:<level>`: `gen`'s simulated database.
     Sim(Level),
+    /// `postgres://...` (or `postgresql://`), as libpq takes it.
+    Postgres(String),
 }
 
 impl Target {
@@ -54,8 +57,12 @@ impl Target {
                 .map(Target::Sim)
                 .map_err(|_| format!("`{level}` is not a simulated level: {}", sim_levels()));
         }
+        if s.starts_with("postgres://") || s.starts_with("postgresql://") {
+            return Ok(Target::Postgres(s.to_string()));
+        }
         Err(format!(
-            "`{s}` is not a database URL: use sqlite:PATH or sim:LEVEL ({})",
+            "`{s}` is not a database URL: use sqlite:PATH, postgres://USER@HOST:PORT/DB or \
+             sim:LEVEL ({})",
             sim_levels()
         ))
     }
@@ -65,7 +72,14 @@ impl Target {
         match self {
             Target::Sqlite(_) => "sqlite".into(),
             Target::Sim(level) => format!("sim-{}", level_name(*level)),
+            Target::Postgres(_) => "postgres".into(),
         }
+    }
+
+    /// Whether the database can end its clients' connections (`--nemesis
+    /// kill`).
+    pub fn can_kill(&self) -> bool {
+        matches!(self, Target::Postgres(_))
     }
 
     /// The isolation level a run of this database has: `--isolation`, or
@@ -84,6 +98,7 @@ impl Target {
             (Target::Sim(_), Some(_)) => Err(
                 "a simulated database's level is in its URL (sim:LEVEL): drop --isolation".into(),
             ),
+            (Target::Postgres(_), asked) => Ok(Some(asked.unwrap_or(Isolation::Serializable))),
         }
     }
 
@@ -103,6 +118,12 @@ fn level_name(level: Level) -> String {
         .to_possible_value()
         .map(|v| v.get_name().to_string())
         .unwrap_or_default()
+}
+
+fn nemesis_name(n: Nemesis) -> &'static str {
+    match n {
+        Nemesis::Kill => "kill",
+    }
 }
 
 fn sim_levels() -> String {
@@ -129,6 +150,16 @@ pub struct Options {
     pub name: String,
     /// The models the history is checked against, for `test.edn`.
     pub models: Vec<String>,
+    /// Faults to inject, and how often.
+    pub nemesis: Option<(Nemesis, Duration)>,
+}
+
+/// The faults a run can inject.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Nemesis {
+    /// End every client connection (`pg_terminate_backend`); the clients
+    /// reconnect.
+    Kill,
 }
 
 /// What a run recorded, and where.
@@ -163,13 +194,19 @@ impl RunError {
     pub fn help(&self) -> &'static str {
         match self {
             RunError::Store(..) => "pass --store with a directory you can write",
+            RunError::Database(e) if e.name == "bad-url" => {
+                "give --db a URL such as postgres://USER@127.0.0.1:5432/DB"
+            }
             RunError::Database(e) if e.name == "cannot-open" => {
                 "give --db sqlite:PATH a file in a directory you can write"
             }
             RunError::Database(e) if e.name == "cannot-write" => {
                 "use a database where this user may create tables, or another --db"
             }
-            RunError::Database(_) => "check that the database is running and --db names it",
+            RunError::Database(_) => {
+                "check that the database is running and --db names it \
+                 (scripts/db.sh start postgres starts one)"
+            }
         }
     }
 }
@@ -196,11 +233,22 @@ pub fn run(o: &Options, stop: &AtomicBool) -> Result<Recording, RunError> {
         deadline: o.time_limit.map(|t| start + t),
         stop,
     };
+    let clients_done = AtomicBool::new(false);
     std::thread::scope(|s| {
-        for index in 0..o.processes {
-            let (db, plans, recorder) = (&*db, &plans, &recorder);
-            s.spawn(move || client::run(index, o.processes, db, plans, recorder));
+        let clients: Vec<_> = (0..o.processes)
+            .map(|index| {
+                let (db, plans, recorder) = (&*db, &plans, &recorder);
+                s.spawn(move || client::run(index, o.processes, db, plans, recorder))
+            })
+            .collect();
+        if let Some((Nemesis::Kill, every)) = o.nemesis {
+            let (db, recorder, done) = (&*db, &recorder, &clients_done);
+            s.spawn(move || kill_connections(db, recorder, every, done));
         }
+        for c in clients {
+            let _ = c.join();
+        }
+        clients_done.store(true, Ordering::Relaxed);
     });
     let elapsed = start.elapsed();
     let counts = recorder
@@ -218,6 +266,32 @@ pub fn run(o: &Options, stop: &AtomicBool) -> Result<Recording, RunError> {
     })
 }
 
+/// The `kill` nemesis: every `every`, ends the clients' connections,
+/// recorded as Jepsen records nemesis ops (an `:info` op before, and one
+/// with the outcome after), until the clients are `done`.
+fn kill_connections<W: io::Write>(
+    db: &dyn Database,
+    recorder: &recorder::Recorder<W>,
+    every: Duration,
+    done: &AtomicBool,
+) {
+    let tick = Duration::from_millis(50).min(every);
+    let mut next = Instant::now() + every;
+    while !done.load(Ordering::Relaxed) {
+        std::thread::sleep(tick);
+        if Instant::now() < next {
+            continue;
+        }
+        next += every;
+        recorder.nemesis("kill", None);
+        let outcome = match db.kill_connections() {
+            Ok(_) => "killed".to_string(),
+            Err(e) => e.to_string(),
+        };
+        recorder.nemesis("kill", Some(&outcome));
+    }
+}
+
 /// The database the options name, its files (SQLite's) in `dir`.
 fn open(o: &Options, dir: &Path) -> Result<Box<dyn Database>, RunError> {
     let list = o.shape.kind.is_list();
@@ -227,6 +301,11 @@ fn open(o: &Options, dir: &Path) -> Result<Box<dyn Database>, RunError> {
             Box::new(sqlite::Sqlite::new(path, list))
         }
         Target::Sim(level) => Box::new(sim::Sim::new(*level, o.processes as usize, list)),
+        Target::Postgres(url) => {
+            let isolation = o.isolation.unwrap_or(Isolation::Serializable);
+            let db = postgres::Postgres::new(url, isolation, list).map_err(RunError::Database)?;
+            Box::new(db)
+        }
     })
 }
 
@@ -262,6 +341,11 @@ fn test_edn(o: &Options, elapsed: Duration) -> String {
         ("key-count", Field::Int(o.shape.keys)),
         ("max-writes-per-key", Field::Int(o.shape.max_writes_per_key)),
         ("seed", Field::Int(o.seed)),
+        (
+            "nemesis",
+            o.nemesis
+                .map_or(Field::Nil, |(n, _)| Field::Keyword(nemesis_name(n))),
+        ),
         ("elapsed", Field::Float(elapsed.as_secs_f64())),
     ])
 }

@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# Throwaway database servers for `isocheck run` and its tests.
+#
+#   scripts/db.sh start postgres   install Debian's postgresql if missing, start
+#                                  a server in a temporary directory on
+#                                  127.0.0.1 and a unix socket there, and print
+#                                  its URL (the one line on stdout)
+#   scripts/db.sh url postgres     print the URL of the running server
+#   scripts/db.sh kill postgres    stop it at once, as a crash would
+#                                  (`start` brings it back on the same data)
+#   scripts/db.sh stop postgres    stop it and delete its directory
+#
+# The server runs as an unprivileged user (`postgres` when run as root),
+# with fsync off: it is for tests, never for data. ISOCHECK_DB_DIR (default
+# $TMPDIR/isocheck-db) holds its files, ISOCHECK_PG_PORT (default 55432) is
+# its port. Besides the owner `isocheck`, it has a user `isocheck_reader`
+# that may connect but not create tables.
+set -euo pipefail
+
+base="${ISOCHECK_DB_DIR:-${TMPDIR:-/tmp}/isocheck-db}"
+pg_port="${ISOCHECK_PG_PORT:-55432}"
+
+die() { echo "db.sh: $*" >&2; exit 1; }
+
+# Runs a command as the server's user: ourselves, or `postgres` for root.
+as_owner() {
+    if [ "$(id -u)" -eq 0 ]; then
+        runuser -u postgres -- "$@"
+    else
+        "$@"
+    fi
+}
+
+apt_install() {
+    local sudo=""
+    [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    echo "db.sh: installing $*" >&2
+    $sudo apt-get update -qq >&2
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "$@" >/dev/null
+}
+
+pg_bin() {
+    local bin
+    bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
+    if [ -z "$bin" ]; then
+        apt_install postgresql
+        bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
+    fi
+    [ -x "$bin/pg_ctl" ] || die "no PostgreSQL server binaries under /usr/lib/postgresql"
+    echo "$bin"
+}
+
+pg_url() { echo "postgres://isocheck@127.0.0.1:$pg_port/isocheck"; }
+
+pg_start() {
+    local bin dir="$base/postgres"
+    bin=$(pg_bin)
+    mkdir -p "$dir"
+    [ "$(id -u)" -ne 0 ] || chown postgres: "$dir"
+    if [ ! -f "$dir/data/PG_VERSION" ]; then
+        as_owner "$bin/initdb" -D "$dir/data" -U isocheck -A trust --no-sync >"$dir/initdb.log" 2>&1 \
+            || die "initdb failed: see $dir/initdb.log"
+    fi
+    if ! as_owner "$bin/pg_ctl" -D "$dir/data" status >/dev/null 2>&1; then
+        as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 start \
+            -o "-p $pg_port -k $dir -c listen_addresses=127.0.0.1 -c fsync=off \
+                -c synchronous_commit=off -c full_page_writes=off -c max_connections=200" \
+            >/dev/null || die "the server did not start: see $dir/server.log"
+    fi
+    local psql=("$bin/psql" -h "$dir" -p "$pg_port" -U isocheck -v ON_ERROR_STOP=1 -qAt)
+    if ! as_owner "${psql[@]}" -d postgres -c "SELECT 1 FROM pg_database WHERE datname = 'isocheck'" | grep -q 1; then
+        as_owner "${psql[@]}" -d postgres -c "CREATE DATABASE isocheck" >/dev/null
+        as_owner "${psql[@]}" -d isocheck -c "CREATE ROLE isocheck_reader LOGIN" >/dev/null
+    fi
+    pg_url
+}
+
+pg_kill() {
+    local bin dir="$base/postgres"
+    bin=$(pg_bin)
+    [ -d "$dir/data" ] || return 0
+    as_owner "$bin/pg_ctl" -D "$dir/data" -m immediate -w stop >/dev/null 2>&1 || true
+}
+
+pg_stop() {
+    pg_kill
+    rm -rf "$base/postgres"
+}
+
+case "${1:-} ${2:-}" in
+    "start postgres") pg_start ;;
+    "url postgres") pg_url ;;
+    "kill postgres") pg_kill ;;
+    "stop postgres") pg_stop ;;
+    *)
+        sed -n '2,17p' "$0" >&2
+        exit 2
+        ;;
+esac
