@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Throwaway database servers for `isocheck run` and its tests.
 #
-#   scripts/db.sh start postgres   install Debian's postgresql if missing, start
+#   scripts/db.sh start postgres   install Debian's postgresql (or
+#                  ... mariadb     mariadb-server) if missing, start
 #                                  a server in a temporary directory on
 #                                  127.0.0.1 and a unix socket there, and print
 #                                  its URL (the one line on stdout)
@@ -10,19 +11,21 @@
 #                                  (`start` brings it back on the same data)
 #   scripts/db.sh stop postgres    stop it and delete its directory
 #
-# The server runs as an unprivileged user (`postgres` when run as root),
-# with fsync off: it is for tests, never for data. ISOCHECK_DB_DIR (default
-# $TMPDIR/isocheck-db) holds its files, ISOCHECK_PG_PORT (default 55432) is
-# its port. Besides the owner `isocheck`, it has a user `isocheck_reader`
-# that may connect but not create tables.
+# The server runs as an unprivileged user (`postgres` or `mysql` when run
+# as root), without flushing to disk: it is for tests, never for data.
+# ISOCHECK_DB_DIR (default $TMPDIR/isocheck-db) holds its files,
+# ISOCHECK_PG_PORT (default 55432) and ISOCHECK_MY_PORT (default 55433) are
+# the ports. Besides the owner `isocheck`, each has a user
+# `isocheck_reader` that may connect but not create tables.
 set -euo pipefail
 
 base="${ISOCHECK_DB_DIR:-${TMPDIR:-/tmp}/isocheck-db}"
 pg_port="${ISOCHECK_PG_PORT:-55432}"
+my_port="${ISOCHECK_MY_PORT:-55433}"
 
 die() { echo "db.sh: $*" >&2; exit 1; }
 
-# Runs a command as the server's user: ourselves, or `postgres` for root.
+# Runs a command as PostgreSQL's user: ourselves, or `postgres` for root.
 as_owner() {
     if [ "$(id -u)" -eq 0 ]; then
         runuser -u postgres -- "$@"
@@ -87,13 +90,68 @@ pg_stop() {
     rm -rf "$base/postgres"
 }
 
+my_url() { echo "mysql://isocheck@127.0.0.1:$my_port/isocheck"; }
+
+my_start() {
+    local dir="$base/mariadb" user=()
+    command -v mariadbd >/dev/null 2>&1 || apt_install mariadb-server
+    mkdir -p "$dir"
+    if [ "$(id -u)" -eq 0 ]; then
+        chown mysql: "$dir"
+        user=(--user=mysql)
+    fi
+    if [ ! -d "$dir/data/mysql" ]; then
+        mariadb-install-db --no-defaults "${user[@]}" --datadir="$dir/data" \
+            --auth-root-authentication-method=socket --skip-test-db >"$dir/install.log" 2>&1 \
+            || die "mariadb-install-db failed: see $dir/install.log"
+    fi
+    local client=(mariadb --no-defaults --socket="$dir/mysqld.sock" -uroot)
+    if ! "${client[@]}" -e "SELECT 1" >/dev/null 2>&1; then
+        setsid mariadbd --no-defaults "${user[@]}" --datadir="$dir/data" \
+            --socket="$dir/mysqld.sock" --pid-file="$dir/mysqld.pid" --port="$my_port" \
+            --bind-address=127.0.0.1 --log-error="$dir/server.log" \
+            --innodb-flush-log-at-trx-commit=0 --skip-log-bin --max-connections=200 \
+            </dev/null >/dev/null 2>&1 &
+        for _ in $(seq 1 120); do
+            "${client[@]}" -e "SELECT 1" >/dev/null 2>&1 && break
+            sleep 0.5
+        done
+        "${client[@]}" -e "SELECT 1" >/dev/null 2>&1 || die "the server did not start: see $dir/server.log"
+    fi
+    "${client[@]}" -e "CREATE DATABASE IF NOT EXISTS isocheck;
+        CREATE USER IF NOT EXISTS 'isocheck'@'%'; GRANT ALL ON isocheck.* TO 'isocheck'@'%';
+        CREATE USER IF NOT EXISTS 'isocheck_reader'@'%';
+        GRANT SELECT ON isocheck.* TO 'isocheck_reader'@'%';" \
+        || die "cannot create the users: see $dir/server.log"
+    my_url
+}
+
+my_kill() {
+    local pidfile="$base/mariadb/mysqld.pid"
+    [ -f "$pidfile" ] || return 0
+    local pid
+    pid=$(cat "$pidfile")
+    kill -KILL "$pid" 2>/dev/null || true
+    while kill -0 "$pid" 2>/dev/null; do sleep 0.1; done
+    rm -f "$pidfile"
+}
+
+my_stop() {
+    my_kill
+    rm -rf "$base/mariadb"
+}
+
 case "${1:-} ${2:-}" in
     "start postgres") pg_start ;;
     "url postgres") pg_url ;;
     "kill postgres") pg_kill ;;
     "stop postgres") pg_stop ;;
+    "start mariadb") my_start ;;
+    "url mariadb") my_url ;;
+    "kill mariadb") my_kill ;;
+    "stop mariadb") my_stop ;;
     *)
-        sed -n '2,17p' "$0" >&2
+        sed -n '2,19p' "$0" >&2
         exit 2
         ;;
 esac

@@ -19,7 +19,8 @@ const EXIT_INTERRUPTED: i32 = 130;
 #[derive(clap::Args, Debug)]
 pub struct RunArgs {
     /// The database: `sqlite:PATH` (embedded; the default is a file in the
-    /// run's directory), `postgres://USER@HOST:PORT/DB`, or `sim:LEVEL` (a
+    /// run's directory), `postgres://USER@HOST:PORT/DB`,
+    /// `mysql://USER@HOST:PORT/DB` (MariaDB too), or `sim:LEVEL` (a
     /// simulated database, as `gen`'s).
     #[arg(long)]
     pub db: Option<String>,

@@ -10,6 +10,7 @@
 
 pub mod backend;
 mod client;
+mod mysql;
 mod postgres;
 mod recorder;
 mod sim;
@@ -40,6 +41,8 @@ pub enum Target {
     Sim(Level),
     /// `postgres://...` (or `postgresql://`), as libpq takes it.
     Postgres(String),
+    /// `mysql://...` or `mariadb://...`.
+    Mysql(String),
 }
 
 impl Target {
@@ -60,9 +63,12 @@ impl Target {
         if s.starts_with("postgres://") || s.starts_with("postgresql://") {
             return Ok(Target::Postgres(s.to_string()));
         }
+        if s.starts_with("mysql://") || s.starts_with("mariadb://") {
+            return Ok(Target::Mysql(s.to_string()));
+        }
         Err(format!(
-            "`{s}` is not a database URL: use sqlite:PATH, postgres://USER@HOST:PORT/DB or \
-             sim:LEVEL ({})",
+            "`{s}` is not a database URL: use sqlite:PATH, postgres://USER@HOST:PORT/DB, \
+             mysql://USER@HOST:PORT/DB or sim:LEVEL ({})",
             sim_levels()
         ))
     }
@@ -73,13 +79,14 @@ impl Target {
             Target::Sqlite(_) => "sqlite".into(),
             Target::Sim(level) => format!("sim-{}", level_name(*level)),
             Target::Postgres(_) => "postgres".into(),
+            Target::Mysql(_) => "mysql".into(),
         }
     }
 
     /// Whether the database can end its clients' connections (`--nemesis
     /// kill`).
     pub fn can_kill(&self) -> bool {
-        matches!(self, Target::Postgres(_))
+        matches!(self, Target::Postgres(_) | Target::Mysql(_))
     }
 
     /// The isolation level a run of this database has: `--isolation`, or
@@ -98,15 +105,21 @@ impl Target {
             (Target::Sim(_), Some(_)) => Err(
                 "a simulated database's level is in its URL (sim:LEVEL): drop --isolation".into(),
             ),
-            (Target::Postgres(_), asked) => Ok(Some(asked.unwrap_or(Isolation::Serializable))),
+            (Target::Postgres(_) | Target::Mysql(_), asked) => {
+                Ok(Some(asked.unwrap_or(Isolation::Serializable)))
+            }
         }
     }
 
-    /// The Elle model the database documents for its level.
+    /// The Elle model the database documents for its level. MySQL's
+    /// and MariaDB's repeatable read is not snapshot isolation (reads
+    /// after a write see other transactions' later commits): it promises
+    /// read committed.
     pub fn promised_model(&self, isolation: Option<Isolation>) -> &'static str {
         match (self, isolation) {
             (Target::Sim(level), _) => level.models().1,
             (_, Some(Isolation::ReadCommitted)) => "read-committed",
+            (Target::Mysql(_), Some(Isolation::RepeatableRead)) => "read-committed",
             (_, Some(Isolation::RepeatableRead)) => "snapshot-isolation",
             (_, _) => "serializable",
         }
@@ -195,7 +208,8 @@ impl RunError {
         match self {
             RunError::Store(..) => "pass --store with a directory you can write",
             RunError::Database(e) if e.name == "bad-url" => {
-                "give --db a URL such as postgres://USER@127.0.0.1:5432/DB"
+                "give --db a URL such as postgres://USER@127.0.0.1:5432/DB or \
+                 mysql://USER@127.0.0.1:3306/DB"
             }
             RunError::Database(e) if e.name == "cannot-open" => {
                 "give --db sqlite:PATH a file in a directory you can write"
@@ -205,7 +219,7 @@ impl RunError {
             }
             RunError::Database(_) => {
                 "check that the database is running and --db names it \
-                 (scripts/db.sh start postgres starts one)"
+                 (scripts/db.sh start postgres|mariadb starts one)"
             }
         }
     }
@@ -305,6 +319,10 @@ fn open(o: &Options, dir: &Path) -> Result<Box<dyn Database>, RunError> {
             let isolation = o.isolation.unwrap_or(Isolation::Serializable);
             let db = postgres::Postgres::new(url, isolation, list).map_err(RunError::Database)?;
             Box::new(db)
+        }
+        Target::Mysql(url) => {
+            let isolation = o.isolation.unwrap_or(Isolation::Serializable);
+            Box::new(mysql::Mysql::new(url, isolation, list).map_err(RunError::Database)?)
         }
     })
 }
