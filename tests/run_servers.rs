@@ -1,44 +1,52 @@
-//! `isocheck run` against a real PostgreSQL, started by `scripts/db.sh`:
-//! each level keeps what the documentation promises (SERIALIZABLE is
+//! `isocheck run` against real PostgreSQL and MariaDB servers, started by
+//! `scripts/db.sh`: each level keeps what the documentation promises while
+//! a nemesis kills the clients' connections (PostgreSQL: SERIALIZABLE is
 //! strict-serializable, REPEATABLE READ snapshot isolation, READ COMMITTED
-//! read committed) while a nemesis kills the clients' connections; killing
-//! the server mid-run leaves no invocation without a completion; bad URLs,
+//! read committed; MariaDB: SERIALIZABLE is serializable, and its
+//! REPEATABLE READ and READ COMMITTED are read committed); killing the
+//! server mid-run leaves no invocation without a completion; bad URLs,
 //! unreachable servers and users who may not create tables get exit status
 //! 3 and one line of help.
 //!
-//! Without a server (no PostgreSQL and no way to install it) the tests say
+//! Without a server (no package and no way to install it) the tests say
 //! why and pass, unless `ISOCHECK_REQUIRE_DB=1` (CI sets it) makes that a
-//! failure. The tests share one database, so they take turns.
+//! failure. The tests of one server share its database, so they take turns.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
-/// The database's tables are shared: one test at a time.
-static SERVER: Mutex<()> = Mutex::new(());
+/// Each server's tables are shared: one test at a time per server.
+static POSTGRES: Mutex<()> = Mutex::new(());
+static MARIADB: Mutex<()> = Mutex::new(());
 
-fn db_sh(action: &str) -> Output {
+fn db_sh(action: &str, server: &str) -> Output {
     Command::new(concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/db.sh"))
-        .args([action, "postgres"])
+        .args([action, server])
         .output()
         .expect("run scripts/db.sh")
 }
 
 /// The server's URL and the turn to use it, or `None` (after saying why)
 /// when it cannot start here and CI does not require it.
-fn server() -> Option<(String, MutexGuard<'static, ()>)> {
-    let turn = SERVER.lock().unwrap_or_else(|e| e.into_inner());
-    let out = db_sh("start");
+fn server(name: &str) -> Option<(String, MutexGuard<'static, ()>)> {
+    let lock = if name == "postgres" {
+        &POSTGRES
+    } else {
+        &MARIADB
+    };
+    let turn = lock.lock().unwrap_or_else(|e| e.into_inner());
+    let out = db_sh("start", name);
     if out.status.success() {
         let url = String::from_utf8_lossy(&out.stdout).trim().to_string();
         return Some((url, turn));
     }
     let why = String::from_utf8_lossy(&out.stderr).into_owned();
     if std::env::var("ISOCHECK_REQUIRE_DB").is_ok_and(|v| v == "1") {
-        panic!("ISOCHECK_REQUIRE_DB=1 but PostgreSQL did not start: {why}");
+        panic!("ISOCHECK_REQUIRE_DB=1 but {name} did not start: {why}");
     }
-    eprintln!("skipped: PostgreSQL did not start ({why})");
+    eprintln!("skipped: {name} did not start ({why})");
     None
 }
 
@@ -111,68 +119,73 @@ fn passes(url: &str, name: &str, args: &[&str]) -> String {
     history
 }
 
-#[test]
-fn serializable_is_strict_serializable() {
-    let Some((url, _turn)) = server() else { return };
+/// Runs `--isolation level -m model` with each workload on the server.
+fn level_keeps_its_promise(server_name: &str, level: &str, model: &str, txns: &str) {
+    let Some((url, _turn)) = server(server_name) else {
+        return;
+    };
     for workload in ["list-append", "rw-register"] {
         let args = [
             "--isolation",
-            "serializable",
+            level,
             "-m",
-            "strict-serializable",
+            model,
             "--workload",
             workload,
             "--txns",
-            "2000",
+            txns,
         ];
-        passes(&url, &format!("ser-{workload}"), &args);
+        passes(&url, &format!("{server_name}-{level}-{workload}"), &args);
     }
 }
 
 #[test]
-fn repeatable_read_is_snapshot_isolation() {
-    let Some((url, _turn)) = server() else { return };
-    let args = [
-        "--isolation",
-        "repeatable-read",
-        "-m",
-        "snapshot-isolation",
-        "--txns",
-        "2000",
-    ];
-    passes(&url, "rr", &args);
+fn postgres_serializable_is_strict_serializable() {
+    level_keeps_its_promise("postgres", "serializable", "strict-serializable", "2000");
 }
 
 #[test]
-fn read_committed_is_read_committed() {
-    let Some((url, _turn)) = server() else { return };
-    let args = [
-        "--isolation",
-        "read-committed",
-        "-m",
-        "read-committed",
-        "--workload",
-        "rw-register",
-        "--txns",
-        "1000",
-    ];
-    passes(&url, "rc", &args);
+fn postgres_repeatable_read_is_snapshot_isolation() {
+    level_keeps_its_promise("postgres", "repeatable-read", "snapshot-isolation", "2000");
 }
 
 #[test]
-fn killing_the_server_leaves_no_invocation_open() {
-    let Some((url, _turn)) = server() else { return };
-    let store = scratch("crash");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_isocheck"))
+fn postgres_read_committed_is_read_committed() {
+    level_keeps_its_promise("postgres", "read-committed", "read-committed", "1000");
+}
+
+#[test]
+fn mariadb_serializable_is_serializable() {
+    level_keeps_its_promise("mariadb", "serializable", "serializable", "3000");
+}
+
+#[test]
+fn mariadb_repeatable_read_is_read_committed() {
+    level_keeps_its_promise("mariadb", "repeatable-read", "read-committed", "3000");
+}
+
+#[test]
+fn mariadb_read_committed_is_read_committed() {
+    level_keeps_its_promise("mariadb", "read-committed", "read-committed", "3000");
+}
+
+/// Kills the server three seconds into an eight-second run and starts it
+/// again a second later: every invocation still has its completion.
+fn killing_the_server_leaves_no_invocation_open(server_name: &str) {
+    let Some((url, _turn)) = server(server_name) else {
+        return;
+    };
+    let store = scratch(&format!("crash-{server_name}"));
+    let child = Command::new(env!("CARGO_BIN_EXE_isocheck"))
         .args(["run", "--db", &url, "--time-limit", "8", "--store"])
         .arg(&store)
         .stderr(std::process::Stdio::piped())
         .spawn()
         .expect("start isocheck run");
     std::thread::sleep(Duration::from_secs(3));
-    assert!(db_sh("kill").status.success());
+    assert!(db_sh("kill", server_name).status.success());
     std::thread::sleep(Duration::from_secs(1));
-    let restarted = db_sh("start");
+    let restarted = db_sh("start", server_name);
     let out = child.wait_with_output().expect("isocheck run ends");
     assert!(restarted.status.success(), "{}", stderr(&restarted));
     assert!(out.status.success(), "{}", stderr(&out));
@@ -186,17 +199,29 @@ fn killing_the_server_leaves_no_invocation_open() {
 }
 
 #[test]
-fn bad_urls_unreachable_servers_and_readers_are_status_3() {
-    let Some((url, _turn)) = server() else { return };
+fn killing_postgres_leaves_no_invocation_open() {
+    killing_the_server_leaves_no_invocation_open("postgres");
+}
+
+#[test]
+fn killing_mariadb_leaves_no_invocation_open() {
+    killing_the_server_leaves_no_invocation_open("mariadb");
+}
+
+/// An unreachable server, a malformed URL and a user who may not create
+/// tables: exit status 3 and what to do.
+fn bad_input_is_status_3(server_name: &str, scheme: &str) {
+    let Some((url, _turn)) = server(server_name) else {
+        return;
+    };
     let reader = url.replace("//isocheck@", "//isocheck_reader@");
-    let store = scratch("bad");
+    let store = scratch(&format!("bad-{server_name}"));
     let s = store.to_str().expect("utf-8 path");
+    let unreachable = format!("{scheme}://isocheck@127.0.0.1:1/isocheck");
+    let malformed = format!("{scheme}://isocheck@127.0.0.1:notaport/x");
     let cases = [
-        ("postgres://isocheck@127.0.0.1:1/isocheck", "cannot"),
-        (
-            "postgres://isocheck@127.0.0.1:notaport/x",
-            "not a PostgreSQL URL",
-        ),
+        (unreachable.as_str(), "cannot connect"),
+        (malformed.as_str(), "URL"),
         (reader.as_str(), "create tables"),
     ];
     for (db, expected) in cases {
@@ -207,4 +232,14 @@ fn bad_urls_unreachable_servers_and_readers_are_status_3() {
         assert!(!err.contains("panicked"), "{db}: {err}");
     }
     std::fs::remove_dir_all(&store).expect("clean up");
+}
+
+#[test]
+fn postgres_bad_input_is_status_3() {
+    bad_input_is_status_3("postgres", "postgres");
+}
+
+#[test]
+fn mariadb_bad_input_is_status_3() {
+    bad_input_is_status_3("mariadb", "mysql");
 }
