@@ -4,29 +4,12 @@
 //! level promises, stop cleanly on Ctrl-C, and refuse bad input with exit
 //! status 3 and one line of help.
 
+mod common;
+
+use common::run::{completions, isocheck, read, scratch, stderr};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
-
-fn isocheck(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_isocheck"))
-        .args(args)
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("run isocheck")
-}
-
-/// A fresh scratch directory for one test.
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("isocheck-run-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("scratch directory");
-    dir
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
 
 /// Runs `isocheck run` into `store` and returns its output and the run's
 /// directory (`latest`).
@@ -34,34 +17,6 @@ fn run(store: &Path, args: &[&str]) -> (Output, PathBuf) {
     let mut all = vec!["run", "--store", store.to_str().expect("utf-8 path")];
     all.extend_from_slice(args);
     (isocheck(&all), store.join("latest"))
-}
-
-/// Per process, every invocation is followed by its completion before the
-/// process invokes again, and none is left open; returns the number of
-/// client invocations.
-fn every_invocation_completes(history: &str) -> usize {
-    let mut open = std::collections::HashMap::new();
-    let mut invocations = 0;
-    for line in history.lines() {
-        let field = |key: &str| {
-            let at = line.find(key).expect(key) + key.len();
-            line[at..].split([',', '}']).next().expect("value").trim()
-        };
-        let process = field(":process ");
-        if process == ":nemesis" {
-            continue;
-        }
-        let invoke = field(":type ") == ":invoke";
-        let was_open = open.insert(process.to_string(), invoke).unwrap_or(false);
-        assert_ne!(invoke, was_open, "process {process} at {line}");
-        invocations += usize::from(invoke);
-    }
-    assert!(open.values().all(|&o| !o), "an invocation never completed");
-    invocations
-}
-
-fn read(path: &Path) -> String {
-    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
 #[test]
@@ -74,7 +29,7 @@ fn sqlite_runs_are_serializable_and_recheck_agrees() {
         );
         assert!(out.status.success(), "{workload}: {}", stderr(&out));
         let history = read(&dir.join("history.edn"));
-        assert_eq!(every_invocation_completes(&history), 300, "{workload}");
+        assert_eq!(completions(&history).0, 300, "{workload}");
         assert!(read(&dir.join("results.edn")).starts_with("{:valid? true"));
         let test = read(&dir.join("test.edn"));
         assert!(
@@ -109,7 +64,7 @@ fn simulated_databases_keep_their_levels_promises() {
             assert!(out.status.success(), "{level} {workload}: {}", stderr(&out));
             let test = read(&dir.join("test.edn"));
             assert!(test.contains(&format!("[:{level}]")), "{test}");
-            every_invocation_completes(&read(&dir.join("history.edn")));
+            completions(&read(&dir.join("history.edn")));
         }
     }
     std::fs::remove_dir_all(&store).expect("clean up");
@@ -172,7 +127,7 @@ fn ctrl_c_stops_the_clients_and_still_writes_and_checks() {
         stderr(&out)
     );
     let dir = history.parent().expect("run directory");
-    assert!(every_invocation_completes(&read(&history)) > 0);
+    assert!(completions(&read(&history)).0 > 0);
     assert!(read(&dir.join("results.edn")).starts_with("{:valid? true"));
     assert!(dir.join("test.edn").is_file());
     std::fs::remove_dir_all(&store).expect("clean up");
@@ -182,7 +137,7 @@ fn ctrl_c_stops_the_clients_and_still_writes_and_checks() {
 fn bad_input_is_one_line_and_status_3() {
     let store = scratch("bad");
     let cases: &[(&[&str], &str)] = &[
-        (&["--db", "oracle://x"], "use sqlite:PATH or sim:LEVEL"),
+        (&["--db", "oracle://x"], "use sqlite:PATH, postgres:"),
         (&["--db", "sim:eventual"], "LEVEL is one of"),
         (&["--isolation", "read-committed"], "drop --isolation"),
         (&["--db", "sqlite:/proc/no/such/dir/db.sqlite"], "help: "),

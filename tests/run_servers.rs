@@ -12,7 +12,9 @@
 //! why and pass, unless `ISOCHECK_REQUIRE_DB=1` (CI sets it) makes that a
 //! failure. The tests of one server share its database, so they take turns.
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use common::run::{completions, isocheck, read, scratch, stderr};
 use std::process::{Command, Output};
 use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
@@ -48,53 +50,6 @@ fn server(name: &str) -> Option<(String, MutexGuard<'static, ()>)> {
     }
     eprintln!("skipped: {name} did not start ({why})");
     None
-}
-
-fn isocheck(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_isocheck"))
-        .args(args)
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("run isocheck")
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("isocheck-pg-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("scratch directory");
-    dir
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn read(path: &Path) -> String {
-    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
-
-/// Per process, each invocation is completed before the next; none is
-/// left open. Returns (invocations, nemesis ops).
-fn completions(history: &str) -> (usize, usize) {
-    let mut open = std::collections::HashMap::new();
-    let (mut invocations, mut nemesis) = (0, 0);
-    for line in history.lines() {
-        let field = |key: &str| {
-            let at = line.find(key).expect(key) + key.len();
-            line[at..].split([',', '}']).next().expect("value").trim()
-        };
-        let process = field(":process ");
-        if process == ":nemesis" {
-            nemesis += 1;
-            continue;
-        }
-        let invoke = field(":type ") == ":invoke";
-        let was_open = open.insert(process.to_string(), invoke).unwrap_or(false);
-        assert_ne!(invoke, was_open, "process {process} at {line}");
-        invocations += usize::from(invoke);
-    }
-    assert!(open.values().all(|&o| !o), "an invocation never completed");
-    (invocations, nemesis)
 }
 
 /// Runs `isocheck run` on the server with `args` and a nemesis killing
