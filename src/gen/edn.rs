@@ -258,6 +258,34 @@ mod tests {
     }
 
     #[test]
+    fn errors_and_nemesis_ops_read_back() {
+        let mut buf = Vec::new();
+        let mut w = HistoryWriter::new(&mut buf, Kind::ListAppend);
+        let mops = [Mop::Write(1, 10)];
+        w.op(OpType::Invoke, 1, 0, &mops, None).unwrap();
+        w.nemesis(OpType::Info, 2, "kill", None).unwrap();
+        let message = "quote \" backslash \\ tab\t bell\u{7} é";
+        let error = Some(("serialization-failure", message));
+        w.op_with_error(OpType::Fail, 3, 0, &mops, None, error)
+            .unwrap();
+        w.nemesis(OpType::Info, 4, "kill", Some("killed")).unwrap();
+        w.finish().unwrap();
+        let text = String::from_utf8(buf).unwrap();
+        assert!(text.contains(", :error [:serialization-failure \"quote \\\" backslash"));
+        let h = crate::history::parse_edn("h.edn", &text).expect("reads back");
+        assert_eq!(h.ops.len(), 4);
+        assert_eq!(h.txns.len(), 1);
+        let forms = crate::history::edn::read_all(&text).unwrap();
+        let error = forms[2].get("error").expect(":error");
+        let crate::history::edn::Kind::Vector(items) = &error.kind else {
+            panic!("{error:?}");
+        };
+        assert!(
+            matches!(&items[1].kind, crate::history::edn::Kind::Str(s) if s.as_ref() == message)
+        );
+    }
+
+    #[test]
     fn integers_print_in_full() {
         let mut l = Vec::new();
         for n in [0, 9, 10, 1234567890, u64::MAX] {
