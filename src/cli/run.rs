@@ -7,6 +7,7 @@ use super::{output, parse_fraction, parse_ops, EXIT_INPUT};
 use crate::check::{self, Validity};
 use crate::gen::{self, Distribution, Kind};
 use crate::report::diagnostic;
+use crate::report::progress::Progress;
 use crate::run::{self, store, Isolation, Recording, Target};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -100,7 +101,16 @@ pub fn run(a: &RunArgs) -> ExitCode {
         options.models.join(", "),
         options.processes
     ));
-    match run::run(&options, &STOP) {
+    let progress = Progress::on_terminal();
+    let show = |c: run::Counts| {
+        progress.phase(&format!(
+            "{} transactions: {} ok, {} failed, {} unknown",
+            c.invoked, c.ok, c.failed, c.info
+        ))
+    };
+    let recorded = run::run(&options, &STOP, &show);
+    progress.done();
+    match recorded {
         Ok(rec) => {
             summarise(&rec);
             check_recording(a, &options, &rec)

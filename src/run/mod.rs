@@ -225,10 +225,18 @@ impl RunError {
     }
 }
 
+/// How often a run reports its counts to its progress callback.
+const PROGRESS_EVERY: Duration = Duration::from_millis(250);
+
 /// Runs the workload against the database until `o.txns` transactions
 /// were invoked, the time limit passed or `stop` was set, and writes the
 /// history and `test.edn` into a fresh run directory of the store.
-pub fn run(o: &Options, stop: &AtomicBool) -> Result<Recording, RunError> {
+/// `progress` gets the counts so far a few times a second.
+pub fn run(
+    o: &Options,
+    stop: &AtomicBool,
+    progress: &(dyn Fn(Counts) + Sync),
+) -> Result<Recording, RunError> {
     let dir = store::create_run_dir(&o.store, &o.name)
         .map_err(|e| RunError::Store(o.store.clone(), e))?;
     let db = open(o, &dir)?;
@@ -255,10 +263,12 @@ pub fn run(o: &Options, stop: &AtomicBool) -> Result<Recording, RunError> {
                 s.spawn(move || client::run(index, o.processes, db, plans, recorder))
             })
             .collect();
-        if let Some((Nemesis::Kill, every)) = o.nemesis {
+        if let Some((Nemesis::Kill, period)) = o.nemesis {
             let (db, recorder, done) = (&*db, &recorder, &clients_done);
-            s.spawn(move || kill_connections(db, recorder, every, done));
+            s.spawn(move || every(period, done, || kill_connections(db, recorder)));
         }
+        let (recorder, done) = (&recorder, &clients_done);
+        s.spawn(move || every(PROGRESS_EVERY, done, || progress(recorder.counts())));
         for c in clients {
             let _ = c.join();
         }
@@ -280,30 +290,29 @@ pub fn run(o: &Options, stop: &AtomicBool) -> Result<Recording, RunError> {
     })
 }
 
-/// The `kill` nemesis: every `every`, ends the clients' connections,
-/// recorded as Jepsen records nemesis ops (an `:info` op before, and one
-/// with the outcome after), until the clients are `done`.
-fn kill_connections<W: io::Write>(
-    db: &dyn Database,
-    recorder: &recorder::Recorder<W>,
-    every: Duration,
-    done: &AtomicBool,
-) {
-    let tick = Duration::from_millis(50).min(every);
-    let mut next = Instant::now() + every;
+/// Calls `f` every `period` until `done` is set.
+fn every(period: Duration, done: &AtomicBool, mut f: impl FnMut()) {
+    let tick = Duration::from_millis(50).min(period);
+    let mut next = Instant::now() + period;
     while !done.load(Ordering::Relaxed) {
         std::thread::sleep(tick);
-        if Instant::now() < next {
-            continue;
+        if Instant::now() >= next {
+            next += period;
+            f();
         }
-        next += every;
-        recorder.nemesis("kill", None);
-        let outcome = match db.kill_connections() {
-            Ok(_) => "killed".to_string(),
-            Err(e) => e.to_string(),
-        };
-        recorder.nemesis("kill", Some(&outcome));
     }
+}
+
+/// The `kill` nemesis: ends the clients' connections, recorded as Jepsen
+/// records nemesis ops (an `:info` op before, and one with the outcome
+/// after).
+fn kill_connections<W: io::Write>(db: &dyn Database, recorder: &recorder::Recorder<W>) {
+    recorder.nemesis("kill", None);
+    let outcome = match db.kill_connections() {
+        Ok(_) => "killed".to_string(),
+        Err(e) => e.to_string(),
+    };
+    recorder.nemesis("kill", Some(&outcome));
 }
 
 /// The database the options name, its files (SQLite's) in `dir`.

@@ -102,6 +102,11 @@ impl<W: Write> Recorder<W> {
         })
     }
 
+    /// The counts so far.
+    pub fn counts(&self) -> Counts {
+        self.inner.lock().unwrap_or_else(|e| e.into_inner()).counts
+    }
+
     /// Flushes the history; the first error any write met, if one did.
     pub fn finish(self) -> io::Result<Counts> {
         let inner = self.inner.into_inner().unwrap_or_else(|e| e.into_inner());
