@@ -40,8 +40,9 @@ apt_install() {
     local sudo=""
     [ "$(id -u)" -eq 0 ] || sudo="sudo"
     echo "db.sh: installing $*" >&2
-    $sudo apt-get update -qq >&2
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "$@" >/dev/null
+    # Waits for another install's lock rather than failing.
+    $sudo apt-get -o DPkg::Lock::Timeout=600 update -qq >&2
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get -o DPkg::Lock::Timeout=600 install -y -qq "$@" >/dev/null
 }
 
 pg_bin() {
