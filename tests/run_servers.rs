@@ -96,17 +96,17 @@ fn level_keeps_its_promise(server_name: &str, level: &str, model: &str, txns: &s
 
 #[test]
 fn postgres_serializable_is_strict_serializable() {
-    level_keeps_its_promise("postgres", "serializable", "strict-serializable", "2000");
+    level_keeps_its_promise("postgres", "serializable", "strict-serializable", "3000");
 }
 
 #[test]
 fn postgres_repeatable_read_is_snapshot_isolation() {
-    level_keeps_its_promise("postgres", "repeatable-read", "snapshot-isolation", "2000");
+    level_keeps_its_promise("postgres", "repeatable-read", "snapshot-isolation", "3000");
 }
 
 #[test]
 fn postgres_read_committed_is_read_committed() {
-    level_keeps_its_promise("postgres", "read-committed", "read-committed", "1000");
+    level_keeps_its_promise("postgres", "read-committed", "read-committed", "3000");
 }
 
 #[test]
