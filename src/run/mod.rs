@@ -3,10 +3,12 @@
 //! Jepsen history and writes it into a Jepsen store for checking.
 //!
 //! `backend.rs` is the interface every database is driven through;
-//! `sqlite.rs` (embedded, the default) and `sim.rs` (`gen`'s simulated
-//! databases) implement it; `client.rs` is a client thread, `recorder.rs`
-//! the shared history writer, `store.rs` the run directory and its files.
-//! The command line (`cli/run.rs`) checks the history afterwards.
+//! `sqlite.rs` (embedded, the default), `postgres.rs`, `mysql.rs` (MariaDB
+//! too) and `sim.rs` (`gen`'s simulated databases) implement it;
+//! `client.rs` is a client thread, `recorder.rs` the shared history writer,
+//! `store.rs` the run directory and its files. This module parses `--db`,
+//! runs the clients, the nemesis and the progress, and writes the store;
+//! the command line (`cli/run.rs`) checks the history afterwards.
 
 pub mod backend;
 mod client;

@@ -7,6 +7,7 @@
 
 use super::backend::{parse_list, Connection, Database, DbError};
 use crate::gen::workload::{Key, Value};
+use rusqlite::types::Value as SqlValue;
 use rusqlite::{params, ErrorCode, OptionalExtension};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -97,28 +98,25 @@ impl Connection for SqliteConnection {
     }
 
     fn read(&mut self, key: Key, out: &mut Vec<Value>) -> Result<(), DbError> {
-        let k = key as i64;
-        if self.list {
-            let mut stmt = self
-                .conn
-                .prepare_cached("SELECT v FROM lists WHERE k = ?1")
-                .map_err(error)?;
-            let text: Option<String> = stmt
-                .query_row(params![k], |r| r.get(0))
-                .optional()
-                .map_err(error)?;
-            return parse_list(text.as_deref().unwrap_or(""), out);
-        }
-        let mut stmt = self
-            .conn
-            .prepare_cached("SELECT v FROM registers WHERE k = ?1")
-            .map_err(error)?;
-        let v: Option<i64> = stmt
-            .query_row(params![k], |r| r.get(0))
+        let sql = if self.list {
+            "SELECT v FROM lists WHERE k = ?1"
+        } else {
+            "SELECT v FROM registers WHERE k = ?1"
+        };
+        let mut stmt = self.conn.prepare_cached(sql).map_err(error)?;
+        let v: Option<SqlValue> = stmt
+            .query_row(params![key as i64], |r| r.get(0))
             .optional()
             .map_err(error)?;
-        out.extend(v.map(|v| v as Value));
-        Ok(())
+        match v {
+            None => Ok(()),
+            Some(SqlValue::Text(list)) => parse_list(&list, out),
+            Some(SqlValue::Integer(v)) => {
+                out.push(v as Value);
+                Ok(())
+            }
+            Some(other) => Err(DbError::rejected("unreadable-value", format!("{other:?}"))),
+        }
     }
 
     fn write(&mut self, key: Key, value: Value) -> Result<(), DbError> {
@@ -130,7 +128,7 @@ impl Connection for SqliteConnection {
              ON CONFLICT (k) DO UPDATE SET v = excluded.v"
         };
         let mut stmt = self.conn.prepare_cached(sql).map_err(error)?;
-        let value: rusqlite::types::Value = if self.list {
+        let value: SqlValue = if self.list {
             value.to_string().into()
         } else {
             (value as i64).into()
