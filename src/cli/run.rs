@@ -49,6 +49,8 @@ pub struct RunArgs {
     /// writes and a fresh one takes its place.
     #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=gen::MAX_KEYS))]
     pub keys: u64,
+    /// Writes to a key before it retires (values stay unique per key, and
+    /// lists short).
     #[arg(long, default_value_t = 32, value_parser = clap::value_parser!(u64).range(1..))]
     pub max_writes_per_key: u64,
     /// Fraction of micro-ops that are reads.
