@@ -35,6 +35,7 @@ pub mod history;
 pub mod infer;
 pub mod limits;
 pub mod report;
+pub mod run;
 pub mod store;
 
 pub use facade::{check, load, Outcome};

@@ -398,23 +398,20 @@ mod output {
     const INVALID: &str = "fixtures/check/g1c.edn";
     const VALID: &str = "fixtures/check/valid.edn";
 
-    /// Runs `args` with the chosen stream a pipe whose reader is closed at
-    /// once: whatever the command writes there after that meets EPIPE.
+    /// Runs `args` with the chosen stream a pipe whose reader was closed
+    /// before the command started: every write there meets EPIPE, however
+    /// early it comes (closing it after the start let a fast command write
+    /// everything first, and the outcome depended on the machine's load).
     fn with_closed(args: &[&str], stream: &str) -> Output {
+        let (reader, writer) = std::io::pipe().expect("a pipe");
+        drop(reader);
         let mut c = isocheck();
         c.args(args).stdin(Stdio::null());
-        let (out, err) = match stream {
-            "stdout" => (Stdio::piped(), Stdio::piped()),
-            _ => (Stdio::null(), Stdio::piped()),
+        match stream {
+            "stdout" => c.stdout(Stdio::from(writer)).stderr(Stdio::piped()),
+            _ => c.stdout(Stdio::null()).stderr(Stdio::from(writer)),
         };
-        c.stdout(out).stderr(err);
-        let mut child = c.spawn().expect("run isocheck");
-        if stream == "stdout" {
-            drop(child.stdout.take());
-        } else {
-            drop(child.stderr.take());
-        }
-        child.wait_with_output().expect("wait for isocheck")
+        c.output().expect("run isocheck")
     }
 
     fn assert_quiet_end(o: &Output, what: &str) {

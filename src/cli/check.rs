@@ -379,7 +379,7 @@ fn print_report(format: CheckFormat, text: &str) -> Result<(), ExitCode> {
     }
 }
 
-fn exit_status(valid: Validity) -> ExitCode {
+pub(super) fn exit_status(valid: Validity) -> ExitCode {
     ExitCode::from(match valid {
         Validity::True => EXIT_VALID,
         Validity::False => EXIT_INVALID,

@@ -4,6 +4,7 @@ mod bench;
 mod check;
 mod output;
 mod recheck;
+mod run;
 pub mod stats;
 
 use crate::gen;
@@ -41,6 +42,9 @@ pub enum Command {
     Recheck(recheck::RecheckArgs),
     /// Measure parse throughput, check time and peak memory.
     Bench(bench::BenchArgs),
+    /// Test a database: run a workload from concurrent clients, write a
+    /// Jepsen store and check the history.
+    Run(run::RunArgs),
     /// One history of a `recheck`, in a process of its own (internal).
     #[command(hide = true)]
     RecheckHistory(recheck::HistoryArgs),
@@ -336,6 +340,7 @@ pub fn main() -> ExitCode {
         Command::Stats(a) => stats_cmd(&a),
         Command::Gen(a) => gen_cmd(&a),
         Command::Bench(a) => bench::run(&a),
+        Command::Run(a) => run::run(&a),
         Command::Recheck(a) => recheck::run(&a),
         Command::RecheckHistory(a) => recheck::run_history(&a),
     }

@@ -65,6 +65,64 @@ impl<W: Write> HistoryWriter<W> {
         mops: &[Mop],
         reads: Option<&Reads>,
     ) -> io::Result<()> {
+        self.op_with_error(ty, time, process, mops, reads, None)
+    }
+
+    /// [`HistoryWriter::op`] with Jepsen's `:error` after the value: a
+    /// keyword naming the error and the database's message,
+    /// `[:name "message"]`.
+    pub fn op_with_error(
+        &mut self,
+        ty: OpType,
+        time: u64,
+        process: u64,
+        mops: &[Mop],
+        reads: Option<&Reads>,
+        error: Option<(&str, &str)>,
+    ) -> io::Result<()> {
+        let kind = self.kind;
+        let l = self.start_line(ty, time);
+        push_u64(l, process);
+        l.extend_from_slice(b", :f :txn, :value [");
+        for (i, &m) in mops.iter().enumerate() {
+            if i > 0 {
+                l.push(b' ');
+            }
+            push_mop(l, kind, m, reads.map(|r| r.of(i)));
+        }
+        l.push(b']');
+        if let Some((name, message)) = error {
+            l.extend_from_slice(b", :error [:");
+            l.extend_from_slice(name.as_bytes());
+            l.push(b' ');
+            push_string(l, message);
+            l.push(b']');
+        }
+        self.end_line()
+    }
+
+    /// A nemesis op, as Jepsen writes them: `:process :nemesis`, `f` a
+    /// keyword name and `value` a string (or nil).
+    pub fn nemesis(
+        &mut self,
+        ty: OpType,
+        time: u64,
+        f: &str,
+        value: Option<&str>,
+    ) -> io::Result<()> {
+        let l = self.start_line(ty, time);
+        l.extend_from_slice(b":nemesis, :f :");
+        l.extend_from_slice(f.as_bytes());
+        l.extend_from_slice(b", :value ");
+        match value {
+            Some(v) => push_string(l, v),
+            None => l.extend_from_slice(b"nil"),
+        }
+        self.end_line()
+    }
+
+    /// Starts a line with the keys every op has, up to `:process `.
+    fn start_line(&mut self, ty: OpType, time: u64) -> &mut Vec<u8> {
         let l = &mut self.line;
         l.clear();
         l.extend_from_slice(b"{:index ");
@@ -75,19 +133,20 @@ impl<W: Write> HistoryWriter<W> {
         l.push(b':');
         l.extend_from_slice(ty.name().as_bytes());
         l.extend_from_slice(b", :process ");
-        push_u64(l, process);
-        l.extend_from_slice(b", :f :txn, :value [");
-        for (i, &m) in mops.iter().enumerate() {
-            if i > 0 {
-                l.push(b' ');
-            }
-            push_mop(l, self.kind, m, reads.map(|r| r.of(i)));
-        }
-        l.extend_from_slice(b"]}\n");
-        self.out.write_all(l)?;
-        self.bytes += l.len() as u64;
+        l
+    }
+
+    fn end_line(&mut self) -> io::Result<()> {
+        self.line.extend_from_slice(b"}\n");
+        self.out.write_all(&self.line)?;
+        self.bytes += self.line.len() as u64;
         self.index += 1;
         Ok(())
+    }
+
+    /// Writes what is buffered, so that the file holds every op so far.
+    pub fn flush(&mut self) -> io::Result<()> {
+        self.out.flush()
     }
 
     pub fn finish(mut self) -> io::Result<()> {
@@ -131,6 +190,24 @@ fn push_mop(l: &mut Vec<u8>, kind: Kind, m: Mop, read: Option<&[Value]>) {
         }
     }
     l.push(b']');
+}
+
+/// An EDN string literal: quotes, backslashes and control characters
+/// escaped.
+pub fn push_string(l: &mut Vec<u8>, s: &str) {
+    l.push(b'"');
+    for c in s.chars() {
+        match c {
+            '"' => l.extend_from_slice(b"\\\""),
+            '\\' => l.extend_from_slice(b"\\\\"),
+            '\n' => l.extend_from_slice(b"\\n"),
+            '\t' => l.extend_from_slice(b"\\t"),
+            '\r' => l.extend_from_slice(b"\\r"),
+            c if c.is_control() => l.extend_from_slice(format!("\\u{:04x}", c as u32).as_bytes()),
+            c => l.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes()),
+        }
+    }
+    l.push(b'"');
 }
 
 fn push_u64(l: &mut Vec<u8>, mut n: u64) {
@@ -177,6 +254,34 @@ mod tests {
         assert_eq!(
             line(Kind::RwRegister, OpType::Invoke, &mops, None),
             "{:index 0, :time 12, :type :invoke, :process 3, :f :txn, :value [[:w 1 10] [:r 4 nil] [:r 5 nil]]}\n"
+        );
+    }
+
+    #[test]
+    fn errors_and_nemesis_ops_read_back() {
+        let mut buf = Vec::new();
+        let mut w = HistoryWriter::new(&mut buf, Kind::ListAppend);
+        let mops = [Mop::Write(1, 10)];
+        w.op(OpType::Invoke, 1, 0, &mops, None).unwrap();
+        w.nemesis(OpType::Info, 2, "kill", None).unwrap();
+        let message = "quote \" backslash \\ tab\t bell\u{7} é";
+        let error = Some(("serialization-failure", message));
+        w.op_with_error(OpType::Fail, 3, 0, &mops, None, error)
+            .unwrap();
+        w.nemesis(OpType::Info, 4, "kill", Some("killed")).unwrap();
+        w.finish().unwrap();
+        let text = String::from_utf8(buf).unwrap();
+        assert!(text.contains(", :error [:serialization-failure \"quote \\\" backslash"));
+        let h = crate::history::parse_edn("h.edn", &text).expect("reads back");
+        assert_eq!(h.ops.len(), 4);
+        assert_eq!(h.txns.len(), 1);
+        let forms = crate::history::edn::read_all(&text).unwrap();
+        let error = forms[2].get("error").expect(":error");
+        let crate::history::edn::Kind::Vector(items) = &error.kind else {
+            panic!("{error:?}");
+        };
+        assert!(
+            matches!(&items[1].kind, crate::history::edn::Kind::Str(s) if s.as_ref() == message)
         );
     }
 

@@ -253,7 +253,7 @@ impl<'a, W: Write> Run<'a, W> {
 
 impl Level {
     /// The view a transaction of this level starts with.
-    fn view(self, clock: u64) -> View {
+    pub(crate) fn view(self, clock: u64) -> View {
         match self {
             Level::SnapshotIsolation => View {
                 snapshot: Some(clock),
@@ -267,7 +267,7 @@ impl Level {
         }
     }
 
-    fn rules(self, fault: Option<super::Fault>) -> Rules {
+    pub(crate) fn rules(self, fault: Option<super::Fault>) -> Rules {
         match self {
             Level::SnapshotIsolation => Rules {
                 first_committer_wins: fault != Some(super::Fault::LostUpdate),
@@ -283,7 +283,7 @@ impl Level {
 
     /// Serializable levels run a transaction's micro-ops at its commit, all
     /// at once; the others one step at a time.
-    fn at_commit(self) -> bool {
+    pub(crate) fn at_commit(self) -> bool {
         matches!(self, Level::StrictSerializable | Level::Serializable)
     }
 }

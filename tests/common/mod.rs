@@ -5,6 +5,8 @@
 
 use std::path::PathBuf;
 
+pub mod run;
+
 /// The shared corpus, beside the project checkout.
 pub const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus");
 

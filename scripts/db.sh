@@ -1,0 +1,162 @@
+#!/usr/bin/env bash
+# Throwaway database servers for `isocheck run` and its tests.
+#
+#   scripts/db.sh start postgres   install Debian's postgresql (or
+#                  ... mariadb     mariadb-server) if missing, start
+#                                  a server in a temporary directory on
+#                                  127.0.0.1 and a unix socket there, and print
+#                                  its URL (the one line on stdout)
+#   scripts/db.sh url postgres     print the URL of the running server
+#   scripts/db.sh kill postgres    stop it at once, as a crash would
+#                                  (`start` brings it back on the same data)
+#   scripts/db.sh stop postgres    stop it and delete its directory
+#
+# The server runs as an unprivileged user (`postgres` or `mysql` when run
+# as root), without flushing to disk: it is for tests, never for data. A
+# commit still reaches the operating system before it is acknowledged, so
+# killing the server (`kill`) loses none; losing the machine would.
+# PostgreSQL looks for deadlocks after 50 ms, not a second: the hot keys of
+# the tests' workloads would otherwise hold every client up for seconds.
+# ISOCHECK_DB_DIR (default $TMPDIR/isocheck-db) holds its files,
+# ISOCHECK_PG_PORT (default 55432) and ISOCHECK_MY_PORT (default 55433) are
+# the ports. Besides the owner `isocheck`, each has a user
+# `isocheck_reader` that may connect but not create tables.
+set -euo pipefail
+
+base="${ISOCHECK_DB_DIR:-${TMPDIR:-/tmp}/isocheck-db}"
+pg_port="${ISOCHECK_PG_PORT:-55432}"
+my_port="${ISOCHECK_MY_PORT:-55433}"
+
+die() { echo "db.sh: $*" >&2; exit 1; }
+
+# Runs a command as PostgreSQL's user: ourselves, or `postgres` for root.
+as_owner() {
+    if [ "$(id -u)" -eq 0 ]; then
+        runuser -u postgres -- "$@"
+    else
+        "$@"
+    fi
+}
+
+apt_install() {
+    local sudo=""
+    [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    echo "db.sh: installing $*" >&2
+    # Waits for another install's lock rather than failing.
+    $sudo apt-get -o DPkg::Lock::Timeout=600 update -qq >&2
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get -o DPkg::Lock::Timeout=600 install -y -qq "$@" >/dev/null
+}
+
+pg_bin() {
+    local bin
+    bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
+    if [ -z "$bin" ]; then
+        apt_install postgresql
+        bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
+    fi
+    [ -x "$bin/pg_ctl" ] || die "no PostgreSQL server binaries under /usr/lib/postgresql"
+    echo "$bin"
+}
+
+pg_url() { echo "postgres://isocheck@127.0.0.1:$pg_port/isocheck"; }
+
+pg_start() {
+    local bin dir="$base/postgres"
+    bin=$(pg_bin)
+    mkdir -p "$dir"
+    [ "$(id -u)" -ne 0 ] || chown postgres: "$dir"
+    if [ ! -f "$dir/data/PG_VERSION" ]; then
+        as_owner "$bin/initdb" -D "$dir/data" -U isocheck -A trust --no-sync >"$dir/initdb.log" 2>&1 \
+            || die "initdb failed: see $dir/initdb.log"
+    fi
+    if ! as_owner "$bin/pg_ctl" -D "$dir/data" status >/dev/null 2>&1; then
+        as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 start \
+            -o "-p $pg_port -k $dir -c listen_addresses=127.0.0.1 -c fsync=off \
+                -c full_page_writes=off -c max_connections=200 -c deadlock_timeout=50ms" \
+            >/dev/null || die "the server did not start: see $dir/server.log"
+    fi
+    local psql=("$bin/psql" -h "$dir" -p "$pg_port" -U isocheck -v ON_ERROR_STOP=1 -qAt)
+    if ! as_owner "${psql[@]}" -d postgres -c "SELECT 1 FROM pg_database WHERE datname = 'isocheck'" | grep -q 1; then
+        as_owner "${psql[@]}" -d postgres -c "CREATE DATABASE isocheck" >/dev/null
+        as_owner "${psql[@]}" -d isocheck -c "CREATE ROLE isocheck_reader LOGIN" >/dev/null
+    fi
+    pg_url
+}
+
+pg_kill() {
+    local bin dir="$base/postgres"
+    bin=$(pg_bin)
+    [ -d "$dir/data" ] || return 0
+    as_owner "$bin/pg_ctl" -D "$dir/data" -m immediate -w stop >/dev/null 2>&1 || true
+}
+
+pg_stop() {
+    pg_kill
+    rm -rf "$base/postgres"
+}
+
+my_url() { echo "mysql://isocheck@127.0.0.1:$my_port/isocheck"; }
+
+my_start() {
+    local dir="$base/mariadb" user=()
+    command -v mariadbd >/dev/null 2>&1 || apt_install mariadb-server
+    mkdir -p "$dir"
+    if [ "$(id -u)" -eq 0 ]; then
+        chown mysql: "$dir"
+        user=(--user=mysql)
+    fi
+    if [ ! -d "$dir/data/mysql" ]; then
+        mariadb-install-db --no-defaults "${user[@]}" --datadir="$dir/data" \
+            --auth-root-authentication-method=socket --skip-test-db >"$dir/install.log" 2>&1 \
+            || die "mariadb-install-db failed: see $dir/install.log"
+    fi
+    local client=(mariadb --no-defaults --socket="$dir/mysqld.sock" -uroot)
+    if ! "${client[@]}" -e "SELECT 1" >/dev/null 2>&1; then
+        setsid mariadbd --no-defaults "${user[@]}" --datadir="$dir/data" \
+            --socket="$dir/mysqld.sock" --pid-file="$dir/mysqld.pid" --port="$my_port" \
+            --bind-address=127.0.0.1 --log-error="$dir/server.log" \
+            --innodb-flush-log-at-trx-commit=2 --skip-log-bin --max-connections=200 \
+            </dev/null >/dev/null 2>&1 &
+        for _ in $(seq 1 120); do
+            "${client[@]}" -e "SELECT 1" >/dev/null 2>&1 && break
+            sleep 0.5
+        done
+        "${client[@]}" -e "SELECT 1" >/dev/null 2>&1 || die "the server did not start: see $dir/server.log"
+    fi
+    "${client[@]}" -e "CREATE DATABASE IF NOT EXISTS isocheck;
+        CREATE USER IF NOT EXISTS 'isocheck'@'%'; GRANT ALL ON isocheck.* TO 'isocheck'@'%';
+        CREATE USER IF NOT EXISTS 'isocheck_reader'@'%';
+        GRANT SELECT ON isocheck.* TO 'isocheck_reader'@'%';" \
+        || die "cannot create the users: see $dir/server.log"
+    my_url
+}
+
+my_kill() {
+    local pidfile="$base/mariadb/mysqld.pid"
+    [ -f "$pidfile" ] || return 0
+    local pid
+    pid=$(cat "$pidfile")
+    kill -KILL "$pid" 2>/dev/null || true
+    while kill -0 "$pid" 2>/dev/null; do sleep 0.1; done
+    rm -f "$pidfile"
+}
+
+my_stop() {
+    my_kill
+    rm -rf "$base/mariadb"
+}
+
+case "${1:-} ${2:-}" in
+    "start postgres") pg_start ;;
+    "url postgres") pg_url ;;
+    "kill postgres") pg_kill ;;
+    "stop postgres") pg_stop ;;
+    "start mariadb") my_start ;;
+    "url mariadb") my_url ;;
+    "kill mariadb") my_kill ;;
+    "stop mariadb") my_stop ;;
+    *)
+        sed -n '2,19p' "$0" >&2
+        exit 2
+        ;;
+esac

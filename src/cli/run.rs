@@ -1,0 +1,281 @@
+//! `isocheck run`: drive a database, write the Jepsen store, check the
+//! history. Ctrl-C stops the clients after their current transactions; what
+//! was recorded is still written and checked (a second Ctrl-C exits).
+
+use super::check::{option_help, ModelArgs};
+use super::{output, parse_fraction, parse_ops, EXIT_INPUT};
+use crate::check::{self, Validity};
+use crate::gen::{self, Distribution, Kind};
+use crate::report::diagnostic;
+use crate::report::progress::Progress;
+use crate::run::{self, store, Isolation, Recording, Target};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+/// Exit status after a second Ctrl-C, as a shell reports SIGINT.
+const EXIT_INTERRUPTED: i32 = 130;
+
+#[derive(clap::Args, Debug)]
+pub struct RunArgs {
+    /// The database: `sqlite:PATH` (embedded; the default is a file in the
+    /// run's directory), `postgres://USER@HOST:PORT/DB`,
+    /// `mysql://USER@HOST:PORT/DB` (MariaDB too), or `sim:LEVEL` (a
+    /// simulated database, as `gen`'s).
+    #[arg(long)]
+    pub db: Option<String>,
+    /// The isolation level the clients ask for (default: the database's
+    /// strongest).
+    #[arg(long, value_enum)]
+    pub isolation: Option<Isolation>,
+    /// What the transactions do.
+    #[arg(long, value_enum, default_value = "list-append")]
+    pub workload: Kind,
+    /// Transactions to invoke (default 1000, or unlimited with --time-limit).
+    #[arg(long)]
+    pub txns: Option<u64>,
+    /// Stop invoking after this many seconds.
+    #[arg(long, value_name = "SECONDS")]
+    pub time_limit: Option<f64>,
+    /// Client threads, each with its own connection (Jepsen processes).
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=1000))]
+    pub processes: u64,
+    /// Micro-ops per transaction: `N` or `MIN-MAX` (mini-transactions: at
+    /// most 4).
+    #[arg(long, default_value = "1-4", value_parser = parse_ops)]
+    pub ops: (u64, u64),
+    /// Keys in use at a time; a key retires after --max-writes-per-key
+    /// writes and a fresh one takes its place.
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=gen::MAX_KEYS))]
+    pub keys: u64,
+    /// Writes to a key before it retires (values stay unique per key, and
+    /// lists short).
+    #[arg(long, default_value_t = 32, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_writes_per_key: u64,
+    /// Fraction of micro-ops that are reads.
+    #[arg(long, default_value_t = 0.5, value_parser = parse_fraction)]
+    pub read_ratio: f64,
+    /// How keys are chosen.
+    #[arg(long, value_enum, default_value = "exponential")]
+    pub distribution: Distribution,
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// The Jepsen store the run is written into.
+    #[arg(long, default_value = "store")]
+    pub store: PathBuf,
+    /// The test's name, its directory in the store (default:
+    /// `<db>-<workload>-<isolation>`).
+    #[arg(long)]
+    pub name: Option<String>,
+    /// Inject faults while the clients run.
+    #[arg(long, value_enum)]
+    pub nemesis: Option<run::Nemesis>,
+    /// Seconds between faults.
+    #[arg(long, value_name = "SECONDS", default_value_t = 2.0)]
+    pub nemesis_interval: f64,
+    /// What the history is checked for (default: the model the isolation
+    /// level promises).
+    #[command(flatten)]
+    pub model: ModelArgs,
+}
+
+/// Set by Ctrl-C: the clients stop invoking.
+static STOP: AtomicBool = AtomicBool::new(false);
+
+pub fn run(a: &RunArgs) -> ExitCode {
+    let options = match a.options() {
+        Ok(o) => o,
+        Err(msg) => {
+            output::say(format_args!("error: {msg}"));
+            return ExitCode::from(EXIT_INPUT);
+        }
+    };
+    let _ = ctrlc::set_handler(|| {
+        if STOP.swap(true, Ordering::SeqCst) {
+            std::process::exit(EXIT_INTERRUPTED);
+        }
+    });
+    output::say(format_args!(
+        "running {} against {} ({}), {} clients; Ctrl-C stops",
+        options.shape_name(),
+        options.target.label(),
+        options.models.join(", "),
+        options.processes
+    ));
+    let progress = Progress::on_terminal();
+    let show = |c: run::Counts| {
+        progress.phase(&format!(
+            "{} transactions: {} ok, {} failed, {} unknown",
+            c.invoked, c.ok, c.failed, c.info
+        ))
+    };
+    let recorded = run::run(&options, &STOP, &show);
+    progress.done();
+    match recorded {
+        Ok(rec) => {
+            summarise(&rec);
+            check_recording(a, &options, &rec)
+        }
+        Err(e) => {
+            output::say(format_args!("error: {e}\n  help: {}", e.help()));
+            ExitCode::from(EXIT_INPUT)
+        }
+    }
+}
+
+impl run::Options {
+    fn shape_name(&self) -> String {
+        use clap::ValueEnum;
+        self.shape
+            .kind
+            .to_possible_value()
+            .map(|v| v.get_name().to_string())
+            .unwrap_or_default()
+    }
+}
+
+impl RunArgs {
+    /// The run's options, or one line saying what is wrong with the flags.
+    fn options(&self) -> Result<run::Options, String> {
+        let target = match &self.db {
+            Some(url) => Target::parse(url)?,
+            None => Target::Sqlite(None),
+        };
+        let isolation = target.isolation(self.isolation)?;
+        let check_options = self.model.options();
+        check::anomaly_types(&check_options).map_err(|e| format!("{e} ({})", option_help(&e)))?;
+        let models = check_options
+            .consistency_models
+            .unwrap_or_else(|| vec![target.promised_model(isolation).to_string()]);
+        let time_limit = self.time_limit.map(seconds).transpose()?;
+        let nemesis = match self.nemesis {
+            Some(_) if !target.can_kill() => {
+                return Err(format!(
+                    "{} has no connections to kill: drop --nemesis",
+                    target.label()
+                ))
+            }
+            Some(n) => Some((n, seconds(self.nemesis_interval)?)),
+            None => None,
+        };
+        let txns = self
+            .txns
+            .unwrap_or(if time_limit.is_some() { u64::MAX } else { 1000 });
+        let shape = gen::Shape {
+            kind: self.workload,
+            min_ops: self.ops.0,
+            max_ops: self.ops.1,
+            read_ratio: self.read_ratio,
+            blind_writes: 0.0,
+            distribution: self.distribution,
+            keys: self.keys,
+            max_writes_per_key: self.max_writes_per_key,
+        };
+        gen::Params {
+            processes: self.processes,
+            shape: shape.clone(),
+            ..Default::default()
+        }
+        .validate()?;
+        let mut options = run::Options {
+            name: String::new(),
+            target,
+            isolation,
+            shape,
+            processes: self.processes,
+            txns,
+            time_limit,
+            seed: self.seed,
+            store: self.store.clone(),
+            models,
+            nemesis,
+        };
+        options.name = self.name.clone().unwrap_or_else(|| {
+            let level = isolation.map_or("", |i| i.name());
+            let name = format!(
+                "{}-{}-{level}",
+                options.target.label(),
+                options.shape_name()
+            );
+            name.trim_end_matches('-').to_string()
+        });
+        Ok(options)
+    }
+}
+
+/// A duration in seconds from the command line.
+fn seconds(t: f64) -> Result<Duration, String> {
+    match t.is_finite() && t >= 0.0 {
+        true => Ok(Duration::from_secs_f64(t)),
+        false => Err(format!("`{t}` is not a number of seconds (0 or more)")),
+    }
+}
+
+fn summarise(rec: &Recording) {
+    let c = rec.counts;
+    let secs = rec.elapsed.as_secs_f64();
+    let rate = if secs > 0.0 {
+        (c.ok + c.failed + c.info) as f64 / secs
+    } else {
+        0.0
+    };
+    let stopped = if STOP.load(Ordering::Relaxed) {
+        " (stopped by Ctrl-C)"
+    } else {
+        ""
+    };
+    output::say(format_args!(
+        "recorded {} transactions{stopped} in {secs:.1} s ({rate:.0}/s): {} ok, {} failed, {} \
+         unknown; {} nemesis ops\n  store: {}",
+        c.invoked,
+        c.ok,
+        c.failed,
+        c.info,
+        c.nemesis,
+        rec.dir.display()
+    ));
+}
+
+/// Checks the recorded history, prints the report, writes `results.edn`.
+fn check_recording(a: &RunArgs, o: &run::Options, rec: &Recording) -> ExitCode {
+    let mut opts = a.model.options();
+    opts.consistency_models = Some(o.models.clone());
+    let history = match crate::load(&rec.history, &Default::default()) {
+        Ok(h) => h,
+        Err(d) => {
+            let text = diagnostic::render(&d, diagnostic::stderr_color());
+            return output::status(output::to_stderr(&text), ExitCode::from(EXIT_INPUT));
+        }
+    };
+    let outcome = match crate::check(&history, &opts) {
+        Ok(x) => x,
+        Err(e) => {
+            output::say(format_args!("error: {e}"));
+            return ExitCode::from(EXIT_INPUT);
+        }
+    };
+    let valid = match outcome.validity() {
+        Validity::True => "true",
+        Validity::False => "false",
+        Validity::Unknown => ":unknown",
+    };
+    let c = rec.counts;
+    let stats = [
+        ("count", c.invoked),
+        ("ok-count", c.ok),
+        ("fail-count", c.failed),
+        ("info-count", c.info),
+    ];
+    let results = store::results_edn(valid, &outcome.edn(&history), &stats);
+    let path = rec.dir.join("results.edn");
+    if let Err(e) = std::fs::write(&path, results) {
+        output::say(format_args!("error: cannot write {}: {e}", path.display()));
+        return ExitCode::from(EXIT_INPUT);
+    }
+    let text = outcome.human(&history, diagnostic::stderr_color());
+    if let Err(code) = output::to_stderr(&text) {
+        return code;
+    }
+    super::check::exit_status(outcome.validity())
+}

@@ -1,0 +1,136 @@
+//! The one small interface every database is driven through: a
+//! [`Database`] sets up the tables and opens connections; a [`Connection`]
+//! runs one transaction at a time (begin, read, write, commit, abort) and
+//! says of each error whether the transaction is known not to have
+//! committed.
+
+use crate::gen::workload::{Key, Value};
+use std::fmt;
+
+/// The SQL isolation levels a run can ask for.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Isolation {
+    ReadCommitted,
+    RepeatableRead,
+    Serializable,
+}
+
+impl Isolation {
+    /// The level as SQL spells it.
+    pub fn sql(self) -> &'static str {
+        match self {
+            Isolation::ReadCommitted => "READ COMMITTED",
+            Isolation::RepeatableRead => "REPEATABLE READ",
+            Isolation::Serializable => "SERIALIZABLE",
+        }
+    }
+
+    /// The level as the command line spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Isolation::ReadCommitted => "read-committed",
+            Isolation::RepeatableRead => "repeatable-read",
+            Isolation::Serializable => "serializable",
+        }
+    }
+}
+
+/// Why a database operation did not succeed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DbError {
+    /// A keyword name for the history's `:error` (`serialization-failure`,
+    /// `connection-lost`, ...).
+    pub name: &'static str,
+    pub message: String,
+    /// At commit: the database said the transaction did not commit. An
+    /// error before commit always means it did not.
+    pub definite: bool,
+    /// The connection is gone: the client opens a new one.
+    pub broken: bool,
+}
+
+impl DbError {
+    /// The database rejected the operation; the transaction did not commit.
+    pub fn rejected(name: &'static str, message: impl fmt::Display) -> DbError {
+        DbError {
+            name,
+            message: message.to_string(),
+            definite: true,
+            broken: false,
+        }
+    }
+
+    /// The outcome is unknown and the connection is gone.
+    pub fn lost(name: &'static str, message: impl fmt::Display) -> DbError {
+        DbError {
+            name,
+            message: message.to_string(),
+            definite: false,
+            broken: true,
+        }
+    }
+}
+
+impl fmt::Display for DbError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.name, self.message)
+    }
+}
+
+/// A database under test: it creates the workload's tables (dropping
+/// earlier runs' ones) and opens connections. Shared by the client threads.
+pub trait Database: Send + Sync {
+    /// Drops and creates the tables, so the run starts from empty keys.
+    fn setup(&self) -> Result<(), DbError>;
+    /// A new connection, at the run's isolation level.
+    fn connect(&self) -> Result<Box<dyn Connection>, DbError>;
+    /// Ends the connections of every client but this run's setup: the
+    /// `kill` fault. `Ok(false)` when the database has no way to.
+    fn kill_connections(&self) -> Result<bool, DbError> {
+        Ok(false)
+    }
+}
+
+/// One client's connection; at most one transaction open on it.
+pub trait Connection: Send {
+    /// Opens a transaction; `read_only` when the plan writes nothing.
+    fn begin(&mut self, read_only: bool) -> Result<(), DbError>;
+    /// What a read of `key` sees: the list, or the register's value (empty
+    /// for nil), appended to `out`.
+    fn read(&mut self, key: Key, out: &mut Vec<Value>) -> Result<(), DbError>;
+    /// Appends `value` to the list at `key`, or sets the register.
+    fn write(&mut self, key: Key, value: Value) -> Result<(), DbError>;
+    fn commit(&mut self) -> Result<(), DbError>;
+    /// Rolls back; errors are ignored (the transaction is over either way).
+    fn abort(&mut self);
+}
+
+/// Parses a list as the SQL backends store it: values separated by spaces.
+pub fn parse_list(text: &str, out: &mut Vec<Value>) -> Result<(), DbError> {
+    for word in text.split_ascii_whitespace() {
+        let v = word
+            .parse()
+            .map_err(|_| DbError::rejected("unreadable-list", format!("`{text}`")))?;
+        out.push(v);
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lists_parse_or_fail() {
+        let mut out = Vec::new();
+        parse_list("1 2  30", &mut out).unwrap();
+        assert_eq!(out, [1, 2, 30]);
+        out.clear();
+        parse_list("", &mut out).unwrap();
+        assert!(out.is_empty());
+        assert_eq!(
+            parse_list("1 x", &mut out).unwrap_err().name,
+            "unreadable-list"
+        );
+    }
+}

@@ -1,0 +1,185 @@
+//! The MariaDB/MySQL backend (`mysql`, the synchronous client, without
+//! TLS): InnoDB tables `isocheck_lists` and `isocheck_registers`, the
+//! session's isolation level set once per connection. A server error means
+//! the statement failed and the client rolls the transaction back (at
+//! commit: it did not commit), except a connection the server killed
+//! (1927) or shut down (1053); an I/O error or a lost connection leaves
+//! the outcome of a commit unknown.
+
+use super::backend::{parse_list, Connection, Database, DbError, Isolation};
+use crate::gen::workload::{Key, Value};
+use mysql::prelude::Queryable;
+use mysql::{Conn, Opts, OptsBuilder, Statement};
+use std::time::Duration;
+
+/// How long connecting may take before the server counts as unreachable.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Server error codes: deadlock, lock wait timeout, duplicate key, access
+/// denied (table, database, command), killed connection, shutdown.
+const DEADLOCK: u16 = 1213;
+const LOCK_WAIT_TIMEOUT: u16 = 1205;
+const DUPLICATE_KEY: u16 = 1062;
+const DENIED: [u16; 3] = [1142, 1044, 1227];
+const CONNECTION_KILLED: u16 = 1927;
+const SHUTDOWN: u16 = 1053;
+
+pub struct Mysql {
+    opts: Opts,
+    isolation: Isolation,
+    list: bool,
+}
+
+impl Mysql {
+    /// The database at `url` (`mysql://user@host:port/db`); an error
+    /// (`bad-url`) says what is wrong with the URL.
+    pub fn new(url: &str, isolation: Isolation, list: bool) -> Result<Mysql, DbError> {
+        let url = url.replacen("mariadb://", "mysql://", 1);
+        let opts = Opts::from_url(&url).map_err(|e| DbError {
+            name: "bad-url",
+            message: format!("`{url}` is not a MySQL URL: {e}"),
+            definite: true,
+            broken: true,
+        })?;
+        let opts = OptsBuilder::from_opts(opts).tcp_connect_timeout(Some(CONNECT_TIMEOUT));
+        Ok(Mysql {
+            opts: opts.into(),
+            isolation,
+            list,
+        })
+    }
+
+    fn conn(&self) -> Result<Conn, DbError> {
+        Conn::new(self.opts.clone()).map_err(|e| {
+            let mut err = error(e);
+            err.name = "cannot-connect";
+            err.message = format!("cannot connect: {}", err.message);
+            err.broken = true;
+            err
+        })
+    }
+
+    fn table(&self) -> &'static str {
+        if self.list {
+            "isocheck_lists"
+        } else {
+            "isocheck_registers"
+        }
+    }
+}
+
+/// The history's name for an error, and what it says of the transaction.
+fn error(e: mysql::Error) -> DbError {
+    let mysql::Error::MySqlError(server) = &e else {
+        return DbError::lost("connection-lost", e);
+    };
+    let name = match server.code {
+        DEADLOCK => "deadlock",
+        LOCK_WAIT_TIMEOUT => "lock-wait-timeout",
+        DUPLICATE_KEY => "unique-violation",
+        c if DENIED.contains(&c) => "cannot-write",
+        CONNECTION_KILLED | SHUTDOWN => {
+            return DbError::lost("connection-terminated", &server.message)
+        }
+        _ => "sql-error",
+    };
+    DbError::rejected(name, &server.message)
+}
+
+impl Database for Mysql {
+    fn setup(&self) -> Result<(), DbError> {
+        let mut conn = self.conn()?;
+        let table = self.table();
+        let value = if self.list { "TEXT" } else { "BIGINT" };
+        conn.query_drop(format!("DROP TABLE IF EXISTS {table}"))
+            .map_err(error)?;
+        conn.query_drop(format!(
+            "CREATE TABLE {table} (k BIGINT PRIMARY KEY, v {value} NOT NULL) ENGINE = InnoDB"
+        ))
+        .map_err(error)
+    }
+
+    fn connect(&self) -> Result<Box<dyn Connection>, DbError> {
+        let mut conn = self.conn()?;
+        let table = self.table();
+        let level = self.isolation.sql();
+        conn.query_drop(format!("SET SESSION TRANSACTION ISOLATION LEVEL {level}"))
+            .map_err(error)?;
+        let read = conn
+            .prep(format!("SELECT v FROM {table} WHERE k = ?"))
+            .map_err(error)?;
+        let update = if self.list {
+            "CONCAT(v, ' ', VALUES(v))"
+        } else {
+            "VALUES(v)"
+        };
+        let write = conn
+            .prep(format!(
+                "INSERT INTO {table} (k, v) VALUES (?, ?) ON DUPLICATE KEY UPDATE v = {update}"
+            ))
+            .map_err(error)?;
+        Ok(Box::new(MyConnection {
+            conn,
+            read,
+            write,
+            list: self.list,
+        }))
+    }
+
+    fn kill_connections(&self) -> Result<bool, DbError> {
+        let mut conn = self.conn()?;
+        let ids: Vec<u64> = conn
+            .query(
+                "SELECT ID FROM information_schema.PROCESSLIST \
+                 WHERE ID <> CONNECTION_ID() AND DB = DATABASE()",
+            )
+            .map_err(error)?;
+        for id in ids {
+            // A client gone in the meantime is no error.
+            let _ = conn.query_drop(format!("KILL CONNECTION {id}"));
+        }
+        Ok(true)
+    }
+}
+
+struct MyConnection {
+    conn: Conn,
+    read: Statement,
+    write: Statement,
+    list: bool,
+}
+
+impl Connection for MyConnection {
+    fn begin(&mut self, _read_only: bool) -> Result<(), DbError> {
+        self.conn.query_drop("START TRANSACTION").map_err(error)
+    }
+
+    fn read(&mut self, key: Key, out: &mut Vec<Value>) -> Result<(), DbError> {
+        let k = key as i64;
+        if self.list {
+            let text: Option<String> = self.conn.exec_first(&self.read, (k,)).map_err(error)?;
+            return parse_list(text.as_deref().unwrap_or(""), out);
+        }
+        let v: Option<i64> = self.conn.exec_first(&self.read, (k,)).map_err(error)?;
+        out.extend(v.map(|v| v as Value));
+        Ok(())
+    }
+
+    fn write(&mut self, key: Key, value: Value) -> Result<(), DbError> {
+        let k = key as i64;
+        let result = if self.list {
+            self.conn.exec_drop(&self.write, (k, value.to_string()))
+        } else {
+            self.conn.exec_drop(&self.write, (k, value as i64))
+        };
+        result.map_err(error)
+    }
+
+    fn commit(&mut self) -> Result<(), DbError> {
+        self.conn.query_drop("COMMIT").map_err(error)
+    }
+
+    fn abort(&mut self) {
+        let _ = self.conn.query_drop("ROLLBACK");
+    }
+}

@@ -1,0 +1,203 @@
+//! The embedded SQLite backend (`rusqlite`, the bundled library): a database
+//! file in write-ahead-log mode with `synchronous = NORMAL`, one connection
+//! per client. SQLite runs
+//! every transaction serializable; a transaction that writes begins
+//! `IMMEDIATE` (it takes the write lock first, so it never fails to upgrade
+//! a read lock), a read-only one `DEFERRED`.
+
+use super::backend::{parse_list, Connection, Database, DbError};
+use crate::gen::workload::{Key, Value};
+use rusqlite::types::Value as SqlValue;
+use rusqlite::{params, ErrorCode, OptionalExtension};
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// How long a statement waits for another connection's lock before
+/// failing with `SQLITE_BUSY`.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+
+pub struct Sqlite {
+    path: PathBuf,
+    list: bool,
+}
+
+impl Sqlite {
+    /// The database file at `path` (created if missing); `list` for the
+    /// list-append table, else registers.
+    pub fn new(path: PathBuf, list: bool) -> Sqlite {
+        Sqlite { path, list }
+    }
+
+    fn open(&self) -> Result<rusqlite::Connection, DbError> {
+        let conn = rusqlite::Connection::open(&self.path).map_err(|e| {
+            DbError::lost(
+                "cannot-open",
+                format!("cannot open {}: {e}", self.path.display()),
+            )
+        })?;
+        conn.busy_timeout(BUSY_TIMEOUT).map_err(error)?;
+        // In WAL mode a commit then survives the process but not the
+        // machine; it no longer waits for the disk.
+        conn.pragma_update(None, "synchronous", "NORMAL")
+            .map_err(error)?;
+        Ok(conn)
+    }
+}
+
+/// The history's name for an SQLite error; every error before commit
+/// ends the transaction, and `SQLITE_BUSY` at commit leaves it uncommitted
+/// (it is rolled back).
+fn error(e: rusqlite::Error) -> DbError {
+    let name = match e.sqlite_error_code() {
+        Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked) => "busy",
+        Some(ErrorCode::ReadOnly | ErrorCode::CannotOpen | ErrorCode::PermissionDenied) => {
+            "cannot-write"
+        }
+        Some(_) => "sqlite-error",
+        None => "client-error",
+    };
+    DbError::rejected(name, e)
+}
+
+impl Database for Sqlite {
+    fn setup(&self) -> Result<(), DbError> {
+        let conn = self.open()?;
+        let table = if self.list {
+            "DROP TABLE IF EXISTS lists; CREATE TABLE lists (k INTEGER PRIMARY KEY, v TEXT NOT NULL);"
+        } else {
+            "DROP TABLE IF EXISTS registers; \
+             CREATE TABLE registers (k INTEGER PRIMARY KEY, v INTEGER NOT NULL);"
+        };
+        // The journal mode is the file's: set once, every connection has it.
+        conn.query_row("PRAGMA journal_mode = WAL", [], |_| Ok(()))
+            .map_err(error)?;
+        conn.execute_batch(table).map_err(error)
+    }
+
+    fn connect(&self) -> Result<Box<dyn Connection>, DbError> {
+        Ok(Box::new(SqliteConnection {
+            conn: self.open()?,
+            list: self.list,
+        }))
+    }
+}
+
+struct SqliteConnection {
+    conn: rusqlite::Connection,
+    list: bool,
+}
+
+impl Connection for SqliteConnection {
+    fn begin(&mut self, read_only: bool) -> Result<(), DbError> {
+        let sql = if read_only {
+            "BEGIN DEFERRED"
+        } else {
+            "BEGIN IMMEDIATE"
+        };
+        self.conn.execute_batch(sql).map_err(error)
+    }
+
+    fn read(&mut self, key: Key, out: &mut Vec<Value>) -> Result<(), DbError> {
+        let sql = if self.list {
+            "SELECT v FROM lists WHERE k = ?1"
+        } else {
+            "SELECT v FROM registers WHERE k = ?1"
+        };
+        let mut stmt = self.conn.prepare_cached(sql).map_err(error)?;
+        let v: Option<SqlValue> = stmt
+            .query_row(params![key as i64], |r| r.get(0))
+            .optional()
+            .map_err(error)?;
+        match v {
+            None => Ok(()),
+            Some(SqlValue::Text(list)) => parse_list(&list, out),
+            Some(SqlValue::Integer(v)) => {
+                out.push(v as Value);
+                Ok(())
+            }
+            Some(other) => Err(DbError::rejected("unreadable-value", format!("{other:?}"))),
+        }
+    }
+
+    fn write(&mut self, key: Key, value: Value) -> Result<(), DbError> {
+        let sql = if self.list {
+            "INSERT INTO lists (k, v) VALUES (?1, ?2) \
+             ON CONFLICT (k) DO UPDATE SET v = v || ' ' || excluded.v"
+        } else {
+            "INSERT INTO registers (k, v) VALUES (?1, ?2) \
+             ON CONFLICT (k) DO UPDATE SET v = excluded.v"
+        };
+        let mut stmt = self.conn.prepare_cached(sql).map_err(error)?;
+        let value: SqlValue = if self.list {
+            value.to_string().into()
+        } else {
+            (value as i64).into()
+        };
+        stmt.execute(params![key as i64, value])
+            .map(drop)
+            .map_err(error)
+    }
+
+    fn commit(&mut self) -> Result<(), DbError> {
+        self.conn.execute_batch("COMMIT").map_err(|e| {
+            let mut err = error(e);
+            // Only a busy database is known to leave the transaction open
+            // (and then rolled back); anything else at commit is unknown.
+            err.definite = err.name == "busy";
+            err
+        })
+    }
+
+    fn abort(&mut self) {
+        if !self.conn.is_autocommit() {
+            let _ = self.conn.execute_batch("ROLLBACK");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scratch(name: &str) -> PathBuf {
+        let dir =
+            std::env::temp_dir().join(format!("isocheck-sqlite-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir.join("db.sqlite")
+    }
+
+    #[test]
+    fn appends_and_registers_read_back() {
+        for list in [true, false] {
+            let db = Sqlite::new(scratch(&format!("rw-{list}")), list);
+            db.setup().unwrap();
+            let mut c = db.connect().unwrap();
+            c.begin(false).unwrap();
+            c.write(1, 5).unwrap();
+            c.write(1, 6).unwrap();
+            c.commit().unwrap();
+            c.begin(true).unwrap();
+            let mut out = Vec::new();
+            c.read(1, &mut out).unwrap();
+            c.read(2, &mut out).unwrap();
+            c.commit().unwrap();
+            assert_eq!(out, if list { vec![5, 6] } else { vec![6] });
+        }
+    }
+
+    #[test]
+    fn an_aborted_write_is_not_seen() {
+        let db = Sqlite::new(scratch("abort"), true);
+        db.setup().unwrap();
+        let mut c = db.connect().unwrap();
+        c.begin(false).unwrap();
+        c.write(1, 5).unwrap();
+        c.abort();
+        c.begin(true).unwrap();
+        let mut out = Vec::new();
+        c.read(1, &mut out).unwrap();
+        c.commit().unwrap();
+        assert!(out.is_empty());
+    }
+}

@@ -1,0 +1,161 @@
+//! `isocheck run` end to end on the databases every machine has: embedded
+//! SQLite and the simulated ones. Each run must write a Jepsen store that
+//! `recheck` agrees with, complete every invocation, pass the model its
+//! level promises, stop cleanly on Ctrl-C, and refuse bad input with exit
+//! status 3 and one line of help.
+
+mod common;
+
+use common::run::{completions, isocheck, read, scratch, stderr};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+/// Runs `isocheck run` into `store` and returns its output and the run's
+/// directory (`latest`).
+fn run(store: &Path, args: &[&str]) -> (Output, PathBuf) {
+    let mut all = vec!["run", "--store", store.to_str().expect("utf-8 path")];
+    all.extend_from_slice(args);
+    (isocheck(&all), store.join("latest"))
+}
+
+#[test]
+fn sqlite_runs_are_serializable_and_recheck_agrees() {
+    let store = scratch("sqlite");
+    for workload in ["list-append", "rw-register", "mini-transactions"] {
+        let (out, dir) = run(
+            &store,
+            &["--workload", workload, "--txns", "300", "--processes", "4"],
+        );
+        assert!(out.status.success(), "{workload}: {}", stderr(&out));
+        let history = read(&dir.join("history.edn"));
+        assert_eq!(completions(&history).0, 300, "{workload}");
+        assert!(read(&dir.join("results.edn")).starts_with("{:valid? true"));
+        let test = read(&dir.join("test.edn"));
+        assert!(
+            test.contains(":consistency-models [:serializable]"),
+            "{test}"
+        );
+        assert!(test.contains(&format!(":workload :{workload}")), "{test}");
+    }
+    let recheck = isocheck(&["recheck", store.to_str().expect("utf-8")]);
+    let table = String::from_utf8_lossy(&recheck.stdout).into_owned();
+    assert!(recheck.status.success(), "{table}{}", stderr(&recheck));
+    assert!(table.contains("3 agree, 0 disagree"), "{table}");
+    std::fs::remove_dir_all(&store).expect("clean up");
+}
+
+#[test]
+fn simulated_databases_keep_their_levels_promises() {
+    let store = scratch("sim");
+    for level in [
+        "strict-serializable",
+        "serializable",
+        "snapshot-isolation",
+        "read-committed",
+        "read-uncommitted",
+    ] {
+        for workload in ["list-append", "rw-register"] {
+            let db = format!("sim:{level}");
+            let (out, dir) = run(
+                &store,
+                &["--db", &db, "--workload", workload, "--txns", "2000"],
+            );
+            assert!(out.status.success(), "{level} {workload}: {}", stderr(&out));
+            let test = read(&dir.join("test.edn"));
+            assert!(test.contains(&format!("[:{level}]")), "{test}");
+            completions(&read(&dir.join("history.edn")));
+        }
+    }
+    std::fs::remove_dir_all(&store).expect("clean up");
+}
+
+#[test]
+fn models_can_be_given_and_are_recorded() {
+    let store = scratch("models");
+    let (out, dir) = run(
+        &store,
+        &[
+            "--db",
+            "sim:strict-serializable",
+            "-m",
+            "strict-serializable",
+            "--txns",
+            "200",
+        ],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(read(&dir.join("test.edn")).contains("[:strict-serializable]"));
+    std::fs::remove_dir_all(&store).expect("clean up");
+}
+
+#[cfg(unix)]
+#[test]
+fn ctrl_c_stops_the_clients_and_still_writes_and_checks() {
+    let store = scratch("interrupt");
+    let child = Command::new(env!("CARGO_BIN_EXE_isocheck"))
+        .args(["run", "--time-limit", "600", "--processes", "4", "--store"])
+        .arg(&store)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start isocheck run");
+    // Wait until the history has some ops, then interrupt.
+    let deadline = Instant::now() + Duration::from_secs(120);
+    let history = loop {
+        let found = std::fs::read_dir(store.join("sqlite-list-append-serializable"))
+            .ok()
+            .and_then(|mut d| d.next())
+            .and_then(|e| e.ok())
+            .map(|e| e.path().join("history.edn"));
+        if let Some(h) = found.filter(|h| h.metadata().is_ok_and(|m| m.len() > 0)) {
+            break h;
+        }
+        assert!(Instant::now() < deadline, "no history after two minutes");
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let sent = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .expect("kill -INT");
+    assert!(sent.success());
+    let out = child.wait_with_output().expect("isocheck run ends");
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("stopped by Ctrl-C"),
+        "{}",
+        stderr(&out)
+    );
+    let dir = history.parent().expect("run directory");
+    assert!(completions(&read(&history)).0 > 0);
+    assert!(read(&dir.join("results.edn")).starts_with("{:valid? true"));
+    assert!(dir.join("test.edn").is_file());
+    std::fs::remove_dir_all(&store).expect("clean up");
+}
+
+#[test]
+fn bad_input_is_one_line_and_status_3() {
+    let store = scratch("bad");
+    let cases: &[(&[&str], &str)] = &[
+        (&["--db", "oracle://x"], "use sqlite:PATH, postgres:"),
+        (&["--db", "sim:eventual"], "LEVEL is one of"),
+        (&["--isolation", "read-committed"], "drop --isolation"),
+        (&["--db", "sqlite:/proc/no/such/dir/db.sqlite"], "help: "),
+        (&["-m", "bogus"], "known models"),
+        (
+            &["--workload", "mini-transactions", "--ops", "6"],
+            "at most 4",
+        ),
+    ];
+    for (args, expected) in cases {
+        let (out, _) = run(&store, args);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(3), "{args:?}: {err}");
+        assert!(err.contains(expected), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+    let out = isocheck(&["run", "--store", "/proc/isocheck-store"]);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert!(stderr(&out).contains("--store"), "{}", stderr(&out));
+    std::fs::remove_dir_all(&store).expect("clean up");
+}
