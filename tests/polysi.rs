@@ -162,29 +162,47 @@ fn forced_headlines_name_the_proven_model() {
 /// search met there had 6).
 #[test]
 fn forced_cases_show_their_shortest_cycles() {
+    if let Some(out) = report_lines(case_cycles) {
+        insta::assert_snapshot!("forced_case_cycles", out);
+    }
+}
+
+/// Each case of a human report's forced anomalies: the name of its cycle
+/// and how many transactions the cycle's `Let:` lists.
+fn case_cycles(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut case: Option<(String, usize)> = None;
+    for line in text.lines() {
+        if let Some(head) = line.strip_suffix(" cycle follows:") {
+            let name = head.rsplit(' ').next().unwrap_or("");
+            case = Some((name.to_string(), 0));
+        } else if let Some((name, txns)) = case.as_mut() {
+            if line.trim() == "Then:" {
+                out.push(format!("{name} of {txns} transactions"));
+                case = None;
+            } else if line.trim_start().starts_with('T') && line.contains(" = {") {
+                *txns += 1;
+            }
+        }
+    }
+    out
+}
+
+/// The lines `pick` takes from each forced report, under its path; `None`
+/// without the corpus.
+fn report_lines(pick: fn(&str) -> Vec<String>) -> Option<String> {
     let reports = forced_reports();
     if reports.is_empty() {
-        return;
+        return None;
     }
     let mut out = String::new();
     for (rel, text) in reports {
         out.push_str(&format!("{rel}:\n"));
-        let mut case: Option<(String, usize)> = None;
-        for line in text.lines() {
-            if let Some(head) = line.strip_suffix(" cycle follows:") {
-                let name = head.rsplit(' ').next().unwrap_or("");
-                case = Some((name.to_string(), 0));
-            } else if let Some((name, txns)) = case.as_mut() {
-                if line.trim() == "Then:" {
-                    out.push_str(&format!("  {name} of {txns} transactions\n"));
-                    case = None;
-                } else if line.trim_start().starts_with('T') && line.contains(" = {") {
-                    *txns += 1;
-                }
-            }
+        for s in pick(&text) {
+            out.push_str(&format!("  {s}\n"));
         }
     }
-    insta::assert_snapshot!("forced_case_cycles", out);
+    Some(out)
 }
 
 /// The sentences the forced anomalies' help gives for orders no case
@@ -196,18 +214,9 @@ fn forced_cases_show_their_shortest_cycles() {
 /// checked.
 #[test]
 fn forced_explanations_say_why_orders_hold() {
-    let reports = forced_reports();
-    if reports.is_empty() {
-        return;
+    if let Some(out) = report_lines(order_sentences) {
+        insta::assert_snapshot!("forced_order_sentences", out);
     }
-    let mut out = String::new();
-    for (rel, text) in reports {
-        out.push_str(&format!("{rel}:\n"));
-        for s in order_sentences(&text) {
-            out.push_str(&format!("  {s}\n"));
-        }
-    }
-    insta::assert_snapshot!("forced_order_sentences", out);
 }
 
 /// The pair lines, mixed-order lines and noted steps of a human report,
