@@ -329,12 +329,8 @@ const SHORTEST_BUDGET: usize = 200_000;
 /// in a component, when the shortest cycle found so far is the answer.
 /// Meant for the small graphs of a forced anomaly's cases.
 pub fn shortest(g: &Graph, specs: &[Spec]) -> Option<FoundCycle> {
-    let every = RelSet::of(&Rel::ALL);
-    let (comp, count) = tarjan(g.vertex_count(), |v, out| {
-        out.extend(g.out(v, every).map(|(_, w)| w))
-    });
     let mut best: Option<Ranked> = None;
-    for scc in nontrivial(&comp, count) {
+    for scc in super::sccs(g) {
         let sub = Sub::new(g, &scc);
         for (rank, &spec) in specs.iter().enumerate() {
             for edges in anchored(&sub, spec) {

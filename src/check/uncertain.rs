@@ -580,9 +580,15 @@ fn explain(
     let choices: Vec<Vec<u8>> = (0..1u32 << pairs.len())
         .map(|bits| (0..pairs.len()).map(|i| (bits >> i & 1) as u8).collect())
         .collect();
-    let found: Vec<Vec<FoundCycle>> = choices
+    // Each resolution's graph is built once: its cycles name the anomaly,
+    // then its shortest proving cycle is the case's.
+    let graphs: Vec<(Graph, Vec<Dep>)> = choices
         .iter()
-        .map(|choice| region.cycles(mg, &pairs, choice, &specs))
+        .map(|choice| region.graph(mg, &pairs, choice))
+        .collect();
+    let found: Vec<Vec<FoundCycle>> = graphs
+        .iter()
+        .map(|(g, _)| found_cycles(g, &specs))
         .collect();
     let name = shared_name(mg.model, found.iter().map(Vec::as_slice));
     let name = name.unwrap_or(fallback);
@@ -595,8 +601,7 @@ fn explain(
         .filter(|s| wanted.is_subset(&lattice::impossible_models([s.name()])))
         .collect();
     let mut cases = Vec::new();
-    for choice in choices {
-        let (g, deps) = region.graph(mg, &pairs, &choice);
+    for (choice, (g, deps)) in choices.into_iter().zip(graphs) {
         let Some(c) = cycles::shortest(&g, &qualifying) else {
             continue;
         };
@@ -648,6 +653,15 @@ fn shared_name<'c>(
                 .then_with(|| lattice::depth_order(t2, t1))
         })
         .map(|(t, _)| t)
+}
+
+/// The cycles of one resolution's graph the search finds, one per type
+/// and component (as [`cycles::search_scc`] finds them).
+fn found_cycles(g: &Graph, specs: &[cycles::Spec]) -> Vec<FoundCycle> {
+    super::sccs(g)
+        .iter()
+        .flat_map(|scc| cycles::search_scc(g, scc, specs).cycles)
+        .collect()
 }
 
 /// The transactions a forced cycle can pass through: the strongly
@@ -718,27 +732,6 @@ impl Region {
     fn inside(&self, d: &Dep) -> bool {
         self.local[d.from as usize] != OUTSIDE
             && self.comp[d.from as usize] == self.comp[d.to as usize]
-    }
-
-    /// The cycles of one resolution the search finds, one per type (as
-    /// [`cycles::search_scc`] finds them).
-    fn cycles(
-        &self,
-        mg: ModelGraph,
-        pairs: &[Constraint],
-        choice: &[u8],
-        specs: &[cycles::Spec],
-    ) -> Vec<FoundCycle> {
-        let (g, _) = self.graph(mg, pairs, choice);
-        let every = RelSet::of(&Rel::ALL);
-        let (comp, count) = tarjan(self.count, |v, out| {
-            out.extend(g.out(v, every).map(|(_, w)| w))
-        });
-        let mut found = Vec::new();
-        for scc in nontrivial(&comp, count) {
-            found.extend(cycles::search_scc(&g, &scc, specs).cycles);
-        }
-        found
     }
 
     /// The graph of one resolution over the region's local ids, with the
