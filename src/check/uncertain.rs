@@ -314,7 +314,7 @@ impl Decider<'_, '_> {
         };
         // Without constraints there is no order to choose: the session
         // order could only add cycles.
-        if !mg.base.contains(Rel::Process) && !self.session.is_empty() && !problem.sides.is_empty()
+        if !mg.base.contains(Rel::Process) && !self.session.is_empty() && problem.constraints() > 0
         {
             // Snapshot isolation's extension first as plain acyclicity of
             // the same edges (serializability's graph): its solver has half
@@ -519,19 +519,20 @@ fn problem<'a>(
     known: impl Iterator<Item = &'a Dep>,
     constraints: impl Iterator<Item = &'a Constraint>,
 ) -> Problem {
-    let side = |deps: &[Dep]| deps.iter().filter_map(|d| edge(mg, d)).collect();
-    Problem {
-        txns,
-        extension: mg.extension,
-        known: known.filter_map(|d| edge(mg, d)).collect(),
-        sides: constraints
-            .map(|c| {
-                limits::tick();
-                [side(&c.sides[0]), side(&c.sides[1])]
-            })
-            .collect(),
-        chains: Vec::new(),
+    let known = known.filter_map(|d| edge(mg, d)).collect();
+    let mut p = Problem::new(txns, mg.extension, known);
+    let (mut first, mut second) = (Vec::new(), Vec::new());
+    let side = |deps: &[Dep], out: &mut Vec<Edge>| {
+        out.clear();
+        out.extend(deps.iter().filter_map(|d| edge(mg, d)));
+    };
+    for c in constraints {
+        limits::tick();
+        side(c.side(0), &mut first);
+        side(c.side(1), &mut second);
+        p.push([&first, &second]);
     }
+    p
 }
 
 /// A violated model's forced anomaly: a minimal core, the cycle of each of
@@ -685,7 +686,7 @@ impl Region {
     ) -> Region {
         let sides: Vec<Dep> = pairs
             .iter()
-            .flat_map(|p| p.sides.iter().flatten())
+            .flat_map(|p| p.sides().into_iter().flatten())
             .filter(|d| in_model(mg, d.rel))
             .copied()
             .collect();
@@ -740,7 +741,7 @@ impl Region {
         let mut deps = self.known.clone();
         for (p, &s) in pairs.iter().zip(choice) {
             deps.extend(
-                p.sides[s as usize]
+                p.side(s as usize)
                     .iter()
                     .filter(|d| in_model(mg, d.rel) && self.inside(d)),
             );

@@ -827,7 +827,7 @@ impl La<'_> {
                         a_mop: a.mop,
                         b_mop: b.mop,
                     };
-                    co.add(x.txn, y.txn, [vec![ww(x, y)], vec![ww(y, x)]], true);
+                    co.add(x.txn, y.txn, [&[ww(x, y)], &[ww(y, x)]], true);
                 }
             }
         }

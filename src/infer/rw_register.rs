@@ -730,19 +730,29 @@ impl Rr<'_> {
         let unread = |(first, last): (u32, u32)| {
             first == last && rstart[first as usize] == rstart[first as usize + 1]
         };
+        // Scratch buffers, reused: one pair's sides are copied into its
+        // constraint's own allocation.
+        let (mut fwd, mut back) = (Vec::new(), Vec::new());
+        let (mut fwd_deps, mut back_deps) = (Vec::new(), Vec::new());
+        let strip = |from: &[(u32, Dep)], to: &mut Vec<Dep>| {
+            to.clear();
+            to.extend(from.iter().map(|&(_, d)| d));
+        };
         for (i, j) in pairs {
             crate::limits::tick();
             let (x, y) = (chains[i as usize], chains[j as usize]);
-            let (mut fwd, mut back) = (Vec::new(), Vec::new());
-            self.precedes(x.1, y.0, readers, &mut fwd);
-            self.precedes(y.1, x.0, readers, &mut back);
             let (tx, ty) = (self.writer(x.0), self.writer(y.0));
             if let (Some(tx), Some(ty)) = (tx, ty) {
-                let strip = |v: Vec<(u32, Dep)>| v.into_iter().map(|(_, d)| d).collect();
+                fwd.clear();
+                back.clear();
+                self.precedes(x.1, y.0, readers, &mut fwd);
+                self.precedes(y.1, x.0, readers, &mut back);
+                strip(&fwd, &mut fwd_deps);
+                strip(&back, &mut back_deps);
                 co.add(
                     tx.txn,
                     ty.txn,
-                    [strip(fwd), strip(back)],
+                    [&fwd_deps, &back_deps],
                     unread(x) && unread(y),
                 );
             }

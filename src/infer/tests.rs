@@ -1283,9 +1283,9 @@ fn rr_serializable_database_is_clean() {
 
 /// One constraint's sides, each as [`edges`] prints dependencies.
 fn sides(h: &History, c: &Constraint) -> [Vec<String>; 2] {
-    c.sides.clone().map(|deps| {
+    c.sides().map(|deps| {
         let side = Inference {
-            deps,
+            deps: deps.to_vec(),
             ..Inference::default()
         };
         edges(h, &side)

@@ -7,21 +7,69 @@ use super::Dep;
 use crate::history::TxnId;
 
 /// Two transactions that both wrote some keys in an unknown order. Either
-/// `a`'s versions precede `b`'s on every such key (`sides[0]`: ww `a → b`
-/// and rw from the readers of `a`'s versions to `b`), or the reverse
-/// (`sides[1]`). Mixing orders across keys would be a ww cycle (G0), which
-/// every model forbids, so one choice per pair is exact.
+/// `a`'s versions precede `b`'s on every such key (side 0: ww `a → b` and
+/// rw from the readers of `a`'s versions to `b`), or the reverse (side 1).
+/// Mixing orders across keys would be a ww cycle (G0), which every model
+/// forbids, so one choice per pair is exact.
+///
+/// Both sides live in one exact-size allocation: a history of a million
+/// transactions has millions of constraints, and two growable vectors each
+/// cost about twice the dependencies they hold.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Constraint {
     pub a: TxnId,
     pub b: TxnId,
-    pub sides: [Vec<Dep>; 2],
+    /// Side 0 then side 1.
+    deps: Box<[Dep]>,
+    /// Where side 1 starts in `deps`. A `u32`: 2^32 dependencies (128 GiB)
+    /// fail to allocate long before.
+    mid: u32,
     /// Every key's pair here is of two versions nobody read (and, chained,
     /// each its own chain): pure ww. Where a model is the plain acyclicity
     /// of its edges, such constraints can be left out: a resolution of the
     /// others orders these writes along a topological order of its graph,
     /// which adds only forward edges (and so it is for any subset).
     pub unread: bool,
+}
+
+impl Constraint {
+    /// The constraint "`a`'s writes precede `b`'s (`sides[0]`) or follow
+    /// them (`sides[1]`)".
+    pub fn new(a: TxnId, b: TxnId, sides: [&[Dep]; 2], unread: bool) -> Constraint {
+        let deps: Box<[Dep]> = sides[0].iter().chain(sides[1]).copied().collect();
+        Constraint {
+            a,
+            b,
+            deps,
+            mid: sides[0].len() as u32,
+            unread,
+        }
+    }
+
+    /// The dependencies of one side (0: `a` first, 1: `b` first).
+    pub fn side(&self, s: usize) -> &[Dep] {
+        let mid = self.mid as usize;
+        if s == 0 {
+            &self.deps[..mid]
+        } else {
+            &self.deps[mid..]
+        }
+    }
+
+    /// Both sides.
+    pub fn sides(&self) -> [&[Dep]; 2] {
+        [self.side(0), self.side(1)]
+    }
+
+    /// Adds more of both sides (another key of the same pair).
+    fn extend(&mut self, more: [&[Dep]; 2], unread: bool) {
+        let [first, second] = self.sides();
+        let joined = [
+            &[first, more[0]].concat()[..],
+            &[second, more[1]].concat()[..],
+        ];
+        *self = Constraint::new(self.a, self.b, joined, self.unread && unread);
+    }
 }
 
 /// Collects one constraint per transaction pair.
@@ -32,10 +80,10 @@ pub(super) struct Coalescer {
 }
 
 impl Coalescer {
-    /// Adds the edges of "`t1`'s write precedes `t2`'s" (`first`) and of the
-    /// reverse (`second`) to the pair's constraint; `unread` when they are
-    /// of two versions nobody read ([`Constraint::unread`]).
-    pub fn add(&mut self, t1: TxnId, t2: TxnId, sides: [Vec<Dep>; 2], unread: bool) {
+    /// Adds the edges of "`t1`'s write precedes `t2`'s" (`sides[0]`) and of
+    /// the reverse (`sides[1]`) to the pair's constraint; `unread` when they
+    /// are of two versions nobody read ([`Constraint::unread`]).
+    pub fn add(&mut self, t1: TxnId, t2: TxnId, sides: [&[Dep]; 2], unread: bool) {
         let [first, second] = sides;
         let (a, b, fwd, back) = if t1 < t2 {
             (t1, t2, first, second)
@@ -46,21 +94,17 @@ impl Coalescer {
         let next = self.out.len() as u32;
         let i = *self.index.entry(key).or_insert(next) as usize;
         if i == self.out.len() {
-            self.out.push(Constraint {
-                a,
-                b,
-                sides: [Vec::new(), Vec::new()],
-                unread: true,
-            });
+            self.out.push(Constraint::new(a, b, [fwd, back], unread));
+        } else {
+            self.out[i].extend([fwd, back], unread);
         }
-        self.out[i].unread &= unread;
-        self.out[i].sides[0].extend(fwd);
-        self.out[i].sides[1].extend(back);
     }
 
     /// The constraints, ordered by transaction pair.
     pub fn finish(mut self) -> Vec<Constraint> {
+        drop(self.index);
         self.out.sort_unstable_by_key(|c| (c.a, c.b));
+        self.out.shrink_to_fit();
         self.out
     }
 }

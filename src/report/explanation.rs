@@ -485,12 +485,12 @@ fn forced_entry<'a>(h: &'a History, a: &Analysis, f: &Forced) -> R<'a> {
 fn mixed_orders_line(h: &History, pairs: &[Constraint]) -> Option<String> {
     pairs.iter().find_map(|p| {
         let both_ways = |k: &Val| {
-            p.sides[1]
+            p.side(1)
                 .iter()
                 .any(|d| d.rel == Rel::Ww && d.key == *k && d.from == p.b && d.to == p.a)
         };
         let forward = |k: &Val| {
-            p.sides[0]
+            p.side(0)
                 .iter()
                 .any(|d| d.rel == Rel::Ww && d.key == *k && d.from == p.a && d.to == p.b)
         };
@@ -538,7 +538,7 @@ fn read_then_write_note(h: &History, d: &Dep, later: &str) -> Option<String> {
 /// The keys a constraint's pair both wrote, in order of first appearance.
 fn pair_keys(p: &Constraint) -> impl Iterator<Item = Val> + '_ {
     let mut seen = Vec::new();
-    p.sides[0]
+    p.side(0)
         .iter()
         .filter(|d| d.rel == Rel::Ww)
         .map(|d| d.key)

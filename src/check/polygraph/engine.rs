@@ -214,7 +214,7 @@ impl<'p> Lazy<'p> {
             }
             let s = if value(self.lits[i]) { 0 } else { 1 };
             let id = (2 * i + s) as u32;
-            for &e in &p.sides[c][s] {
+            for &e in p.side(c, s) {
                 p.arcs(e, |a, b| chosen.push((a, b, id)));
             }
         }

@@ -55,13 +55,13 @@ impl Decided {
 /// when pruning did): a core lies among them.
 pub fn decide(p: &Problem, settings: Settings) -> Decided {
     let mut stats = Stats {
-        constraints: p.sides.len(),
+        constraints: p.constraints(),
         ..Stats::default()
     };
     let started = Instant::now();
     // The arcs of the sides pruning forces, after the known edges' arcs.
     let mut forced_arcs: Vec<(u32, u32)> = Vec::new();
-    let mut forced: Vec<Option<usize>> = vec![None; p.sides.len()];
+    let mut forced: Vec<Option<usize>> = vec![None; p.constraints()];
     if settings.pruning {
         match prune(
             p,
@@ -87,14 +87,14 @@ pub fn decide(p: &Problem, settings: Settings) -> Decided {
     }
     stats.prune = started.elapsed();
     stats.pruned = forced.iter().filter(|f| f.is_some()).count();
-    let open: Vec<usize> = (0..p.sides.len())
+    let open: Vec<usize> = (0..p.constraints())
         .filter(|&c| forced[c].is_none())
         .collect();
     let encoding = Instant::now();
     // The loop only looks for cycles through open constraints' edges, so
     // the known graph (with what pruning forced) must be acyclic itself.
     let Some(reach) = Reach::new(p.nodes(), p.known_arcs(&forced_arcs)) else {
-        let suspects = (0..p.sides.len())
+        let suspects = (0..p.constraints())
             .filter(|&c| forced[c].is_some())
             .collect();
         return Decided::violated(stats, suspects);
@@ -132,7 +132,7 @@ pub fn decide(p: &Problem, settings: Settings) -> Decided {
     Decided {
         decision,
         stats,
-        suspects: (0..p.sides.len()).collect(),
+        suspects: (0..p.constraints()).collect(),
     }
 }
 
@@ -227,13 +227,12 @@ mod tests {
     #[test]
     fn pruning_forces_the_side_that_keeps_the_graph_acyclic() {
         // 0 → 1 known; constraint {1 → 0} or {0 → 2}.
-        let p = Problem {
-            txns: 3,
-            extension: false,
-            known: vec![e(0, 1)],
-            sides: vec![[vec![e(1, 0)], vec![e(0, 2)]]],
-            chains: Vec::new(),
-        };
+        let p = with_sides(
+            3,
+            false,
+            vec![e(0, 1)],
+            vec![[vec![e(1, 0)], vec![e(0, 2)]]],
+        );
         let Decided {
             decision: d, stats, ..
         } = decide(&p, settings(true, true));
@@ -244,13 +243,12 @@ mod tests {
 
     #[test]
     fn both_sides_impossible_is_a_violation() {
-        let p = Problem {
-            txns: 3,
-            extension: false,
-            known: vec![e(0, 1), e(1, 2)],
-            sides: vec![[vec![e(2, 0)], vec![e(1, 0)]]],
-            chains: Vec::new(),
-        };
+        let p = with_sides(
+            3,
+            false,
+            vec![e(0, 1), e(1, 2)],
+            vec![[vec![e(2, 0)], vec![e(1, 0)]]],
+        );
         assert_eq!(run(&p, true), Decision::Violated);
         assert_eq!(run(&p, false), Decision::Violated);
         assert_eq!(core_of(&p, &[0]), Some(vec![0]));
@@ -261,21 +259,27 @@ mod tests {
         // Two constraints, each of whose sides is fine alone; only one
         // combination of the four (the second side, then the first) avoids
         // a cycle, and it is not the one the phases suggest.
-        let p = Problem {
-            txns: 4,
-            extension: false,
-            known: vec![e(0, 1), e(2, 3)],
-            sides: vec![
+        let p = with_sides(
+            4,
+            false,
+            vec![e(0, 1), e(2, 3)],
+            vec![
                 [vec![e(1, 2)], vec![e(3, 0)]],
                 [vec![e(3, 0)], vec![e(1, 2)]],
             ],
-            chains: Vec::new(),
-        };
+        );
         assert_eq!(run(&p, false), Decision::Holds);
         // Each side of this second constraint is acyclic alone but cycles
         // with either side of the first: every combination does.
-        let mut q = p.clone();
-        q.sides[1] = [vec![e(2, 0), e(1, 3)], vec![e(3, 1), e(0, 2)]];
+        let q = with_sides(
+            4,
+            false,
+            vec![e(0, 1), e(2, 3)],
+            vec![
+                [vec![e(1, 2)], vec![e(3, 0)]],
+                [vec![e(2, 0), e(1, 3)], vec![e(3, 1), e(0, 2)]],
+            ],
+        );
         assert_eq!(run(&q, false), Decision::Violated);
         assert_eq!(run(&q, true), Decision::Violated);
         assert_eq!(core_of(&q, &[0, 1]), Some(vec![0, 1]));
@@ -284,34 +288,46 @@ mod tests {
     #[test]
     fn two_adjacent_rw_hops_are_allowed_by_the_extension() {
         // Write skew: 0 -rw-> 1 -rw-> 0 is no cycle of A;rw?.
-        let p = Problem {
-            txns: 2,
-            extension: true,
-            known: vec![],
-            sides: vec![[vec![rw(0, 1), rw(1, 0)], vec![e(0, 1)]]],
-            chains: Vec::new(),
-        };
+        let p = with_sides(
+            2,
+            true,
+            vec![],
+            vec![[vec![rw(0, 1), rw(1, 0)], vec![e(0, 1)]]],
+        );
         assert_eq!(run(&p, false), Decision::Holds);
         // An A hop between them makes it one: 0 -ww-> 1 -rw-> 0.
-        let q = Problem {
-            txns: 2,
-            extension: true,
-            known: vec![e(0, 1)],
-            sides: vec![[vec![rw(1, 0)], vec![rw(1, 0), e(1, 0)]]],
-            chains: Vec::new(),
-        };
+        let q = with_sides(
+            2,
+            true,
+            vec![e(0, 1)],
+            vec![[vec![rw(1, 0)], vec![rw(1, 0), e(1, 0)]]],
+        );
         assert_eq!(run(&q, true), Decision::Violated);
         assert_eq!(run(&q, false), Decision::Violated);
+    }
+
+    /// A problem with these constraints' sides.
+    fn with_sides(
+        txns: u32,
+        extension: bool,
+        known: Vec<Edge>,
+        sides: Vec<[Vec<Edge>; 2]>,
+    ) -> Problem {
+        let mut p = Problem::new(txns, extension, known);
+        for [a, b] in &sides {
+            p.push([a, b]);
+        }
+        p
     }
 
     /// Whether some resolution of every constraint leaves the product
     /// graph acyclic, trying all of them.
     fn brute_force(p: &Problem) -> bool {
-        (0..1u32 << p.sides.len()).any(|bits| {
+        (0..1u32 << p.constraints()).any(|bits| {
             let mut arcs = Vec::new();
             p.push_arcs(&p.known, &mut arcs);
-            for (c, sides) in p.sides.iter().enumerate() {
-                p.push_arcs(&sides[(bits >> c & 1) as usize], &mut arcs);
+            for c in 0..p.constraints() {
+                p.push_arcs(p.side(c, (bits >> c & 1) as usize), &mut arcs);
             }
             Reach::new(p.nodes(), arcs.iter().copied()).is_some()
         })
@@ -329,12 +345,10 @@ mod tests {
                 proptest::collection::vec((side(), side()).prop_map(|(a, b)| [a, b]), 0..8),
                 proptest::collection::vec((0..txns, 0..txns), 0..txns as usize),
             )
-                .prop_map(move |(known, sides, chains)| Problem {
-                    txns,
-                    extension,
-                    known,
-                    sides,
-                    chains,
+                .prop_map(move |(known, sides, chains)| {
+                    let mut p = with_sides(txns, extension, known, sides);
+                    p.chains = chains;
+                    p
                 })
         })
     }
@@ -353,10 +367,13 @@ mod tests {
                 prop_assert_eq!(run(&p, pruning), expected.clone());
             }
             if expected == Decision::Violated {
-                let all: Vec<usize> = (0..p.sides.len()).collect();
+                let all: Vec<usize> = (0..p.constraints()).collect();
                 let core = core(&p, &all, settings(false, false)).expect("no deadline");
-                let mut q = p.clone();
-                q.sides = core.iter().map(|&c| p.sides[c].clone()).collect();
+                let mut q = Problem::new(p.txns, p.extension, p.known.clone());
+                q.chains = p.chains.clone();
+                for &c in &core {
+                    q.push(p.sides(c));
+                }
                 prop_assert!(!brute_force(&q));
             }
         }

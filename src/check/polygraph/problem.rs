@@ -23,8 +23,14 @@ pub struct Problem {
     pub extension: bool,
     /// Edges every resolution has.
     pub known: Vec<Edge>,
-    /// Per constraint, the edges of each of its sides.
-    pub sides: Vec<[Vec<Edge>; 2]>,
+    /// The edges of every constraint's sides, side by side: millions of
+    /// constraints at a million transactions, so one array rather than two
+    /// vectors each (`side` reads them).
+    side_edges: Vec<Edge>,
+    /// Where side `s` of constraint `c` starts in `side_edges`: entry
+    /// `2c + s`, followed by the end of the last side (empty when there are
+    /// no constraints).
+    side_starts: Vec<usize>,
     /// Transaction pairs that are likely consecutive on a chain of known
     /// non-rw edges (the session order): a hint for pruning's reachability
     /// index, which ignores pairs the known graph lacks.
@@ -70,6 +76,44 @@ pub struct Stats {
 }
 
 impl Problem {
+    /// A problem with no constraints yet.
+    pub fn new(txns: u32, extension: bool, known: Vec<Edge>) -> Problem {
+        Problem {
+            txns,
+            extension,
+            known,
+            ..Problem::default()
+        }
+    }
+
+    /// Adds a constraint with these two sides; its index is the count of
+    /// those before it.
+    pub fn push(&mut self, sides: [&[Edge]; 2]) {
+        if self.side_starts.is_empty() {
+            self.side_starts.push(0);
+        }
+        for side in sides {
+            self.side_edges.extend_from_slice(side);
+            self.side_starts.push(self.side_edges.len());
+        }
+    }
+
+    /// How many constraints there are.
+    pub fn constraints(&self) -> usize {
+        self.side_starts.len().saturating_sub(1) / 2
+    }
+
+    /// The edges of side `s` (0 or 1) of constraint `c`.
+    pub fn side(&self, c: usize, s: usize) -> &[Edge] {
+        let i = 2 * c + s;
+        &self.side_edges[self.side_starts[i]..self.side_starts[i + 1]]
+    }
+
+    /// Both sides of constraint `c`.
+    pub fn sides(&self, c: usize) -> [&[Edge]; 2] {
+        [self.side(c, 0), self.side(c, 1)]
+    }
+
     pub(super) fn states(&self) -> u32 {
         if self.extension {
             2
@@ -85,10 +129,8 @@ impl Problem {
     /// The transactions of a constraint whose order side 0 puts first and
     /// second: the ends of its first ww edge.
     pub(super) fn ends(&self, c: usize) -> (u32, u32) {
-        let e = self.sides[c][0]
-            .iter()
-            .find(|e| !e.rw)
-            .or(self.sides[c][0].first());
+        let side = self.side(c, 0);
+        let e = side.iter().find(|e| !e.rw).or(side.first());
         e.map_or((0, 0), |e| (e.from, e.to))
     }
 

@@ -90,7 +90,7 @@ impl<'p> Acyclic<'p> {
         let mut arcs = Vec::new();
         let mut start = vec![0u32];
         for &c in &lazy.open {
-            for side in &p.sides[c] {
+            for side in p.sides(c) {
                 p.push_arcs(side, &mut arcs);
                 start.push(arcs.len() as u32);
             }

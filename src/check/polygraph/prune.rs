@@ -19,7 +19,7 @@ pub(super) fn prune(
     deadline: Option<Instant>,
     stats: &mut Stats,
 ) -> Result<Option<Vec<usize>>, String> {
-    let total = p.sides.len();
+    let total = p.constraints();
     let suspects = |forced: &[Option<usize>], extra: Option<usize>| {
         let mut v: Vec<usize> = (0..forced.len()).filter(|&c| forced[c].is_some()).collect();
         v.extend(extra);
@@ -28,7 +28,7 @@ pub(super) fn prune(
     // The index costs O((n + m) · k) a round; with few constraints per node
     // the bounded searches cost less (1M list-append transactions, 59k
     // constraints: pruning 2.0–2.4 s with them, 3.0–4.7 s with the index).
-    let indexed = p.sides.len() * 8 >= p.nodes();
+    let indexed = p.constraints() * 8 >= p.nodes();
     loop {
         stats.prune_rounds += 1;
         let Some(reach) = Reach::new(p.nodes(), p.known_arcs(forced_arcs)) else {
@@ -44,7 +44,7 @@ pub(super) fn prune(
                 return Err("timeout".into());
             }
             let bad = |s: usize, reach: &mut Reach| {
-                p.sides[c][s].iter().any(|&e| {
+                p.side(c, s).iter().any(|&e| {
                     let mut hit = false;
                     p.arcs(e, |a, b| hit = hit || reach.reaches(b, a));
                     hit
@@ -58,7 +58,7 @@ pub(super) fn prune(
             }
             newly += 1;
             let s = forced[c].unwrap_or(0);
-            p.push_arcs(&p.sides[c][s], forced_arcs);
+            p.push_arcs(p.side(c, s), forced_arcs);
         }
         // PolySI stops once a round forces at most 1% of the constraints:
         // past that, rounds cost more than the solver needs for the rest.
