@@ -553,7 +553,9 @@ impl KeyOps<'_> {
             }
             return;
         }
-        let orders: u64 = (1..=n as u64).product();
+        // Saturating: with more than 20 blocks `n!` overflows a u64 (and the
+        // count only matters up to the budget).
+        let orders = (1..=n as u64).fold(1u64, u64::saturating_mul);
         if n > MAX_PERMUTED || orders.saturating_mul(self.ids.len() as u64) > PERMUTATION_BUDGET {
             out.undecided.push(Undecided::BlindWrites {
                 key,

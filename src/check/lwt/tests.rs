@@ -452,6 +452,15 @@ fn outside_the_fragment_is_unknown_to_the_chains_and_searched() {
     assert!(
         matches!(&a.undecided[..], [Undecided::BlindWrites { writes, .. }] if writes.len() == MAX_PERMUTED + 1)
     );
+    // Far more blocks than a u64 counts the orders of (25! > 2^64): still
+    // undecided here, not an overflow.
+    let many: String = (0..25)
+        .map(|v| format!("{v} invoke write {}\n{v} ok write {}\n", v + 10, v + 10))
+        .collect();
+    let a = run_chains(&ops(&many));
+    assert!(
+        matches!(&a.undecided[..], [Undecided::BlindWrites { writes, .. }] if writes.len() == 25)
+    );
     // A violation on another key makes the history invalid all the same;
     // the search then decides the first key.
     let text = ops("0 invoke write [0 1]
