@@ -133,6 +133,9 @@ fn ctrl_c_stops_the_clients_and_still_writes_and_checks() {
     std::fs::remove_dir_all(&store).expect("clean up");
 }
 
+/// A server no test reaches: the nemesis options are refused before it is.
+const PG: &str = "postgres://isocheck@127.0.0.1:1/isocheck";
+
 #[test]
 fn bad_input_is_one_line_and_status_3() {
     let store = scratch("bad");
@@ -145,6 +148,23 @@ fn bad_input_is_one_line_and_status_3() {
         (
             &["--workload", "mini-transactions", "--ops", "6"],
             "at most 4",
+        ),
+        (&["--nemesis", "kill"], "drop --nemesis"),
+        (&["--db", PG, "--nemesis", "kill,restart"], "--server-ctl '"),
+        (
+            &[
+                "--db",
+                PG,
+                "--nemesis",
+                "pause",
+                "--server-ctl",
+                "db.sh pause pg",
+            ],
+            "no `{}`",
+        ),
+        (
+            &["--db", PG, "--nemesis", "kill", "--nemesis-interval", "0"],
+            "more than 0",
         ),
     ];
     for (args, expected) in cases {

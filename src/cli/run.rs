@@ -68,12 +68,20 @@ pub struct RunArgs {
     /// `<db>-<workload>-<isolation>`).
     #[arg(long)]
     pub name: Option<String>,
-    /// Inject faults while the clients run.
-    #[arg(long, value_enum)]
-    pub nemesis: Option<run::Nemesis>,
-    /// Seconds between faults.
+    /// Inject faults while the clients run, in turn: `kill` (the clients'
+    /// connections), `restart` and `pause` (the server, through
+    /// --server-ctl); e.g. `--nemesis kill,restart,pause`.
+    #[arg(long, value_enum, value_delimiter = ',')]
+    pub nemesis: Vec<run::nemesis::Fault>,
+    /// Seconds between faults (a restarted or paused server is brought back
+    /// after half of it).
     #[arg(long, value_name = "SECONDS", default_value_t = 2.0)]
     pub nemesis_interval: f64,
+    /// The shell command that controls the server for `--nemesis restart`
+    /// and `pause`, `{}` standing for `kill`, `start`, `pause` or `resume`:
+    /// e.g. `'scripts/db.sh {} postgres'`.
+    #[arg(long, value_name = "COMMAND")]
+    pub server_ctl: Option<String>,
     /// What the history is checked for (default: the model the isolation
     /// level promises).
     #[command(flatten)]
@@ -149,16 +157,7 @@ impl RunArgs {
             .consistency_models
             .unwrap_or_else(|| vec![target.promised_model(isolation).to_string()]);
         let time_limit = self.time_limit.map(seconds).transpose()?;
-        let nemesis = match self.nemesis {
-            Some(_) if !target.can_kill() => {
-                return Err(format!(
-                    "{} has no connections to kill: drop --nemesis",
-                    target.label()
-                ))
-            }
-            Some(n) => Some((n, seconds(self.nemesis_interval)?)),
-            None => None,
-        };
+        let nemesis = self.nemesis_plan(&target)?;
         let txns = self
             .txns
             .unwrap_or(if time_limit.is_some() { u64::MAX } else { 1000 });
@@ -201,6 +200,44 @@ impl RunArgs {
             name.trim_end_matches('-').to_string()
         });
         Ok(options)
+    }
+}
+
+impl RunArgs {
+    /// The faults to inject, or one line saying what they lack.
+    fn nemesis_plan(&self, target: &Target) -> Result<Option<run::nemesis::Plan>, String> {
+        if self.nemesis.is_empty() {
+            return Ok(None);
+        }
+        if !target.is_server() {
+            return Err(format!(
+                "{} is no server, with no connections to kill nor a process to restart or \
+                 pause: drop --nemesis",
+                target.label()
+            ));
+        }
+        let server_ctl = self
+            .server_ctl
+            .as_deref()
+            .map(run::nemesis::ServerCtl::parse)
+            .transpose()?;
+        let needs_ctl = self.nemesis.iter().find(|f| f.needs_server_ctl());
+        if let (Some(fault), None) = (needs_ctl, &server_ctl) {
+            return Err(format!(
+                "--nemesis {} acts on the server process: give the command that controls it, \
+                 e.g. --server-ctl 'scripts/db.sh {{}} postgres'",
+                fault.name()
+            ));
+        }
+        let interval = seconds(self.nemesis_interval)?;
+        if interval.is_zero() {
+            return Err("--nemesis-interval must be more than 0 seconds".into());
+        }
+        Ok(Some(run::nemesis::Plan {
+            faults: self.nemesis.clone(),
+            interval,
+            server_ctl,
+        }))
     }
 }
 

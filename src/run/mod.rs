@@ -6,13 +6,15 @@
 //! `sqlite.rs` (embedded, the default), `postgres.rs`, `mysql.rs` (MariaDB
 //! too) and `sim.rs` (`gen`'s simulated databases) implement it;
 //! `client.rs` is a client thread, `recorder.rs` the shared history writer,
-//! `store.rs` the run directory and its files. This module parses `--db`,
-//! runs the clients, the nemesis and the progress, and writes the store;
+//! `nemesis.rs` the faults, `store.rs` the run directory and its files.
+//! This module parses `--db`, runs the clients, the nemesis and the
+//! progress, and writes the store;
 //! the command line (`cli/run.rs`) checks the history afterwards.
 
 pub mod backend;
 mod client;
 mod mysql;
+pub mod nemesis;
 mod postgres;
 mod recorder;
 mod sim;
@@ -85,9 +87,9 @@ impl Target {
         }
     }
 
-    /// Whether the database can end its clients' connections (`--nemesis
-    /// kill`).
-    pub fn can_kill(&self) -> bool {
+    /// Whether the database is a server, whose clients' connections can
+    /// be ended and whose process can be restarted or paused (`--nemesis`).
+    pub fn is_server(&self) -> bool {
         matches!(self, Target::Postgres(_) | Target::Mysql(_))
     }
 
@@ -135,12 +137,6 @@ fn level_name(level: Level) -> String {
         .unwrap_or_default()
 }
 
-fn nemesis_name(n: Nemesis) -> &'static str {
-    match n {
-        Nemesis::Kill => "kill",
-    }
-}
-
 fn sim_levels() -> String {
     let names: Vec<String> = Level::value_variants()
         .iter()
@@ -166,15 +162,7 @@ pub struct Options {
     /// The models the history is checked against, for `test.edn`.
     pub models: Vec<String>,
     /// Faults to inject, and how often.
-    pub nemesis: Option<(Nemesis, Duration)>,
-}
-
-/// The faults a run can inject.
-#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Nemesis {
-    /// End every client connection (`pg_terminate_backend`); the clients
-    /// reconnect.
-    Kill,
+    pub nemesis: Option<nemesis::Plan>,
 }
 
 /// What a run recorded, and where.
@@ -265,9 +253,9 @@ pub fn run(
                 s.spawn(move || client::run(index, o.processes, db, plans, recorder))
             })
             .collect();
-        if let Some((Nemesis::Kill, period)) = o.nemesis {
+        if let Some(plan) = &o.nemesis {
             let (db, recorder, done) = (&*db, &recorder, &clients_done);
-            s.spawn(move || every(period, done, || kill_connections(db, recorder)));
+            s.spawn(move || nemesis::run(plan, db, recorder, done));
         }
         let (recorder, done) = (&recorder, &clients_done);
         s.spawn(move || every(PROGRESS_EVERY, done, || progress(recorder.counts())));
@@ -294,27 +282,9 @@ pub fn run(
 
 /// Calls `f` every `period` until `done` is set.
 fn every(period: Duration, done: &AtomicBool, mut f: impl FnMut()) {
-    let tick = Duration::from_millis(50).min(period);
-    let mut next = Instant::now() + period;
-    while !done.load(Ordering::Relaxed) {
-        std::thread::sleep(tick);
-        if Instant::now() >= next {
-            next += period;
-            f();
-        }
+    while nemesis::wait(period, done) {
+        f();
     }
-}
-
-/// The `kill` nemesis: ends the clients' connections, recorded as Jepsen
-/// records nemesis ops (an `:info` op before, and one with the outcome
-/// after).
-fn kill_connections<W: io::Write>(db: &dyn Database, recorder: &recorder::Recorder<W>) {
-    recorder.nemesis("kill", None);
-    let outcome = match db.kill_connections() {
-        Ok(_) => "killed".to_string(),
-        Err(e) => e.to_string(),
-    };
-    recorder.nemesis("kill", Some(&outcome));
 }
 
 /// The database the options name, its files (SQLite's) in `dir`.
@@ -341,6 +311,12 @@ fn open(o: &Options, dir: &Path) -> Result<Box<dyn Database>, RunError> {
 fn test_edn(o: &Options, elapsed: Duration) -> String {
     use store::Field;
     let models: Vec<&str> = o.models.iter().map(String::as_str).collect();
+    let faults: Vec<&str> = o
+        .nemesis
+        .iter()
+        .flat_map(|p| &p.faults)
+        .map(|f| f.name())
+        .collect();
     let kind = o
         .shape
         .kind
@@ -373,7 +349,14 @@ fn test_edn(o: &Options, elapsed: Duration) -> String {
         (
             "nemesis",
             o.nemesis
-                .map_or(Field::Nil, |(n, _)| Field::Keyword(nemesis_name(n))),
+                .as_ref()
+                .map_or(Field::Nil, |_| Field::Keywords(&faults)),
+        ),
+        (
+            "nemesis-interval",
+            o.nemesis
+                .as_ref()
+                .map_or(Field::Nil, |p| Field::Float(p.interval.as_secs_f64())),
         ),
         ("elapsed", Field::Float(elapsed.as_secs_f64())),
     ])
