@@ -98,6 +98,37 @@ fn level_keeps_its_promise(server_name: &str, level: &str, model: &str) {
     }
 }
 
+/// The cas-register workload at the weakest level, connections killed
+/// every half second: a compare-and-set is one `UPDATE ... WHERE v =
+/// expected`, atomic at every level, so each register is linearizable.
+fn cas_registers_are_linearizable(server_name: &str) {
+    let Some((url, _turn)) = server(server_name) else {
+        return;
+    };
+    let mut args = vec![
+        "--isolation",
+        "read-committed",
+        "--workload",
+        "cas-register",
+    ];
+    args.extend_from_slice(&KILL_CONNECTIONS);
+    let history = passes(&url, &format!("cas-{server_name}"), &args);
+    let ok_cas = history
+        .lines()
+        .filter(|l| l.contains(":type :ok") && l.contains(":f :cas"));
+    assert!(ok_cas.count() > 0, "{server_name}: no cas took");
+}
+
+#[test]
+fn postgres_cas_registers_are_linearizable() {
+    cas_registers_are_linearizable("postgres");
+}
+
+#[test]
+fn mariadb_cas_registers_are_linearizable() {
+    cas_registers_are_linearizable("mariadb");
+}
+
 /// Eight seconds of `--isolation level` under a nemesis that restarts and
 /// pauses the server in turn, every second, through `scripts/db.sh`: each
 /// fault is recorded begun and done (none failed), every invocation has its

@@ -12,6 +12,7 @@
 //! the command line (`cli/run.rs`) checks the history afterwards.
 
 pub mod backend;
+mod cas;
 mod client;
 mod mysql;
 pub mod nemesis;
@@ -163,6 +164,23 @@ pub struct Options {
     pub models: Vec<String>,
     /// Faults to inject, and how often.
     pub nemesis: Option<nemesis::Plan>,
+    /// The cas-register workload on this many registers, in place of
+    /// `shape`'s transactions (whose register table it uses).
+    pub cas: Option<u64>,
+}
+
+impl Options {
+    /// The workload's name, as `--workload` spells it.
+    pub fn workload_name(&self) -> String {
+        if self.cas.is_some() {
+            return "cas-register".into();
+        }
+        self.shape
+            .kind
+            .to_possible_value()
+            .map(|v| v.get_name().to_string())
+            .unwrap_or_default()
+    }
 }
 
 /// What a run recorded, and where.
@@ -239,29 +257,34 @@ pub fn run(
     let file = std::fs::File::create(&history).map_err(|e| RunError::Store(history.clone(), e))?;
     let recorder = recorder::Recorder::new(file, o.shape.kind);
     let start = Instant::now();
-    let plans = client::Plans {
-        workload: Mutex::new((Workload::new(o.shape.clone()), Rng::new(o.seed))),
+    let budget = || client::Budget {
         left: AtomicU64::new(o.txns),
         deadline: o.time_limit.map(|t| start + t),
         stop,
     };
     let clients_done = AtomicBool::new(false);
     std::thread::scope(|s| {
-        let clients: Vec<_> = (0..o.processes)
-            .map(|index| {
-                let (db, plans, recorder) = (&*db, &plans, &recorder);
-                s.spawn(move || client::run(index, o.processes, db, plans, recorder))
-            })
-            .collect();
+        let clients = match o.cas {
+            Some(keys) => {
+                let job = cas::Registers::new(budget(), keys, o.seed, &recorder);
+                spawn_clients(s, o.processes, &*db, job)
+            }
+            None => {
+                let job = client::Txns {
+                    budget: budget(),
+                    workload: Mutex::new((Workload::new(o.shape.clone()), Rng::new(o.seed))),
+                    recorder: &recorder,
+                };
+                spawn_clients(s, o.processes, &*db, job)
+            }
+        };
         if let Some(plan) = &o.nemesis {
             let (db, recorder, done) = (&*db, &recorder, &clients_done);
             s.spawn(move || nemesis::run(plan, db, recorder, done));
         }
         let (recorder, done) = (&recorder, &clients_done);
         s.spawn(move || every(PROGRESS_EVERY, done, || progress(recorder.counts())));
-        for c in clients {
-            let _ = c.join();
-        }
+        let _ = clients.join();
         clients_done.store(true, Ordering::Relaxed);
     });
     let elapsed = start.elapsed();
@@ -277,6 +300,24 @@ pub fn run(
         history,
         counts,
         elapsed,
+    })
+}
+
+/// Runs `processes` clients doing `job` on `db`, in a thread that ends
+/// when they do.
+fn spawn_clients<'scope, J: client::Job + Send + 'scope>(
+    s: &'scope std::thread::Scope<'scope, '_>,
+    processes: u64,
+    db: &'scope dyn Database,
+    job: J,
+) -> std::thread::ScopedJoinHandle<'scope, ()> {
+    s.spawn(move || {
+        std::thread::scope(|inner| {
+            for index in 0..processes {
+                let job = &job;
+                inner.spawn(move || client::run(index, processes, db, job));
+            }
+        })
     })
 }
 
@@ -317,12 +358,7 @@ fn test_edn(o: &Options, elapsed: Duration) -> String {
         .flat_map(|p| &p.faults)
         .map(|f| f.name())
         .collect();
-    let kind = o
-        .shape
-        .kind
-        .to_possible_value()
-        .map(|v| v.get_name().to_string())
-        .unwrap_or_default();
+    let kind = o.workload_name();
     let txns = match o.txns {
         u64::MAX => Field::Nil,
         n => Field::Int(n),
