@@ -10,6 +10,11 @@
 #   scripts/db.sh kill postgres    stop it at once, as a crash would
 #                                  (`start` brings it back on the same data)
 #   scripts/db.sh stop postgres    stop it and delete its directory
+#   scripts/db.sh pause postgres   stop its processes (SIGSTOP), as a stalled
+#   scripts/db.sh resume postgres  machine would, and let them go on (SIGCONT)
+#
+# `isocheck run --nemesis restart,pause --server-ctl 'scripts/db.sh {} postgres'`
+# uses kill, start, pause and resume.
 #
 # The server runs as an unprivileged user (`postgres` or `mysql` when run
 # as root), without flushing to disk: it is for tests, never for data. A
@@ -90,6 +95,18 @@ pg_kill() {
     as_owner "$bin/pg_ctl" -D "$dir/data" -m immediate -w stop >/dev/null 2>&1 || true
 }
 
+# Sends a signal to the postmaster and its children (the backends), or
+# says that no server runs.
+pg_signal() {
+    local pidfile="$base/postgres/data/postmaster.pid" pid
+    [ -f "$pidfile" ] || die "no PostgreSQL server runs in $base/postgres"
+    pid=$(head -n 1 "$pidfile")
+    kill "-$1" "$pid" || die "cannot signal the server (pid $pid)"
+    for child in $(pgrep -P "$pid" || true); do
+        kill "-$1" "$child" 2>/dev/null || true
+    done
+}
+
 pg_stop() {
     pg_kill
     rm -rf "$base/postgres"
@@ -141,6 +158,12 @@ my_kill() {
     rm -f "$pidfile"
 }
 
+my_signal() {
+    local pidfile="$base/mariadb/mysqld.pid"
+    [ -f "$pidfile" ] || die "no MariaDB server runs in $base/mariadb"
+    kill "-$1" "$(cat "$pidfile")" || die "cannot signal the server"
+}
+
 my_stop() {
     my_kill
     rm -rf "$base/mariadb"
@@ -151,12 +174,16 @@ case "${1:-} ${2:-}" in
     "url postgres") pg_url ;;
     "kill postgres") pg_kill ;;
     "stop postgres") pg_stop ;;
+    "pause postgres") pg_signal STOP ;;
+    "resume postgres") pg_signal CONT ;;
     "start mariadb") my_start ;;
     "url mariadb") my_url ;;
     "kill mariadb") my_kill ;;
     "stop mariadb") my_stop ;;
+    "pause mariadb") my_signal STOP ;;
+    "resume mariadb") my_signal CONT ;;
     *)
-        sed -n '2,19p' "$0" >&2
+        sed -n '2,24p' "$0" >&2
         exit 2
         ;;
 esac

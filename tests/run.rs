@@ -19,6 +19,15 @@ fn run(store: &Path, args: &[&str]) -> (Output, PathBuf) {
     (isocheck(&all), store.join("latest"))
 }
 
+/// `recheck` of the store agrees with each of its `runs` runs' results.
+fn recheck_agrees(store: &Path, runs: usize) {
+    let recheck = isocheck(&["recheck", store.to_str().expect("utf-8")]);
+    let table = String::from_utf8_lossy(&recheck.stdout).into_owned();
+    assert!(recheck.status.success(), "{table}{}", stderr(&recheck));
+    let agree = format!("{runs} agree, 0 disagree");
+    assert!(table.contains(&agree), "{table}");
+}
+
 #[test]
 fn sqlite_runs_are_serializable_and_recheck_agrees() {
     let store = scratch("sqlite");
@@ -38,10 +47,33 @@ fn sqlite_runs_are_serializable_and_recheck_agrees() {
         );
         assert!(test.contains(&format!(":workload :{workload}")), "{test}");
     }
-    let recheck = isocheck(&["recheck", store.to_str().expect("utf-8")]);
-    let table = String::from_utf8_lossy(&recheck.stdout).into_owned();
-    assert!(recheck.status.success(), "{table}{}", stderr(&recheck));
-    assert!(table.contains("3 agree, 0 disagree"), "{table}");
+    recheck_agrees(&store, 3);
+    std::fs::remove_dir_all(&store).expect("clean up");
+}
+
+/// The cas-register workload: a compare-and-set is one `UPDATE` on
+/// SQLite, a read and a write in one transaction on the simulated
+/// databases, which is atomic at serializable and snapshot isolation (a
+/// concurrent write aborts it). Each is linearizable, and recheck agrees.
+#[test]
+fn cas_registers_are_linearizable() {
+    let store = scratch("cas");
+    for db in ["sqlite:", "sim:serializable", "sim:snapshot-isolation"] {
+        let args = ["--db", db, "--workload", "cas-register", "--txns", "1000"];
+        let (out, dir) = run(&store, &args);
+        assert!(out.status.success(), "{db}: {}", stderr(&out));
+        let history = read(&dir.join("history.edn"));
+        assert_eq!(completions(&history).0, 1000, "{db}");
+        let cas = history
+            .lines()
+            .filter(|l| l.contains(":type :ok, :process"));
+        assert!(cas.filter(|l| l.contains(":f :cas")).count() > 100, "{db}");
+        assert!(read(&dir.join("results.edn")).starts_with("{:valid? true"));
+        let test = read(&dir.join("test.edn"));
+        assert!(test.contains(":workload :cas-register"), "{test}");
+        assert!(test.contains("[:linearizable]"), "{test}");
+    }
+    recheck_agrees(&store, 3);
     std::fs::remove_dir_all(&store).expect("clean up");
 }
 
@@ -133,6 +165,9 @@ fn ctrl_c_stops_the_clients_and_still_writes_and_checks() {
     std::fs::remove_dir_all(&store).expect("clean up");
 }
 
+/// A server no test reaches: the nemesis options are refused before it is.
+const PG: &str = "postgres://isocheck@127.0.0.1:1/isocheck";
+
 #[test]
 fn bad_input_is_one_line_and_status_3() {
     let store = scratch("bad");
@@ -145,6 +180,23 @@ fn bad_input_is_one_line_and_status_3() {
         (
             &["--workload", "mini-transactions", "--ops", "6"],
             "at most 4",
+        ),
+        (&["--nemesis", "kill"], "drop --nemesis"),
+        (&["--db", PG, "--nemesis", "kill,restart"], "--server-ctl '"),
+        (
+            &[
+                "--db",
+                PG,
+                "--nemesis",
+                "pause",
+                "--server-ctl",
+                "db.sh pause pg",
+            ],
+            "no `{}`",
+        ),
+        (
+            &["--db", PG, "--nemesis", "kill", "--nemesis-interval", "0"],
+            "more than 0",
         ),
     ];
     for (args, expected) in cases {

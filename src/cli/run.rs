@@ -29,9 +29,9 @@ pub struct RunArgs {
     /// strongest).
     #[arg(long, value_enum)]
     pub isolation: Option<Isolation>,
-    /// What the transactions do.
+    /// What the clients do.
     #[arg(long, value_enum, default_value = "list-append")]
-    pub workload: Kind,
+    pub workload: RunWorkload,
     /// Transactions to invoke (default 1000, or unlimited with --time-limit).
     #[arg(long)]
     pub txns: Option<u64>,
@@ -68,16 +68,51 @@ pub struct RunArgs {
     /// `<db>-<workload>-<isolation>`).
     #[arg(long)]
     pub name: Option<String>,
-    /// Inject faults while the clients run.
-    #[arg(long, value_enum)]
-    pub nemesis: Option<run::Nemesis>,
-    /// Seconds between faults.
+    /// Inject faults while the clients run, in turn: `kill` (the clients'
+    /// connections), `restart` and `pause` (the server, through
+    /// --server-ctl); e.g. `--nemesis kill,restart,pause`.
+    #[arg(long, value_enum, value_delimiter = ',')]
+    pub nemesis: Vec<run::nemesis::Fault>,
+    /// Seconds between faults (a restarted or paused server is brought back
+    /// after half of it).
     #[arg(long, value_name = "SECONDS", default_value_t = 2.0)]
     pub nemesis_interval: f64,
+    /// The shell command that controls the server for `--nemesis restart`
+    /// and `pause`, `{}` standing for `kill`, `start`, `pause` or `resume`:
+    /// e.g. `'scripts/db.sh {} postgres'`.
+    #[arg(long, value_name = "COMMAND")]
+    pub server_ctl: Option<String>,
     /// What the history is checked for (default: the model the isolation
     /// level promises).
     #[command(flatten)]
     pub model: ModelArgs,
+}
+
+/// The workloads of a run: `gen`'s transactions, or single ops on
+/// registers.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RunWorkload {
+    /// `[:append k v]` and `[:r k [..]]`.
+    ListAppend,
+    /// `[:w k v]` and `[:r k v]`.
+    RwRegister,
+    /// rw-register transactions of at most four micro-ops.
+    MiniTransactions,
+    /// Jepsen's cas-register (lwt): a read, a write or a compare-and-set
+    /// (`UPDATE ... WHERE v = expected`) per transaction, on --keys
+    /// registers; checked for linearizability.
+    CasRegister,
+}
+
+impl RunWorkload {
+    /// The kind of `gen`'s transactions (cas-register: the register table).
+    fn kind(self) -> Kind {
+        match self {
+            RunWorkload::ListAppend => Kind::ListAppend,
+            RunWorkload::RwRegister | RunWorkload::CasRegister => Kind::RwRegister,
+            RunWorkload::MiniTransactions => Kind::MiniTransactions,
+        }
+    }
 }
 
 /// Set by Ctrl-C: the clients stop invoking.
@@ -98,7 +133,7 @@ pub fn run(a: &RunArgs) -> ExitCode {
     });
     output::say(format_args!(
         "running {} against {} ({}), {} clients; Ctrl-C stops",
-        options.shape_name(),
+        options.workload_name(),
         options.target.label(),
         options.models.join(", "),
         options.processes
@@ -124,17 +159,6 @@ pub fn run(a: &RunArgs) -> ExitCode {
     }
 }
 
-impl run::Options {
-    fn shape_name(&self) -> String {
-        use clap::ValueEnum;
-        self.shape
-            .kind
-            .to_possible_value()
-            .map(|v| v.get_name().to_string())
-            .unwrap_or_default()
-    }
-}
-
 impl RunArgs {
     /// The run's options, or one line saying what is wrong with the flags.
     fn options(&self) -> Result<run::Options, String> {
@@ -145,25 +169,21 @@ impl RunArgs {
         let isolation = target.isolation(self.isolation)?;
         let check_options = self.model.options();
         check::anomaly_types(&check_options).map_err(|e| format!("{e} ({})", option_help(&e)))?;
+        let cas = self.workload == RunWorkload::CasRegister;
+        let promised = match cas {
+            true => "linearizable",
+            false => target.promised_model(isolation),
+        };
         let models = check_options
             .consistency_models
-            .unwrap_or_else(|| vec![target.promised_model(isolation).to_string()]);
+            .unwrap_or_else(|| vec![promised.to_string()]);
         let time_limit = self.time_limit.map(seconds).transpose()?;
-        let nemesis = match self.nemesis {
-            Some(_) if !target.can_kill() => {
-                return Err(format!(
-                    "{} has no connections to kill: drop --nemesis",
-                    target.label()
-                ))
-            }
-            Some(n) => Some((n, seconds(self.nemesis_interval)?)),
-            None => None,
-        };
+        let nemesis = self.nemesis_plan(&target)?;
         let txns = self
             .txns
             .unwrap_or(if time_limit.is_some() { u64::MAX } else { 1000 });
         let shape = gen::Shape {
-            kind: self.workload,
+            kind: self.workload.kind(),
             min_ops: self.ops.0,
             max_ops: self.ops.1,
             read_ratio: self.read_ratio,
@@ -190,17 +210,56 @@ impl RunArgs {
             store: self.store.clone(),
             models,
             nemesis,
+            cas: cas.then_some(self.keys),
         };
         options.name = self.name.clone().unwrap_or_else(|| {
             let level = isolation.map_or("", |i| i.name());
             let name = format!(
                 "{}-{}-{level}",
                 options.target.label(),
-                options.shape_name()
+                options.workload_name()
             );
             name.trim_end_matches('-').to_string()
         });
         Ok(options)
+    }
+}
+
+impl RunArgs {
+    /// The faults to inject, or one line saying what they lack.
+    fn nemesis_plan(&self, target: &Target) -> Result<Option<run::nemesis::Plan>, String> {
+        if self.nemesis.is_empty() {
+            return Ok(None);
+        }
+        if !target.is_server() {
+            return Err(format!(
+                "{} is no server, with no connections to kill nor a process to restart or \
+                 pause: drop --nemesis",
+                target.label()
+            ));
+        }
+        let server_ctl = self
+            .server_ctl
+            .as_deref()
+            .map(run::nemesis::ServerCtl::parse)
+            .transpose()?;
+        let needs_ctl = self.nemesis.iter().find(|f| f.needs_server_ctl());
+        if let (Some(fault), None) = (needs_ctl, &server_ctl) {
+            return Err(format!(
+                "--nemesis {} acts on the server process: give the command that controls it, \
+                 e.g. --server-ctl 'scripts/db.sh {{}} postgres'",
+                fault.name()
+            ));
+        }
+        let interval = seconds(self.nemesis_interval)?;
+        if interval.is_zero() {
+            return Err("--nemesis-interval must be more than 0 seconds".into());
+        }
+        Ok(Some(run::nemesis::Plan {
+            faults: self.nemesis.clone(),
+            interval,
+            server_ctl,
+        }))
     }
 }
 

@@ -91,13 +91,28 @@ impl<W: Write> HistoryWriter<W> {
             push_mop(l, kind, m, reads.map(|r| r.of(i)));
         }
         l.push(b']');
-        if let Some((name, message)) = error {
-            l.extend_from_slice(b", :error [:");
-            l.extend_from_slice(name.as_bytes());
-            l.push(b' ');
-            push_string(l, message);
-            l.push(b']');
-        }
+        push_error(l, error);
+        self.end_line()
+    }
+
+    /// A register op of Jepsen's cas-register workload: `f` (`read`,
+    /// `write`, `cas`) and its value as EDN text (`[key value]`,
+    /// `[key [old new]]`), with `:error` as in
+    /// [`HistoryWriter::op_with_error`].
+    pub fn register_op(
+        &mut self,
+        (ty, time, process): (OpType, u64, u64),
+        f: &str,
+        value: &str,
+        error: Option<(&str, &str)>,
+    ) -> io::Result<()> {
+        let l = self.start_line(ty, time);
+        push_u64(l, process);
+        l.extend_from_slice(b", :f :");
+        l.extend_from_slice(f.as_bytes());
+        l.extend_from_slice(b", :value ");
+        l.extend_from_slice(value.as_bytes());
+        push_error(l, error);
         self.end_line()
     }
 
@@ -194,6 +209,17 @@ fn push_mop(l: &mut Vec<u8>, kind: Kind, m: Mop, read: Option<&[Value]>) {
 
 /// An EDN string literal: quotes, backslashes and control characters
 /// escaped.
+/// `, :error [:name "message"]`, or nothing.
+fn push_error(l: &mut Vec<u8>, error: Option<(&str, &str)>) {
+    if let Some((name, message)) = error {
+        l.extend_from_slice(b", :error [:");
+        l.extend_from_slice(name.as_bytes());
+        l.push(b' ');
+        push_string(l, message);
+        l.push(b']');
+    }
+}
+
 pub fn push_string(l: &mut Vec<u8>, s: &str) {
     l.push(b'"');
     for c in s.chars() {

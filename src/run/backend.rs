@@ -100,6 +100,19 @@ pub trait Connection: Send {
     fn read(&mut self, key: Key, out: &mut Vec<Value>) -> Result<(), DbError>;
     /// Appends `value` to the list at `key`, or sets the register.
     fn write(&mut self, key: Key, value: Value) -> Result<(), DbError>;
+    /// In a transaction begun to write: sets the register at `key` to
+    /// `new` if it holds `expected`, and says whether it did. By default a
+    /// read and a write, a compare-and-set only at serializable levels; the
+    /// SQL backends run one `UPDATE ... WHERE v = expected` and count the
+    /// rows it changed.
+    fn cas(&mut self, key: Key, expected: Value, new: Value) -> Result<bool, DbError> {
+        let mut seen = Vec::new();
+        self.read(key, &mut seen)?;
+        if seen != [expected] {
+            return Ok(false);
+        }
+        self.write(key, new).map(|()| true)
+    }
     fn commit(&mut self) -> Result<(), DbError>;
     /// Rolls back; errors are ignored (the transaction is over either way).
     fn abort(&mut self);

@@ -1,6 +1,7 @@
-//! A client thread: Jepsen's process. It takes the next planned
-//! transaction, records its invocation, runs it on its own connection and
-//! records the completion: `:ok` with the reads, `:fail` when the
+//! A client thread: Jepsen's process, doing a [`Job`] (this module's
+//! [`Txns`], or `cas.rs`'s register ops) within a shared [`Budget`]. It
+//! takes the next planned op, records its invocation, runs it on its own
+//! connection and records the completion: `:ok` with the reads, `:fail` when the
 //! transaction is known not to have committed (any error before commit, or
 //! a commit the database refused), `:info` when the outcome is unknown. A
 //! client whose transaction ended `:info` continues as a new process (its
@@ -20,25 +21,68 @@ use std::time::{Duration, Instant};
 /// How long a client waits before trying to connect again.
 const RECONNECT_PAUSE: Duration = Duration::from_millis(100);
 
-/// What the clients share: the plans, and when to stop.
-pub struct Plans<'a> {
-    pub workload: Mutex<(Workload, Rng)>,
-    /// Transactions left to invoke.
+/// How many ops the clients may invoke, and when they must stop.
+pub struct Budget<'a> {
+    /// Ops left to invoke.
     pub left: AtomicU64,
     pub deadline: Option<Instant>,
     /// Set by Ctrl-C (or a failed write of the history).
     pub stop: &'a AtomicBool,
 }
 
-impl Plans<'_> {
-    /// The next transaction's micro-ops, or `None` when the run is over.
-    fn next(&self) -> Option<Vec<Mop>> {
-        let claimed = !self.over()
+impl Budget<'_> {
+    /// Takes one op from the budget; false when the run is over.
+    pub fn claim(&self) -> bool {
+        !self.over()
             && self
                 .left
                 .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1))
-                .is_ok();
-        if !claimed {
+                .is_ok()
+    }
+
+    /// Whether no op is left to invoke.
+    pub fn over(&self) -> bool {
+        self.stop.load(Ordering::Relaxed)
+            || self.deadline.is_some_and(|d| Instant::now() >= d)
+            || self.left.load(Ordering::Relaxed) == 0
+    }
+}
+
+/// What the clients do, one op at a time: the transactions of `gen`'s
+/// workloads ([`Txns`]) or the cas-register's single ops.
+pub trait Job: Sync {
+    type Op;
+    fn budget(&self) -> &Budget<'_>;
+    /// The next op, or `None` when the run is over.
+    fn next(&self) -> Option<Self::Op>;
+    /// Records the invocation; false once the history cannot be written.
+    fn invoke(&self, process: u64, op: &Self::Op) -> bool;
+    /// Runs the op on `c` and records its completion: whether that was
+    /// recorded, and the error it ended with, if any.
+    fn perform(
+        &self,
+        c: &mut dyn Connection,
+        process: u64,
+        op: &Self::Op,
+    ) -> (bool, Option<(OpType, DbError)>);
+}
+
+/// The transactions of `gen`'s workloads.
+pub struct Txns<'a, W: Write> {
+    pub budget: Budget<'a>,
+    pub workload: Mutex<(Workload, Rng)>,
+    pub recorder: &'a Recorder<W>,
+}
+
+impl<W: Write + Send> Job for Txns<'_, W> {
+    type Op = Vec<Mop>;
+
+    fn budget(&self) -> &Budget<'_> {
+        &self.budget
+    }
+
+    fn next(&self) -> Option<Vec<Mop>> {
+        if !self.budget.claim() {
             return None;
         }
         let mut guard = self.workload.lock().unwrap_or_else(|e| e.into_inner());
@@ -46,60 +90,61 @@ impl Plans<'_> {
         Some(workload.plan(rng))
     }
 
-    /// Whether no transaction is left to invoke.
-    fn over(&self) -> bool {
-        self.stop.load(Ordering::Relaxed)
-            || self.deadline.is_some_and(|d| Instant::now() >= d)
-            || self.left.load(Ordering::Relaxed) == 0
+    fn invoke(&self, process: u64, mops: &Vec<Mop>) -> bool {
+        self.recorder.invoke(process, mops)
+    }
+
+    fn perform(
+        &self,
+        c: &mut dyn Connection,
+        process: u64,
+        mops: &Vec<Mop>,
+    ) -> (bool, Option<(OpType, DbError)>) {
+        let mut reads = Reads::default();
+        match transact(c, mops, &mut reads) {
+            Ok(()) => (self.recorder.ok(process, mops, &reads), None),
+            Err((ty, e)) => {
+                let failure = (ty, e.name, e.message.as_str());
+                (self.recorder.failed(process, mops, failure), Some((ty, e)))
+            }
+        }
     }
 }
 
-/// Runs client `index` of `processes` until the plans run out.
-pub fn run<W: Write>(
-    index: u64,
-    processes: u64,
-    db: &dyn Database,
-    plans: &Plans,
-    recorder: &Recorder<W>,
-) {
+/// Runs client `index` of `processes` until the job's budget runs out.
+pub fn run<J: Job>(index: u64, processes: u64, db: &dyn Database, job: &J) {
     let mut process = index;
     let mut conn: Option<Box<dyn Connection>> = None;
-    let mut reads = Reads::default();
+    let stop = || job.budget().stop.store(true, Ordering::Relaxed);
     loop {
         let c = match conn.as_mut() {
             Some(c) => c,
             None => match db.connect() {
                 Ok(c) => conn.insert(c),
-                Err(_) if plans.over() => return,
+                Err(_) if job.budget().over() => return,
                 Err(_) => {
                     std::thread::sleep(RECONNECT_PAUSE);
                     continue;
                 }
             },
         };
-        let Some(mops) = plans.next() else {
+        let Some(op) = job.next() else {
             return;
         };
-        if !recorder.invoke(process, &mops) {
-            plans.stop.store(true, Ordering::Relaxed);
-            return;
+        if !job.invoke(process, &op) {
+            return stop();
         }
-        let recorded = match transact(c.as_mut(), &mops, &mut reads) {
-            Ok(()) => recorder.ok(process, &mops, &reads),
-            Err((ty, e)) => {
-                let written = recorder.failed(process, &mops, (ty, e.name, &e.message));
-                if ty == OpType::Info {
-                    process += processes;
-                }
-                if e.broken {
-                    conn = None;
-                }
-                written
+        let (recorded, error) = job.perform(c.as_mut(), process, &op);
+        if let Some((ty, e)) = error {
+            if ty == OpType::Info {
+                process += processes;
             }
-        };
+            if e.broken {
+                conn = None;
+            }
+        }
         if !recorded {
-            plans.stop.store(true, Ordering::Relaxed);
-            return;
+            return stop();
         }
     }
 }

@@ -6,13 +6,16 @@
 //! `sqlite.rs` (embedded, the default), `postgres.rs`, `mysql.rs` (MariaDB
 //! too) and `sim.rs` (`gen`'s simulated databases) implement it;
 //! `client.rs` is a client thread, `recorder.rs` the shared history writer,
-//! `store.rs` the run directory and its files. This module parses `--db`,
-//! runs the clients, the nemesis and the progress, and writes the store;
+//! `nemesis.rs` the faults, `store.rs` the run directory and its files.
+//! This module parses `--db`, runs the clients, the nemesis and the
+//! progress, and writes the store;
 //! the command line (`cli/run.rs`) checks the history afterwards.
 
 pub mod backend;
+mod cas;
 mod client;
 mod mysql;
+pub mod nemesis;
 mod postgres;
 mod recorder;
 mod sim;
@@ -85,9 +88,9 @@ impl Target {
         }
     }
 
-    /// Whether the database can end its clients' connections (`--nemesis
-    /// kill`).
-    pub fn can_kill(&self) -> bool {
+    /// Whether the database is a server, whose clients' connections can
+    /// be ended and whose process can be restarted or paused (`--nemesis`).
+    pub fn is_server(&self) -> bool {
         matches!(self, Target::Postgres(_) | Target::Mysql(_))
     }
 
@@ -135,12 +138,6 @@ fn level_name(level: Level) -> String {
         .unwrap_or_default()
 }
 
-fn nemesis_name(n: Nemesis) -> &'static str {
-    match n {
-        Nemesis::Kill => "kill",
-    }
-}
-
 fn sim_levels() -> String {
     let names: Vec<String> = Level::value_variants()
         .iter()
@@ -166,15 +163,24 @@ pub struct Options {
     /// The models the history is checked against, for `test.edn`.
     pub models: Vec<String>,
     /// Faults to inject, and how often.
-    pub nemesis: Option<(Nemesis, Duration)>,
+    pub nemesis: Option<nemesis::Plan>,
+    /// The cas-register workload on this many registers, in place of
+    /// `shape`'s transactions (whose register table it uses).
+    pub cas: Option<u64>,
 }
 
-/// The faults a run can inject.
-#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Nemesis {
-    /// End every client connection (`pg_terminate_backend`); the clients
-    /// reconnect.
-    Kill,
+impl Options {
+    /// The workload's name, as `--workload` spells it.
+    pub fn workload_name(&self) -> String {
+        if self.cas.is_some() {
+            return "cas-register".into();
+        }
+        self.shape
+            .kind
+            .to_possible_value()
+            .map(|v| v.get_name().to_string())
+            .unwrap_or_default()
+    }
 }
 
 /// What a run recorded, and where.
@@ -251,29 +257,34 @@ pub fn run(
     let file = std::fs::File::create(&history).map_err(|e| RunError::Store(history.clone(), e))?;
     let recorder = recorder::Recorder::new(file, o.shape.kind);
     let start = Instant::now();
-    let plans = client::Plans {
-        workload: Mutex::new((Workload::new(o.shape.clone()), Rng::new(o.seed))),
+    let budget = || client::Budget {
         left: AtomicU64::new(o.txns),
         deadline: o.time_limit.map(|t| start + t),
         stop,
     };
     let clients_done = AtomicBool::new(false);
     std::thread::scope(|s| {
-        let clients: Vec<_> = (0..o.processes)
-            .map(|index| {
-                let (db, plans, recorder) = (&*db, &plans, &recorder);
-                s.spawn(move || client::run(index, o.processes, db, plans, recorder))
-            })
-            .collect();
-        if let Some((Nemesis::Kill, period)) = o.nemesis {
+        let clients = match o.cas {
+            Some(keys) => {
+                let job = cas::Registers::new(budget(), keys, o.seed, &recorder);
+                spawn_clients(s, o.processes, &*db, job)
+            }
+            None => {
+                let job = client::Txns {
+                    budget: budget(),
+                    workload: Mutex::new((Workload::new(o.shape.clone()), Rng::new(o.seed))),
+                    recorder: &recorder,
+                };
+                spawn_clients(s, o.processes, &*db, job)
+            }
+        };
+        if let Some(plan) = &o.nemesis {
             let (db, recorder, done) = (&*db, &recorder, &clients_done);
-            s.spawn(move || every(period, done, || kill_connections(db, recorder)));
+            s.spawn(move || nemesis::run(plan, db, recorder, done));
         }
         let (recorder, done) = (&recorder, &clients_done);
         s.spawn(move || every(PROGRESS_EVERY, done, || progress(recorder.counts())));
-        for c in clients {
-            let _ = c.join();
-        }
+        let _ = clients.join();
         clients_done.store(true, Ordering::Relaxed);
     });
     let elapsed = start.elapsed();
@@ -292,29 +303,29 @@ pub fn run(
     })
 }
 
-/// Calls `f` every `period` until `done` is set.
-fn every(period: Duration, done: &AtomicBool, mut f: impl FnMut()) {
-    let tick = Duration::from_millis(50).min(period);
-    let mut next = Instant::now() + period;
-    while !done.load(Ordering::Relaxed) {
-        std::thread::sleep(tick);
-        if Instant::now() >= next {
-            next += period;
-            f();
-        }
-    }
+/// Runs `processes` clients doing `job` on `db`, in a thread that ends
+/// when they do.
+fn spawn_clients<'scope, J: client::Job + Send + 'scope>(
+    s: &'scope std::thread::Scope<'scope, '_>,
+    processes: u64,
+    db: &'scope dyn Database,
+    job: J,
+) -> std::thread::ScopedJoinHandle<'scope, ()> {
+    s.spawn(move || {
+        std::thread::scope(|inner| {
+            for index in 0..processes {
+                let job = &job;
+                inner.spawn(move || client::run(index, processes, db, job));
+            }
+        })
+    })
 }
 
-/// The `kill` nemesis: ends the clients' connections, recorded as Jepsen
-/// records nemesis ops (an `:info` op before, and one with the outcome
-/// after).
-fn kill_connections<W: io::Write>(db: &dyn Database, recorder: &recorder::Recorder<W>) {
-    recorder.nemesis("kill", None);
-    let outcome = match db.kill_connections() {
-        Ok(_) => "killed".to_string(),
-        Err(e) => e.to_string(),
-    };
-    recorder.nemesis("kill", Some(&outcome));
+/// Calls `f` every `period` until `done` is set.
+fn every(period: Duration, done: &AtomicBool, mut f: impl FnMut()) {
+    while nemesis::wait(period, done) {
+        f();
+    }
 }
 
 /// The database the options name, its files (SQLite's) in `dir`.
@@ -341,12 +352,13 @@ fn open(o: &Options, dir: &Path) -> Result<Box<dyn Database>, RunError> {
 fn test_edn(o: &Options, elapsed: Duration) -> String {
     use store::Field;
     let models: Vec<&str> = o.models.iter().map(String::as_str).collect();
-    let kind = o
-        .shape
-        .kind
-        .to_possible_value()
-        .map(|v| v.get_name().to_string())
-        .unwrap_or_default();
+    let faults: Vec<&str> = o
+        .nemesis
+        .iter()
+        .flat_map(|p| &p.faults)
+        .map(|f| f.name())
+        .collect();
+    let kind = o.workload_name();
     let txns = match o.txns {
         u64::MAX => Field::Nil,
         n => Field::Int(n),
@@ -373,7 +385,14 @@ fn test_edn(o: &Options, elapsed: Duration) -> String {
         (
             "nemesis",
             o.nemesis
-                .map_or(Field::Nil, |(n, _)| Field::Keyword(nemesis_name(n))),
+                .as_ref()
+                .map_or(Field::Nil, |_| Field::Keywords(&faults)),
+        ),
+        (
+            "nemesis-interval",
+            o.nemesis
+                .as_ref()
+                .map_or(Field::Nil, |p| Field::Float(p.interval.as_secs_f64())),
         ),
         ("elapsed", Field::Float(elapsed.as_secs_f64())),
     ])

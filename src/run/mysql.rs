@@ -118,10 +118,14 @@ impl Database for Mysql {
                 "INSERT INTO {table} (k, v) VALUES (?, ?) ON DUPLICATE KEY UPDATE v = {update}"
             ))
             .map_err(error)?;
+        let cas = conn
+            .prep(format!("UPDATE {table} SET v = ? WHERE k = ? AND v = ?"))
+            .map_err(error)?;
         Ok(Box::new(MyConnection {
             conn,
             read,
             write,
+            cas,
             list: self.list,
         }))
     }
@@ -146,6 +150,8 @@ struct MyConnection {
     conn: Conn,
     read: Statement,
     write: Statement,
+    /// Registers only: `UPDATE ... SET v = new WHERE k = ? AND v = expected`.
+    cas: Statement,
     list: bool,
 }
 
@@ -173,6 +179,13 @@ impl Connection for MyConnection {
             self.conn.exec_drop(&self.write, (k, value as i64))
         };
         result.map_err(error)
+    }
+
+    fn cas(&mut self, key: Key, expected: Value, new: Value) -> Result<bool, DbError> {
+        let args = (new as i64, key as i64, expected as i64);
+        self.conn.exec_drop(&self.cas, args).map_err(error)?;
+        // Rows changed, not rows matched: a value is never set to itself.
+        Ok(self.conn.affected_rows() == 1)
     }
 
     fn commit(&mut self) -> Result<(), DbError> {

@@ -135,11 +135,17 @@ impl Database for Postgres {
             .prepare(&format!("SELECT v FROM {table} WHERE k = $1"))
             .map_err(error)?;
         let write = client.prepare(&write).map_err(error)?;
+        let cas = client
+            .prepare(&format!(
+                "UPDATE {table} SET v = $3 WHERE k = $1 AND v = $2"
+            ))
+            .map_err(error)?;
         Ok(Box::new(PgConnection {
             client,
             begin: format!("BEGIN ISOLATION LEVEL {}", self.isolation.sql()),
             read,
             write,
+            cas,
             list: self.list,
         }))
     }
@@ -162,6 +168,8 @@ struct PgConnection {
     begin: String,
     read: Statement,
     write: Statement,
+    /// Registers only: `UPDATE ... WHERE k = $1 AND v = $2` to `$3`.
+    cas: Statement,
     list: bool,
 }
 
@@ -196,6 +204,15 @@ impl Connection for PgConnection {
             self.client.execute(&self.write, &[&k, &(value as i64)])
         };
         result.map(drop).map_err(error)
+    }
+
+    fn cas(&mut self, key: Key, expected: Value, new: Value) -> Result<bool, DbError> {
+        let args = [key as i64, expected as i64, new as i64];
+        let changed = self
+            .client
+            .execute(&self.cas, &[&args[0], &args[1], &args[2]])
+            .map_err(error)?;
+        Ok(changed == 1)
     }
 
     fn commit(&mut self) -> Result<(), DbError> {

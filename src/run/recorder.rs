@@ -94,6 +94,26 @@ impl<W: Write> Recorder<W> {
         })
     }
 
+    /// Writes a register op (the cas-register workload): its invocation,
+    /// or a completion, `:ok`, `:fail` or `:info` with its `:error`.
+    pub fn register(
+        &self,
+        (ty, process): (OpType, u64),
+        (f, value): (&str, &str),
+        error: Option<(&str, &str)>,
+    ) -> bool {
+        self.with(|inner, time| {
+            let c = &mut inner.counts;
+            match ty {
+                OpType::Invoke => c.invoked += 1,
+                OpType::Ok => c.ok += 1,
+                OpType::Info => c.info += 1,
+                OpType::Fail => c.failed += 1,
+            }
+            inner.out.register_op((ty, time, process), f, value, error)
+        })
+    }
+
     /// Writes a nemesis op (`:info`, as Jepsen's nemesis ops are).
     pub fn nemesis(&self, f: &str, value: Option<&str>) -> bool {
         self.with(|inner, time| {

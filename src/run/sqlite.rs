@@ -138,6 +138,15 @@ impl Connection for SqliteConnection {
             .map_err(error)
     }
 
+    fn cas(&mut self, key: Key, expected: Value, new: Value) -> Result<bool, DbError> {
+        let sql = "UPDATE registers SET v = ?3 WHERE k = ?1 AND v = ?2";
+        let mut stmt = self.conn.prepare_cached(sql).map_err(error)?;
+        let changed = stmt
+            .execute(params![key as i64, expected as i64, new as i64])
+            .map_err(error)?;
+        Ok(changed == 1)
+    }
+
     fn commit(&mut self) -> Result<(), DbError> {
         self.conn.execute_batch("COMMIT").map_err(|e| {
             let mut err = error(e);
