@@ -16,6 +16,7 @@
 
 mod chains;
 mod engine;
+mod parts;
 mod problem;
 #[cfg(feature = "cadical")]
 mod propagate;
@@ -24,6 +25,7 @@ mod reach;
 
 use super::sat::{Lit, Outcome};
 use engine::Engine;
+use parts::Split;
 pub use problem::{Decision, Edge, Problem, Settings, Stats};
 use prune::prune;
 use reach::Reach;
@@ -54,6 +56,12 @@ impl Decided {
 /// with (every constraint when the solver found it; those pruning forced
 /// when pruning did): a core lies among them.
 pub fn decide(p: &Problem, settings: Settings) -> Decided {
+    decide_in_batches(p, settings, parts::MIN_BATCH)
+}
+
+/// `decide`, its independent parts solved in batches of at least
+/// `min_batch` constraints.
+fn decide_in_batches(p: &Problem, settings: Settings, min_batch: usize) -> Decided {
     let mut stats = Stats {
         constraints: p.sides.len(),
         ..Stats::default()
@@ -114,16 +122,12 @@ pub fn decide(p: &Problem, settings: Settings) -> Decided {
         let end = Instant::now() + budget;
         settings.deadline = Some(settings.deadline.map_or(end, |d| d.min(end)));
     }
-    let mut engine = Engine::new(p, reach, &open, false, &settings);
-    for (i, first) in first.into_iter().enumerate() {
-        let lit = engine.lit(i);
-        engine.prefer(if first { lit } else { !lit });
-    }
+    // Decided in independent parts (`parts.rs`), on every core.
+    let split = Split::new(p, &reach.csr, &open, min_batch);
     stats.encode = encoding.elapsed();
     let solving = Instant::now();
-    let outcome = engine.solve(&[]);
+    let outcome = split.solve(&first, &settings, &mut stats);
     stats.solve = solving.elapsed();
-    engine.record(&mut stats);
     let decision = match outcome {
         Outcome::Sat => Decision::Holds,
         Outcome::Unsat => Decision::Violated,
@@ -210,10 +214,16 @@ mod tests {
         }
     }
 
-    /// The decision, the same with the propagator and the lazy loop.
+    /// The decision, the same with the propagator and the lazy loop, and
+    /// with every independent part solved alone (the split's parts are
+    /// rarely large enough to be solved apart otherwise).
     fn run(p: &Problem, pruning: bool) -> Decision {
         let with = decide(p, settings(pruning, true)).decision;
         assert_eq!(with, decide(p, settings(pruning, false)).decision);
+        for propagate in [false, true] {
+            let alone = decide_in_batches(p, settings(pruning, propagate), 1);
+            assert_eq!(with, alone.decision);
+        }
         with
     }
 
