@@ -714,6 +714,7 @@ mod tests {
                     pruning: false,
                     timeout: Some(Duration::from_millis(2500)),
                     reduce: false,
+                    ..SolveOptions::default()
                 },
                 no_fast_path: true,
                 elle_compat: true,

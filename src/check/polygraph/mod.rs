@@ -26,6 +26,7 @@ mod reach;
 use super::sat::{Lit, Outcome};
 use engine::Engine;
 use parts::Split;
+pub use parts::MIN_BATCH;
 pub use problem::{Decision, Edge, Problem, Settings, Stats};
 use prune::prune;
 use reach::Reach;
@@ -56,12 +57,6 @@ impl Decided {
 /// with (every constraint when the solver found it; those pruning forced
 /// when pruning did): a core lies among them.
 pub fn decide(p: &Problem, settings: Settings) -> Decided {
-    decide_in_batches(p, settings, parts::MIN_BATCH)
-}
-
-/// `decide`, its independent parts solved in batches of at least
-/// `min_batch` constraints.
-fn decide_in_batches(p: &Problem, settings: Settings, min_batch: usize) -> Decided {
     let mut stats = Stats {
         constraints: p.sides.len(),
         ..Stats::default()
@@ -123,7 +118,7 @@ fn decide_in_batches(p: &Problem, settings: Settings, min_batch: usize) -> Decid
         settings.deadline = Some(settings.deadline.map_or(end, |d| d.min(end)));
     }
     // Decided in independent parts (`parts.rs`), on every core.
-    let split = Split::new(p, &reach.csr, &open, min_batch);
+    let split = Split::new(p, &reach.csr, &open, settings.min_batch);
     stats.encode = encoding.elapsed();
     let solving = Instant::now();
     let outcome = split.solve(&first, &settings, &mut stats);
@@ -211,6 +206,7 @@ mod tests {
             deadline: None,
             propagate,
             solve_for: None,
+            min_batch: MIN_BATCH,
         }
     }
 
@@ -221,8 +217,11 @@ mod tests {
         let with = decide(p, settings(pruning, true)).decision;
         assert_eq!(with, decide(p, settings(pruning, false)).decision);
         for propagate in [false, true] {
-            let alone = decide_in_batches(p, settings(pruning, propagate), 1);
-            assert_eq!(with, alone.decision);
+            let alone = Settings {
+                min_batch: 1,
+                ..settings(pruning, propagate)
+            };
+            assert_eq!(with, decide(p, alone).decision);
         }
         with
     }

@@ -27,7 +27,7 @@ use std::sync::Mutex;
 /// Parts are gathered into batches of at least this many constraints,
 /// decided by one solver each: a solver per handful of constraints would
 /// cost more in setting up than the split saves.
-pub(super) const MIN_BATCH: usize = 1024;
+pub const MIN_BATCH: usize = 1024;
 
 /// The open constraints grouped into batches of parts, and what building
 /// each batch's problem needs.
@@ -56,7 +56,11 @@ impl<'a> Split<'a> {
         let (comp, count) = components(p, known, open);
         let (root_of, mut joined) = join(p, &comp, count, open);
         let batch_of = batches(&root_of, &mut joined, count, min_batch);
-        let count = batch_of.iter().filter(|&&b| b != NONE).max().map_or(0, |&b| b + 1);
+        let count = batch_of
+            .iter()
+            .filter(|&&b| b != NONE)
+            .max()
+            .map_or(0, |&b| b + 1);
         let mut nodes = vec![Vec::new(); count as usize];
         for (v, &c) in comp.iter().enumerate() {
             let b = batch_of[c as usize];
