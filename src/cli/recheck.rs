@@ -730,9 +730,7 @@ mod tests {
                 consistency_models: Some(vec!["snapshot-isolation".into(), "serializable".into()]),
                 solve: SolveOptions {
                     enabled: false,
-                    pruning: true,
-                    timeout: None,
-                    reduce: true,
+                    ..SolveOptions::default()
                 },
                 ..CheckOptions::default()
             },
