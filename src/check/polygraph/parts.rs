@@ -151,9 +151,9 @@ impl<'a> Split<'a> {
                 if outcome != Outcome::Sat {
                     done.store(true, Ordering::Relaxed);
                 }
-                if let Ok(mut r) = results.lock() {
-                    r.push((outcome, figures));
-                }
+                // A poisoned lock still holds every result pushed before.
+                let mut r = results.lock().unwrap_or_else(|e| e.into_inner());
+                r.push((outcome, figures));
             }
         };
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
