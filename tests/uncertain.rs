@@ -330,6 +330,53 @@ proptest! {
     }
 }
 
+/// An analysis whose solver decides parts of at least `min_batch` open
+/// constraints each (1: every independent part alone).
+fn analyze_in_batches(
+    h: &History,
+    model: &str,
+    pruning: bool,
+    min_batch: usize,
+) -> check::Analysis {
+    let mut o = options(model, pruning);
+    o.solve.min_batch = min_batch;
+    check::analyze(h, &o).expect("valid options")
+}
+
+/// What a forced anomaly says: its name, model and pairs.
+fn forced(a: &check::Analysis) -> Vec<(&'static str, &'static str, String)> {
+    let pairs = |f: &check::Forced| format!("{:?}", f.pairs);
+    a.forced
+        .iter()
+        .map(|f| (f.name, f.model, pairs(f)))
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    /// Deciding every independent part of the open constraints alone
+    /// (`polygraph/parts.rs`) decides each model as one problem does, and
+    /// a violation is explained by the same pairs and anomaly.
+    #[test]
+    fn parts_decide_as_one_problem(seed in any::<u64>()) {
+        let (text, _) = random_history_of(seed, 6, 3);
+        let h = parse_edn("random.edn", &text).expect("generated history parses");
+        for model in MODELS {
+            for pruning in [true, false] {
+                let parts = analyze_in_batches(&h, model, pruning, 1);
+                let one = analyze_in_batches(&h, model, pruning, usize::MAX);
+                prop_assert_eq!(full_verdict(&parts), full_verdict(&one), "{}\n{}", model, text);
+                prop_assert_eq!(forced(&parts), forced(&one), "{}\n{}", model, text);
+                let decisions = |a: &check::Analysis| -> Vec<(&str, Decision)> {
+                    a.solved.iter().map(|s| (s.model, s.decision.clone())).collect()
+                };
+                prop_assert_eq!(decisions(&parts), decisions(&one), "{}\n{}", model, text);
+            }
+        }
+    }
+}
+
 #[test]
 fn read_committed_may_break_a_read_modify_write_chain() {
     // T2 read x = 1 (T1's) and wrote x = 2, but T3's x = 3 must go between

@@ -30,6 +30,10 @@ pub struct SolveOptions {
     /// (`Inference::chained`), plain-acyclicity ones without pairs of unread
     /// writes (`Constraint::unread`).
     pub reduce: bool,
+    /// The fewest open constraints one solver decides
+    /// (`polygraph::Settings::min_batch`); tests make it 1, so that small
+    /// histories are split into parts as large ones are.
+    pub min_batch: usize,
 }
 
 impl Default for SolveOptions {
@@ -39,6 +43,7 @@ impl Default for SolveOptions {
             pruning: true,
             timeout: None,
             reduce: true,
+            min_batch: polygraph::MIN_BATCH,
         }
     }
 }
@@ -191,6 +196,7 @@ pub fn decide_all(
         session,
         deadline,
         pruning: opts.pruning,
+        min_batch: opts.min_batch,
         a,
     };
     let mut holding: Vec<ModelGraph> = Vec::new();
@@ -270,6 +276,7 @@ struct Decider<'a, 'i> {
     session: &'i [(u32, u32)],
     deadline: Option<Instant>,
     pruning: bool,
+    min_batch: usize,
 }
 
 impl Decider<'_, '_> {
@@ -301,6 +308,7 @@ impl Decider<'_, '_> {
             deadline: self.deadline,
             propagate: true,
             solve_for: None,
+            min_batch: self.min_batch,
         };
         let solved = |decision, with_session, serially, without_unread, stats| Solved {
             model: mg.model,
@@ -555,6 +563,7 @@ fn explain(
         deadline,
         propagate: false,
         solve_for: None,
+        min_batch: polygraph::MIN_BATCH,
     };
     let Some(core) = polygraph::core(problem, suspects, settings) else {
         return Forced {

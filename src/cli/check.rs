@@ -243,6 +243,7 @@ impl ModelArgs {
                 pruning: !self.no_pruning,
                 timeout: self.timeout,
                 reduce: !self.every_pair,
+                ..SolveOptions::default()
             },
             no_fast_path: self.no_fast_path,
             elle_compat: self.elle_compat,

@@ -714,6 +714,7 @@ mod tests {
                     pruning: false,
                     timeout: Some(Duration::from_millis(2500)),
                     reduce: false,
+                    ..SolveOptions::default()
                 },
                 no_fast_path: true,
                 elle_compat: true,
@@ -729,9 +730,7 @@ mod tests {
                 consistency_models: Some(vec!["snapshot-isolation".into(), "serializable".into()]),
                 solve: SolveOptions {
                     enabled: false,
-                    pruning: true,
-                    timeout: None,
-                    reduce: true,
+                    ..SolveOptions::default()
                 },
                 ..CheckOptions::default()
             },

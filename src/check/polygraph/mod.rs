@@ -16,6 +16,7 @@
 
 mod chains;
 mod engine;
+mod parts;
 mod problem;
 #[cfg(feature = "cadical")]
 mod propagate;
@@ -24,6 +25,8 @@ mod reach;
 
 use super::sat::{Lit, Outcome};
 use engine::Engine;
+use parts::Split;
+pub use parts::MIN_BATCH;
 pub use problem::{Decision, Edge, Problem, Settings, Stats};
 use prune::prune;
 use reach::Reach;
@@ -114,16 +117,12 @@ pub fn decide(p: &Problem, settings: Settings) -> Decided {
         let end = Instant::now() + budget;
         settings.deadline = Some(settings.deadline.map_or(end, |d| d.min(end)));
     }
-    let mut engine = Engine::new(p, reach, &open, false, &settings);
-    for (i, first) in first.into_iter().enumerate() {
-        let lit = engine.lit(i);
-        engine.prefer(if first { lit } else { !lit });
-    }
+    // Decided in independent parts (`parts.rs`), on every core.
+    let split = Split::new(p, &reach.csr, &open, settings.min_batch);
     stats.encode = encoding.elapsed();
     let solving = Instant::now();
-    let outcome = engine.solve(&[]);
+    let outcome = split.solve(&first, &settings, &mut stats);
     stats.solve = solving.elapsed();
-    engine.record(&mut stats);
     let decision = match outcome {
         Outcome::Sat => Decision::Holds,
         Outcome::Unsat => Decision::Violated,
@@ -207,13 +206,23 @@ mod tests {
             deadline: None,
             propagate,
             solve_for: None,
+            min_batch: MIN_BATCH,
         }
     }
 
-    /// The decision, the same with the propagator and the lazy loop.
+    /// The decision, the same with the propagator and the lazy loop, and
+    /// with every independent part solved alone (the split's parts are
+    /// rarely large enough to be solved apart otherwise).
     fn run(p: &Problem, pruning: bool) -> Decision {
         let with = decide(p, settings(pruning, true)).decision;
         assert_eq!(with, decide(p, settings(pruning, false)).decision);
+        for propagate in [false, true] {
+            let alone = Settings {
+                min_batch: 1,
+                ..settings(pruning, propagate)
+            };
+            assert_eq!(with, decide(p, alone).decision);
+        }
         with
     }
 

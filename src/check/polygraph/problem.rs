@@ -47,6 +47,9 @@ pub struct Settings {
     pub propagate: bool,
     /// Stop the solver after this long (the deadline still applies).
     pub solve_for: Option<Duration>,
+    /// The fewest open constraints one solver decides: smaller independent
+    /// parts are gathered up to it (`MIN_BATCH` by default).
+    pub min_batch: usize,
 }
 
 /// What was decided.
