@@ -153,7 +153,8 @@ fn jepsen_checker_fixtures_report_as_their_json_twins() {
         };
         let (edn, json) = (read("edn", Format::Edn), read("json", Format::Json));
         assert!(json.json && !edn.json, "{name}");
-        let run = |h: &History| isocheck::check(h, &CheckOptions::default()).expect("valid options");
+        let run =
+            |h: &History| isocheck::check(h, &CheckOptions::default()).expect("valid options");
         let (e, j) = (run(&edn), run(&json));
         assert_eq!(e.validity(), j.validity(), "{name}");
         let keys = |report: String| match name.starts_with("bank") {
