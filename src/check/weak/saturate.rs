@@ -160,13 +160,8 @@ impl<'a> Sweep<'a> {
         let f = self.f;
         let (s, pos) = (f.session[t as usize], f.pos[t as usize]);
         self.see(t);
-        for r in f.reads_of_txn(t) {
-            self.count_observed(r);
-            let found = self.read(t, r, edges);
-            self.uncount_observed(r);
-            if found.is_some() {
-                return found;
-            }
+        if let Some(found) = self.each_read(t, edges, |sweep, r, edges| sweep.read(t, r, edges)) {
+            return Some(found);
         }
         if self.level == Level::Causal {
             let row = t as usize * self.k;
@@ -222,9 +217,20 @@ impl<'a> Sweep<'a> {
                 }
             }
         }
-        for r in f.reads_of_txn(t) {
+        self.each_read(t, edges, |sweep, r, edges| sweep.pending_seen(t, r, edges))
+    }
+
+    /// Checks each of `t`'s reads with `check`, the writers it observed
+    /// marked; the first violation found.
+    fn each_read(
+        &mut self,
+        t: TxnId,
+        edges: &mut Vec<Step>,
+        check: impl Fn(&mut Self, &Read, &mut Vec<Step>) -> Option<Found>,
+    ) -> Option<Found> {
+        for r in self.f.reads_of_txn(t) {
             self.count_observed(r);
-            let found = self.pending_seen(t, r, edges);
+            let found = check(self, r, edges);
             self.uncount_observed(r);
             if found.is_some() {
                 return found;
