@@ -100,9 +100,10 @@ fn base_edges(f: &Facts) -> Vec<Step> {
     edges
 }
 
-/// The sweep's state: for causal consistency, each swept transaction's
-/// vector clock (per session, how many of its transactions it sees,
-/// itself included); for PRAM, each session's running bound; for
+/// The sweep's state: for causal consistency and PRAM, each swept
+/// transaction's vector clock (per session, how many of its transactions
+/// it sees, itself included), by which an edge the order already has is
+/// not added again; for PRAM, each session's running bound; for
 /// monotonic reads, the writers seen and not yet read over.
 struct Sweep<'a> {
     f: &'a Facts,
@@ -127,7 +128,7 @@ impl<'a> Sweep<'a> {
     fn new(f: &'a Facts, level: Level) -> Sweep<'a> {
         let k = f.sessions.len();
         let clocks = match level {
-            Level::Causal => vec![0; f.session.len() * k],
+            Level::Causal | Level::Pram => vec![0; f.session.len() * k],
             _ => Vec::new(),
         };
         let running = match level {
@@ -163,7 +164,7 @@ impl<'a> Sweep<'a> {
         if let Some(found) = self.each_read(t, edges, |sweep, r, edges| sweep.read(t, r, edges)) {
             return Some(found);
         }
-        if self.level == Level::Causal {
+        if !self.clocks.is_empty() {
             let row = t as usize * self.k;
             self.clocks[row..row + self.k].copy_from_slice(&self.bound);
             self.clocks[row + s as usize] = pos + 1;
@@ -377,14 +378,15 @@ impl<'a> Sweep<'a> {
     }
 
     /// Whether the edges already order `a` before `b`: session order, or
-    /// for causal consistency `(so ∪ wr)+` (`b` was swept before `t`).
+    /// for causal consistency and PRAM what `b` sees, within `(so ∪ wr)+`
+    /// (`b` was swept before `t`).
     fn precedes(&self, a: TxnId, b: TxnId) -> bool {
         let f = self.f;
         let (sa, pa) = (f.session[a as usize], f.pos[a as usize]);
         if sa == f.session[b as usize] && pa < f.pos[b as usize] {
             return true;
         }
-        self.level == Level::Causal && pa < self.clock(b)[sa as usize]
+        !self.clocks.is_empty() && pa < self.clock(b)[sa as usize]
     }
 }
 
