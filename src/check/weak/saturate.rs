@@ -10,7 +10,8 @@
 //! as in AWDIT (Møldrup and Pavlogiannis 2025): O(n·k) for `n` transactions
 //! and `k` sessions, plus a binary search per read and session. Monotonic
 //! writes bounds each session by the writers read from; PRAM keeps a
-//! running bound per session, joined with every writer read from.
+//! running bound per session, joined with every writer read from, and each
+//! transaction's bound as its clock.
 //!
 //! Monotonic reads sees no session prefix (what a session read from is
 //! not closed under session order), so it keeps, per session and key, the
