@@ -72,6 +72,65 @@ fn random_history(seed: u64, lists: bool) -> Vec<Txn> {
         .collect()
 }
 
+/// Session order and reads-from.
+fn session_and_reads_from(txns: &[Txn]) -> (Rel, Rel) {
+    let n = txns.len();
+    let mut so = vec![vec![false; n]; n];
+    let mut wr = vec![vec![false; n]; n];
+    for (b, t) in txns.iter().enumerate() {
+        for a in 0..b {
+            so[a][b] = txns[a].session == t.session;
+        }
+        for m in &t.mops {
+            if let Mop::Read(_, vs) = m {
+                for &v in vs {
+                    wr[writer(v)][b] = true;
+                }
+            }
+        }
+    }
+    (so, wr)
+}
+
+/// The least visibility (`vis[a][b]`: b sees a) satisfying the level's
+/// axioms: it contains `wr` (Cerone et al.'s atomic visibility), `so` for
+/// read your writes (read atomic), PRAM and causal consistency, and is
+/// closed under `vis ; so ⊆ vis` for monotonic reads (and PRAM), `so ; vis
+/// ⊆ vis` for monotonic writes (and PRAM), `vis ; vis ⊆ vis` for causal
+/// consistency.
+fn visibility(so: &Rel, wr: &Rel, level: Level) -> Rel {
+    let n = so.len();
+    let with_so = matches!(level, Level::ReadAtomic | Level::Pram | Level::Causal);
+    let mut vis: Rel = (0..n)
+        .map(|a| (0..n).map(|b| wr[a][b] || (with_so && so[a][b])).collect())
+        .collect();
+    let reads_on = matches!(level, Level::MonotonicReads | Level::Pram);
+    let writes_on = matches!(level, Level::MonotonicWrites | Level::Pram);
+    let transitive = level == Level::Causal;
+    loop {
+        let mut changed = false;
+        for a in 0..n {
+            for b in 0..n {
+                if vis[a][b] {
+                    continue;
+                }
+                let through = |c: usize| {
+                    (reads_on && vis[a][c] && so[c][b])
+                        || (writes_on && so[a][c] && vis[c][b])
+                        || (transitive && vis[a][c] && vis[c][b])
+                };
+                if (0..n).any(through) {
+                    vis[a][b] = true;
+                    changed = true;
+                }
+            }
+        }
+        if !changed {
+            return vis;
+        }
+    }
+}
+
 /// The value transaction `t` writes (to any key).
 fn value(t: u64) -> u64 {
     t + 1
@@ -122,33 +181,17 @@ fn edn(txns: &[Txn], lists: bool) -> String {
     text
 }
 
+/// `rel[a][b]`: a relation over transactions.
+type Rel = Vec<Vec<bool>>;
+
 /// Whether `txns` satisfies `level`, by trying every commit order.
 fn brute_force(txns: &[Txn], lists: bool, level: Level) -> bool {
     let n = txns.len();
-    // sees[a][b]: b sees a (so ∪ wr, transitively for causal consistency).
-    let mut sees = vec![vec![false; n]; n];
-    for (b, t) in txns.iter().enumerate() {
-        for a in 0..b {
-            sees[a][b] |= txns[a].session == t.session;
-        }
-        for m in &t.mops {
-            if let Mop::Read(_, vs) = m {
-                for &v in vs {
-                    sees[writer(v)][b] = true;
-                }
-            }
-        }
-    }
-    let direct = sees.clone();
-    if level == Level::Causal {
-        for c in 0..n {
-            for a in 0..n {
-                for b in 0..n {
-                    sees[a][b] |= sees[a][c] && sees[c][b];
-                }
-            }
-        }
-    }
+    let (so, wr) = session_and_reads_from(txns);
+    let direct: Rel = (0..n)
+        .map(|a| (0..n).map(|b| so[a][b] || wr[a][b]).collect())
+        .collect();
+    let sees = visibility(&so, &wr, level);
     let writes = |t: usize, k: u64| {
         txns[t]
             .mops
@@ -200,7 +243,7 @@ fn permutations(n: usize) -> Vec<Vec<usize>> {
 
 fn holds(text: &str, level: Level) -> bool {
     let h = parse_edn("random.edn", text).expect("a valid history");
-    weak::check(&h, &[level]).is_none()
+    weak::check(&h, &[level]).is_empty()
 }
 
 proptest! {
@@ -270,7 +313,7 @@ fn weak_fixtures_have_their_expected_answers() {
         );
         rows += 1;
     }
-    assert_eq!(rows, 14 * 6);
+    assert_eq!(rows, 18 * 9);
 }
 
 /// The reports of a missed write, a cycle and a model not checked, in the
@@ -283,6 +326,8 @@ fn weak_reports() {
         ("causality-violation.edn", "causal"),
         ("session-stale-read.edn", "read-atomic"),
         ("long-fork.edn", "prefix"),
+        ("pram.edn", "PRAM"),
+        ("monotonic-reads.edn", "monotonic-reads"),
     ] {
         let h = history::load(&dir.join(file), &LoadOptions::default()).expect("loads");
         let opts = CheckOptions {
@@ -345,8 +390,11 @@ fn generated_databases_against_causal_consistency() {
         };
         let text = gen::to_string(&p).expect("valid parameters");
         let h = parse_edn("generated.edn", &text).expect("a valid history");
-        let found = weak::check(&h, &Level::ALL).map(|v| v.name());
+        let found: Vec<&str> = weak::check(&h, &Level::ALL)
+            .iter()
+            .map(|v| v.name())
+            .collect();
         let rejected = matches!(fault, Some(Fault::Causality | Fault::StaleSessionRead));
-        assert_eq!(found.is_some(), rejected, "{fault:?} {found:?}\n{text}");
+        assert_eq!(!found.is_empty(), rejected, "{fault:?} {found:?}\n{text}");
     }
 }

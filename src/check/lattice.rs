@@ -98,8 +98,13 @@ const IMPLIED_ANOMALIES: Table = &[
     ("dirty-update", &["G1a"]),
     ("lost-update", &["write-skew", "G2-item"]),
     ("write-skew", &["G2"]),
-    // isocheck's: the axiomatic levels' anomalies (`check::weak`).
-    ("fractured-read", &["causality-violation"]),
+    // isocheck's: the axiomatic levels' anomalies (`check::weak`). Read
+    // atomic (= read your writes), monotonic reads and monotonic writes
+    // each see less than PRAM, which sees less than causal consistency.
+    ("fractured-read", &["PRAM-violation"]),
+    ("monotonic-reads-violation", &["PRAM-violation"]),
+    ("monotonic-writes-violation", &["PRAM-violation"]),
+    ("PRAM-violation", &["causality-violation"]),
 ];
 
 /// `anomaly-severity-graph`: extra "is worse than" edges used only to order
@@ -335,7 +340,35 @@ const DIRECT_PROSCRIBED: Table = &[
         ],
     ),
     ("update-serializable", &["G1", "G-update"]),
+    // isocheck's: the session guarantees (`check::weak`); see also
+    // SESSION_BASE.
+    ("read-your-writes", &["fractured-read"]),
+    ("monotonic-reads", &["monotonic-reads-violation"]),
+    ("monotonic-writes", &["monotonic-writes-violation"]),
+    ("PRAM", &["PRAM-violation"]),
 ];
+
+/// isocheck's: the anomalies the session guarantees (read your writes,
+/// monotonic reads and writes, so PRAM) prohibit besides their own. Their
+/// check (`check::weak`) leaves to inference every read that is not of
+/// another committed transaction's final write, which no abstract execution
+/// has; read atomic prohibits these through read committed, but the session
+/// guarantees imply no Adya level. They are prohibited (reported, and the
+/// verdict false) but not in [`DIRECT_PROSCRIBED`], so that finding one
+/// rules out the same models as in Elle, whose lattice proscribes nothing
+/// for the session guarantees: the `:not` boundary of a G1a stays
+/// `read-committed` alone.
+const SESSION_BASE: &[&str] = &[
+    "internal",
+    "G1a",
+    "G1b",
+    "future-read",
+    "duplicate-elements",
+    "garbage-read",
+];
+
+/// The models [`SESSION_BASE`] applies to.
+const SESSION_MODELS: &[&str] = &["read-your-writes", "monotonic-reads", "monotonic-writes"];
 
 /// isocheck's addition: a committed read of a value no transaction wrote.
 /// No database can produce one, so read-uncommitted proscribes it and with
@@ -373,8 +406,9 @@ pub enum Definition {
 const NO_CURSORS: &str = "Adya's G-cursor needs cursor reads, which histories do not record";
 const SINGLE_UNDECIDED: &str = "G-single is searched among the certain dependencies only; \
      orders of writes the history leaves open are not decided for it";
-const NO_SESSION_CHECK: &str = "session guarantees (Terry et al. 1994) are not checked; \
-     Elle's lattice proscribes nothing for them";
+const NO_WFR_CHECK: &str = "writes follow reads (Terry et al. 1994) is not checked: \
+     what it makes visible is not closed under session order, which the saturation's \
+     bounds rely on; Elle's lattice proscribes nothing for it";
 
 /// The definition each canonical model name is checked by: the one list of
 /// which names the check decides. Every model of the lattice has a row.
@@ -407,7 +441,7 @@ const DEFINITIONS: &[(&str, Definition)] = &[
     ),
     ("PL-SI", Definition::Adya),
     ("PL-SS", Definition::Adya),
-    ("PRAM", Definition::NotChecked(NO_SESSION_CHECK)),
+    ("PRAM", Definition::Axiomatic(Level::Pram)),
     ("causal", Definition::Axiomatic(Level::Causal)),
     ("causal-cerone", Definition::Axiomatic(Level::Causal)),
     (
@@ -418,8 +452,14 @@ const DEFINITIONS: &[(&str, Definition)] = &[
         "monotonic-atomic-view",
         Definition::NotChecked("monotonic atomic view (Bailis et al. 2013) is not checked"),
     ),
-    ("monotonic-reads", Definition::NotChecked(NO_SESSION_CHECK)),
-    ("monotonic-writes", Definition::NotChecked(NO_SESSION_CHECK)),
+    (
+        "monotonic-reads",
+        Definition::Axiomatic(Level::MonotonicReads),
+    ),
+    (
+        "monotonic-writes",
+        Definition::Axiomatic(Level::MonotonicWrites),
+    ),
     (
         "parallel-snapshot-isolation",
         Definition::NotChecked("parallel snapshot isolation (Cerone et al. 2015) is not checked"),
@@ -432,7 +472,9 @@ const DEFINITIONS: &[(&str, Definition)] = &[
         ),
     ),
     ("read-atomic", Definition::Axiomatic(Level::ReadAtomic)),
-    ("read-your-writes", Definition::NotChecked(NO_SESSION_CHECK)),
+    // Read your writes (`so ⊆ vis`) is read atomic in Cerone et al.'s
+    // framework, where what a transaction read from is visible whole.
+    ("read-your-writes", Definition::Axiomatic(Level::ReadAtomic)),
     (
         "sequential",
         Definition::NotChecked(
@@ -458,10 +500,7 @@ const DEFINITIONS: &[(&str, Definition)] = &[
         "view-serializable",
         Definition::NotChecked("view serializability is not checked"),
     ),
-    (
-        "writes-follow-reads",
-        Definition::NotChecked(NO_SESSION_CHECK),
-    ),
+    ("writes-follow-reads", Definition::NotChecked(NO_WFR_CHECK)),
 ];
 
 /// The definition a model name is checked by; `None` for a name the lattice
@@ -774,9 +813,12 @@ pub fn anomalies_prohibited_by<'a>(
     models: impl IntoIterator<Item = &'a str>,
 ) -> BTreeSet<&'static str> {
     let l = lattice();
-    let direct: Vec<&'static str> = all_implied_models(models)
+    let implied = all_implied_models(models);
+    let session = SESSION_MODELS.iter().any(|m| implied.contains(m));
+    let direct: Vec<&'static str> = implied
         .into_iter()
         .flat_map(|m| l.proscribed.out(m))
+        .chain(SESSION_BASE.iter().copied().filter(|_| session))
         .collect();
     l.implied.reach(direct, false)
 }
@@ -982,11 +1024,15 @@ mod tests {
         }
         assert_eq!(unchecked_models(None), Vec::<&str>::new());
         assert_eq!(
-            unchecked_models(Some(&["serializable", "causal", "PRAM"])),
-            vec!["PRAM"]
+            unchecked_models(Some(&["serializable", "causal", "writes-follow-reads"])),
+            vec!["writes-follow-reads"]
         );
         for (model, level) in [
             ("read-atomic", Level::ReadAtomic),
+            ("read-your-writes", Level::ReadAtomic),
+            ("monotonic-reads", Level::MonotonicReads),
+            ("monotonic-writes", Level::MonotonicWrites),
+            ("PRAM", Level::Pram),
             ("causal-cerone", Level::Causal),
             ("causal", Level::Causal),
         ] {
@@ -1002,6 +1048,55 @@ mod tests {
             axiomatic_levels(Some(&["read-atomic"])),
             vec![Level::ReadAtomic]
         );
+        assert_eq!(axiomatic_levels(Some(&["causal"])), Level::ALL);
+        assert_eq!(
+            axiomatic_levels(Some(&["PRAM"])),
+            vec![
+                Level::ReadAtomic,
+                Level::MonotonicReads,
+                Level::MonotonicWrites,
+                Level::Pram
+            ]
+        );
+    }
+
+    /// Each axiomatic level's anomaly rules out exactly the models whose
+    /// level implies it (and the models above those), and a level's
+    /// implications agree with the model lattice.
+    #[test]
+    fn axiomatic_anomalies_follow_the_levels() {
+        let model_of = |level: Level| match level {
+            Level::ReadAtomic => "read-your-writes",
+            Level::MonotonicReads => "monotonic-reads",
+            Level::MonotonicWrites => "monotonic-writes",
+            Level::Pram => "PRAM",
+            Level::Causal => "causal",
+        };
+        for weaker in Level::ALL {
+            let ruled_out = impossible_models([weaker.anomaly()]);
+            for stronger in Level::ALL {
+                let m = model_of(stronger);
+                assert_eq!(
+                    ruled_out.contains(m),
+                    stronger.implies(weaker),
+                    "{weaker:?} {stronger:?}"
+                );
+                assert_eq!(
+                    all_implied_models([m]).contains(model_of(weaker)),
+                    stronger.implies(weaker),
+                    "{weaker:?} {stronger:?}"
+                );
+            }
+        }
+        // G1a rules out what it does in Elle; the session guarantees still
+        // prohibit it.
+        assert!(!impossible_models(["G1a"]).contains("monotonic-reads"));
+        for m in SESSION_MODELS.iter().chain(&["PRAM"]) {
+            let prohibited = anomalies_prohibited_by([*m]);
+            for a in SESSION_BASE {
+                assert!(prohibited.contains(a), "{m} {a}");
+            }
+        }
     }
 
     #[test]
@@ -1073,7 +1168,8 @@ mod tests {
              future-read dirty-update predicate-read-miss G1 G1-process G1-realtime GSI GSIa
              GSIb G-SI G-SIb G-cursor G-monotonic G-MSR G-update write-skew
              empty-transaction-graph cycle-search-timeout garbage-read model-not-checked
-             fractured-read causality-violation",
+             fractured-read causality-violation monotonic-reads-violation
+             monotonic-writes-violation PRAM-violation",
         );
         for a in known.iter().chain(&cycle_anomalies()) {
             assert!(is_known_anomaly(a), "{a}");
@@ -1098,7 +1194,7 @@ mod tests {
             .filter(|a| !is_cycle_anomaly(a) && ModelGraph::of_anomaly(a).is_none())
             .collect();
         assert_eq!(others, known);
-        assert_eq!(all.len(), 24 + 13 + 29);
+        assert_eq!(all.len(), 24 + 13 + 32);
     }
 
     #[test]
@@ -1173,15 +1269,36 @@ mod tests {
 
         let ra = plus(&rc, "internal fractured-read");
         assert_eq!(prohibited("read-atomic"), ra);
-        let cc = plus(&ra, "causality-violation");
+        let session = "causality-violation PRAM-violation monotonic-reads-violation \
+             monotonic-writes-violation";
+        let cc = plus(&ra, session);
         for m in ["causal-cerone", "prefix", "causal"] {
             assert_eq!(prohibited(m), cc, "{m}");
         }
+        let base = "internal G1a G1b future-read duplicate-elements garbage-read \
+             incompatible-order dirty-update";
+        assert_eq!(
+            prohibited("monotonic-reads"),
+            words(base)
+                .union(&words("monotonic-reads-violation"))
+                .copied()
+                .collect()
+        );
+        assert_eq!(
+            prohibited("PRAM"),
+            words(base)
+                .union(&words(
+                    "fractured-read PRAM-violation monotonic-reads-violation \
+                     monotonic-writes-violation"
+                ))
+                .copied()
+                .collect()
+        );
         let ua = plus(&ra, "lost-update");
         assert_eq!(prohibited("update-atomic"), ua);
         assert_eq!(
             prohibited("parallel-snapshot-isolation"),
-            plus(&ua, "causality-violation")
+            plus(&ua, session)
         );
         let cs = plus(&rc, "G-cursor lost-update");
         assert_eq!(prohibited("cursor-stability"), cs);
@@ -1208,7 +1325,8 @@ mod tests {
             "G0-process G1c-process G1-process G-single-process G-single-item-process
              G-nonadjacent-process G-nonadjacent-item-process strong-session-PL-1-cycle-exists
              strong-session-PL-2-cycle-exists strong-session-snapshot-isolation-cycle-exists
-             fractured-read causality-violation",
+             fractured-read causality-violation monotonic-reads-violation
+             monotonic-writes-violation PRAM-violation",
         );
         assert_eq!(prohibited("strong-session-snapshot-isolation"), sssi);
 
@@ -1267,9 +1385,7 @@ mod tests {
             assert!(prohibited(m).contains(GARBAGE_READ), "{m}");
         }
 
-        for m in ["PRAM", "read-your-writes"] {
-            assert_eq!(prohibited(m), words(""), "{m}");
-        }
+        assert_eq!(prohibited("writes-follow-reads"), words(""));
         // isocheck's causal → causal-cerone.
         for m in ["linearizable", "sequential"] {
             assert_eq!(prohibited(m), cc, "{m}");

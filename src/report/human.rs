@@ -11,6 +11,7 @@ use super::diagnostic;
 use super::excerpt::escape;
 use super::explanation::{explain, Detail, Explanation};
 use crate::check::polygraph::Decision;
+use crate::check::weak::Level;
 use crate::check::{lattice, Analysis, Entry, Path, Validity, Verdict};
 use crate::history::{History, SourceFile, Span};
 use miette::{Diagnostic, LabeledSpan, Severity, SourceCode};
@@ -106,7 +107,9 @@ fn header(a: &Analysis, v: &Verdict, color: bool) -> String {
         s.push_str(&list_line("  also not: ", &v.also_not));
     }
     s.push_str(path_line(a.path));
-    for level in &a.levels {
+    // The strongest levels checked: each implies the others' definitions.
+    let implied = |l: &Level| a.levels.iter().any(|m| m != l && m.implies(*l));
+    for level in a.levels.iter().filter(|l| !implied(l)) {
         s.push_str(&wrap_line("  checked: ", level.definition()));
     }
     s

@@ -50,9 +50,14 @@ pub(super) struct Facts {
     pub positions: Vec<u32>,
     /// `(transaction, key)` pairs that write.
     pub writes: FxMap<u64, ()>,
+    /// Per transaction `t`, the keys it writes are
+    /// `written[written_start[t]..written_start[t + 1]]`.
+    pub written_start: Vec<u32>,
+    pub written: Vec<u32>,
 }
 
-fn pair(a: u32, b: u32) -> u64 {
+/// Two ids as one map key.
+pub(super) fn pair(a: u32, b: u32) -> u64 {
     (a as u64) << 32 | b as u64
 }
 
@@ -89,6 +94,13 @@ impl Facts {
 
     pub fn writes(&self, t: TxnId, key: u32) -> bool {
         self.writes.contains_key(&pair(t, key))
+    }
+
+    /// The keys checked transaction `t` writes, each once.
+    pub fn keys_written(&self, t: TxnId) -> &[u32] {
+        let r =
+            self.written_start[t as usize] as usize..self.written_start[t as usize + 1] as usize;
+        &self.written[r]
     }
 
     /// The sessions writing `key`, each with the positions in it of the
@@ -219,18 +231,22 @@ impl Facts {
     /// positions of a key's writers.
     fn writes_of(&mut self, h: &History, keys: &mut KeyIds) {
         let mut triples: Vec<(u32, u32, u32)> = Vec::new();
-        for (s, members) in self.sessions.iter().enumerate() {
-            for (p, &t) in members.iter().enumerate() {
-                for m in h.mops_of(h.txn(t)) {
+        self.written_start.push(0);
+        for (t, txn) in h.txns.iter().enumerate() {
+            let s = self.session[t];
+            if s != NONE {
+                for m in h.mops_of(txn) {
                     if m.kind == MopKind::Read {
                         continue;
                     }
                     let key = keys.id(m.key);
-                    if self.writes.insert(pair(t, key), ()).is_none() {
-                        triples.push((key, s as u32, p as u32));
+                    if self.writes.insert(pair(t as TxnId, key), ()).is_none() {
+                        triples.push((key, s, self.pos[t]));
+                        self.written.push(key);
                     }
                 }
             }
+            self.written_start.push(self.written.len() as u32);
         }
         triples.sort_unstable();
         self.key_runs = vec![0..0; keys.len()];

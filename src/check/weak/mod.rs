@@ -1,12 +1,19 @@
 //! Axiomatic weak models over session order and reads-from: read atomic
 //! and causal consistency as Cerone, Bernardi and Gotsman (CONCUR 2015)
-//! define them, decided by the saturation of Biswas and Enea (OOPSLA 2019).
+//! define them, and Terry et al.'s session guarantees (monotonic reads,
+//! monotonic writes; read your writes is read atomic here) and PRAM lifted
+//! to transactions in the same framework, all decided by the saturation of
+//! Biswas and Enea (OOPSLA 2019).
 //!
 //! A history satisfies a [`Level`] when some total commit order contains
 //! session order (`so`) and reads-from (`wr`), and every read returns the
 //! commit-latest write of the transactions it sees: for read atomic, those
 //! one `so` or `wr` step before it; for causal consistency, every
-//! transaction before it in `(so ∪ wr)+`. What it sees does not depend on
+//! transaction before it in `(so ∪ wr)+`; for the others, as [`Level`]
+//! says. As in Biswas and Enea's framework the commit order always contains
+//! `so`, so Terry et al.'s write-order clauses (monotonic writes orders a
+//! session's writes) hold by construction, and a session cannot read its
+//! own future under any level. What it sees does not depend on
 //! the commit order, so the edges every such order must have can be
 //! computed outright (a seen writer of the key commits before the version
 //! read) and the history satisfies the level iff they close no cycle with
@@ -16,7 +23,7 @@
 //! List-append reads are all the appends the reader sees, in commit order:
 //! a seen append missing from the list is a violation by itself.
 //!
-//! Owns the two levels, their anomalies ([`Level::anomaly`]) and their
+//! Owns the levels, their anomalies ([`Level::anomaly`]) and their
 //! witnesses ([`Violation`]); `facts.rs` reads the history, `saturate.rs`
 //! decides.
 
@@ -26,24 +33,60 @@ mod saturate;
 use crate::history::{History, TxnId};
 use facts::Facts;
 
-/// An axiomatic level, weakest first.
+/// An axiomatic level. Each is a rule for which transactions a
+/// transaction sees (its visibility); all include the writers it read from
+/// (Cerone et al.'s atomic visibility: a transaction's writes are seen
+/// whole). The order is a linear extension of [`Level::implies`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Level {
     /// Cerone et al.'s read atomic (Biswas and Enea's RA): a transaction
     /// sees the whole of every transaction one `so` or `wr` step before it.
+    /// It is also read your writes (`so ⊆ vis`) in this framework, where
+    /// what a transaction read from is always visible.
     ReadAtomic,
+    /// Terry et al.'s monotonic reads (Viotti and Vukolić's
+    /// `vis ; so ⊆ vis`): a transaction sees what every transaction before
+    /// it in its session read from.
+    MonotonicReads,
+    /// Terry et al.'s monotonic writes: a transaction that sees a write
+    /// sees every write before it in the writer's session (`so ; vis ⊆
+    /// vis`).
+    MonotonicWrites,
+    /// Pipelined RAM: read your writes, monotonic reads and monotonic
+    /// writes together (`so*; (so ∪ wr); so*`): a session sees its own
+    /// past, and every session's writes in their session order up to what
+    /// it has read.
+    Pram,
     /// Cerone et al.'s causal consistency (Biswas and Enea's CC): it sees
     /// everything before it in `(so ∪ wr)+`.
     Causal,
 }
 
 impl Level {
-    pub const ALL: [Level; 2] = [Level::ReadAtomic, Level::Causal];
+    pub const ALL: [Level; 5] = [
+        Level::ReadAtomic,
+        Level::MonotonicReads,
+        Level::MonotonicWrites,
+        Level::Pram,
+        Level::Causal,
+    ];
+
+    /// Whether a history satisfying this level satisfies `weaker`: what
+    /// `weaker` makes visible, this level does too.
+    pub fn implies(self, weaker: Level) -> bool {
+        use Level::*;
+        self == weaker
+            || self == Causal
+            || (self == Pram && matches!(weaker, ReadAtomic | MonotonicReads | MonotonicWrites))
+    }
 
     /// The anomaly a violation of this level (and of no weaker one) is.
     pub fn anomaly(self) -> &'static str {
         match self {
             Level::ReadAtomic => "fractured-read",
+            Level::MonotonicReads => "monotonic-reads-violation",
+            Level::MonotonicWrites => "monotonic-writes-violation",
+            Level::Pram => "PRAM-violation",
             Level::Causal => "causality-violation",
         }
     }
@@ -54,6 +97,22 @@ impl Level {
             Level::ReadAtomic => {
                 "read atomic (Cerone et al. 2015; Biswas and Enea 2019's RA): a transaction \
                  sees all of each transaction one session-order or read-from step before it"
+            }
+            Level::MonotonicReads => {
+                "monotonic reads (Terry et al. 1994, over transactions): a transaction sees \
+                 all of each transaction read from by it or by an earlier transaction of its \
+                 session"
+            }
+            Level::MonotonicWrites => {
+                "monotonic writes (Terry et al. 1994, over transactions): a transaction sees \
+                 all of each transaction it read from and of every transaction before that \
+                 one in its session"
+            }
+            Level::Pram => {
+                "PRAM (Lipton and Sandberg 1988; read your writes, monotonic reads and \
+                 monotonic writes): a transaction sees all of its session's earlier \
+                 transactions, of each transaction it or they read from, and of every \
+                 transaction before those in their sessions"
             }
             Level::Causal => {
                 "causal consistency (Cerone et al. 2015; Biswas and Enea 2019's CC): a \
@@ -116,19 +175,35 @@ impl Violation {
     }
 }
 
-/// Checks the levels and returns the violation of the weakest one violated:
-/// a violation of a weaker level violates the stronger ones too, and is
-/// named by the weakest. The strongest is decided first, since when it
-/// holds so do the others (the usual case, in half the time).
-pub fn check(history: &History, levels: &[Level]) -> Option<Violation> {
+/// Checks the levels and returns the violations of the weakest ones
+/// violated: a violation of a level violates every level implying it, and
+/// is named by the weakest. The strongest are decided first, since when
+/// one holds so do the levels it implies (the usual case, in one sweep).
+pub fn check(history: &History, levels: &[Level]) -> Vec<Violation> {
     let mut levels = levels.to_vec();
-    levels.sort_unstable();
+    levels.sort_unstable_by(|a, b| b.cmp(a));
     levels.dedup();
-    let (&strongest, weaker) = levels.split_last()?;
+    if levels.is_empty() {
+        return Vec::new();
+    }
     let facts = Facts::of(history);
-    let decide = |level| saturate::decide(&facts, level).map(|found| Violation { level, found });
-    let violation = decide(strongest)?;
-    Some(weaker.iter().find_map(|&l| decide(l)).unwrap_or(violation))
+    let mut held: Vec<Level> = Vec::new();
+    let mut violated: Vec<Violation> = Vec::new();
+    for level in levels {
+        if held.iter().any(|h| h.implies(level)) {
+            continue;
+        }
+        match saturate::decide(&facts, level) {
+            None => held.push(level),
+            Some(found) => violated.push(Violation { level, found }),
+        }
+    }
+    let weakest = |v: &Violation| {
+        !violated
+            .iter()
+            .any(|w| w.level != v.level && v.level.implies(w.level))
+    };
+    violated.iter().filter(|v| weakest(v)).cloned().collect()
 }
 
 #[cfg(test)]

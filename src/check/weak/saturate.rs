@@ -8,12 +8,24 @@
 //! only the latest matters (the earlier ones precede it in session order).
 //! For causal consistency the bounds are vector clocks over `(so ∪ wr)+`,
 //! as in AWDIT (Møldrup and Pavlogiannis 2025): O(n·k) for `n` transactions
-//! and `k` sessions, plus a binary search per read and session.
+//! and `k` sessions, plus a binary search per read and session. Monotonic
+//! writes bounds each session by the writers read from; PRAM keeps a
+//! running bound per session, joined with every writer read from, and each
+//! transaction's bound as its clock.
+//!
+//! Monotonic reads sees no session prefix (what a session read from is
+//! not closed under session order), so it keeps, per session and key, the
+//! writers of the key seen since the session last read it: a register read
+//! orders them before its version and then stands for them all (the
+//! commit order is transitive), a list read must show them all. Each
+//! writer read from enters once per key it writes: O(observations · keys
+//! per writer).
 
-use super::facts::{Facts, Read, NONE};
+use super::facts::{pair, Facts, Read, NONE};
 use super::{Found, Level, Step, Why};
 use crate::graph::{csr, nontrivial, tarjan, topological};
 use crate::history::TxnId;
+use crate::infer::util::FxMap;
 use crate::limits;
 use std::collections::VecDeque;
 
@@ -32,7 +44,7 @@ pub(super) fn decide(f: &Facts, level: Level) -> Option<Found> {
             continue;
         }
         if let Some(found) = sweep.txn(t, &mut edges) {
-            return Some(with_path_seen(n, &edges, found));
+            return Some(with_path_seen(n, &edges, found, level));
         }
     }
     // Most histories hold: a topological order is cheaper than the
@@ -89,14 +101,21 @@ fn base_edges(f: &Facts) -> Vec<Step> {
     edges
 }
 
-/// The sweep's state: for causal consistency, each swept transaction's
-/// vector clock (per session, how many of its transactions it sees,
-/// itself included).
+/// The sweep's state: for causal consistency and PRAM, each swept
+/// transaction's vector clock (per session, how many of its transactions
+/// it sees, itself included), by which an edge the order already has is
+/// not added again; for PRAM, each session's running bound; for
+/// monotonic reads, the writers seen and not yet read over.
 struct Sweep<'a> {
     f: &'a Facts,
     level: Level,
     k: usize,
     clocks: Vec<u32>,
+    /// PRAM: per session, what its transactions so far see (a `k` row).
+    running: Vec<u32>,
+    /// Monotonic reads: `(session, key)` → the writers of the key the
+    /// session sees that its last read of the key did not already order.
+    pending: FxMap<u64, Vec<TxnId>>,
     /// What the current transaction sees, per session.
     bound: Vec<u32>,
     /// Per session, how many distinct writers the current read observed.
@@ -110,14 +129,20 @@ impl<'a> Sweep<'a> {
     fn new(f: &'a Facts, level: Level) -> Sweep<'a> {
         let k = f.sessions.len();
         let clocks = match level {
-            Level::Causal => vec![0; f.session.len() * k],
-            Level::ReadAtomic => Vec::new(),
+            Level::Causal | Level::Pram => vec![0; f.session.len() * k],
+            _ => Vec::new(),
+        };
+        let running = match level {
+            Level::Pram => vec![0; k * k],
+            _ => Vec::new(),
         };
         Sweep {
             f,
             level,
             k,
             clocks,
+            running,
+            pending: FxMap::default(),
             bound: vec![0; k],
             counts: vec![0; k],
             mark: vec![0; f.session.len()],
@@ -131,26 +156,110 @@ impl<'a> Sweep<'a> {
 
     /// Checks `t`'s reads against what it sees, adding the edges they force.
     fn txn(&mut self, t: TxnId, edges: &mut Vec<Step>) -> Option<Found> {
+        if self.level == Level::MonotonicReads {
+            return self.monotonic_reads(t, edges);
+        }
         let f = self.f;
         let (s, pos) = (f.session[t as usize], f.pos[t as usize]);
-        self.bound.fill(0);
-        self.bound[s as usize] = pos;
-        if self.level == Level::Causal {
-            self.see_clocks(t);
+        self.see(t);
+        if let Some(found) = self.each_read(t, edges, |sweep, r, edges| sweep.read(t, r, edges)) {
+            return Some(found);
         }
+        if !self.clocks.is_empty() {
+            let row = t as usize * self.k;
+            self.clocks[row..row + self.k].copy_from_slice(&self.bound);
+            self.clocks[row + s as usize] = pos + 1;
+        }
+        None
+    }
+
+    /// Sets the bounds to what `t` sees, per session.
+    fn see(&mut self, t: TxnId) {
+        let f = self.f;
+        let (s, pos) = (f.session[t as usize] as usize, f.pos[t as usize]);
+        self.bound.fill(0);
+        match self.level {
+            Level::ReadAtomic => self.bound[s] = pos,
+            Level::Causal => {
+                self.bound[s] = pos;
+                self.see_clocks(t);
+            }
+            Level::MonotonicWrites => self.see_sources(t),
+            Level::Pram => {
+                let row = s * self.k..(s + 1) * self.k;
+                self.bound.copy_from_slice(&self.running[row.clone()]);
+                self.see_sources(t);
+                self.bound[s] = self.bound[s].max(pos);
+                self.running[row].copy_from_slice(&self.bound);
+            }
+            Level::MonotonicReads => unreachable!("monotonic reads keeps no bounds"),
+        }
+    }
+
+    /// Raises the bounds to the writers `t` read from, and so to every
+    /// transaction before them in their sessions.
+    fn see_sources(&mut self, t: TxnId) {
+        let f = self.f;
         for r in f.reads_of_txn(t) {
+            for &w in f.observed_by(r) {
+                let b = &mut self.bound[f.session[w as usize] as usize];
+                *b = (*b).max(f.pos[w as usize] + 1);
+            }
+        }
+    }
+
+    /// Monotonic reads: `t` sees the writers it and its session read from.
+    fn monotonic_reads(&mut self, t: TxnId, edges: &mut Vec<Step>) -> Option<Found> {
+        let f = self.f;
+        let s = f.session[t as usize];
+        for r in f.reads_of_txn(t) {
+            for &w in f.observed_by(r) {
+                for &key in f.keys_written(w) {
+                    self.pending.entry(pair(s, key)).or_default().push(w);
+                }
+            }
+        }
+        self.each_read(t, edges, |sweep, r, edges| sweep.pending_seen(t, r, edges))
+    }
+
+    /// Checks each of `t`'s reads with `check`, the writers it observed
+    /// marked; the first violation found.
+    fn each_read(
+        &mut self,
+        t: TxnId,
+        edges: &mut Vec<Step>,
+        check: impl Fn(&mut Self, &Read, &mut Vec<Step>) -> Option<Found>,
+    ) -> Option<Found> {
+        for r in self.f.reads_of_txn(t) {
             self.count_observed(r);
-            let found = self.read(t, r, edges);
+            let found = check(self, r, edges);
             self.uncount_observed(r);
             if found.is_some() {
                 return found;
             }
         }
-        if self.level == Level::Causal {
-            let row = t as usize * self.k;
-            self.clocks[row..row + self.k].copy_from_slice(&self.bound);
-            self.clocks[row + s as usize] = pos + 1;
+        None
+    }
+
+    /// The writers of `r`'s key `t`'s session sees and has not read over
+    /// since: ordered before the version read, or for a list, shown. What
+    /// `r` observed then stands for them.
+    fn pending_seen(&mut self, t: TxnId, r: &Read, edges: &mut Vec<Step>) -> Option<Found> {
+        let f = self.f;
+        let key = pair(f.session[t as usize], r.key);
+        let seen = self.pending.remove(&key).unwrap_or_default();
+        for &w in &seen {
+            if self.observed(w) {
+                continue;
+            }
+            if f.lists {
+                return Some(missed(t, r, w));
+            }
+            if let Some(found) = self.seen_writer(t, r, w, edges) {
+                return Some(found);
+            }
         }
+        self.pending.insert(key, f.observed_by(r).to_vec());
         None
     }
 
@@ -270,14 +379,15 @@ impl<'a> Sweep<'a> {
     }
 
     /// Whether the edges already order `a` before `b`: session order, or
-    /// for causal consistency `(so ∪ wr)+` (`b` was swept before `t`).
+    /// for causal consistency and PRAM what `b` sees, within `(so ∪ wr)+`
+    /// (`b` was swept before `t`).
     fn precedes(&self, a: TxnId, b: TxnId) -> bool {
         let f = self.f;
         let (sa, pa) = (f.session[a as usize], f.pos[a as usize]);
         if sa == f.session[b as usize] && pa < f.pos[b as usize] {
             return true;
         }
-        self.level == Level::Causal && pa < self.clock(b)[sa as usize]
+        !self.clocks.is_empty() && pa < self.clock(b)[sa as usize]
     }
 }
 
@@ -291,8 +401,8 @@ fn missed(reader: TxnId, r: &Read, writer: TxnId) -> Found {
 }
 
 /// A missed write with the shortest chain of session-order and reads-from
-/// steps by which its reader sees it.
-fn with_path_seen(n: usize, edges: &[Step], found: Found) -> Found {
+/// steps by which its reader sees it under `level`.
+fn with_path_seen(n: usize, edges: &[Step], found: Found, level: Level) -> Found {
     let Found::Missed {
         reader,
         mop,
@@ -302,13 +412,95 @@ fn with_path_seen(n: usize, edges: &[Step], found: Found) -> Found {
     else {
         return found;
     };
-    let seen_by = |s: &Step| matches!(s.why, Why::Session | Why::ReadFrom { .. });
     Found::Missed {
         reader,
         mop,
         writer,
-        seen: shortest(n, edges, writer, reader, seen_by).unwrap_or_default(),
+        seen: seen_path(n, edges, writer, reader, level).unwrap_or_default(),
     }
+}
+
+/// Where a path of session-order and reads-from steps stands: at its
+/// start, after session-order steps only, or after a reads-from step.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    Start,
+    Session,
+    Read,
+}
+
+/// The phase after a step (session order or reads-from) on a path along
+/// which `level` makes the start visible to the end; `None` when the level
+/// allows no such path.
+fn next_phase(level: Level, phase: Phase, session: bool) -> Option<Phase> {
+    use Level::*;
+    let lead = matches!(level, MonotonicWrites | Pram | Causal);
+    let trail = matches!(level, MonotonicReads | Pram | Causal);
+    match (phase, session) {
+        (Phase::Start | Phase::Session, true) => {
+            (lead || level == ReadAtomic).then_some(Phase::Session)
+        }
+        (Phase::Start, false) => Some(Phase::Read),
+        (Phase::Session, false) => lead.then_some(Phase::Read),
+        (Phase::Read, true) => trail.then_some(Phase::Read),
+        (Phase::Read, false) => (level == Causal).then_some(Phase::Read),
+    }
+}
+
+/// Whether a path in `phase` makes its start visible to its end.
+fn ends(level: Level, phase: Phase) -> bool {
+    phase == Phase::Read
+        || (phase == Phase::Session
+            && level != Level::MonotonicWrites
+            && level != Level::MonotonicReads)
+}
+
+/// A shortest path of session-order and reads-from steps from `from` to
+/// `to` along which `level` makes `from` visible to `to`.
+fn seen_path(n: usize, edges: &[Step], from: TxnId, to: TxnId, level: Level) -> Option<Vec<Step>> {
+    let kept = edges
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| matches!(s.why, Why::Session | Why::ReadFrom { .. }));
+    let (start, succ) = csr(n, kept.map(|(i, s)| (s.from, i as u32)));
+    let state = |v: TxnId, p: Phase| v as usize * 3 + p as usize;
+    // Per state, the edge into it and the phase it came from.
+    let mut parent = vec![(u32::MAX, Phase::Start); 3 * n];
+    let mut queue = VecDeque::from([(from, Phase::Start)]);
+    while let Some((v, p)) = queue.pop_front() {
+        for &e in &succ[start[v as usize] as usize..start[v as usize + 1] as usize] {
+            let s = edges[e as usize];
+            let Some(q) = next_phase(level, p, s.why == Why::Session) else {
+                continue;
+            };
+            if s.to == to && ends(level, q) {
+                return Some(phase_path(edges, &parent, e, (v, p), from));
+            }
+            if parent[state(s.to, q)].0 == u32::MAX {
+                parent[state(s.to, q)] = (e, p);
+                queue.push_back((s.to, q));
+            }
+        }
+    }
+    None
+}
+
+/// The steps from `first` to the edge `last`, which leaves state `at`.
+fn phase_path(
+    edges: &[Step],
+    parent: &[(u32, Phase)],
+    last: u32,
+    mut at: (TxnId, Phase),
+    first: TxnId,
+) -> Vec<Step> {
+    let mut steps = vec![edges[last as usize]];
+    while at != (first, Phase::Start) {
+        let (e, p) = parent[at.0 as usize * 3 + at.1 as usize];
+        steps.push(edges[e as usize]);
+        at = (edges[e as usize].from, p);
+    }
+    steps.reverse();
+    steps
 }
 
 /// A shortest cycle through one vertex of a strongly connected component,

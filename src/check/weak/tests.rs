@@ -20,28 +20,43 @@ fn history(txns: &[(u32, &str)]) -> History {
 }
 
 fn anomaly(txns: &[(u32, &str)], level: Level) -> Option<&'static str> {
-    check(&history(txns), &[level]).map(|v| v.name())
+    names(txns, &[level]).first().copied()
+}
+
+/// The anomalies `check` names for these levels.
+fn names(txns: &[(u32, &str)], levels: &[Level]) -> Vec<&'static str> {
+    check(&history(txns), levels)
+        .iter()
+        .map(|v| v.name())
+        .collect()
+}
+
+fn violation(txns: &[(u32, &str)], level: Level) -> Violation {
+    check(&history(txns), &[level]).remove(0)
 }
 
 const STALE_SESSION_READ: &[(u32, &str)] =
     &[(0, "[[:w :x 2]]"), (0, "[[:w :x 3]]"), (0, "[[:r :x 2]]")];
 
 #[test]
-fn a_session_reading_its_older_write_violates_both() {
-    for level in Level::ALL {
+fn a_session_reading_its_older_write_violates_those_that_see_the_session() {
+    for level in [Level::ReadAtomic, Level::Pram, Level::Causal] {
         let found = anomaly(STALE_SESSION_READ, level);
         assert_eq!(found, Some(level.anomaly()), "{level:?}");
     }
-    // Asked for both, the weaker names it.
-    let v = check(&history(STALE_SESSION_READ), &Level::ALL).map(|v| v.name());
-    assert_eq!(v, Some("fractured-read"));
+    // Monotonic reads and writes do not make a session's past visible.
+    for level in [Level::MonotonicReads, Level::MonotonicWrites] {
+        assert_eq!(anomaly(STALE_SESSION_READ, level), None, "{level:?}");
+    }
+    // Asked for all, the weakest violated names it.
+    assert_eq!(names(STALE_SESSION_READ, &Level::ALL), ["fractured-read"]);
     let fresh = &[(0, "[[:w :x 2]]"), (0, "[[:w :x 3]]"), (0, "[[:r :x 3]]")];
     assert_eq!(anomaly(fresh, Level::Causal), None);
 }
 
 #[test]
 fn the_cycle_names_session_order_and_what_the_reader_sees() {
-    let v = check(&history(STALE_SESSION_READ), &[Level::Causal]).expect("a violation");
+    let v = violation(STALE_SESSION_READ, Level::Causal);
     let Found::Cycle(steps) = v.found else {
         panic!("{v:?}")
     };
@@ -59,7 +74,7 @@ fn fractured_reads_of_registers_and_lists() {
     ];
     for txns in [registers, lists] {
         assert_eq!(anomaly(txns, Level::ReadAtomic), Some("fractured-read"));
-        let v = check(&history(txns), &[Level::ReadAtomic]).expect("a violation");
+        let v = violation(txns, Level::ReadAtomic);
         assert_eq!(
             v.found,
             Found::Missed {
@@ -150,7 +165,7 @@ fn list_order_against_session_order() {
         (0, "[[:append :x 2]]"),
         (1, "[[:r :x [2 1]]]"),
     ];
-    let v = check(&history(txns), &[Level::ReadAtomic]).expect("a violation");
+    let v = violation(txns, Level::ReadAtomic);
     assert!(matches!(v.found, Found::Cycle(_)), "{v:?}");
     // A session that reads only part of what it appended earlier.
     let txns = &[
@@ -163,6 +178,147 @@ fn list_order_against_session_order() {
 
 #[test]
 fn nothing_to_check_holds() {
-    assert_eq!(check(&history(&[(0, "[[:w :x 1]]")]), &Level::ALL), None);
-    assert_eq!(check(&history(STALE_SESSION_READ), &[]), None);
+    assert_eq!(check(&history(&[(0, "[[:w :x 1]]")]), &Level::ALL), []);
+    assert_eq!(check(&history(STALE_SESSION_READ), &[]), []);
+}
+
+/// A session reads x=1, then the initial x.
+const MONOTONIC_READS: &[(u32, &str)] =
+    &[(0, "[[:w :x 1]]"), (1, "[[:r :x 1]]"), (1, "[[:r :x nil]]")];
+
+/// A session writes x then y; another reads y, then the initial x.
+const PRAM_ONLY: &[(u32, &str)] = &[
+    (0, "[[:w :x 1]]"),
+    (0, "[[:w :y 1]]"),
+    (1, "[[:r :y 1]]"),
+    (1, "[[:r :x nil]]"),
+];
+
+#[test]
+fn monotonic_reads_sees_what_the_session_read() {
+    assert_eq!(
+        anomaly(MONOTONIC_READS, Level::MonotonicReads),
+        Some("monotonic-reads-violation")
+    );
+    for level in [Level::ReadAtomic, Level::MonotonicWrites] {
+        assert_eq!(anomaly(MONOTONIC_READS, level), None, "{level:?}");
+    }
+    // PRAM and causal consistency name the weakest level violated.
+    for level in [Level::Pram, Level::Causal] {
+        let found = names(MONOTONIC_READS, &[Level::MonotonicReads, level]);
+        assert_eq!(found, ["monotonic-reads-violation"], "{level:?}");
+    }
+    // A register read later overwritten in the reader's view: T3 read x=2
+    // (T1), so the session's read of x=1 (T0) must be of a later version,
+    // yet T0 < T1 in their session.
+    let stale = &[
+        (0, "[[:w :x 1]]"),
+        (0, "[[:w :x 2]]"),
+        (1, "[[:r :x 2]]"),
+        (1, "[[:r :x 1]]"),
+    ];
+    let v = violation(stale, Level::MonotonicReads);
+    assert!(matches!(v.found, Found::Cycle(_)), "{v:?}");
+    let fresh = &[(0, "[[:w :x 1]]"), (1, "[[:r :x 1]]"), (1, "[[:r :x 1]]")];
+    assert_eq!(anomaly(fresh, Level::MonotonicReads), None);
+}
+
+#[test]
+fn monotonic_reads_over_lists() {
+    let shrinking = &[
+        (0, "[[:append :x 1]]"),
+        (1, "[[:append :x 2]]"),
+        (2, "[[:r :x [1 2]]]"),
+        (2, "[[:r :x [2]]]"),
+    ];
+    let v = violation(shrinking, Level::MonotonicReads);
+    assert!(
+        matches!(
+            v.found,
+            Found::Missed {
+                reader: 3,
+                writer: 0,
+                ..
+            }
+        ),
+        "{v:?}"
+    );
+    let growing = &[
+        (0, "[[:append :x 1]]"),
+        (1, "[[:append :x 2]]"),
+        (2, "[[:r :x [1]]]"),
+        (2, "[[:r :x [1 2]]]"),
+    ];
+    assert_eq!(anomaly(growing, Level::MonotonicReads), None);
+}
+
+#[test]
+fn monotonic_writes_sees_the_writers_session() {
+    let txns = &[
+        (0, "[[:w :x 1]]"),
+        (0, "[[:w :y 1]]"),
+        (1, "[[:r :y 1] [:r :x nil]]"),
+    ];
+    assert_eq!(
+        anomaly(txns, Level::MonotonicWrites),
+        Some("monotonic-writes-violation")
+    );
+    for level in [Level::ReadAtomic, Level::MonotonicReads] {
+        assert_eq!(anomaly(txns, level), None, "{level:?}");
+    }
+    // The reader's own earlier transactions are not made visible by it.
+    assert_eq!(anomaly(STALE_SESSION_READ, Level::MonotonicWrites), None);
+}
+
+#[test]
+fn pram_joins_the_three_guarantees() {
+    for level in [
+        Level::ReadAtomic,
+        Level::MonotonicReads,
+        Level::MonotonicWrites,
+    ] {
+        assert_eq!(anomaly(PRAM_ONLY, level), None, "{level:?}");
+    }
+    assert_eq!(names(PRAM_ONLY, &Level::ALL), ["PRAM-violation"]);
+    // Seen through session order, reads-from and session order again.
+    let v = violation(PRAM_ONLY, Level::Pram);
+    let Found::Missed { seen, .. } = v.found else {
+        panic!("{v:?}")
+    };
+    let whys: Vec<bool> = seen.iter().map(|s| s.why == Why::Session).collect();
+    assert_eq!(whys, [true, false, true]);
+    // Not transitive through two reads-from steps: a causality violation
+    // that is PRAM.
+    assert_eq!(anomaly(CAUSALITY, Level::Pram), None);
+}
+
+#[test]
+fn incomparable_levels_are_each_named() {
+    // A fractured read is seen by every level: read atomic, monotonic
+    // reads and monotonic writes are each violated, and none implies
+    // another.
+    let fractured = &[(0, "[[:w :x 1] [:w :y 1]]"), (1, "[[:r :x 1] [:r :y nil]]")];
+    assert_eq!(
+        names(fractured, &Level::ALL),
+        [
+            "monotonic-writes-violation",
+            "monotonic-reads-violation",
+            "fractured-read"
+        ]
+    );
+}
+
+#[test]
+fn implication_is_a_partial_order_that_the_enum_extends() {
+    for a in Level::ALL {
+        assert!(Level::Causal.implies(a));
+        for b in Level::ALL {
+            if a.implies(b) && b.implies(a) {
+                assert_eq!(a, b);
+            }
+            if a.implies(b) {
+                assert!(a >= b, "{a:?} {b:?}");
+            }
+        }
+    }
 }

@@ -48,6 +48,9 @@ fn name(h: &History, t: TxnId) -> String {
 fn not(level: Level) -> &'static str {
     match level {
         Level::ReadAtomic => "not read atomic",
+        Level::MonotonicReads => "without monotonic reads",
+        Level::MonotonicWrites => "without monotonic writes",
+        Level::Pram => "not PRAM",
         Level::Causal => "not causally consistent",
     }
 }
