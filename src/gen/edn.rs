@@ -207,8 +207,6 @@ fn push_mop(l: &mut Vec<u8>, kind: Kind, m: Mop, read: Option<&[Value]>) {
     l.push(b']');
 }
 
-/// An EDN string literal: quotes, backslashes and control characters
-/// escaped.
 /// `, :error [:name "message"]`, or nothing.
 fn push_error(l: &mut Vec<u8>, error: Option<(&str, &str)>) {
     if let Some((name, message)) = error {
@@ -220,6 +218,8 @@ fn push_error(l: &mut Vec<u8>, error: Option<(&str, &str)>) {
     }
 }
 
+/// An EDN string literal: quotes, backslashes and control characters
+/// escaped.
 pub fn push_string(l: &mut Vec<u8>, s: &str) {
     l.push(b'"');
     for c in s.chars() {
