@@ -100,7 +100,11 @@ const IMPLIED_ANOMALIES: Table = &[
     ("write-skew", &["G2"]),
     // isocheck's: the axiomatic levels' anomalies (`check::weak`). Read
     // atomic (= read your writes), monotonic reads and monotonic writes
-    // each see less than PRAM, which sees less than causal consistency.
+    // each see less than PRAM, which sees less than causal consistency;
+    // Biswas and Enea's read committed sees less than read atomic, writes
+    // follow reads less than causal consistency.
+    ("read-committed-be-violation", &["fractured-read"]),
+    ("writes-follow-reads-violation", &["causality-violation"]),
     ("fractured-read", &["PRAM-violation"]),
     ("monotonic-reads-violation", &["PRAM-violation"]),
     ("monotonic-writes-violation", &["PRAM-violation"]),
@@ -249,6 +253,14 @@ const MODELS: Table = &[
         "PRAM",
         &["monotonic-reads", "monotonic-writes", "read-your-writes"],
     ),
+    // isocheck's: Biswas and Enea's read committed. Its commit order
+    // contains the write order Elle infers (list orders, a read's version
+    // before the reader's write), so read uncommitted's cycles hold. Read
+    // atomic implies it (`Level::implies`), but it is not placed under
+    // read-atomic, whose check would then name a fractured read by it;
+    // its anomaly implies `fractured-read` instead, so finding one rules
+    // out read atomic and everything above.
+    ("read-committed-be", &["read-uncommitted"]),
 ];
 
 /// `direct-proscribed-anomalies`: model → anomalies it forbids on top of the
@@ -346,14 +358,17 @@ const DIRECT_PROSCRIBED: Table = &[
     ("monotonic-reads", &["monotonic-reads-violation"]),
     ("monotonic-writes", &["monotonic-writes-violation"]),
     ("PRAM", &["PRAM-violation"]),
+    ("writes-follow-reads", &["writes-follow-reads-violation"]),
+    ("read-committed-be", &["read-committed-be-violation"]),
 ];
 
 /// isocheck's: the anomalies the session guarantees (read your writes,
-/// monotonic reads and writes, so PRAM) prohibit besides their own. Their
-/// check (`check::weak`) leaves to inference every read that is not of
-/// another committed transaction's final write, which no abstract execution
-/// has; read atomic prohibits these through read committed, but the session
-/// guarantees imply no Adya level. They are prohibited (reported, and the
+/// monotonic reads and writes, writes follow reads, so PRAM) and Biswas and
+/// Enea's read committed prohibit besides their own. Their check
+/// (`check::weak`) leaves to inference every read that is not of another
+/// committed transaction's final write, which no abstract execution has;
+/// read atomic prohibits these through Adya's read committed, but these
+/// models imply no Adya level above read uncommitted. They are prohibited (reported, and the
 /// verdict false) but not in [`DIRECT_PROSCRIBED`], so that finding one
 /// rules out the same models as in Elle, whose lattice proscribes nothing
 /// for the session guarantees: the `:not` boundary of a G1a stays
@@ -368,7 +383,20 @@ const SESSION_BASE: &[&str] = &[
 ];
 
 /// The models [`SESSION_BASE`] applies to.
-const SESSION_MODELS: &[&str] = &["read-your-writes", "monotonic-reads", "monotonic-writes"];
+const SESSION_MODELS: &[&str] = &[
+    "read-your-writes",
+    "monotonic-reads",
+    "monotonic-writes",
+    "writes-follow-reads",
+    "read-committed-be",
+];
+
+/// The one model [`SESSION_BASE`]'s `internal` does not apply to: Biswas
+/// and Enea's read committed lets a read disagree with an earlier read of
+/// the key in its transaction (a non-repeatable read), which Elle's
+/// `internal` rejects; its check finds a read missing the transaction's
+/// own write itself (`check::weak::Found::OwnWrite`).
+const REPEATABLE_READS_NOT_REQUIRED: &str = "read-committed-be";
 
 /// isocheck's addition: a committed read of a value no transaction wrote.
 /// No database can produce one, so read-uncommitted proscribes it and with
@@ -406,9 +434,6 @@ pub enum Definition {
 const NO_CURSORS: &str = "Adya's G-cursor needs cursor reads, which histories do not record";
 const SINGLE_UNDECIDED: &str = "G-single is searched among the certain dependencies only; \
      orders of writes the history leaves open are not decided for it";
-const NO_WFR_CHECK: &str = "writes follow reads (Terry et al. 1994) is not checked: \
-     what it makes visible is not closed under session order, which the saturation's \
-     bounds rely on; Elle's lattice proscribes nothing for it";
 
 /// The definition each canonical model name is checked by: the one list of
 /// which names the check decides. Every model of the lattice has a row.
@@ -472,6 +497,10 @@ const DEFINITIONS: &[(&str, Definition)] = &[
         ),
     ),
     ("read-atomic", Definition::Axiomatic(Level::ReadAtomic)),
+    (
+        "read-committed-be",
+        Definition::Axiomatic(Level::ReadCommitted),
+    ),
     // Read your writes (`so ⊆ vis`) is read atomic in Cerone et al.'s
     // framework, where what a transaction read from is visible whole.
     ("read-your-writes", Definition::Axiomatic(Level::ReadAtomic)),
@@ -500,7 +529,10 @@ const DEFINITIONS: &[(&str, Definition)] = &[
         "view-serializable",
         Definition::NotChecked("view serializability is not checked"),
     ),
-    ("writes-follow-reads", Definition::NotChecked(NO_WFR_CHECK)),
+    (
+        "writes-follow-reads",
+        Definition::Axiomatic(Level::WritesFollowReads),
+    ),
 ];
 
 /// The definition a model name is checked by; `None` for a name the lattice
@@ -814,11 +846,20 @@ pub fn anomalies_prohibited_by<'a>(
 ) -> BTreeSet<&'static str> {
     let l = lattice();
     let implied = all_implied_models(models);
-    let session = SESSION_MODELS.iter().any(|m| implied.contains(m));
+    let session: Vec<&str> = SESSION_MODELS
+        .iter()
+        .copied()
+        .filter(|m| implied.contains(m))
+        .collect();
+    let internal = session.iter().any(|&m| m != REPEATABLE_READS_NOT_REQUIRED);
+    let base = SESSION_BASE
+        .iter()
+        .copied()
+        .filter(|&a| !session.is_empty() && (a != "internal" || internal));
     let direct: Vec<&'static str> = implied
-        .into_iter()
+        .iter()
         .flat_map(|m| l.proscribed.out(m))
-        .chain(SESSION_BASE.iter().copied().filter(|_| session))
+        .chain(base)
         .collect();
     l.implied.reach(direct, false)
 }
@@ -1024,10 +1065,12 @@ mod tests {
         }
         assert_eq!(unchecked_models(None), Vec::<&str>::new());
         assert_eq!(
-            unchecked_models(Some(&["serializable", "causal", "writes-follow-reads"])),
-            vec!["writes-follow-reads"]
+            unchecked_models(Some(&["serializable", "causal", "update-atomic"])),
+            vec!["update-atomic"]
         );
         for (model, level) in [
+            ("read-committed-be", Level::ReadCommitted),
+            ("writes-follow-reads", Level::WritesFollowReads),
             ("read-atomic", Level::ReadAtomic),
             ("read-your-writes", Level::ReadAtomic),
             ("monotonic-reads", Level::MonotonicReads),
@@ -1048,7 +1091,12 @@ mod tests {
             axiomatic_levels(Some(&["read-atomic"])),
             vec![Level::ReadAtomic]
         );
-        assert_eq!(axiomatic_levels(Some(&["causal"])), Level::ALL);
+        // Read committed (Biswas and Enea) is checked only when asked for.
+        assert_eq!(axiomatic_levels(Some(&["causal"])), Level::ALL[1..]);
+        assert_eq!(
+            axiomatic_levels(Some(&["read-committed-be"])),
+            vec![Level::ReadCommitted]
+        );
         assert_eq!(
             axiomatic_levels(Some(&["PRAM"])),
             vec![
@@ -1066,7 +1114,9 @@ mod tests {
     #[test]
     fn axiomatic_anomalies_follow_the_levels() {
         let model_of = |level: Level| match level {
+            Level::ReadCommitted => "read-committed-be",
             Level::ReadAtomic => "read-your-writes",
+            Level::WritesFollowReads => "writes-follow-reads",
             Level::MonotonicReads => "monotonic-reads",
             Level::MonotonicWrites => "monotonic-writes",
             Level::Pram => "PRAM",
@@ -1081,9 +1131,12 @@ mod tests {
                     stronger.implies(weaker),
                     "{weaker:?} {stronger:?}"
                 );
+                // Read committed is below read atomic by its anomaly only
+                // (see its row in MODELS).
+                let placed = weaker != Level::ReadCommitted || stronger == weaker;
                 assert_eq!(
                     all_implied_models([m]).contains(model_of(weaker)),
-                    stronger.implies(weaker),
+                    stronger.implies(weaker) && placed,
                     "{weaker:?} {stronger:?}"
                 );
             }
@@ -1094,7 +1147,8 @@ mod tests {
         for m in SESSION_MODELS.iter().chain(&["PRAM"]) {
             let prohibited = anomalies_prohibited_by([*m]);
             for a in SESSION_BASE {
-                assert!(prohibited.contains(a), "{m} {a}");
+                let allowed = *m == REPEATABLE_READS_NOT_REQUIRED && *a == "internal";
+                assert_eq!(prohibited.contains(a), !allowed, "{m} {a}");
             }
         }
     }
@@ -1127,8 +1181,8 @@ mod tests {
 
         let known = known_models();
         assert!(known.windows(2).all(|w| w[0] < w[1]));
-        // 36 canonical vertices plus the 18 friendly aliases.
-        assert_eq!(known.len(), 36 + 18);
+        // 37 canonical vertices plus the 18 friendly aliases.
+        assert_eq!(known.len(), 37 + 18);
         for m in words(
             "serializable PL-3 strict-serializable strong-serializable PL-SS read-atomic
              strong-snapshot-isolation read-your-writes 1SR view-serializable strong-PL-1
@@ -1169,7 +1223,8 @@ mod tests {
              GSIb G-SI G-SIb G-cursor G-monotonic G-MSR G-update write-skew
              empty-transaction-graph cycle-search-timeout garbage-read model-not-checked
              fractured-read causality-violation monotonic-reads-violation
-             monotonic-writes-violation PRAM-violation",
+             monotonic-writes-violation PRAM-violation read-committed-be-violation
+             writes-follow-reads-violation",
         );
         for a in known.iter().chain(&cycle_anomalies()) {
             assert!(is_known_anomaly(a), "{a}");
@@ -1194,7 +1249,7 @@ mod tests {
             .filter(|a| !is_cycle_anomaly(a) && ModelGraph::of_anomaly(a).is_none())
             .collect();
         assert_eq!(others, known);
-        assert_eq!(all.len(), 24 + 13 + 32);
+        assert_eq!(all.len(), 24 + 13 + 34);
     }
 
     #[test]
@@ -1267,10 +1322,10 @@ mod tests {
         assert_eq!(prohibited("read-committed"), rc);
         assert_eq!(prohibited("monotonic-atomic-view"), rc);
 
-        let ra = plus(&rc, "internal fractured-read");
+        let ra = plus(&rc, "internal fractured-read read-committed-be-violation");
         assert_eq!(prohibited("read-atomic"), ra);
         let session = "causality-violation PRAM-violation monotonic-reads-violation \
-             monotonic-writes-violation";
+             monotonic-writes-violation writes-follow-reads-violation";
         let cc = plus(&ra, session);
         for m in ["causal-cerone", "prefix", "causal"] {
             assert_eq!(prohibited(m), cc, "{m}");
@@ -1289,7 +1344,7 @@ mod tests {
             words(base)
                 .union(&words(
                     "fractured-read PRAM-violation monotonic-reads-violation \
-                     monotonic-writes-violation"
+                     monotonic-writes-violation read-committed-be-violation"
                 ))
                 .copied()
                 .collect()
@@ -1326,7 +1381,8 @@ mod tests {
              G-nonadjacent-process G-nonadjacent-item-process strong-session-PL-1-cycle-exists
              strong-session-PL-2-cycle-exists strong-session-snapshot-isolation-cycle-exists
              fractured-read causality-violation monotonic-reads-violation
-             monotonic-writes-violation PRAM-violation",
+             monotonic-writes-violation PRAM-violation read-committed-be-violation
+             writes-follow-reads-violation",
         );
         assert_eq!(prohibited("strong-session-snapshot-isolation"), sssi);
 
@@ -1385,7 +1441,27 @@ mod tests {
             assert!(prohibited(m).contains(GARBAGE_READ), "{m}");
         }
 
-        assert_eq!(prohibited("writes-follow-reads"), words(""));
+        assert_eq!(
+            prohibited("writes-follow-reads"),
+            words(base)
+                .union(&words("writes-follow-reads-violation"))
+                .copied()
+                .collect()
+        );
+        // Read committed (Biswas and Enea): its own anomaly, the reads it
+        // leaves to inference but `internal` (it allows a non-repeatable
+        // read), and read uncommitted's.
+        let rc_be = plus(
+            &words(base).union(&ru).copied().collect(),
+            "read-committed-be-violation",
+        );
+        assert_eq!(
+            prohibited("read-committed-be"),
+            rc_be.iter().copied().filter(|&a| a != "internal").collect()
+        );
+        assert!(
+            anomalies_prohibited_by(["read-committed-be", "monotonic-reads"]).contains("internal")
+        );
         // isocheck's causal → causal-cerone.
         for m in ["linearizable", "sequential"] {
             assert_eq!(prohibited(m), cc, "{m}");

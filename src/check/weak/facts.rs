@@ -6,6 +6,10 @@
 //! writes (Cerone et al.'s INT, Elle's `internal`), of an aborted or
 //! intermediate write, or of a value nobody wrote (G1a, G1b and garbage
 //! reads, which inference finds and every one of these models prohibits).
+//! A read after the reader's own write that does not show it is kept aside
+//! ([`Facts::unread_own`]): Elle's `internal` also rejects a read that
+//! disagrees with an earlier read, which read committed allows, so that
+//! level checks its own writes itself.
 
 use crate::history::{History, MopKind, MopValue, Status, TxnId, Val, Workload};
 use crate::infer::util::{pack, FxMap, KeyIds};
@@ -54,6 +58,11 @@ pub(super) struct Facts {
     /// `written[written_start[t]..written_start[t + 1]]`.
     pub written_start: Vec<u32>,
     pub written: Vec<u32>,
+    /// `(transaction, micro-op)`: the first read of each committed
+    /// transaction, after its own write of the key, that does not show
+    /// that write (the last one of a register; its appends, last, for a
+    /// list).
+    pub unread_own: Vec<(TxnId, u32)>,
 }
 
 /// Two ids as one map key.
@@ -122,14 +131,19 @@ impl Facts {
         seen_info: &mut [bool],
     ) {
         let txn = h.txn(t);
-        let mut own: Vec<Val> = Vec::new();
+        let mut own = OwnWrites::default();
+        let mut unread = false;
         for (i, m) in h.mops_of(txn).iter().enumerate() {
             let mop = txn.mops.start + i as u32;
             if m.kind != MopKind::Read {
-                own.push(m.key);
+                own.wrote(m.key, m.value());
                 continue;
             }
-            if !self.lists && own.contains(&m.key) {
+            if !unread && !own.shown(h, m.key, m.value(), self.lists) {
+                unread = true;
+                self.unread_own.push((t, mop));
+            }
+            if !self.lists && own.writes(m.key) {
                 continue;
             }
             let start = self.observed.len() as u32;
@@ -265,6 +279,49 @@ impl Facts {
             self.runs[run].1.end += 1;
             self.key_runs[key as usize].end = run as u32 + 1;
         }
+    }
+}
+
+/// What one transaction has written so far: `(key, value)` in order.
+#[derive(Default)]
+struct OwnWrites(Vec<(Val, MopValue)>);
+
+impl OwnWrites {
+    fn wrote(&mut self, key: Val, v: MopValue) {
+        self.0.push((key, v));
+    }
+
+    fn of(&self, key: Val) -> impl DoubleEndedIterator<Item = MopValue> + Clone + '_ {
+        self.0
+            .iter()
+            .filter(move |(k, _)| *k == key)
+            .map(|&(_, v)| v)
+    }
+
+    fn writes(&self, key: Val) -> bool {
+        self.of(key).next().is_some()
+    }
+
+    /// Whether a read of `key` returning `read` shows the transaction's own
+    /// writes of it (trivially when there are none): a register its last
+    /// write, a list its appends, last and in order.
+    fn shown(&self, h: &History, key: Val, read: MopValue, lists: bool) -> bool {
+        if !self.writes(key) {
+            return true;
+        }
+        if !lists {
+            return self.of(key).next_back() == Some(read);
+        }
+        let elems = match read {
+            MopValue::List { start, len } => h.list(start, len),
+            MopValue::Val(_) => &[],
+        };
+        let appended = self.of(key).count();
+        elems.len() >= appended
+            && elems[elems.len() - appended..]
+                .iter()
+                .zip(self.of(key))
+                .all(|(e, v)| MopValue::Val(*e) == v)
     }
 }
 

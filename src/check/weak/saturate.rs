@@ -20,8 +20,14 @@
 //! commit order is transitive), a list read must show them all. Each
 //! writer read from enters once per key it writes: O(observations · keys
 //! per writer).
+//!
+//! Read committed sees, per read, the writers its transaction's earlier
+//! reads read from. Writes follow reads sees what `follow.rs`'s forward clocks say:
+//! per read, a binary search per session writing the key and session read
+//! from.
 
 use super::facts::{pair, Facts, Read, NONE};
+use super::follow::{self, Reach};
 use super::{Found, Level, Step, Why};
 use crate::graph::{csr, nontrivial, tarjan, topological};
 use crate::history::TxnId;
@@ -31,13 +37,16 @@ use std::collections::VecDeque;
 
 /// Decides `level`: `None` when it holds.
 pub(super) fn decide(f: &Facts, level: Level) -> Option<Found> {
+    if let (Level::ReadCommitted, Some(&(reader, mop))) = (level, f.unread_own.first()) {
+        return Some(Found::OwnWrite { reader, mop });
+    }
     let n = f.session.len();
     let mut edges = base_edges(f);
     let seen_by = |s: &&Step| matches!(s.why, Why::Session | Why::ReadFrom { .. });
     let Some(swept) = order(n, edges.iter().filter(seen_by)) else {
         return cycle(n, &edges);
     };
-    let mut sweep = Sweep::new(f, level);
+    let mut sweep = Sweep::new(f, level, &swept);
     for t in swept {
         limits::tick();
         if f.session[t as usize] == NONE {
@@ -123,10 +132,14 @@ struct Sweep<'a> {
     /// Per transaction, the last read (numbered by `stamp`) that observed it.
     mark: Vec<u32>,
     stamp: u32,
+    /// Writes follow reads: the forward clocks.
+    reach: Option<Reach>,
+    /// Writes follow reads: the sessions the current transaction read from.
+    sources: Vec<u32>,
 }
 
 impl<'a> Sweep<'a> {
-    fn new(f: &'a Facts, level: Level) -> Sweep<'a> {
+    fn new(f: &'a Facts, level: Level, swept: &[TxnId]) -> Sweep<'a> {
         let k = f.sessions.len();
         let clocks = match level {
             Level::Causal | Level::Pram => vec![0; f.session.len() * k],
@@ -147,6 +160,8 @@ impl<'a> Sweep<'a> {
             counts: vec![0; k],
             mark: vec![0; f.session.len()],
             stamp: 0,
+            reach: (level == Level::WritesFollowReads).then(|| Reach::of(f, swept)),
+            sources: Vec::new(),
         }
     }
 
@@ -158,6 +173,9 @@ impl<'a> Sweep<'a> {
     fn txn(&mut self, t: TxnId, edges: &mut Vec<Step>) -> Option<Found> {
         if self.level == Level::MonotonicReads {
             return self.monotonic_reads(t, edges);
+        }
+        if self.level == Level::WritesFollowReads {
+            return self.follows(t, edges);
         }
         let f = self.f;
         let (s, pos) = (f.session[t as usize], f.pos[t as usize]);
@@ -179,6 +197,9 @@ impl<'a> Sweep<'a> {
         let (s, pos) = (f.session[t as usize] as usize, f.pos[t as usize]);
         self.bound.fill(0);
         match self.level {
+            // Read committed sees no session: its reads' earlier sources
+            // are checked in `read`.
+            Level::ReadCommitted => {}
             Level::ReadAtomic => self.bound[s] = pos,
             Level::Causal => {
                 self.bound[s] = pos;
@@ -192,7 +213,9 @@ impl<'a> Sweep<'a> {
                 self.bound[s] = self.bound[s].max(pos);
                 self.running[row].copy_from_slice(&self.bound);
             }
-            Level::MonotonicReads => unreachable!("monotonic reads keeps no bounds"),
+            Level::MonotonicReads | Level::WritesFollowReads => {
+                unreachable!("monotonic reads and writes follow reads keep no bounds")
+            }
         }
     }
 
@@ -333,17 +356,28 @@ impl<'a> Sweep<'a> {
                 return found;
             }
         }
-        if self.level == Level::ReadAtomic {
-            return self.sources_seen(t, r, edges);
+        match self.level {
+            Level::ReadAtomic => self.sources_seen(t, r, f.reads_of_txn(t), edges),
+            Level::ReadCommitted => {
+                let reads = f.reads_of_txn(t);
+                let earlier = &reads[..reads.partition_point(|x| x.mop < r.mop)];
+                self.sources_seen(t, r, earlier, edges)
+            }
+            _ => None,
         }
-        None
     }
 
-    /// Read atomic: each writer `t` read from, if it writes `r`'s key, must
-    /// be in what `r` shows or commit before its source.
-    fn sources_seen(&self, t: TxnId, r: &Read, edges: &mut Vec<Step>) -> Option<Found> {
+    /// Each writer the reads `reads` of `t` read from, if it writes `r`'s
+    /// key, must be in what `r` shows or commit before its source.
+    fn sources_seen(
+        &self,
+        t: TxnId,
+        r: &Read,
+        reads: &[Read],
+        edges: &mut Vec<Step>,
+    ) -> Option<Found> {
         let f = self.f;
-        let sources = f.reads_of_txn(t).iter().flat_map(|x| f.observed_by(x));
+        let sources = reads.iter().flat_map(|x| f.observed_by(x));
         for &w in sources {
             if !f.writes(w, r.key) || self.observed(w) {
                 continue;
@@ -356,6 +390,60 @@ impl<'a> Sweep<'a> {
             }
         }
         None
+    }
+
+    /// Writes follow reads: `t` sees the writers it read from and those
+    /// reaching them (`follow.rs`).
+    fn follows(&mut self, t: TxnId, edges: &mut Vec<Step>) -> Option<Found> {
+        self.bound.fill(0);
+        self.see_sources(t);
+        let bound = &self.bound;
+        self.sources = (0..self.k as u32)
+            .filter(|&s| bound[s as usize] > 0)
+            .collect();
+        self.each_read(t, edges, |sweep, r, edges| sweep.follow_read(t, r, edges))
+    }
+
+    /// The writers of `r`'s key `t` sees: those it read from, and per
+    /// session writing the key those reaching a session `t` read from.
+    fn follow_read(&mut self, t: TxnId, r: &Read, edges: &mut Vec<Step>) -> Option<Found> {
+        let f = self.f;
+        if let Some(found) = self.sources_seen(t, r, f.reads_of_txn(t), edges) {
+            return Some(found);
+        }
+        let mut reach = self.reach.take().expect("writes follow reads keeps clocks");
+        let found = f.key_runs[r.key as usize]
+            .clone()
+            .find_map(|run| self.follow_run(&mut reach, t, r, run, edges));
+        self.reach = Some(reach);
+        found
+    }
+
+    /// The latest writer of one session's run of `r`'s key that `t` sees,
+    /// or for a list, each one `t` sees.
+    fn follow_run(
+        &self,
+        reach: &mut Reach,
+        t: TxnId,
+        r: &Read,
+        run: u32,
+        edges: &mut Vec<Step>,
+    ) -> Option<Found> {
+        let f = self.f;
+        let members = &f.sessions[f.runs[run as usize].0 as usize];
+        let mut latest = None;
+        for &tau in &self.sources {
+            let seen = follow::seen(reach.writers(f, run, tau), self.bound[tau as usize]);
+            if f.lists {
+                let mut writers = seen.iter().map(|e| members[e.pos as usize]);
+                if let Some(w) = writers.find(|&w| !self.observed(w)) {
+                    return Some(missed(t, r, w));
+                }
+            } else if let Some(e) = seen.last() {
+                latest = latest.max(Some(e.latest));
+            }
+        }
+        latest.and_then(|p| self.seen_writer(t, r, members[p as usize], edges))
     }
 
     /// A register read that sees writer `w` of its key: `w` is the source,
@@ -434,6 +522,14 @@ enum Phase {
 /// allows no such path.
 fn next_phase(level: Level, phase: Phase, session: bool) -> Option<Phase> {
     use Level::*;
+    if level == WritesFollowReads {
+        // Reads-from first and last, session order between.
+        return match (phase, session) {
+            (Phase::Start, true) => None,
+            (_, true) => Some(Phase::Session),
+            (_, false) => Some(Phase::Read),
+        };
+    }
     let lead = matches!(level, MonotonicWrites | Pram | Causal);
     let trail = matches!(level, MonotonicReads | Pram | Causal);
     match (phase, session) {
@@ -449,10 +545,10 @@ fn next_phase(level: Level, phase: Phase, session: bool) -> Option<Phase> {
 
 /// Whether a path in `phase` makes its start visible to its end.
 fn ends(level: Level, phase: Phase) -> bool {
+    use Level::*;
     phase == Phase::Read
         || (phase == Phase::Session
-            && level != Level::MonotonicWrites
-            && level != Level::MonotonicReads)
+            && !matches!(level, MonotonicWrites | MonotonicReads | WritesFollowReads))
 }
 
 /// A shortest path of session-order and reads-from steps from `from` to

@@ -35,6 +35,14 @@ fn violation(txns: &[(u32, &str)], level: Level) -> Violation {
     check(&history(txns), &[level]).remove(0)
 }
 
+/// The reader and the writer it missed, for a missed write.
+fn reader_and_missed(v: &Violation) -> Option<(TxnId, TxnId)> {
+    match v.found {
+        Found::Missed { reader, writer, .. } => Some((reader, writer)),
+        _ => None,
+    }
+}
+
 const STALE_SESSION_READ: &[(u32, &str)] =
     &[(0, "[[:w :x 2]]"), (0, "[[:w :x 3]]"), (0, "[[:r :x 2]]")];
 
@@ -232,17 +240,7 @@ fn monotonic_reads_over_lists() {
         (2, "[[:r :x [2]]]"),
     ];
     let v = violation(shrinking, Level::MonotonicReads);
-    assert!(
-        matches!(
-            v.found,
-            Found::Missed {
-                reader: 3,
-                writer: 0,
-                ..
-            }
-        ),
-        "{v:?}"
-    );
+    assert_eq!(reader_and_missed(&v), Some((3, 0)), "{v:?}");
     let growing = &[
         (0, "[[:append :x 1]]"),
         (1, "[[:append :x 2]]"),
@@ -294,17 +292,25 @@ fn pram_joins_the_three_guarantees() {
 
 #[test]
 fn incomparable_levels_are_each_named() {
-    // A fractured read is seen by every level: read atomic, monotonic
-    // reads and monotonic writes are each violated, and none implies
-    // another.
+    // A fractured read is seen by every level: read committed (the read
+    // of y comes after the read of x), monotonic reads, monotonic writes
+    // and writes follow reads are each violated, and none implies another.
     let fractured = &[(0, "[[:w :x 1] [:w :y 1]]"), (1, "[[:r :x 1] [:r :y nil]]")];
     assert_eq!(
         names(fractured, &Level::ALL),
         [
+            "writes-follow-reads-violation",
             "monotonic-writes-violation",
             "monotonic-reads-violation",
-            "fractured-read"
+            "read-committed-be-violation"
         ]
+    );
+    // Read the other way round, read committed holds: read atomic names it.
+    let fractured = &[(0, "[[:w :x 1] [:w :y 1]]"), (1, "[[:r :y nil] [:r :x 1]]")];
+    assert_eq!(anomaly(fractured, Level::ReadCommitted), None);
+    assert_eq!(
+        names(fractured, &[Level::ReadCommitted, Level::ReadAtomic]),
+        ["fractured-read"]
     );
 }
 
@@ -321,4 +327,122 @@ fn implication_is_a_partial_order_that_the_enum_extends() {
             }
         }
     }
+}
+
+/// A session writes x=1, then x=2; another transaction reads x=2, then x=1.
+const READ_BACK: &[(u32, &str)] = &[
+    (0, "[[:w :x 1]]"),
+    (0, "[[:w :x 2]]"),
+    (1, "[[:r :x 2] [:r :x 1]]"),
+];
+
+#[test]
+fn read_committed_sees_what_earlier_reads_read_from() {
+    let v = violation(READ_BACK, Level::ReadCommitted);
+    assert_eq!(v.name(), "read-committed-be-violation");
+    let Found::Cycle(steps) = v.found else {
+        panic!("{v:?}")
+    };
+    // Only session order orders the two writes.
+    assert_eq!(steps[0].why, Why::Session);
+    let apart = &[
+        (0, "[[:w :x 1]]"),
+        (2, "[[:w :x 2]]"),
+        (1, "[[:r :x 2] [:r :x 1]]"),
+    ];
+    assert_eq!(anomaly(apart, Level::ReadCommitted), None);
+    // A non-repeatable read forward is read committed, not read atomic.
+    let forward = &[
+        (0, "[[:w :x 1]]"),
+        (0, "[[:w :x 2]]"),
+        (1, "[[:r :x 1] [:r :x 2]]"),
+    ];
+    assert_eq!(anomaly(forward, Level::ReadCommitted), None);
+    assert_eq!(anomaly(forward, Level::ReadAtomic), Some("fractured-read"));
+    // The reader's own session is not what it sees.
+    assert_eq!(anomaly(STALE_SESSION_READ, Level::ReadCommitted), None);
+}
+
+#[test]
+fn read_committed_checks_reads_of_the_transactions_own_writes() {
+    let registers: &[(u32, &str)] = &[(0, "[[:w :x 1] [:r :x 2]]"), (1, "[[:w :x 2]]")];
+    let lists: &[(u32, &str)] = &[(0, "[[:append :x 1] [:r :x [2]]]"), (1, "[[:append :x 2]]")];
+    for txns in [registers, lists] {
+        let v = violation(txns, Level::ReadCommitted);
+        assert_eq!(v.found, Found::OwnWrite { reader: 0, mop: 1 }, "{txns:?}");
+    }
+    let shown: &[(u32, &str)] = &[
+        (0, "[[:append :x 1] [:r :x [2 1]]]"),
+        (1, "[[:append :x 2]]"),
+    ];
+    assert_eq!(anomaly(shown, Level::ReadCommitted), None);
+    let out_of_order: &[(u32, &str)] = &[(0, "[[:append :x 1] [:append :x 3] [:r :x [3 1]]]")];
+    assert!(anomaly(out_of_order, Level::ReadCommitted).is_some());
+}
+
+#[test]
+fn writes_follow_reads_sees_through_reads_from_chains() {
+    // T0 → T1 (same session as T2) → T3 by reads-from; T3 misses T0.
+    let later: &[(u32, &str)] = &[
+        (0, "[[:w :x 1]]"),
+        (1, "[[:r :x 1]]"),
+        (1, "[[:w :y 1]]"),
+        (2, "[[:r :y 1] [:r :x nil]]"),
+    ];
+    // The reading transaction's own writes follow its reads too.
+    for txns in [later, CAUSALITY] {
+        let v = violation(txns, Level::WritesFollowReads);
+        assert_eq!(v.name(), "writes-follow-reads-violation");
+        let Found::Missed { seen, .. } = v.found else {
+            panic!("{v:?}")
+        };
+        let first = seen.first().map(|s| s.why);
+        let last = seen.last().map(|s| s.why);
+        assert!(matches!(first, Some(Why::ReadFrom { .. })), "{seen:?}");
+        assert!(matches!(last, Some(Why::ReadFrom { .. })), "{seen:?}");
+        assert_eq!(anomaly(txns, Level::Pram), None);
+    }
+    assert_eq!(
+        names(later, &[Level::WritesFollowReads, Level::Causal]),
+        ["writes-follow-reads-violation"]
+    );
+    // Seeing a writer is not seeing what came before it in its session.
+    let monotonic_writes: &[(u32, &str)] = &[
+        (0, "[[:w :x 1]]"),
+        (0, "[[:w :y 1]]"),
+        (1, "[[:r :y 1] [:r :x nil]]"),
+    ];
+    assert_eq!(anomaly(monotonic_writes, Level::WritesFollowReads), None);
+    // Nor is the reader's own session's past.
+    assert_eq!(anomaly(STALE_SESSION_READ, Level::WritesFollowReads), None);
+    let kept: &[(u32, &str)] = &[
+        (0, "[[:w :x 1]]"),
+        (1, "[[:r :x 1]]"),
+        (1, "[[:w :y 1]]"),
+        (2, "[[:r :y 1] [:r :x 1]]"),
+    ];
+    assert_eq!(anomaly(kept, Level::WritesFollowReads), None);
+}
+
+#[test]
+fn writes_follow_reads_over_registers_overwritten_and_lists() {
+    // T3 sees T0 and T1 (T1 read T0, T2 read T1, T3 read T2), so its read
+    // of x from T0 must be of a later version than T1's: T0 < T1 by
+    // reads-from, a cycle.
+    let overwritten: &[(u32, &str)] = &[
+        (0, "[[:w :x 1]]"),
+        (1, "[[:r :x 1] [:w :x 2]]"),
+        (2, "[[:r :x 2] [:w :y 1]]"),
+        (3, "[[:r :y 1] [:r :x 1]]"),
+    ];
+    let v = violation(overwritten, Level::WritesFollowReads);
+    assert!(matches!(v.found, Found::Cycle(_)), "{v:?}");
+    let lists: &[(u32, &str)] = &[
+        (0, "[[:append :x 1]]"),
+        (1, "[[:r :x [1]]]"),
+        (1, "[[:append :y 1]]"),
+        (2, "[[:r :y [1]] [:r :x []]]"),
+    ];
+    let v = violation(lists, Level::WritesFollowReads);
+    assert_eq!(reader_and_missed(&v), Some((3, 0)), "{v:?}");
 }

@@ -20,6 +20,7 @@ pub(crate) fn violation<'a>(h: &'a History, v: &Violation) -> Explanation<'a> {
             seen,
         } => missed(h, v.level, (*reader, *mop, *writer), seen),
         Found::Cycle(steps) => cycle(h, v.level, steps),
+        Found::OwnWrite { reader, mop } => own_write(h, v.level, *reader, *mop),
     };
     let mut entry = vec![
         ("type", kws(v.level.anomaly())),
@@ -47,9 +48,11 @@ fn name(h: &History, t: TxnId) -> String {
 /// What the level is called in a sentence.
 fn not(level: Level) -> &'static str {
     match level {
+        Level::ReadCommitted => "not read committed (Biswas and Enea)",
         Level::ReadAtomic => "not read atomic",
         Level::MonotonicReads => "without monotonic reads",
         Level::MonotonicWrites => "without monotonic writes",
+        Level::WritesFollowReads => "without writes follow reads",
         Level::Pram => "not PRAM",
         Level::Causal => "not causally consistent",
     }
@@ -81,6 +84,22 @@ fn missed<'a>(
         (reader, format!("{r}: its read misses {w}")),
         (writer, format!("{w}: seen by {r}")),
     ];
+    (entry, help, labels)
+}
+
+fn own_write<'a>(h: &'a History, level: Level, reader: TxnId, mop: u32) -> Parts<'a> {
+    let r = name(h, reader);
+    let help = format!(
+        "{r}'s read {} does not show {r}'s own earlier write of the key: the history \
+         is {}",
+        mop_text(h, mop),
+        not(level)
+    );
+    let entry = vec![
+        ("reader", edn(txn_text(h, reader).into_owned())),
+        ("read", edn(mop_text(h, mop).into_owned())),
+    ];
+    let labels = vec![(reader, format!("{r}: its read misses its own write"))];
     (entry, help, labels)
 }
 
