@@ -59,7 +59,7 @@ pub struct ModelArgs {
     /// Consistency models the history must satisfy, comma-separated, with
     /// Elle's names (`serializable`, `snapshot-isolation`, ...; `none` for no
     /// model). Default: strict-serializable.
-    #[arg(long, short = 'm', value_delimiter = ',')]
+    #[arg(long, short = 'm', value_delimiter = ',', long_help = models_help())]
     pub consistency_models: Option<Vec<String>>,
     /// Further anomalies to prohibit, comma-separated, with Elle's names
     /// (`G0`, `G1`, `G-single`, ...); every anomaly that implies one is
@@ -393,6 +393,17 @@ pub(super) fn json_line(v: &impl serde::Serialize) -> String {
     let mut s = serde_json::to_string_pretty(v).unwrap_or_default();
     s.push('\n');
     s
+}
+
+/// `--consistency-models`' long help: the summary and every model name,
+/// from the lattice (the one list `check` accepts).
+fn models_help() -> String {
+    format!(
+        "Consistency models the history must satisfy, comma-separated, with Elle's names \
+         (`none` for no model). Default: strict-serializable. Each name's definition is in \
+         the README's table.\n\nKnown models: {}",
+        check::lattice::known_models().join(", ")
+    )
 }
 
 pub(super) fn option_help(e: &check::OptionError) -> String {
