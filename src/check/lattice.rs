@@ -187,7 +187,12 @@ const MODELS: Table = &[
         &["causal-cerone", "update-atomic"],
     ),
     ("prefix", &["causal-cerone"]),
-    ("read-atomic", &["monotonic-atomic-view"]),
+    // isocheck's: read atomic implies Biswas and Enea's read committed
+    // (see `axiomatic_levels` for why its check is not run for it).
+    (
+        "read-atomic",
+        &["monotonic-atomic-view", "read-committed-be"],
+    ),
     ("read-committed", &["read-uncommitted"]),
     (
         "repeatable-read",
@@ -253,14 +258,8 @@ const MODELS: Table = &[
         "PRAM",
         &["monotonic-reads", "monotonic-writes", "read-your-writes"],
     ),
-    // isocheck's: Biswas and Enea's read committed. Its commit order
-    // contains the write order Elle infers (list orders, a read's version
-    // before the reader's write), so read uncommitted's cycles hold. Read
-    // atomic implies it (`Level::implies`), but it is not placed under
-    // read-atomic, whose check would then name a fractured read by it;
-    // its anomaly implies `fractured-read` instead, so finding one rules
-    // out read atomic and everything above.
-    ("read-committed-be", &["read-uncommitted"]),
+    // Read your writes is decided as read atomic (see DEFINITIONS).
+    ("read-your-writes", &["read-committed-be"]),
 ];
 
 /// `direct-proscribed-anomalies`: model → anomalies it forbids on top of the
@@ -397,6 +396,34 @@ const SESSION_MODELS: &[&str] = &[
 /// `internal` rejects; its check finds a read missing the transaction's
 /// own write itself (`check::weak::Found::OwnWrite`).
 const REPEATABLE_READS_NOT_REQUIRED: &str = "read-committed-be";
+
+/// isocheck's: two reads of a list, neither a prefix of the other. Elle
+/// takes it for a G1a (`implied-anomalies`): under one version order per
+/// key, one of the reads saw a version that never existed. In Cerone et
+/// al.'s and Biswas and Enea's framework a read shows the appends it sees,
+/// in commit order, and two transactions may see different sets (appends
+/// 1, 2, 3 in that order; one reader sees 1 and 2, another 1 and 3), so the
+/// models below allow it: it is not prohibited when they are all that is
+/// asked for, and finding one rules none of them out (Cerone et al.'s
+/// update atomic and parallel snapshot isolation allow it too; they are
+/// not decided yet). Prefix consistency,
+/// where what a transaction sees is a prefix of the commit order, and the
+/// models of one order (sequential, snapshot isolation, serializability)
+/// still prohibit it.
+const INCOMPATIBLE_ORDER: &str = "incompatible-order";
+
+/// The models (canonical names) that allow [`INCOMPATIBLE_ORDER`].
+const INCOMPATIBLE_ORDERS_ALLOWED: &[&str] = &[
+    "read-committed-be",
+    "read-atomic",
+    "read-your-writes",
+    "monotonic-reads",
+    "monotonic-writes",
+    "writes-follow-reads",
+    "PRAM",
+    "causal-cerone",
+    "causal",
+];
 
 /// isocheck's addition: a committed read of a value no transaction wrote.
 /// No database can produce one, so read-uncommitted proscribes it and with
@@ -561,9 +588,20 @@ pub fn unchecked_models(models: Option<&[&str]>) -> Vec<&'static str> {
 /// The axiomatic levels to decide for the requested models: those of every
 /// model a requested one implies, unless the requested one is decided as
 /// Adya's (whose cycle search covers them).
+///
+/// Read committed (Biswas and Enea's) is decided only when asked for by
+/// name: every other level implies it, and would name a fractured read
+/// (of x from a transaction, then of y before it) by it, the weakest
+/// level violated; its violations are theirs too
+/// (`read-committed-be-violation` implies `fractured-read`).
 pub fn axiomatic_levels(models: Option<&[&str]>) -> Vec<Level> {
+    let models = models.unwrap_or(&[DEFAULT_MODEL]);
+    let asked = |level: Level| {
+        models
+            .iter()
+            .any(|&m| definition(m) == Some(Definition::Axiomatic(level)))
+    };
     let mut levels: Vec<Level> = models
-        .unwrap_or(&[DEFAULT_MODEL])
         .iter()
         .filter(|&&m| definition(m) != Some(Definition::Adya))
         .flat_map(|&m| all_implied_models([m]))
@@ -571,6 +609,7 @@ pub fn axiomatic_levels(models: Option<&[&str]>) -> Vec<Level> {
             Definition::Axiomatic(level) => Some(level),
             _ => None,
         })
+        .filter(|&level| level != Level::ReadCommitted || asked(level))
         .collect();
     levels.sort_unstable();
     levels.dedup();
@@ -841,11 +880,38 @@ pub fn all_implied_models<'a>(models: impl IntoIterator<Item = &'a str>) -> BTre
 /// downward through `models`, takes their directly proscribed anomalies, and
 /// closes those upward through `implied-anomalies`. Unknown models proscribe
 /// nothing.
+///
+/// isocheck's: a model decided axiomatically (`check::weak`) prohibits
+/// what its own level and the axiomatic levels it implies proscribe, and
+/// the reads no abstract execution has ([`SESSION_BASE`]), not the Adya
+/// models Elle's lattice places under it: their cycles are over the write
+/// order Elle infers from one chain per key (a list's unobserved appends
+/// after its longest read), which these models do not have. The cycles of
+/// the orders they do have (session order, reads-from, each list read's
+/// order) are their check's. Nor does it prohibit
+/// [`INCOMPATIBLE_ORDER`].
 pub fn anomalies_prohibited_by<'a>(
     models: impl IntoIterator<Item = &'a str>,
 ) -> BTreeSet<&'static str> {
+    let (axiomatic, others): (Vec<&str>, Vec<&str>) = models
+        .into_iter()
+        .map(canonical_or_self)
+        .partition(|m| matches!(definition(m), Some(Definition::Axiomatic(_))));
+    let mut prohibited = closed_prohibitions(all_implied_models(others));
+    let levels = all_implied_models(axiomatic)
+        .into_iter()
+        .filter(|m| matches!(definition(m), Some(Definition::Axiomatic(_))));
+    let mut by_levels = closed_prohibitions(levels.collect());
+    by_levels.remove(INCOMPATIBLE_ORDER);
+    prohibited.extend(by_levels);
+    prohibited
+}
+
+/// What these models (closed under implication) proscribe, with
+/// [`SESSION_BASE`] for the session models among them, and every anomaly
+/// implying one of those.
+fn closed_prohibitions(implied: BTreeSet<&str>) -> BTreeSet<&'static str> {
     let l = lattice();
-    let implied = all_implied_models(models);
     let session: Vec<&str> = SESSION_MODELS
         .iter()
         .copied()
@@ -909,6 +975,19 @@ pub fn all_impossible_models<'a>(
 /// `implied-anomalies`, maps each to the models directly proscribing it, and
 /// closes those upward through `models`.
 pub fn impossible_models<'a>(found: impl IntoIterator<Item = &'a str>) -> BTreeSet<&'static str> {
+    let (incompatible, others): (Vec<&str>, Vec<&str>) =
+        found.into_iter().partition(|&a| a == INCOMPATIBLE_ORDER);
+    let mut ruled_out = ruled_out_by(others);
+    ruled_out.extend(
+        ruled_out_by(incompatible)
+            .into_iter()
+            .filter(|m| !INCOMPATIBLE_ORDERS_ALLOWED.contains(m)),
+    );
+    ruled_out
+}
+
+/// Elle's `anomalies->impossible-models` itself.
+fn ruled_out_by<'a>(found: impl IntoIterator<Item = &'a str>) -> BTreeSet<&'static str> {
     let l = lattice();
     let direct: Vec<&'static str> = all_implied_anomalies(found)
         .into_iter()
@@ -1131,12 +1210,9 @@ mod tests {
                     stronger.implies(weaker),
                     "{weaker:?} {stronger:?}"
                 );
-                // Read committed is below read atomic by its anomaly only
-                // (see its row in MODELS).
-                let placed = weaker != Level::ReadCommitted || stronger == weaker;
                 assert_eq!(
                     all_implied_models([m]).contains(model_of(weaker)),
-                    stronger.implies(weaker) && placed,
+                    stronger.implies(weaker),
                     "{weaker:?} {stronger:?}"
                 );
             }
@@ -1314,6 +1390,22 @@ mod tests {
     }
 
     #[test]
+    fn incompatible_orders_rule_out_no_axiomatic_model() {
+        let b = friendly_boundary([INCOMPATIBLE_ORDER]);
+        assert_eq!(b.not, words("read-committed"));
+        for m in INCOMPATIBLE_ORDERS_ALLOWED {
+            assert!(!b.also_not.contains(m), "{m}");
+        }
+        for m in ["prefix", "sequential", "snapshot-isolation", "serializable"] {
+            assert!(b.also_not.contains(m), "{m}");
+        }
+        // With another anomaly that rules them out, they are.
+        let with_g1c = impossible_models([INCOMPATIBLE_ORDER, "G1c"]);
+        assert!(with_g1c.contains("read-atomic") && with_g1c.contains("causal"));
+        assert!(!impossible_models([INCOMPATIBLE_ORDER]).contains("read-atomic"));
+    }
+
+    #[test]
     fn prohibited_by_each_model() {
         let ru = words(RU);
         let rc = plus(&ru, RC_EXTRA);
@@ -1322,16 +1414,29 @@ mod tests {
         assert_eq!(prohibited("read-committed"), rc);
         assert_eq!(prohibited("monotonic-atomic-view"), rc);
 
-        let ra = plus(&rc, "internal fractured-read read-committed-be-violation");
+        // The axiomatic models: their levels' anomalies and the reads no
+        // abstract execution has; not the Adya cycles under them in Elle's
+        // lattice, nor incompatible list orders (see INCOMPATIBLE_ORDER).
+        let base = "internal G1a G1b future-read duplicate-elements garbage-read \
+             dirty-update";
+        let ra = plus(&words(base), "fractured-read read-committed-be-violation");
         assert_eq!(prohibited("read-atomic"), ra);
         let session = "causality-violation PRAM-violation monotonic-reads-violation \
              monotonic-writes-violation writes-follow-reads-violation";
         let cc = plus(&ra, session);
-        for m in ["causal-cerone", "prefix", "causal"] {
+        for m in ["causal-cerone", "causal"] {
             assert_eq!(prohibited(m), cc, "{m}");
         }
-        let base = "internal G1a G1b future-read duplicate-elements garbage-read \
-             incompatible-order dirty-update";
+        // Prefix consistency (not decided) keeps Elle's: the chain through
+        // read committed.
+        let prefix = plus(&plus(&rc, "internal"), session);
+        let prefix = plus(&prefix, "fractured-read read-committed-be-violation");
+        assert_eq!(prohibited("prefix"), prefix);
+        assert_eq!(anomalies_prohibited_by(["causal", "prefix"]), prefix);
+        assert_eq!(
+            anomalies_prohibited_by(["read-atomic", "read-committed"]),
+            plus(&rc, "internal fractured-read read-committed-be-violation")
+        );
         assert_eq!(
             prohibited("monotonic-reads"),
             words(base)
@@ -1349,7 +1454,10 @@ mod tests {
                 .copied()
                 .collect()
         );
-        let ua = plus(&ra, "lost-update");
+        let ua = plus(
+            &plus(&rc, "internal fractured-read read-committed-be-violation"),
+            "lost-update",
+        );
         assert_eq!(prohibited("update-atomic"), ua);
         assert_eq!(
             prohibited("parallel-snapshot-isolation"),
@@ -1448,13 +1556,10 @@ mod tests {
                 .copied()
                 .collect()
         );
-        // Read committed (Biswas and Enea): its own anomaly, the reads it
-        // leaves to inference but `internal` (it allows a non-repeatable
-        // read), and read uncommitted's.
-        let rc_be = plus(
-            &words(base).union(&ru).copied().collect(),
-            "read-committed-be-violation",
-        );
+        // Read committed (Biswas and Enea): its own anomaly and the reads
+        // it leaves to inference but `internal` (it allows a non-repeatable
+        // read).
+        let rc_be = plus(&words(base), "read-committed-be-violation");
         assert_eq!(
             prohibited("read-committed-be"),
             rc_be.iter().copied().filter(|&a| a != "internal").collect()
@@ -1464,7 +1569,7 @@ mod tests {
         );
         // isocheck's causal → causal-cerone.
         for m in ["linearizable", "sequential"] {
-            assert_eq!(prohibited(m), cc, "{m}");
+            assert_eq!(prohibited(m), prefix, "{m}");
         }
         assert_eq!(anomalies_prohibited_by([]), words(""));
         assert_eq!(anomalies_prohibited_by(["bogus"]), words(""));
