@@ -27,7 +27,7 @@
 //! from.
 
 use super::facts::{pair, Facts, Read, NONE};
-use super::follow::{self, Reach};
+use super::follow::Seen;
 use super::{Found, Level, Step, Why};
 use crate::graph::{csr, nontrivial, tarjan, topological};
 use crate::history::TxnId;
@@ -132,10 +132,8 @@ struct Sweep<'a> {
     /// Per transaction, the last read (numbered by `stamp`) that observed it.
     mark: Vec<u32>,
     stamp: u32,
-    /// Writes follow reads: the forward clocks.
-    reach: Option<Reach>,
-    /// Writes follow reads: the sessions the current transaction read from.
-    sources: Vec<u32>,
+    /// Writes follow reads: what each read sees.
+    seen: Option<Seen>,
 }
 
 impl<'a> Sweep<'a> {
@@ -160,8 +158,7 @@ impl<'a> Sweep<'a> {
             counts: vec![0; k],
             mark: vec![0; f.session.len()],
             stamp: 0,
-            reach: (level == Level::WritesFollowReads).then(|| Reach::of(f, swept)),
-            sources: Vec::new(),
+            seen: (level == Level::WritesFollowReads).then(|| Seen::of(f, swept)),
         }
     }
 
@@ -395,55 +392,29 @@ impl<'a> Sweep<'a> {
     /// Writes follow reads: `t` sees the writers it read from and those
     /// reaching them (`follow.rs`).
     fn follows(&mut self, t: TxnId, edges: &mut Vec<Step>) -> Option<Found> {
-        self.bound.fill(0);
-        self.see_sources(t);
-        let bound = &self.bound;
-        self.sources = (0..self.k as u32)
-            .filter(|&s| bound[s as usize] > 0)
-            .collect();
         self.each_read(t, edges, |sweep, r, edges| sweep.follow_read(t, r, edges))
     }
 
     /// The writers of `r`'s key `t` sees: those it read from, and per
-    /// session writing the key those reaching a session `t` read from.
-    fn follow_read(&mut self, t: TxnId, r: &Read, edges: &mut Vec<Step>) -> Option<Found> {
+    /// session writing the key those reaching a writer it read from.
+    fn follow_read(&self, t: TxnId, r: &Read, edges: &mut Vec<Step>) -> Option<Found> {
         let f = self.f;
         if let Some(found) = self.sources_seen(t, r, f.reads_of_txn(t), edges) {
             return Some(found);
         }
-        let mut reach = self.reach.take().expect("writes follow reads keeps clocks");
-        let found = f.key_runs[r.key as usize]
-            .clone()
-            .find_map(|run| self.follow_run(&mut reach, t, r, run, edges));
-        self.reach = Some(reach);
-        found
-    }
-
-    /// The latest writer of one session's run of `r`'s key that `t` sees,
-    /// or for a list, each one `t` sees.
-    fn follow_run(
-        &self,
-        reach: &mut Reach,
-        t: TxnId,
-        r: &Read,
-        run: u32,
-        edges: &mut Vec<Step>,
-    ) -> Option<Found> {
-        let f = self.f;
-        let members = &f.sessions[f.runs[run as usize].0 as usize];
-        let mut latest = None;
-        for &tau in &self.sources {
-            let seen = follow::seen(reach.writers(f, run, tau), self.bound[tau as usize]);
-            if f.lists {
-                let mut writers = seen.iter().map(|e| members[e.pos as usize]);
-                if let Some(w) = writers.find(|&w| !self.observed(w)) {
-                    return Some(missed(t, r, w));
-                }
-            } else if let Some(e) = seen.last() {
-                latest = latest.max(Some(e.latest));
-            }
+        let seen = self
+            .seen
+            .as_ref()
+            .expect("writes follow reads keeps what reads see");
+        let reads = f.reads_of_txn(t);
+        let read = f.read_start[t as usize] + reads.partition_point(|x| x.mop < r.mop) as u32;
+        if f.lists {
+            return seen.missed(read).map(|w| missed(t, r, w));
         }
-        latest.and_then(|p| self.seen_writer(t, r, members[p as usize], edges))
+        (0..self.k).find_map(|s| match seen.latest(read, s) {
+            0 => None,
+            p => self.seen_writer(t, r, f.sessions[s][p as usize - 1], edges),
+        })
     }
 
     /// A register read that sees writer `w` of its key: `w` is the source,
@@ -468,12 +439,16 @@ impl<'a> Sweep<'a> {
 
     /// Whether the edges already order `a` before `b`: session order, or
     /// for causal consistency and PRAM what `b` sees, within `(so ∪ wr)+`
-    /// (`b` was swept before `t`).
+    /// (`b` was swept before `t`), or for writes follow reads a path from
+    /// `a` to `b` its clocks know.
     fn precedes(&self, a: TxnId, b: TxnId) -> bool {
         let f = self.f;
         let (sa, pa) = (f.session[a as usize], f.pos[a as usize]);
         if sa == f.session[b as usize] && pa < f.pos[b as usize] {
             return true;
+        }
+        if let Some(seen) = &self.seen {
+            return seen.reaches(f, a, b);
         }
         !self.clocks.is_empty() && pa < self.clock(b)[sa as usize]
     }
