@@ -22,9 +22,11 @@
 //! per writer).
 //!
 //! Read committed sees, per read, the writers its transaction's earlier
-//! reads read from. Writes follow reads sees what `follow.rs`'s forward clocks say:
-//! per read, a binary search per session writing the key and session read
-//! from.
+//! reads read from. Writes follow reads sees what `follow.rs` answers per
+//! read from its forward clocks: the writers read from, and per session
+//! writing the key the latest writer seen (a list read: whether it shows
+//! them all); a seen writer whose clock reaches the source is ordered
+//! already.
 
 use super::facts::{pair, Facts, Read, NONE};
 use super::follow::Seen;
