@@ -187,7 +187,8 @@ pub fn anomaly_types(
         .iter()
         .map(|a| lattice::anomaly(a).ok_or_else(|| OptionError::UnknownAnomaly(a.clone())))
         .collect::<Result<Vec<_>, _>>()?;
-    let prohibited = lattice::prohibited_anomalies(models.as_deref(), &anomalies);
+    let mut prohibited = lattice::prohibited_anomalies(models.as_deref(), &anomalies);
+    lattice::drop_covered_characterisations(&mut prohibited, models.as_deref());
     let reportable = lattice::reportable_anomalies(&prohibited);
     Ok((prohibited, reportable))
 }
@@ -259,13 +260,18 @@ pub fn analyze(history: &History, opts: &CheckOptions) -> Result<Analysis, Optio
     analysis.deps = deps;
     let unchained = || infer::unchained_constraints(history, &opts.infer);
     let open = uncertain::Open::new(&constraints, chained, &unchained);
-    let session = if constraints.is_empty() && implied.is_empty() && !chained {
-        Vec::new()
-    } else {
+    let order_open = !(constraints.is_empty() && implied.is_empty() && !chained);
+    let session = if order_open {
         limits::stage(Stage::Order);
         order::process_edges(history)
+    } else {
+        Vec::new()
     };
     uncertain::decide_all(&mut analysis, &implied, &open, &session, &opts.solve);
+    if order_open {
+        let undecided = lattice::order_known_models(models.as_deref());
+        analysis.unchecked.extend(undecided);
+    }
     verdict::name_proven_models(&mut analysis);
     Ok(analysis)
 }
@@ -286,9 +292,15 @@ fn elle_compat_without_garbage_reads(history: &History, opts: &CheckOptions) -> 
 /// timing (PolySI, dbcop, Cobra) only have sessions.
 fn order_needed(history: &History, reportable: &BTreeSet<&'static str>) -> Option<Rel> {
     let wants = |v: Variant| reportable.iter().any(|a| Variant::of_name(a) == v);
+    // Prefix consistency's graph has session order without a `-process`
+    // anomaly of its own.
+    let session_graph = reportable
+        .iter()
+        .filter_map(|a| taxonomy::ModelGraph::of_anomaly(a))
+        .any(|m| m.base.contains(Rel::Process));
     if wants(Variant::Realtime) && history.has_realtime {
         Some(Rel::Realtime)
-    } else if wants(Variant::Process) || wants(Variant::Realtime) {
+    } else if wants(Variant::Process) || wants(Variant::Realtime) || session_graph {
         Some(Rel::Process)
     } else {
         None

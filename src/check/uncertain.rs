@@ -449,7 +449,7 @@ fn with_session(
     problem.known.extend(session.iter().map(|&(from, to)| Edge {
         from,
         to,
-        rw: false,
+        ..Edge::default()
     }));
     let Decided {
         decision, stats, ..
@@ -473,8 +473,15 @@ fn effective(mut mg: ModelGraph, order: Option<Rel>) -> ModelGraph {
 /// that `big` holding means `small` does.
 fn covers(big: ModelGraph, small: ModelGraph) -> bool {
     let rels_ok = rels(small).0 & !rels(big).0 == 0;
-    // A cycle of `A ; rw?` is a cycle of `A ∪ rw`, not the other way round.
-    rels_ok && (small.extension || !big.extension || !small.base.contains(Rel::Rw))
+    // A cycle of `A ; rw?` is a cycle of `A ∪ rw`, not the other way round;
+    // nor is it one of `((A \ ww) ; rw?) ∪ ww`.
+    let rw_ok = !in_model(small, Rel::Rw)
+        || match (big.extension, big.plain_ww) {
+            (false, _) => true,
+            (true, false) => small.extension,
+            (true, true) => small.extension && small.plain_ww,
+        };
+    rels_ok && rw_ok
 }
 
 /// The relations whose edges a model's graph has.
@@ -496,6 +503,7 @@ fn edge(mg: ModelGraph, d: &Dep) -> Option<Edge> {
         from: d.from,
         to: d.to,
         rw: mg.extension && d.rel == Rel::Rw,
+        bars_rw: mg.extension && mg.plain_ww && d.rel == Rel::Ww,
     })
 }
 

@@ -163,8 +163,11 @@ fn stopped(a: &Analysis, i: usize) -> Explanation<'static> {
 /// A requested model the check does not decide, and why.
 fn not_checked(model: &'static str) -> Explanation<'static> {
     let reason = match lattice::definition(model) {
-        Some(lattice::Definition::NotChecked(reason)) => reason,
-        _ => "it has no check",
+        Some(lattice::Definition::NotChecked(reason)) => reason.to_string(),
+        Some(lattice::Definition::OrderKnown(definition)) => {
+            format!("{definition}; this history leaves the order of some writes open")
+        }
+        _ => "it has no check".to_string(),
     };
     let friendly = lattice::friendly_model(model);
     let entry = map(vec![
