@@ -74,6 +74,9 @@ pub struct Analysis {
     pub cycle_exists: Vec<CycleExists>,
     /// The axiomatic levels decided (`weak`), weakest first.
     pub levels: Vec<weak::Level>,
+    /// The models decided through a dependency-graph characterisation
+    /// (`lattice::characterisation`), canonical names.
+    pub characterised: Vec<&'static str>,
     /// What rules out the axiomatic levels asked for (`weak`).
     pub weak: Vec<weak::Violation>,
     /// Cycles that every version order the history allows closes.
@@ -126,6 +129,7 @@ impl Analysis {
             cycles: Vec::new(),
             cycle_exists: Vec::new(),
             levels: Vec::new(),
+            characterised: Vec::new(),
             weak: Vec::new(),
             forced: Vec::new(),
             stopped: Vec::new(),
@@ -223,6 +227,7 @@ pub fn analyze(history: &History, opts: &CheckOptions) -> Result<Analysis, Optio
     };
     let mut analysis = Analysis::new(history, Vec::new(), order, (prohibited, reportable), path);
     analysis.unchecked = lattice::unchecked_models(models.as_deref());
+    analysis.characterised = lattice::characterised_models(models.as_deref());
     if let Path::Mini { .. } = path {
         return Ok(analysis);
     }
@@ -249,6 +254,12 @@ pub fn analyze(history: &History, opts: &CheckOptions) -> Result<Analysis, Optio
         analysis.cycles.extend(found.cycles);
         analysis.cycle_exists.extend(found.cycle_exists);
     }
+    // A characterised model's graph is reported, and rules models out, only
+    // when asked for: other models' reports stay Elle's.
+    let reportable = &analysis.reportable;
+    analysis.cycle_exists.retain(|c| {
+        lattice::characterisation(c.graph.model).is_none() || reportable.contains(c.graph.anomaly())
+    });
     analysis.weak.extend(weak::check(history, &levels));
     analysis.levels = levels;
     analysis.anomalies = anomalies;

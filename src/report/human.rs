@@ -112,6 +112,13 @@ fn header(a: &Analysis, v: &Verdict, color: bool) -> String {
     for level in a.levels.iter().filter(|l| !implied(l)) {
         s.push_str(&wrap_line("  checked: ", level.definition()));
     }
+    for text in a
+        .characterised
+        .iter()
+        .filter_map(|m| lattice::characterisation(m))
+    {
+        s.push_str(&wrap_line("  checked: ", text));
+    }
     s
 }
 
