@@ -401,7 +401,8 @@ proptest! {
 /// 1,000 of them (half registers, whose writes come in no known order, half
 /// lists), each model is valid on some and violated on others of each kind
 /// (measured: prefix 151 valid, 842 violated, 7 empty graphs; parallel
-/// snapshot isolation 76 valid, 856 violated, 68 not decided).
+/// snapshot isolation 134 valid, 856 violated, 10 empty graphs or not
+/// decided).
 #[test]
 fn cerone_cases_are_mixed() {
     use std::collections::BTreeMap;
@@ -479,7 +480,7 @@ fn weak_fixtures_have_their_expected_answers() {
         );
         rows += 1;
     }
-    assert_eq!(rows, 22 * 10);
+    assert_eq!(rows, 23 * 10);
 }
 
 /// The reports of a missed write, a cycle and a model not checked, in the
@@ -494,7 +495,7 @@ fn weak_reports() {
         ("long-fork.edn", "prefix"),
         ("lost-update.edn", "prefix"),
         ("concurrent-writers.edn", "parallel-snapshot-isolation"),
-        ("session-fresh-read.edn", "parallel-snapshot-isolation"),
+        ("long-fork-open.edn", "parallel-snapshot-isolation"),
         ("pram.edn", "PRAM"),
         ("monotonic-reads.edn", "monotonic-reads"),
     ] {
@@ -651,7 +652,8 @@ fn generated_databases_against_prefix_and_parallel_snapshot_isolation() {
         }
     }
     // Prefix consistency is always decided; parallel snapshot isolation
-    // where the version order is known (measured: 214 of 300).
+    // where the version order is known or snapshot isolation holds
+    // (measured: 280 of 300).
     assert_eq!(decided[0], 300);
-    assert!(decided[1] >= 100, "{decided:?}");
+    assert!(decided[1] >= 250, "{decided:?}");
 }

@@ -494,7 +494,8 @@ const DEFINITIONS: &[(&str, Definition)] = &[
             "parallel snapshot isolation (Cerone et al. 2015: causal consistency and no \
              concurrent writers of a key), as Cerone and Gotsman (PODC 2016) characterise it: \
              no cycle of ww, wr and session order with at most one rw edge; decided where \
-             the history fixes every version order",
+             the history fixes every version order, or where some order satisfies snapshot \
+             isolation, which implies it",
         ),
     ),
     (

@@ -278,11 +278,22 @@ pub fn analyze(history: &History, opts: &CheckOptions) -> Result<Analysis, Optio
     } else {
         Vec::new()
     };
-    uncertain::decide_all(&mut analysis, &implied, &open, &session, &opts.solve);
-    if order_open {
-        let undecided = lattice::order_known_models(models.as_deref());
-        analysis.unchecked.extend(undecided);
+    let mut undecided = match order_open {
+        true => lattice::order_known_models(models.as_deref()),
+        false => Vec::new(),
+    };
+    // Snapshot isolation (Cerone et al.'s: strong session snapshot
+    // isolation's graph) implies parallel snapshot isolation: where its
+    // graph holds over some version order, the cycle search and the weak
+    // check decide the rest.
+    let si = "strong-session-snapshot-isolation";
+    if !undecided.is_empty()
+        && uncertain::holds(&mut analysis, si, &implied, &open, &session, &opts.solve)
+    {
+        undecided.retain(|&m| m != "parallel-snapshot-isolation");
     }
+    uncertain::decide_all(&mut analysis, &implied, &open, &session, &opts.solve);
+    analysis.unchecked.extend(undecided);
     verdict::name_proven_models(&mut analysis);
     Ok(analysis)
 }

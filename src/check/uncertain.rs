@@ -184,21 +184,7 @@ pub fn decide_all(
     if (open.is_empty() && implied.is_empty()) || !opts.enabled {
         return;
     }
-    // Inside a limited check the deadline was set before reading began.
-    let deadline =
-        limits::deadline().or_else(|| opts.timeout.and_then(|t| Instant::now().checked_add(t)));
-    let mut d = Decider {
-        known: Known {
-            certain: a.deps.len(),
-            implied,
-        },
-        impossible: lattice::impossible_models(verdict::all_anomalies(a).into_keys()),
-        session,
-        deadline,
-        pruning: opts.pruning,
-        min_batch: opts.min_batch,
-        a,
-    };
+    let mut d = Decider::new(a, implied, session, opts);
     let mut holding: Vec<ModelGraph> = Vec::new();
     // Strongest first: a model that holds settles every model whose graph
     // is part of its own.
@@ -214,23 +200,7 @@ pub fn decide_all(
         {
             continue;
         }
-        // Reduced constraints settle a model that holds; anything else is
-        // decided again on every pair, which also explains a violation.
-        let mut flow = Flow::Unsettled;
-        if let Some(reduced) = opts.reduce.then(|| open.reduced(mg)).flatten() {
-            flow = d.model(mg, open.found, reduced);
-        }
-        if flow == Flow::Unsettled {
-            // A limit reached inferring them stops this model only.
-            flow = match limits::attempt(|| {
-                limits::stage(Stage::Construct);
-                open.unchained()
-            }) {
-                Ok(constraints) => d.model(mg, constraints, Reduced::NONE),
-                Err(stop) => d.stopped(mg, stop, open.found.len()),
-            };
-        }
-        match flow {
+        match d.decide(mg, open, opts.reduce) {
             Flow::Held => holding.push(mg),
             Flow::Violated | Flow::Unsettled => {}
             Flow::Stopped => break,
@@ -277,6 +247,82 @@ struct Decider<'a, 'i> {
     deadline: Option<Instant>,
     pruning: bool,
     min_batch: usize,
+}
+
+impl<'a, 'i> Decider<'a, 'i> {
+    fn new(
+        a: &'a mut Analysis,
+        implied: &'i [Dep],
+        session: &'i [(u32, u32)],
+        opts: &SolveOptions,
+    ) -> Decider<'a, 'i> {
+        // Inside a limited check the deadline was set before reading began.
+        let deadline =
+            limits::deadline().or_else(|| opts.timeout.and_then(|t| Instant::now().checked_add(t)));
+        Decider {
+            known: Known {
+                certain: a.deps.len(),
+                implied,
+            },
+            impossible: lattice::impossible_models(verdict::all_anomalies(a).into_keys()),
+            session,
+            deadline,
+            pruning: opts.pruning,
+            min_batch: opts.min_batch,
+            a,
+        }
+    }
+
+    /// Decides one model: on reduced constraints first, which settle a
+    /// model that holds; anything else is decided again on every pair,
+    /// which also explains a violation.
+    fn decide(&mut self, mg: ModelGraph, open: &Open, reduce: bool) -> Flow {
+        let mut flow = Flow::Unsettled;
+        if let Some(reduced) = reduce.then(|| open.reduced(mg)).flatten() {
+            flow = self.model(mg, open.found, reduced);
+        }
+        if flow == Flow::Unsettled {
+            // A limit reached inferring them stops this model only.
+            flow = match limits::attempt(|| {
+                limits::stage(Stage::Construct);
+                open.unchained()
+            }) {
+                Ok(constraints) => self.model(mg, constraints, Reduced::NONE),
+                Err(stop) => self.stopped(mg, stop, open.found.len()),
+            };
+        }
+        flow
+    }
+}
+
+/// Whether the graph of `model` (a row of `MODEL_GRAPHS`) is acyclic in
+/// some resolution, asked before `decide_all` (the dependencies must be the
+/// certain ones): a sufficient condition for a weaker model the solver
+/// does not decide (snapshot isolation's, for parallel snapshot isolation).
+/// Only how it was decided is kept (`Solved`): a violation or a stop says
+/// nothing of the weaker model.
+pub fn holds(
+    a: &mut Analysis,
+    model: &str,
+    implied: &[Dep],
+    open: &Open,
+    session: &[(u32, u32)],
+    opts: &SolveOptions,
+) -> bool {
+    let Some(&mg) = ModelGraph::of(model) else {
+        return false;
+    };
+    if !opts.enabled {
+        return false;
+    }
+    // A violation's explanation appends its cases' dependencies.
+    let (deps, forced, stopped) = (a.deps.len(), a.forced.len(), a.stopped.len());
+    let mg = effective(mg, a.order);
+    let held = Decider::new(a, implied, session, opts).decide(mg, open, opts.reduce) == Flow::Held;
+    a.deps.truncate(deps);
+    a.forced.truncate(forced);
+    a.stopped.truncate(stopped);
+    held
 }
 
 impl Decider<'_, '_> {

@@ -165,7 +165,10 @@ fn not_checked(model: &'static str) -> Explanation<'static> {
     let reason = match lattice::definition(model) {
         Some(lattice::Definition::NotChecked(reason)) => reason.to_string(),
         Some(lattice::Definition::OrderKnown(definition)) => {
-            format!("{definition}; this history leaves the order of some writes open")
+            format!(
+                "{definition}; this history leaves the order of some writes open, and snapshot \
+                 isolation was not found to hold over any"
+            )
         }
         _ => "it has no check".to_string(),
     };
