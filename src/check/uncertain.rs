@@ -820,3 +820,27 @@ impl Region {
         (Graph::new(self.count, &mapped), deps)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(model: &str) -> ModelGraph {
+        *ModelGraph::of(model).expect("a row")
+    }
+
+    /// A model holding settles another only when every cycle of the other's
+    /// graph is one of its own: prefix consistency's graph lies inside
+    /// strong session snapshot isolation's, not the other way round, and
+    /// holds no cycle snapshot isolation's allows.
+    #[test]
+    fn covering_graphs() {
+        let (prefix, sssi) = (row("prefix"), row("strong-session-snapshot-isolation"));
+        assert!(covers(sssi, prefix));
+        assert!(!covers(prefix, sssi));
+        assert!(!covers(prefix, row("PL-SI")));
+        assert!(covers(prefix, row("strong-session-PL-2")));
+        assert!(covers(row("strong-session-serializable"), prefix));
+        assert!(!covers(prefix, row("strong-session-serializable")));
+    }
+}
