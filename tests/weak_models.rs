@@ -520,45 +520,60 @@ fn weak_reports() {
     }
 }
 
+/// The generated history of one seed (`salt` tells tests apart): its
+/// workload (list-append or registers, as `kind_for` has it given the
+/// fault), level (serializable or snapshot isolation) and one of `faults`
+/// drawn from the seed, with `:fail` and `:info` transactions.
+fn generated(
+    seed: u64,
+    salt: u64,
+    faults: &[Option<isocheck::gen::Fault>],
+    kind_for: fn(Option<isocheck::gen::Fault>, isocheck::gen::Kind) -> isocheck::gen::Kind,
+) -> (Option<isocheck::gen::Fault>, String) {
+    use isocheck::gen::{self, Distribution, Kind, Level as DbLevel, Params, Shape};
+    let mut r = Rng(seed * 2654435761 + salt);
+    let kind = [Kind::ListAppend, Kind::RwRegister][r.below(2) as usize];
+    let level = [DbLevel::Serializable, DbLevel::SnapshotIsolation][r.below(2) as usize];
+    let fault = faults[r.below(faults.len() as u64) as usize];
+    let p = Params {
+        seed,
+        processes: 2 + r.below(4),
+        txns: 4 + r.below(40),
+        max_bytes: u64::MAX,
+        shape: Shape {
+            kind: kind_for(fault, kind),
+            min_ops: 1,
+            max_ops: 1 + r.below(4),
+            read_ratio: 0.5,
+            blind_writes: 0.0,
+            distribution: Distribution::Uniform,
+            keys: 1 + r.below(5),
+            max_writes_per_key: 2 + r.below(8),
+        },
+        level,
+        fault,
+        fail_rate: 0.1,
+        info_rate: 0.1,
+    };
+    (fault, gen::to_string(&p).expect("valid parameters"))
+}
+
 /// Generated histories: a snapshot-isolated or serializable database is
 /// causally consistent (its sessions see their own commits), also with a
 /// long fork or a write skew forced in; a forced causality violation or
 /// stale session read is not.
 #[test]
 fn generated_databases_against_causal_consistency() {
-    use isocheck::gen::{self, Distribution, Fault, Kind, Level as DbLevel, Params, Shape};
+    use isocheck::gen::Fault;
+    let faults = [
+        None,
+        Some(Fault::LongFork),
+        Some(Fault::WriteSkew),
+        Some(Fault::Causality),
+        Some(Fault::StaleSessionRead),
+    ];
     for seed in 0..300u64 {
-        let mut r = Rng(seed * 2654435761 + 1);
-        let kind = [Kind::ListAppend, Kind::RwRegister][r.below(2) as usize];
-        let level = [DbLevel::Serializable, DbLevel::SnapshotIsolation][r.below(2) as usize];
-        let fault = [
-            None,
-            Some(Fault::LongFork),
-            Some(Fault::WriteSkew),
-            Some(Fault::Causality),
-            Some(Fault::StaleSessionRead),
-        ][r.below(5) as usize];
-        let p = Params {
-            seed,
-            processes: 2 + r.below(4),
-            txns: 4 + r.below(40),
-            max_bytes: u64::MAX,
-            shape: Shape {
-                kind,
-                min_ops: 1,
-                max_ops: 1 + r.below(4),
-                read_ratio: 0.5,
-                blind_writes: 0.0,
-                distribution: Distribution::Uniform,
-                keys: 1 + r.below(5),
-                max_writes_per_key: 2 + r.below(8),
-            },
-            level,
-            fault,
-            fail_rate: 0.1,
-            info_rate: 0.1,
-        };
-        let text = gen::to_string(&p).expect("valid parameters");
+        let (fault, text) = generated(seed, 1, &faults, |_, kind| kind);
         let h = parse_edn("generated.edn", &text).expect("a valid history");
         let found: Vec<&str> = weak::check(&h, &Level::ALL)
             .iter()
@@ -579,7 +594,7 @@ fn generated_databases_against_causal_consistency() {
 /// open, never the wrong way.
 #[test]
 fn generated_databases_against_prefix_and_parallel_snapshot_isolation() {
-    use isocheck::gen::{self, Distribution, Fault, Kind, Level as DbLevel, Params, Shape};
+    use isocheck::gen::{Fault, Kind};
     let faults = [
         None,
         Some(Fault::LongFork),
@@ -593,38 +608,13 @@ fn generated_databases_against_prefix_and_parallel_snapshot_isolation() {
     ];
     let mut decided = [0usize; 2];
     for seed in 0..300u64 {
-        let mut r = Rng(seed * 2654435761 + 3);
-        let kind = [Kind::ListAppend, Kind::RwRegister][r.below(2) as usize];
-        let level = [DbLevel::Serializable, DbLevel::SnapshotIsolation][r.below(2) as usize];
-        let fault = faults[r.below(faults.len() as u64) as usize];
         // A lost list append shows as two lists neither of which extends
         // the other (Elle's incompatible-order, which every model from read
         // committed up prohibits): registers only.
-        let kind = match fault {
+        let (fault, text) = generated(seed, 3, &faults, |fault, kind| match fault {
             Some(Fault::LostUpdate) => Kind::RwRegister,
             _ => kind,
-        };
-        let p = Params {
-            seed,
-            processes: 2 + r.below(4),
-            txns: 4 + r.below(40),
-            max_bytes: u64::MAX,
-            shape: Shape {
-                kind,
-                min_ops: 1,
-                max_ops: 1 + r.below(4),
-                read_ratio: 0.5,
-                blind_writes: 0.0,
-                distribution: Distribution::Uniform,
-                keys: 1 + r.below(5),
-                max_writes_per_key: 2 + r.below(8),
-            },
-            level,
-            fault,
-            fail_rate: 0.1,
-            info_rate: 0.1,
-        };
-        let text = gen::to_string(&p).expect("valid parameters");
+        });
         use Fault::*;
         let both = matches!(
             fault,
