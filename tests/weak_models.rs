@@ -647,3 +647,27 @@ fn generated_databases_against_prefix_and_parallel_snapshot_isolation() {
     assert_eq!(decided[0], 300);
     assert!(decided[1] >= 250, "{decided:?}");
 }
+
+/// Prefix consistency's graph is prohibited for a request of `prefix`, not
+/// for an Adya model implying it (whose own graph holds its cycles), and
+/// always when asked for by name.
+#[test]
+fn prefix_cycle_exists_is_prohibited_when_asked_for() {
+    let prohibits = |models: Option<&[&str]>, anomalies: &[&str]| {
+        let opts = CheckOptions {
+            consistency_models: models.map(|m| m.iter().map(|s| s.to_string()).collect()),
+            anomalies: anomalies.iter().map(|s| s.to_string()).collect(),
+            ..CheckOptions::default()
+        };
+        let (prohibited, _) = check::anomaly_types(&opts).expect("known options");
+        prohibited.contains("prefix-cycle-exists")
+    };
+    assert!(prohibits(Some(&["prefix"]), &[]));
+    assert!(!prohibits(None, &[]));
+    assert!(!prohibits(
+        Some(&["strong-session-snapshot-isolation"]),
+        &[]
+    ));
+    assert!(prohibits(None, &["prefix-cycle-exists"]));
+    assert!(prohibits(Some(&["serializable", "prefix"]), &[]));
+}

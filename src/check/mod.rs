@@ -191,8 +191,10 @@ pub fn anomaly_types(
         .iter()
         .map(|a| lattice::anomaly(a).ok_or_else(|| OptionError::UnknownAnomaly(a.clone())))
         .collect::<Result<Vec<_>, _>>()?;
-    let mut prohibited = lattice::prohibited_anomalies(models.as_deref(), &anomalies);
+    let mut prohibited = lattice::prohibited_anomalies(models.as_deref(), &[]);
     lattice::drop_covered_characterisations(&mut prohibited, models.as_deref());
+    // Anomalies asked for by name are prohibited whatever the models.
+    prohibited.extend(lattice::prohibited_anomalies(Some(&[]), &anomalies));
     let reportable = lattice::reportable_anomalies(&prohibited);
     Ok((prohibited, reportable))
 }
