@@ -185,7 +185,13 @@ pub fn decide_all(
         return;
     }
     let mut d = Decider::new(a, implied, session, opts);
-    let mut holding: Vec<ModelGraph> = Vec::new();
+    // Models already found to hold (`holds`) settle those they cover too.
+    let order = d.a.order;
+    let mut holding: Vec<ModelGraph> = (d.a.solved.iter())
+        .filter(|s| s.decision == Decision::Holds)
+        .filter_map(|s| ModelGraph::of(s.model))
+        .map(|&mg| effective(mg, order))
+        .collect();
     // Strongest first: a model that holds settles every model whose graph
     // is part of its own.
     for mg in MODEL_GRAPHS.into_iter().rev() {
