@@ -285,11 +285,15 @@ pub fn analyze(history: &History, opts: &CheckOptions) -> Result<Analysis, Optio
         false => Vec::new(),
     };
     // Snapshot isolation (Cerone et al.'s: strong session snapshot
-    // isolation's graph) implies parallel snapshot isolation: where its
-    // graph holds over some version order, the cycle search and the weak
-    // check decide the rest.
+    // isolation's graph) implies parallel snapshot isolation and prefix
+    // consistency: where its graph holds over some version order, the
+    // solver need not decide theirs (for parallel snapshot isolation, which
+    // it cannot decide, the cycle search and the weak check decide the
+    // rest). Its graph prunes more pairs than prefix consistency's, so it
+    // is also the quicker way to prefix consistency's `Holds`.
     let si = "strong-session-snapshot-isolation";
-    if !undecided.is_empty()
+    if order_open
+        && !analysis.characterised.is_empty()
         && uncertain::holds(&mut analysis, si, &implied, &open, &session, &opts.solve)
     {
         undecided.retain(|&m| m != "parallel-snapshot-isolation");
