@@ -253,6 +253,9 @@ struct Decider<'a, 'i> {
     deadline: Option<Instant>,
     pruning: bool,
     min_batch: usize,
+    /// Explain a violation as a forced anomaly (not when only `Holds`
+    /// matters).
+    explain: bool,
 }
 
 impl<'a, 'i> Decider<'a, 'i> {
@@ -275,6 +278,7 @@ impl<'a, 'i> Decider<'a, 'i> {
             deadline,
             pruning: opts.pruning,
             min_batch: opts.min_batch,
+            explain: true,
             a,
         }
     }
@@ -303,10 +307,11 @@ impl<'a, 'i> Decider<'a, 'i> {
 
 /// Whether the graph of `model` (a row of `MODEL_GRAPHS`) is acyclic in
 /// some resolution, asked before `decide_all` (the dependencies must be the
-/// certain ones): a sufficient condition for a weaker model the solver
-/// does not decide (snapshot isolation's, for parallel snapshot isolation).
-/// Only how it was decided is kept (`Solved`): a violation or a stop says
-/// nothing of the weaker model.
+/// certain ones): a sufficient condition for weaker models (snapshot
+/// isolation's, for parallel snapshot isolation, which the solver does not
+/// decide, and prefix consistency). Only how it was decided is kept
+/// (`Solved`): a violation or a stop says nothing of the weaker models, so
+/// a violation is not explained.
 pub fn holds(
     a: &mut Analysis,
     model: &str,
@@ -321,12 +326,15 @@ pub fn holds(
     if !opts.enabled {
         return false;
     }
-    // A violation's explanation appends its cases' dependencies.
-    let (deps, forced, stopped) = (a.deps.len(), a.forced.len(), a.stopped.len());
+    let stopped = a.stopped.len();
     let mg = effective(mg, a.order);
-    let held = Decider::new(a, implied, session, opts).decide(mg, open, opts.reduce) == Flow::Held;
-    a.deps.truncate(deps);
-    a.forced.truncate(forced);
+    let mut d = Decider::new(a, implied, session, opts);
+    // A cycle among the certain dependencies already rules it out.
+    if d.impossible.contains(mg.model) {
+        return false;
+    }
+    d.explain = false;
+    let held = d.decide(mg, open, opts.reduce) == Flow::Held;
     a.stopped.truncate(stopped);
     held
 }
@@ -421,6 +429,7 @@ impl Decider<'_, '_> {
         let flow = match &decision {
             Decision::Holds => Flow::Held,
             Decision::Violated if reduced.chained || without_unread => Flow::Unsettled,
+            Decision::Violated if !self.explain => Flow::Violated,
             Decision::Violated => {
                 let f = explain(
                     self.a,
