@@ -189,13 +189,15 @@ fn smallest_cycle_component(sub: &Sub, m: ModelGraph) -> Option<Vec<u32>> {
     let n = sub.len();
     let rw = Rel::Rw.bit();
     let (comp, count) = if m.extension {
-        // Vertex 2v + b: at v, having arrived by an rw edge iff b = 1.
+        // Vertex 2v + b: at v, having arrived by an edge no rw edge may
+        // follow (an rw edge, or a ww edge outside the extension) iff b = 1.
         tarjan(2 * n, |x, out| {
             let (v, after_rw) = (x / 2, x % 2 == 1);
             for (e, w) in sub.out(v, m.base.union(rw)) {
                 match sub.g.rel(e) {
                     Rel::Rw if !after_rw => out.push(2 * w + 1),
                     Rel::Rw => {}
+                    Rel::Ww if m.plain_ww => out.push(2 * w + 1),
                     _ => out.push(2 * w),
                 }
             }

@@ -289,7 +289,8 @@ const DIRECT_PROSCRIBED: Table = &[
             "garbage-read",
         ],
     ),
-    ("prefix", &["internal", "G1a"]),
+    // isocheck's: prefix consistency's graph (`taxonomy::MODEL_GRAPHS`).
+    ("prefix", &["internal", "G1a", "prefix-cycle-exists"]),
     ("serializable", &["internal"]),
     (
         "snapshot-isolation",
@@ -425,6 +426,22 @@ const INCOMPATIBLE_ORDERS_ALLOWED: &[&str] = &[
     "causal",
 ];
 
+/// isocheck's: the cycles parallel snapshot isolation prohibits besides
+/// those of its lattice entry. Cerone and Gotsman's (PODC 2016)
+/// characterisation forbids every cycle of ww, wr and session order with at
+/// most one rw edge: Elle's `G1c-process` and `G-single-item-process` (with
+/// what implies them), and over unknown write orders strong-session-PL-2's
+/// graph. As with [`SESSION_BASE`], they are prohibited but not in
+/// [`DIRECT_PROSCRIBED`], so that finding one rules out the same models as
+/// in Elle (whose `:not` for a G-single-item stays consistent-view and
+/// repeatable-read); every model implying parallel snapshot isolation
+/// prohibits them already.
+const PSI_CYCLES: &[&str] = &[
+    "G1c-process",
+    "G-single-item-process",
+    "strong-session-PL-2-cycle-exists",
+];
+
 /// isocheck's addition: a committed read of a value no transaction wrote.
 /// No database can produce one, so read-uncommitted proscribes it and with
 /// it every model implying read-uncommitted. Elle does not detect garbage
@@ -453,6 +470,17 @@ pub enum Definition {
     /// Cerone et al.'s axioms over session order and reads-from, decided
     /// by `check::weak` (Biswas and Enea's saturation).
     Axiomatic(Level),
+    /// Cerone et al.'s axioms decided by the dependency-graph
+    /// characterisation this text cites: the model's `<model>-cycle-exists`
+    /// graph over every write order the history allows, besides the
+    /// axiomatic levels it implies.
+    Characterised(&'static str),
+    /// Cerone et al.'s axioms decided by the dependency-graph
+    /// characterisation this text cites where the history fixes every
+    /// version order (the cycles it forbids are found among the certain
+    /// dependencies); where it leaves one open, a history without a
+    /// violation is `:valid? :unknown`.
+    OrderKnown(&'static str),
     /// Not decided: a history without a violation is `:valid? :unknown`,
     /// with this reason.
     NotChecked(&'static str),
@@ -514,13 +542,20 @@ const DEFINITIONS: &[(&str, Definition)] = &[
     ),
     (
         "parallel-snapshot-isolation",
-        Definition::NotChecked("parallel snapshot isolation (Cerone et al. 2015) is not checked"),
+        Definition::OrderKnown(
+            "parallel snapshot isolation (Cerone et al. 2015: causal consistency and no \
+             concurrent writers of a key), as Cerone and Gotsman (PODC 2016) characterise it: \
+             no cycle of ww, wr and session order with at most one rw edge; decided where \
+             the history fixes every version order, or where some order satisfies snapshot \
+             isolation, which implies it",
+        ),
     ),
     (
         "prefix",
-        Definition::NotChecked(
-            "prefix consistency (Cerone et al. 2015) is not checked: NP-complete to decide \
-             (Biswas and Enea 2019); a read atomic or causal violation still rules it out",
+        Definition::Characterised(
+            "prefix consistency (Cerone et al. 2015: causal consistency and co ; vis ⊆ vis), \
+             as Cerone, Gotsman and Yang (CONCUR 2017) characterise it: some version order \
+             leaves ((session ∪ wr) ; rw?) ∪ ww acyclic",
         ),
     ),
     ("read-atomic", Definition::Axiomatic(Level::ReadAtomic)),
@@ -580,7 +615,7 @@ pub fn unchecked_models(models: Option<&[&str]>) -> Vec<&'static str> {
         .iter()
         .filter_map(|&m| match definition(m)? {
             Definition::NotChecked(_) => canonical_model(m),
-            Definition::Adya | Definition::Axiomatic(_) => None,
+            _ => None,
         })
         .collect()
 }
@@ -595,16 +630,14 @@ pub fn unchecked_models(models: Option<&[&str]>) -> Vec<&'static str> {
 /// level violated; its violations are theirs too
 /// (`read-committed-be-violation` implies `fractured-read`).
 pub fn axiomatic_levels(models: Option<&[&str]>) -> Vec<Level> {
-    let models = models.unwrap_or(&[DEFAULT_MODEL]);
     let asked = |level: Level| {
         models
+            .unwrap_or(&[DEFAULT_MODEL])
             .iter()
             .any(|&m| definition(m) == Some(Definition::Axiomatic(level)))
     };
-    let mut levels: Vec<Level> = models
-        .iter()
-        .filter(|&&m| definition(m) != Some(Definition::Adya))
-        .flat_map(|&m| all_implied_models([m]))
+    let mut levels: Vec<Level> = implied_beyond_adya(models)
+        .into_iter()
         .filter_map(|m| match definition(m)? {
             Definition::Axiomatic(level) => Some(level),
             _ => None,
@@ -614,6 +647,64 @@ pub fn axiomatic_levels(models: Option<&[&str]>) -> Vec<Level> {
     levels.sort_unstable();
     levels.dedup();
     levels
+}
+
+/// The models the requested ones (Elle's default when `None`) imply,
+/// except through a requested model decided as Adya's, whose cycle search
+/// covers them.
+fn implied_beyond_adya<'a>(models: Option<&[&'a str]>) -> BTreeSet<&'a str> {
+    models
+        .unwrap_or(&[DEFAULT_MODEL])
+        .iter()
+        .filter(|&&m| definition(m) != Some(Definition::Adya))
+        .flat_map(|&m| all_implied_models([m]))
+        .collect()
+}
+
+/// The models among the requested ones (and those they imply beyond an
+/// Adya model) that are decided only where the history fixes every version
+/// order (`Definition::OrderKnown`).
+pub fn order_known_models(models: Option<&[&str]>) -> Vec<&'static str> {
+    characterised_models(models)
+        .into_iter()
+        .filter(|&m| matches!(definition(m), Some(Definition::OrderKnown(_))))
+        .collect()
+}
+
+/// The models among the requested ones (and those they imply beyond an
+/// Adya model) decided through a dependency-graph characterisation
+/// (`Definition::Characterised` or `Definition::OrderKnown`).
+pub fn characterised_models(models: Option<&[&str]>) -> Vec<&'static str> {
+    implied_beyond_adya(models)
+        .into_iter()
+        .filter(|&m| characterisation(m).is_some())
+        .filter_map(canonical_model)
+        .collect()
+}
+
+/// The characterisation a model is decided by, as the report states it.
+pub fn characterisation(model: &str) -> Option<&'static str> {
+    match definition(model)? {
+        Definition::Characterised(text) | Definition::OrderKnown(text) => Some(text),
+        _ => None,
+    }
+}
+
+/// Leaves out of `prohibited` the cycle-exists anomalies of the
+/// characterised models (`Definition::Characterised`) that no requested
+/// model asks for beyond an Adya model: a model decided as Adya's has a
+/// graph containing theirs (strong session snapshot isolation's holds
+/// every cycle of prefix consistency's), so they would only decide again
+/// what it decides, under another name.
+pub fn drop_covered_characterisations(prohibited: &mut BTreeSet<&str>, models: Option<&[&str]>) {
+    let wanted = implied_beyond_adya(models);
+    prohibited.retain(|a| {
+        let Some(m) = super::taxonomy::ModelGraph::of_anomaly(a) else {
+            return true;
+        };
+        !matches!(definition(m.model), Some(Definition::Characterised(_)))
+            || wanted.contains(m.model)
+    });
 }
 
 /// The model assumed when the checker is given no `:consistency-models` key.
@@ -918,6 +1009,7 @@ fn closed_prohibitions(implied: BTreeSet<&str>) -> BTreeSet<&'static str> {
         .filter(|m| implied.contains(m))
         .collect();
     let internal = session.iter().any(|&m| m != REPEATABLE_READS_NOT_REQUIRED);
+    let psi = implied.contains("parallel-snapshot-isolation");
     let base = SESSION_BASE
         .iter()
         .copied()
@@ -926,6 +1018,7 @@ fn closed_prohibitions(implied: BTreeSet<&str>) -> BTreeSet<&'static str> {
         .iter()
         .flat_map(|m| l.proscribed.out(m))
         .chain(base)
+        .chain(PSI_CYCLES.iter().copied().filter(|_| psi))
         .collect();
     l.implied.reach(direct, false)
 }
@@ -1138,9 +1231,12 @@ mod tests {
         let rows: Vec<&str> = DEFINITIONS.iter().map(|&(m, _)| m).collect();
         assert_eq!(rows.iter().copied().collect::<BTreeSet<_>>(), canonical);
         assert_eq!(rows.len(), canonical.len(), "a model has two rows");
-        // Every model with a cycle-exists graph is decided as Adya's.
+        // Every model with a cycle-exists graph is decided as Adya's, or
+        // by the characterisation of Cerone et al.'s model.
         for g in &MODEL_GRAPHS {
-            assert_eq!(definition(g.model), Some(Definition::Adya), "{}", g.model);
+            let d = definition(g.model);
+            let graph = matches!(d, Some(Definition::Adya | Definition::Characterised(_)));
+            assert!(graph, "{}", g.model);
         }
         assert_eq!(unchecked_models(None), Vec::<&str>::new());
         assert_eq!(
@@ -1325,7 +1421,7 @@ mod tests {
             .filter(|a| !is_cycle_anomaly(a) && ModelGraph::of_anomaly(a).is_none())
             .collect();
         assert_eq!(others, known);
-        assert_eq!(all.len(), 24 + 13 + 34);
+        assert_eq!(all.len(), 24 + 14 + 34);
     }
 
     #[test]
@@ -1427,10 +1523,12 @@ mod tests {
         for m in ["causal-cerone", "causal"] {
             assert_eq!(prohibited(m), cc, "{m}");
         }
-        // Prefix consistency (not decided) keeps Elle's: the chain through
-        // read committed.
-        let prefix = plus(&plus(&rc, "internal"), session);
-        let prefix = plus(&prefix, "fractured-read read-committed-be-violation");
+        // Prefix consistency keeps Elle's chain through read committed (its
+        // commit order is one version chain per key, so those cycles are
+        // violations), and adds its own graph.
+        let chain = plus(&plus(&rc, "internal"), session);
+        let chain = plus(&chain, "fractured-read read-committed-be-violation");
+        let prefix = plus(&chain, "prefix-cycle-exists");
         assert_eq!(prohibited("prefix"), prefix);
         assert_eq!(anomalies_prohibited_by(["causal", "prefix"]), prefix);
         assert_eq!(
@@ -1459,9 +1557,11 @@ mod tests {
             "lost-update",
         );
         assert_eq!(prohibited("update-atomic"), ua);
+        let cycles = "G0-process G1c-process G-single-item G-single-item-process \
+             strong-session-PL-2-cycle-exists";
         assert_eq!(
             prohibited("parallel-snapshot-isolation"),
-            plus(&ua, session)
+            plus(&plus(&ua, session), cycles)
         );
         let cs = plus(&rc, "G-cursor lost-update");
         assert_eq!(prohibited("cursor-stability"), cs);
@@ -1490,9 +1590,17 @@ mod tests {
              strong-session-PL-2-cycle-exists strong-session-snapshot-isolation-cycle-exists
              fractured-read causality-violation monotonic-reads-violation
              monotonic-writes-violation PRAM-violation read-committed-be-violation
-             writes-follow-reads-violation",
+             writes-follow-reads-violation prefix-cycle-exists",
         );
         assert_eq!(prohibited("strong-session-snapshot-isolation"), sssi);
+        // The check leaves prefix consistency's graph to a request of it:
+        // strong session snapshot isolation's own graph holds its cycles.
+        let mut checked = sssi.clone();
+        drop_covered_characterisations(&mut checked, Some(&["strong-session-snapshot-isolation"]));
+        assert!(!checked.contains("prefix-cycle-exists"));
+        let mut asked = prohibited("prefix");
+        drop_covered_characterisations(&mut asked, Some(&["prefix"]));
+        assert!(asked.contains("prefix-cycle-exists"));
 
         // Strong SI: the set above plus the -realtime counterpart of every
         // -process anomaly in it.
@@ -1569,7 +1677,7 @@ mod tests {
         );
         // isocheck's causal → causal-cerone.
         for m in ["linearizable", "sequential"] {
-            assert_eq!(prohibited(m), prefix, "{m}");
+            assert_eq!(prohibited(m), chain, "{m}");
         }
         assert_eq!(anomalies_prohibited_by([]), words(""));
         assert_eq!(anomalies_prohibited_by(["bogus"]), words(""));

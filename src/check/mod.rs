@@ -74,6 +74,9 @@ pub struct Analysis {
     pub cycle_exists: Vec<CycleExists>,
     /// The axiomatic levels decided (`weak`), weakest first.
     pub levels: Vec<weak::Level>,
+    /// The models decided through a dependency-graph characterisation
+    /// (`lattice::characterisation`), canonical names.
+    pub characterised: Vec<&'static str>,
     /// What rules out the axiomatic levels asked for (`weak`).
     pub weak: Vec<weak::Violation>,
     /// Cycles that every version order the history allows closes.
@@ -126,6 +129,7 @@ impl Analysis {
             cycles: Vec::new(),
             cycle_exists: Vec::new(),
             levels: Vec::new(),
+            characterised: Vec::new(),
             weak: Vec::new(),
             forced: Vec::new(),
             stopped: Vec::new(),
@@ -187,7 +191,10 @@ pub fn anomaly_types(
         .iter()
         .map(|a| lattice::anomaly(a).ok_or_else(|| OptionError::UnknownAnomaly(a.clone())))
         .collect::<Result<Vec<_>, _>>()?;
-    let prohibited = lattice::prohibited_anomalies(models.as_deref(), &anomalies);
+    let mut prohibited = lattice::prohibited_anomalies(models.as_deref(), &[]);
+    lattice::drop_covered_characterisations(&mut prohibited, models.as_deref());
+    // Anomalies asked for by name are prohibited whatever the models.
+    prohibited.extend(lattice::prohibited_anomalies(Some(&[]), &anomalies));
     let reportable = lattice::reportable_anomalies(&prohibited);
     Ok((prohibited, reportable))
 }
@@ -222,6 +229,7 @@ pub fn analyze(history: &History, opts: &CheckOptions) -> Result<Analysis, Optio
     };
     let mut analysis = Analysis::new(history, Vec::new(), order, (prohibited, reportable), path);
     analysis.unchecked = lattice::unchecked_models(models.as_deref());
+    analysis.characterised = lattice::characterised_models(models.as_deref());
     if let Path::Mini { .. } = path {
         return Ok(analysis);
     }
@@ -248,6 +256,12 @@ pub fn analyze(history: &History, opts: &CheckOptions) -> Result<Analysis, Optio
         analysis.cycles.extend(found.cycles);
         analysis.cycle_exists.extend(found.cycle_exists);
     }
+    // A characterised model's graph is reported, and rules models out, only
+    // when asked for: other models' reports stay Elle's.
+    let reportable = &analysis.reportable;
+    analysis.cycle_exists.retain(|c| {
+        lattice::characterisation(c.graph.model).is_none() || reportable.contains(c.graph.anomaly())
+    });
     analysis.weak.extend(weak::check(history, &levels));
     analysis.levels = levels;
     analysis.anomalies = anomalies;
@@ -259,13 +273,33 @@ pub fn analyze(history: &History, opts: &CheckOptions) -> Result<Analysis, Optio
     analysis.deps = deps;
     let unchained = || infer::unchained_constraints(history, &opts.infer);
     let open = uncertain::Open::new(&constraints, chained, &unchained);
-    let session = if constraints.is_empty() && implied.is_empty() && !chained {
-        Vec::new()
-    } else {
+    let order_open = !(constraints.is_empty() && implied.is_empty() && !chained);
+    let session = if order_open {
         limits::stage(Stage::Order);
         order::process_edges(history)
+    } else {
+        Vec::new()
     };
+    let mut undecided = match order_open {
+        true => lattice::order_known_models(models.as_deref()),
+        false => Vec::new(),
+    };
+    // Snapshot isolation (Cerone et al.'s: strong session snapshot
+    // isolation's graph) implies parallel snapshot isolation and prefix
+    // consistency: where its graph holds over some version order, the
+    // solver need not decide theirs (for parallel snapshot isolation, which
+    // it cannot decide, the cycle search and the weak check decide the
+    // rest). Its graph prunes more pairs than prefix consistency's, so it
+    // is also the quicker way to prefix consistency's `Holds`.
+    let si = "strong-session-snapshot-isolation";
+    if order_open
+        && !analysis.characterised.is_empty()
+        && uncertain::holds(&mut analysis, si, &implied, &open, &session, &opts.solve)
+    {
+        undecided.retain(|&m| m != "parallel-snapshot-isolation");
+    }
     uncertain::decide_all(&mut analysis, &implied, &open, &session, &opts.solve);
+    analysis.unchecked.extend(undecided);
     verdict::name_proven_models(&mut analysis);
     Ok(analysis)
 }
@@ -286,9 +320,15 @@ fn elle_compat_without_garbage_reads(history: &History, opts: &CheckOptions) -> 
 /// timing (PolySI, dbcop, Cobra) only have sessions.
 fn order_needed(history: &History, reportable: &BTreeSet<&'static str>) -> Option<Rel> {
     let wants = |v: Variant| reportable.iter().any(|a| Variant::of_name(a) == v);
+    // Prefix consistency's graph has session order without a `-process`
+    // anomaly of its own.
+    let session_graph = reportable
+        .iter()
+        .filter_map(|a| taxonomy::ModelGraph::of_anomaly(a))
+        .any(|m| m.base.contains(Rel::Process));
     if wants(Variant::Realtime) && history.has_realtime {
         Some(Rel::Realtime)
-    } else if wants(Variant::Process) || wants(Variant::Realtime) {
+    } else if wants(Variant::Process) || wants(Variant::Realtime) || session_graph {
         Some(Rel::Process)
     } else {
         None

@@ -184,22 +184,14 @@ pub fn decide_all(
     if (open.is_empty() && implied.is_empty()) || !opts.enabled {
         return;
     }
-    // Inside a limited check the deadline was set before reading began.
-    let deadline =
-        limits::deadline().or_else(|| opts.timeout.and_then(|t| Instant::now().checked_add(t)));
-    let mut d = Decider {
-        known: Known {
-            certain: a.deps.len(),
-            implied,
-        },
-        impossible: lattice::impossible_models(verdict::all_anomalies(a).into_keys()),
-        session,
-        deadline,
-        pruning: opts.pruning,
-        min_batch: opts.min_batch,
-        a,
-    };
-    let mut holding: Vec<ModelGraph> = Vec::new();
+    let mut d = Decider::new(a, implied, session, opts);
+    // Models already found to hold (`holds`) settle those they cover too.
+    let order = d.a.order;
+    let mut holding: Vec<ModelGraph> = (d.a.solved.iter())
+        .filter(|s| s.decision == Decision::Holds)
+        .filter_map(|s| ModelGraph::of(s.model))
+        .map(|&mg| effective(mg, order))
+        .collect();
     // Strongest first: a model that holds settles every model whose graph
     // is part of its own.
     for mg in MODEL_GRAPHS.into_iter().rev() {
@@ -214,23 +206,7 @@ pub fn decide_all(
         {
             continue;
         }
-        // Reduced constraints settle a model that holds; anything else is
-        // decided again on every pair, which also explains a violation.
-        let mut flow = Flow::Unsettled;
-        if let Some(reduced) = opts.reduce.then(|| open.reduced(mg)).flatten() {
-            flow = d.model(mg, open.found, reduced);
-        }
-        if flow == Flow::Unsettled {
-            // A limit reached inferring them stops this model only.
-            flow = match limits::attempt(|| {
-                limits::stage(Stage::Construct);
-                open.unchained()
-            }) {
-                Ok(constraints) => d.model(mg, constraints, Reduced::NONE),
-                Err(stop) => d.stopped(mg, stop, open.found.len()),
-            };
-        }
-        match flow {
+        match d.decide(mg, open, opts.reduce) {
             Flow::Held => holding.push(mg),
             Flow::Violated | Flow::Unsettled => {}
             Flow::Stopped => break,
@@ -277,6 +253,90 @@ struct Decider<'a, 'i> {
     deadline: Option<Instant>,
     pruning: bool,
     min_batch: usize,
+    /// Explain a violation as a forced anomaly (not when only `Holds`
+    /// matters).
+    explain: bool,
+}
+
+impl<'a, 'i> Decider<'a, 'i> {
+    fn new(
+        a: &'a mut Analysis,
+        implied: &'i [Dep],
+        session: &'i [(u32, u32)],
+        opts: &SolveOptions,
+    ) -> Decider<'a, 'i> {
+        // Inside a limited check the deadline was set before reading began.
+        let deadline =
+            limits::deadline().or_else(|| opts.timeout.and_then(|t| Instant::now().checked_add(t)));
+        Decider {
+            known: Known {
+                certain: a.deps.len(),
+                implied,
+            },
+            impossible: lattice::impossible_models(verdict::all_anomalies(a).into_keys()),
+            session,
+            deadline,
+            pruning: opts.pruning,
+            min_batch: opts.min_batch,
+            explain: true,
+            a,
+        }
+    }
+
+    /// Decides one model: on reduced constraints first, which settle a
+    /// model that holds; anything else is decided again on every pair,
+    /// which also explains a violation.
+    fn decide(&mut self, mg: ModelGraph, open: &Open, reduce: bool) -> Flow {
+        let mut flow = Flow::Unsettled;
+        if let Some(reduced) = reduce.then(|| open.reduced(mg)).flatten() {
+            flow = self.model(mg, open.found, reduced);
+        }
+        if flow == Flow::Unsettled {
+            // A limit reached inferring them stops this model only.
+            flow = match limits::attempt(|| {
+                limits::stage(Stage::Construct);
+                open.unchained()
+            }) {
+                Ok(constraints) => self.model(mg, constraints, Reduced::NONE),
+                Err(stop) => self.stopped(mg, stop, open.found.len()),
+            };
+        }
+        flow
+    }
+}
+
+/// Whether the graph of `model` (a row of `MODEL_GRAPHS`) is acyclic in
+/// some resolution, asked before `decide_all` (the dependencies must be the
+/// certain ones): a sufficient condition for weaker models (snapshot
+/// isolation's, for parallel snapshot isolation, which the solver does not
+/// decide, and prefix consistency). Only how it was decided is kept
+/// (`Solved`): a violation or a stop says nothing of the weaker models, so
+/// a violation is not explained.
+pub fn holds(
+    a: &mut Analysis,
+    model: &str,
+    implied: &[Dep],
+    open: &Open,
+    session: &[(u32, u32)],
+    opts: &SolveOptions,
+) -> bool {
+    let Some(&mg) = ModelGraph::of(model) else {
+        return false;
+    };
+    if !opts.enabled {
+        return false;
+    }
+    let stopped = a.stopped.len();
+    let mg = effective(mg, a.order);
+    let mut d = Decider::new(a, implied, session, opts);
+    // A cycle among the certain dependencies already rules it out.
+    if d.impossible.contains(mg.model) {
+        return false;
+    }
+    d.explain = false;
+    let held = d.decide(mg, open, opts.reduce) == Flow::Held;
+    a.stopped.truncate(stopped);
+    held
 }
 
 impl Decider<'_, '_> {
@@ -369,6 +429,7 @@ impl Decider<'_, '_> {
         let flow = match &decision {
             Decision::Holds => Flow::Held,
             Decision::Violated if reduced.chained || without_unread => Flow::Unsettled,
+            Decision::Violated if !self.explain => Flow::Violated,
             Decision::Violated => {
                 let f = explain(
                     self.a,
@@ -449,7 +510,7 @@ fn with_session(
     problem.known.extend(session.iter().map(|&(from, to)| Edge {
         from,
         to,
-        rw: false,
+        ..Edge::default()
     }));
     let Decided {
         decision, stats, ..
@@ -473,8 +534,15 @@ fn effective(mut mg: ModelGraph, order: Option<Rel>) -> ModelGraph {
 /// that `big` holding means `small` does.
 fn covers(big: ModelGraph, small: ModelGraph) -> bool {
     let rels_ok = rels(small).0 & !rels(big).0 == 0;
-    // A cycle of `A ; rw?` is a cycle of `A ∪ rw`, not the other way round.
-    rels_ok && (small.extension || !big.extension || !small.base.contains(Rel::Rw))
+    // A cycle of `A ; rw?` is a cycle of `A ∪ rw`, not the other way round;
+    // nor is it one of `((A \ ww) ; rw?) ∪ ww`.
+    let rw_ok = !in_model(small, Rel::Rw)
+        || match (big.extension, big.plain_ww) {
+            (false, _) => true,
+            (true, false) => small.extension,
+            (true, true) => small.extension && small.plain_ww,
+        };
+    rels_ok && rw_ok
 }
 
 /// The relations whose edges a model's graph has.
@@ -496,6 +564,7 @@ fn edge(mg: ModelGraph, d: &Dep) -> Option<Edge> {
         from: d.from,
         to: d.to,
         rw: mg.extension && d.rel == Rel::Rw,
+        bars_rw: mg.extension && mg.plain_ww && d.rel == Rel::Ww,
     })
 }
 
@@ -764,5 +833,29 @@ impl Region {
             })
             .collect();
         (Graph::new(self.count, &mapped), deps)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(model: &str) -> ModelGraph {
+        *ModelGraph::of(model).expect("a row")
+    }
+
+    /// A model holding settles another only when every cycle of the other's
+    /// graph is one of its own: prefix consistency's graph lies inside
+    /// strong session snapshot isolation's, not the other way round, and
+    /// holds no cycle snapshot isolation's allows.
+    #[test]
+    fn covering_graphs() {
+        let (prefix, sssi) = (row("prefix"), row("strong-session-snapshot-isolation"));
+        assert!(covers(sssi, prefix));
+        assert!(!covers(prefix, sssi));
+        assert!(!covers(prefix, row("PL-SI")));
+        assert!(covers(prefix, row("strong-session-PL-2")));
+        assert!(covers(row("strong-session-serializable"), prefix));
+        assert!(!covers(prefix, row("strong-session-serializable")));
     }
 }

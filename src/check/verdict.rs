@@ -192,6 +192,8 @@ fn proven_model(a: &Analysis, f: &Forced) -> &'static str {
     MODEL_GRAPHS
         .iter()
         .rev()
-        .find(|m| m.base == base && m.extension == decided.extension)
+        .find(|m| {
+            m.base == base && m.extension == decided.extension && m.plain_ww == decided.plain_ww
+        })
         .map_or(f.model, |m| m.model)
 }

@@ -163,8 +163,14 @@ fn stopped(a: &Analysis, i: usize) -> Explanation<'static> {
 /// A requested model the check does not decide, and why.
 fn not_checked(model: &'static str) -> Explanation<'static> {
     let reason = match lattice::definition(model) {
-        Some(lattice::Definition::NotChecked(reason)) => reason,
-        _ => "it has no check",
+        Some(lattice::Definition::NotChecked(reason)) => reason.to_string(),
+        Some(lattice::Definition::OrderKnown(definition)) => {
+            format!(
+                "{definition}; this history leaves the order of some writes open, and snapshot \
+                 isolation was not found to hold over any"
+            )
+        }
+        _ => "it has no check".to_string(),
     };
     let friendly = lattice::friendly_model(model);
     let entry = map(vec![
@@ -185,7 +191,7 @@ fn cycle_exists<'a>(h: &'a History, a: &Analysis, i: usize) -> Explanation<'a> {
     let scc = scc_indices(h, &c.scc);
     let shown: Vec<String> = scc.iter().take(20).map(|i| i.to_string()).collect();
     let more = if scc.len() > 20 { " …" } else { "" };
-    let help = format!(
+    let mut help = format!(
         "a cycle exists in the subgraph {} of the {} transactions at indices {}{more}, \
          so the history is not {}",
         c.graph.subgraph(),
@@ -193,18 +199,25 @@ fn cycle_exists<'a>(h: &'a History, a: &Analysis, i: usize) -> Explanation<'a> {
         shown.join(", "),
         lattice::friendly_model(c.graph.model)
     );
+    let definition = lattice::characterisation(c.graph.model);
+    if let Some(text) = definition {
+        help.push_str(&format!(" ({text})"));
+    }
     let mut labels = Labels::new(h);
     for &txn in c.scc.iter().take(LABELLED_TXNS) {
         labels.op_of(txn, "in the cycle".to_string());
     }
-    let entry = map(vec![
+    let mut fields = vec![
         ("type", kws(c.graph.anomaly())),
         ("not", kws(lattice::friendly_model(c.graph.model))),
         ("subgraph", edn(c.graph.subgraph())),
         ("scc-size", R::Int(c.scc.len() as i64)),
         ("scc", R::Set(scc.into_iter().map(R::Int).collect())),
-    ]);
-    explained(entry, help, labels)
+    ];
+    if let Some(text) = definition {
+        fields.push(("definition", edn(format!("{text:?}"))));
+    }
+    explained(map(fields), help, labels)
 }
 
 /// How many transactions of a cycle-exists component are labelled.
@@ -393,6 +406,9 @@ pub(crate) fn forced_intro(h: &History, f: &Forced) -> String {
              {model}."
         )
     };
+    if let Some(text) = lattice::characterisation(f.model) {
+        let _ = write!(help, " Checked: {text}.");
+    }
     for p in &f.pairs {
         let keys: Vec<String> = pair_keys(p).map(|k| h.values.display(k)).collect();
         let [ia, ib] = [p.a, p.b].map(|t| h.op(h.txn(t).op()).index);

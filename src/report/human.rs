@@ -112,6 +112,13 @@ fn header(a: &Analysis, v: &Verdict, color: bool) -> String {
     for level in a.levels.iter().filter(|l| !implied(l)) {
         s.push_str(&wrap_line("  checked: ", level.definition()));
     }
+    for text in a
+        .characterised
+        .iter()
+        .filter_map(|m| lattice::characterisation(m))
+    {
+        s.push_str(&wrap_line("  checked: ", text));
+    }
     s
 }
 
@@ -221,7 +228,11 @@ pub(super) fn models_prohibiting(prohibited: &BTreeSet<&'static str>) -> Vec<&'s
         .collect();
     let covered: Vec<(&'static str, BTreeSet<&'static str>)> = models
         .into_iter()
-        .map(|m| (m, lattice::anomalies_prohibited_by([m])))
+        .map(|m| {
+            let mut p = lattice::anomalies_prohibited_by([m]);
+            lattice::drop_covered_characterisations(&mut p, Some(&[m]));
+            (m, p)
+        })
         .filter(|(_, p)| !p.is_empty() && p.is_subset(prohibited))
         .collect();
     let kept: BTreeSet<&'static str> = covered

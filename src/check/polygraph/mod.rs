@@ -192,12 +192,15 @@ mod tests {
         Edge {
             from,
             to,
-            rw: false,
+            ..Edge::default()
         }
     }
 
     fn rw(from: u32, to: u32) -> Edge {
-        Edge { from, to, rw: true }
+        Edge {
+            rw: true,
+            ..e(from, to)
+        }
     }
 
     fn settings(pruning: bool, propagate: bool) -> Settings {
@@ -343,7 +346,12 @@ mod tests {
     }
 
     fn arb_edge(txns: u32) -> impl Strategy<Value = Edge> {
-        (0..txns, 0..txns, any::<bool>()).prop_map(|(from, to, rw)| Edge { from, to, rw })
+        // An edge barring rw hops (prefix consistency's ww) is no rw hop.
+        (0..txns, 0..txns, 0..3u8).prop_map(|(from, to, kind)| Edge {
+            rw: kind == 1,
+            bars_rw: kind == 2,
+            ..e(from, to)
+        })
     }
 
     fn arb_problem() -> impl Strategy<Value = Problem> {

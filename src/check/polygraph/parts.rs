@@ -101,7 +101,7 @@ impl<'a> Split<'a> {
         let edge = |x: u32, y: u32| Edge {
             from: local[x as usize],
             to: local[y as usize],
-            rw: false,
+            ..Edge::default()
         };
         let mut known = Vec::new();
         for &v in nodes {

@@ -6,12 +6,15 @@
 use std::time::{Duration, Instant};
 
 /// An edge of a model's graph between transactions; `rw` marks the
-/// anti-dependency hops the snapshot-isolation extension treats specially.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// anti-dependency hops the snapshot-isolation extension treats specially,
+/// and `bars_rw` the edges no rw hop may follow there (prefix
+/// consistency's ww edges, outside its extension).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub struct Edge {
     pub from: u32,
     pub to: u32,
     pub rw: bool,
+    pub bars_rw: bool,
 }
 
 /// One model's decision problem.
@@ -167,7 +170,7 @@ impl Problem {
     }
 
     /// The ranks of a constraint's two ends (`ends`), each taken at its
-    /// "after A" node, the one every edge into the transaction reaches.
+    /// "after A" node (a hint: see `after_a`).
     pub(super) fn end_ranks(&self, c: usize, rank: &[u32]) -> (u32, u32) {
         let (a, b) = self.ends(c);
         let at = |t: u32| rank[self.after_a(t) as usize];
@@ -175,16 +178,22 @@ impl Problem {
     }
 
     /// The product node of a transaction that every edge into it reaches
-    /// (its "after A" state).
+    /// (its "after A" state), but rw hops and edges barring them; ranks and
+    /// chains taken there are hints only.
     pub(super) fn after_a(&self, t: u32) -> u32 {
         t * self.states() + self.states() - 1
     }
 
-    /// The product arcs of an edge.
+    /// The product arcs of an edge: with the extension, state 1 ("after
+    /// A") may take an rw hop, which leads to state 0, as does an edge
+    /// barring one.
     pub(super) fn arcs(&self, e: Edge, mut f: impl FnMut(u32, u32)) {
         if !self.extension {
             f(e.from, e.to);
         } else if e.rw {
+            f(2 * e.from + 1, 2 * e.to);
+        } else if e.bars_rw {
+            f(2 * e.from, 2 * e.to);
             f(2 * e.from + 1, 2 * e.to);
         } else {
             f(2 * e.from, 2 * e.to + 1);
