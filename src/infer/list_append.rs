@@ -13,7 +13,7 @@
 //! edges transaction by transaction.
 
 use super::anomaly::{Anomaly, Expected};
-use super::uncertain::{Coalescer, Constraint};
+use super::uncertain::{Coalescer, Constraints};
 use super::util::{pack, scalar, FxMap, KeyIds, OpKind, TxnKeys};
 use super::{Dep, Inference, Rel, Version};
 use crate::history::{History, MicroOp, MopKind, MopValue, OpId, Status, TxnId, Val};
@@ -806,7 +806,7 @@ impl La<'_> {
     /// (see [`La::append_deps`]), in an order nothing shows: one pure-ww
     /// constraint per pair of their transactions. Nobody read them, so no rw
     /// edge depends on their order.
-    fn constraints(&self) -> Vec<Constraint> {
+    fn constraints(&self) -> Constraints {
         let mut unobserved: Vec<&Append> = self
             .appends
             .iter()

@@ -1,8 +1,9 @@
 //! What inference cannot decide: pairs of transactions whose writes to some
 //! keys were installed in an unknown order (PolySI's generalized constraints,
-//! SPEC §2.3), and the edges that hold in every model forbidding G1c.
+//! SPEC §2.3), and the edges that hold in every model forbidding G1c; the
+//! store they are kept in.
 
-use super::util::{csr, FxMap};
+use super::util::csr;
 use super::Dep;
 use crate::history::TxnId;
 
@@ -12,23 +13,18 @@ use crate::history::TxnId;
 /// Mixing orders across keys would be a ww cycle (G0), which every model
 /// forbids, so one choice per pair is exact.
 ///
-/// Both sides live in one exact-size allocation: a history of a million
-/// transactions has millions of constraints, and two growable vectors each
-/// cost about twice the dependencies they hold.
+/// One constraint on its own, as a forced anomaly's pairs keep it; a
+/// history's constraints live in one [`Constraints`] store, read through
+/// [`Pair`]s.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Constraint {
     pub a: TxnId,
     pub b: TxnId,
     /// Side 0 then side 1.
     deps: Box<[Dep]>,
-    /// Where side 1 starts in `deps`. A `u32`: 2^32 dependencies (128 GiB)
-    /// fail to allocate long before.
+    /// Where side 1 starts in `deps`.
     mid: u32,
-    /// Every key's pair here is of two versions nobody read (and, chained,
-    /// each its own chain): pure ww. Where a model is the plain acyclicity
-    /// of its edges, such constraints can be left out: a resolution of the
-    /// others orders these writes along a topological order of its graph,
-    /// which adds only forward edges (and so it is for any subset).
+    /// See [`Pair::unread`].
     pub unread: bool,
 }
 
@@ -41,72 +37,231 @@ impl Constraint {
             a,
             b,
             deps,
-            mid: sides[0].len() as u32,
+            mid: offset(sides[0].len()),
             unread,
+        }
+    }
+
+    /// The same constraint, borrowed.
+    pub fn pair(&self) -> Pair<'_> {
+        Pair {
+            a: self.a,
+            b: self.b,
+            unread: self.unread,
+            deps: &self.deps,
+            mid: self.mid as usize,
         }
     }
 
     /// The dependencies of one side (0: `a` first, 1: `b` first).
     pub fn side(&self, s: usize) -> &[Dep] {
-        let mid = self.mid as usize;
-        if s == 0 {
-            &self.deps[..mid]
-        } else {
-            &self.deps[mid..]
-        }
+        self.pair().side(s)
     }
 
     /// Both sides.
     pub fn sides(&self) -> [&[Dep]; 2] {
-        [self.side(0), self.side(1)]
-    }
-
-    /// Adds more of both sides (another key of the same pair).
-    fn extend(&mut self, more: [&[Dep]; 2], unread: bool) {
-        let [first, second] = self.sides();
-        let joined = [
-            &[first, more[0]].concat()[..],
-            &[second, more[1]].concat()[..],
-        ];
-        *self = Constraint::new(self.a, self.b, joined, self.unread && unread);
+        self.pair().sides()
     }
 }
 
-/// Collects one constraint per transaction pair.
+/// One constraint of a [`Constraints`] store (or of a [`Constraint`]),
+/// borrowed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Pair<'c> {
+    pub a: TxnId,
+    pub b: TxnId,
+    /// Every key's pair here is of two versions nobody read (and, chained,
+    /// each its own chain): pure ww. Where a model is the plain acyclicity
+    /// of its edges, such constraints can be left out: a resolution of the
+    /// others orders these writes along a topological order of its graph,
+    /// which adds only forward edges (and so it is for any subset).
+    pub unread: bool,
+    /// Side 0 then side 1.
+    deps: &'c [Dep],
+    /// Where side 1 starts in `deps`.
+    mid: usize,
+}
+
+impl<'c> Pair<'c> {
+    /// The dependencies of one side (0: `a` first, 1: `b` first).
+    pub fn side(&self, s: usize) -> &'c [Dep] {
+        match s {
+            0 => &self.deps[..self.mid],
+            _ => &self.deps[self.mid..],
+        }
+    }
+
+    /// Both sides.
+    pub fn sides(&self) -> [&'c [Dep]; 2] {
+        [self.side(0), self.side(1)]
+    }
+
+    /// The constraint on its own.
+    pub fn to_constraint(&self) -> Constraint {
+        Constraint::new(self.a, self.b, self.sides(), self.unread)
+    }
+}
+
+/// Every constraint of a history, ordered by transaction pair, with all
+/// their dependencies in one array. A history of a million transactions
+/// has millions of constraints: an allocation each (and the allocator's
+/// work to free them) cost more than the dependencies themselves.
+#[derive(Clone, Debug, Default)]
+pub struct Constraints {
+    items: Vec<Item>,
+    deps: Vec<Dep>,
+}
+
+/// Equal when they hold the same constraints in the same order, wherever
+/// their dependencies sit in the array.
+impl PartialEq for Constraints {
+    fn eq(&self, other: &Constraints) -> bool {
+        self.len() == other.len() && self.iter().eq(other.iter())
+    }
+}
+
+impl Eq for Constraints {}
+
+/// Where one constraint's sides are in a store's `deps`: side 0 is
+/// `start..mid`, side 1 `mid..end`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Item {
+    a: TxnId,
+    b: TxnId,
+    start: u32,
+    mid: u32,
+    end: u32,
+    unread: bool,
+}
+
+/// An index into a store's dependencies, or a side's length. 2^32
+/// dependencies would take 128 GiB: allocating them fails first.
+fn offset(n: usize) -> u32 {
+    u32::try_from(n).expect("fewer than 2^32 dependencies")
+}
+
+impl Constraints {
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+
+    /// The `i`th constraint.
+    pub fn get(&self, i: usize) -> Pair<'_> {
+        let it = self.items[i];
+        Pair {
+            a: it.a,
+            b: it.b,
+            unread: it.unread,
+            deps: &self.deps[it.start as usize..it.end as usize],
+            mid: (it.mid - it.start) as usize,
+        }
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = Pair<'_>> + '_ {
+        (0..self.len()).map(|i| self.get(i))
+    }
+
+    /// Each constraint on its own.
+    pub fn to_vec(&self) -> Vec<Constraint> {
+        self.iter().map(|p| p.to_constraint()).collect()
+    }
+
+    /// Appends a constraint (its pair not yet in the store).
+    fn push(&mut self, a: TxnId, b: TxnId, sides: [&[Dep]; 2], unread: bool) {
+        let item = append(&mut self.deps, (a, b), sides, unread);
+        self.items.push(item);
+    }
+}
+
+/// Appends a constraint's sides to `deps`: the item that finds them there.
+fn append(deps: &mut Vec<Dep>, (a, b): (TxnId, TxnId), sides: [&[Dep]; 2], unread: bool) -> Item {
+    let start = offset(deps.len());
+    deps.extend_from_slice(sides[0]);
+    let mid = offset(deps.len());
+    deps.extend_from_slice(sides[1]);
+    Item {
+        a,
+        b,
+        start,
+        mid,
+        end: offset(deps.len()),
+        unread,
+    }
+}
+
+/// Collects one constraint per transaction pair: every pair of versions
+/// is appended as it comes (one key at a time), then sorted by transaction
+/// pair and the keys of a pair joined. Sorting beats looking each pair up
+/// in a map: at 1M transactions the map's random accesses were a fifth of
+/// the whole run.
 #[derive(Default)]
 pub(super) struct Coalescer {
-    index: FxMap<u64, u32>,
-    out: Vec<Constraint>,
+    added: Constraints,
 }
 
 impl Coalescer {
     /// Adds the edges of "`t1`'s write precedes `t2`'s" (`sides[0]`) and of
     /// the reverse (`sides[1]`) to the pair's constraint; `unread` when they
-    /// are of two versions nobody read ([`Constraint::unread`]).
+    /// are of two versions nobody read ([`Pair::unread`]).
     pub fn add(&mut self, t1: TxnId, t2: TxnId, sides: [&[Dep]; 2], unread: bool) {
         let [first, second] = sides;
-        let (a, b, fwd, back) = if t1 < t2 {
-            (t1, t2, first, second)
-        } else {
-            (t2, t1, second, first)
-        };
-        let key = (a as u64) << 32 | b as u64;
-        let next = self.out.len() as u32;
-        let i = *self.index.entry(key).or_insert(next) as usize;
-        if i == self.out.len() {
-            self.out.push(Constraint::new(a, b, [fwd, back], unread));
-        } else {
-            self.out[i].extend([fwd, back], unread);
+        match t1 < t2 {
+            true => self.added.push(t1, t2, [first, second], unread),
+            false => self.added.push(t2, t1, [second, first], unread),
         }
     }
 
-    /// The constraints, ordered by transaction pair.
-    pub fn finish(mut self) -> Vec<Constraint> {
-        drop(self.index);
-        self.out.sort_unstable_by_key(|c| (c.a, c.b));
-        self.out.shrink_to_fit();
-        self.out
+    /// The constraints, ordered by transaction pair; a pair's sides list
+    /// its keys in the order they were added. Most pairs share one key:
+    /// their sides stay where they were added (copying them all would hold
+    /// two copies at once). A pair of several keys gets its sides joined
+    /// at the end of the dependencies; the parts it leaves behind are read
+    /// no more.
+    pub fn finish(self) -> Constraints {
+        let Constraints {
+            mut items,
+            mut deps,
+        } = self.added;
+        // `start` grows with each addition: ties keep the order of adding.
+        items.sort_unstable_by_key(|it| (it.a, it.b, it.start));
+        let (mut first, mut second) = (Vec::new(), Vec::new());
+        let (mut read, mut write) = (0, 0);
+        while read < items.len() {
+            let pair = |it: &Item| (it.a, it.b);
+            let len = items[read..]
+                .iter()
+                .take_while(|it| pair(it) == pair(&items[read]))
+                .count();
+            let group = &items[read..read + len];
+            items[write] = match group {
+                [one] => *one,
+                _ => join(group, &mut deps, [&mut first, &mut second]),
+            };
+            read += len;
+            write += 1;
+        }
+        items.truncate(write);
+        items.shrink_to_fit();
+        deps.shrink_to_fit();
+        Constraints { items, deps }
     }
+}
+
+/// One pair's parts (one per key), joined: every part's side 0, then every
+/// part's side 1, appended to `deps` through the two scratch buffers.
+fn join(group: &[Item], deps: &mut Vec<Dep>, [first, second]: [&mut Vec<Dep>; 2]) -> Item {
+    first.clear();
+    second.clear();
+    for it in group {
+        first.extend_from_slice(&deps[it.start as usize..it.mid as usize]);
+        second.extend_from_slice(&deps[it.mid as usize..it.end as usize]);
+    }
+    let unread = group.iter().all(|it| it.unread);
+    append(deps, (group[0].a, group[0].b), [first, second], unread)
 }
 
 /// Which pairs of runs of `n` versions of one key a partial order leaves
