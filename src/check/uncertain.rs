@@ -530,14 +530,14 @@ fn problem<'a>(
     let known = known.filter_map(|d| edge(mg, d)).collect();
     let mut p = Problem::new(txns, mg.extension, known);
     let (mut first, mut second) = (Vec::new(), Vec::new());
-    let side = |deps: &[Dep], out: &mut Vec<Edge>| {
+    let side = |deps: &mut dyn Iterator<Item = Dep>, out: &mut Vec<Edge>| {
         out.clear();
-        out.extend(deps.iter().filter_map(|d| edge(mg, d)));
+        out.extend(deps.filter_map(|d| edge(mg, &d)));
     };
     for c in constraints {
         limits::tick();
-        side(c.side(0), &mut first);
-        side(c.side(1), &mut second);
+        side(&mut c.side(0), &mut first);
+        side(&mut c.side(1), &mut second);
         p.push([&first, &second]);
     }
     p

@@ -4,8 +4,8 @@
 //! store they are kept in.
 
 use super::util::csr;
-use super::Dep;
-use crate::history::TxnId;
+use super::{Dep, Rel, Version};
+use crate::history::{TxnId, Val};
 
 /// Two transactions that both wrote some keys in an unknown order. Either
 /// `a`'s versions precede `b`'s on every such key (side 0: ww `a → b` and
@@ -23,7 +23,7 @@ pub struct Constraint {
     /// Side 0 then side 1.
     deps: Box<[Dep]>,
     /// Where side 1 starts in `deps`.
-    mid: u32,
+    mid: usize,
     /// See [`Pair::unread`].
     pub unread: bool,
 }
@@ -37,36 +37,133 @@ impl Constraint {
             a,
             b,
             deps,
-            mid: offset(sides[0].len()),
+            mid: sides[0].len(),
             unread,
-        }
-    }
-
-    /// The same constraint, borrowed.
-    pub fn pair(&self) -> Pair<'_> {
-        Pair {
-            a: self.a,
-            b: self.b,
-            unread: self.unread,
-            deps: &self.deps,
-            mid: self.mid as usize,
         }
     }
 
     /// The dependencies of one side (0: `a` first, 1: `b` first).
     pub fn side(&self, s: usize) -> &[Dep] {
-        self.pair().side(s)
+        match s {
+            0 => &self.deps[..self.mid],
+            _ => &self.deps[self.mid..],
+        }
     }
 
     /// Both sides.
     pub fn sides(&self) -> [&[Dep]; 2] {
-        self.pair().sides()
+        [self.side(0), self.side(1)]
     }
 }
 
-/// One constraint of a [`Constraints`] store (or of a [`Constraint`]),
-/// borrowed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// The versions constraints order, with what a dependency between two of
+/// them needs: key, value, writer and readers. A constraint names versions
+/// and its dependencies are made when read: a side's rw dependencies repeat
+/// the key, both values and the later writer per reader, and at a million
+/// transactions storing them (32 bytes each) was most of the peak memory.
+#[derive(Clone, Debug, Default)]
+pub struct Versions {
+    key: Vec<Val>,
+    value: Vec<Version>,
+    writer: Vec<Writer>,
+    /// Version `v`'s readers are `readers[reader_start[v]..reader_start[v + 1]]`.
+    reader_start: Vec<u32>,
+    readers: Vec<Reader>,
+}
+
+/// The write that installed a version: its transaction (`NO_TXN` for
+/// none), the micro-op dependencies name, and the transaction's first
+/// write of the key (what dependencies are sorted by).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Writer {
+    pub txn: TxnId,
+    pub mop: u32,
+    pub first: u32,
+}
+
+const NO_TXN: TxnId = TxnId::MAX;
+
+impl Writer {
+    pub const NONE: Writer = Writer {
+        txn: NO_TXN,
+        mop: 0,
+        first: 0,
+    };
+}
+
+/// A transaction that read a version, and its reading micro-op.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Reader {
+    pub txn: TxnId,
+    pub mop: u32,
+}
+
+impl Versions {
+    /// Adds a version (`Writer::NONE`: nobody in the graph wrote it); its
+    /// id is the count before.
+    pub(super) fn push(
+        &mut self,
+        key: Val,
+        value: Version,
+        writer: Writer,
+        readers: impl Iterator<Item = Reader>,
+    ) -> u32 {
+        if self.reader_start.is_empty() {
+            self.reader_start.push(0);
+        }
+        self.key.push(key);
+        self.value.push(value);
+        self.writer.push(writer);
+        self.readers.extend(readers);
+        self.reader_start.push(offset(self.readers.len()));
+        offset(self.key.len() - 1)
+    }
+
+    pub(super) fn read(&self, v: u32) -> bool {
+        self.reader_start[v as usize] < self.reader_start[v as usize + 1]
+    }
+
+    /// The edges of "version `a` precedes version `b`" (of one key): ww
+    /// from `a`'s writer and rw from `a`'s readers to `b`'s writer, each
+    /// with the micro-op Elle's explainer orders it by, and with what
+    /// inference sorts them by (the writer's first write of the key, the
+    /// reading micro-op). None when nobody wrote `b`.
+    pub(super) fn precedes_keyed(&self, a: u32, b: u32) -> impl Iterator<Item = (u32, Dep)> + '_ {
+        let (w1, w2) = (self.writer[a as usize], self.writer[b as usize]);
+        let written = w2.txn != NO_TXN;
+        let dep = move |from: TxnId, a_mop: u32, rel: Rel| Dep {
+            from,
+            to: w2.txn,
+            rel,
+            key: self.key[a as usize],
+            value: self.value[a as usize],
+            value2: self.value[b as usize],
+            a_mop,
+            b_mop: w2.mop,
+        };
+        let ww = (written && w1.txn != NO_TXN && w1.txn != w2.txn)
+            .then(|| (w1.first, dep(w1.txn, w1.mop, Rel::Ww)));
+        let range = match written {
+            true => {
+                self.reader_start[a as usize] as usize..self.reader_start[a as usize + 1] as usize
+            }
+            false => 0..0,
+        };
+        let rw = self.readers[range]
+            .iter()
+            .filter(move |r| r.txn != w2.txn)
+            .map(move |r| (r.mop, dep(r.txn, r.mop, Rel::Rw)));
+        ww.into_iter().chain(rw)
+    }
+
+    /// [`Versions::precedes_keyed`]'s edges alone.
+    fn precedes(&self, a: u32, b: u32) -> impl Iterator<Item = Dep> + '_ {
+        self.precedes_keyed(a, b).map(|(_, d)| d)
+    }
+}
+
+/// One constraint of a [`Constraints`] store, borrowed.
+#[derive(Clone, Copy)]
 pub struct Pair<'c> {
     pub a: TxnId,
     pub b: TxnId,
@@ -76,44 +173,67 @@ pub struct Pair<'c> {
     /// others orders these writes along a topological order of its graph,
     /// which adds only forward edges (and so it is for any subset).
     pub unread: bool,
-    /// Side 0 then side 1.
-    deps: &'c [Dep],
-    /// Where side 1 starts in `deps`.
-    mid: usize,
+    /// One part per key: `a`'s run of versions, then `b`'s.
+    parts: &'c [Part],
+    versions: &'c Versions,
 }
 
 impl<'c> Pair<'c> {
-    /// The dependencies of one side (0: `a` first, 1: `b` first).
-    pub fn side(&self, s: usize) -> &'c [Dep] {
-        match s {
-            0 => &self.deps[..self.mid],
-            _ => &self.deps[self.mid..],
-        }
-    }
-
-    /// Both sides.
-    pub fn sides(&self) -> [&'c [Dep]; 2] {
-        [self.side(0), self.side(1)]
+    /// The dependencies of one side (0: `a` first, 1: `b` first): on each
+    /// key, the edges of the last version of the run that goes first
+    /// preceding the first of the other.
+    pub fn side(&self, s: usize) -> impl Iterator<Item = Dep> + 'c {
+        let versions = self.versions;
+        self.parts.iter().flat_map(move |p| match s {
+            0 => versions.precedes(p.a_last, p.b_first),
+            _ => versions.precedes(p.b_last, p.a_first),
+        })
     }
 
     /// The constraint on its own.
     pub fn to_constraint(&self) -> Constraint {
-        Constraint::new(self.a, self.b, self.sides(), self.unread)
+        let [first, second]: [Vec<Dep>; 2] = [0, 1].map(|s| self.side(s).collect());
+        Constraint::new(self.a, self.b, [&first, &second], self.unread)
     }
 }
 
-/// Every constraint of a history, ordered by transaction pair, with all
-/// their dependencies in one array. A history of a million transactions
-/// has millions of constraints: an allocation each (and the allocator's
-/// work to free them) cost more than the dependencies themselves.
+impl PartialEq for Pair<'_> {
+    fn eq(&self, other: &Pair) -> bool {
+        (self.a, self.b, self.unread) == (other.a, other.b, other.unread)
+            && (0..2).all(|s| self.side(s).eq(other.side(s)))
+    }
+}
+
+impl std::fmt::Debug for Pair<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.to_constraint().fmt(f)
+    }
+}
+
+/// A pair's versions on one key: `a`'s run (one version, or a
+/// read-modify-write chain) and `b`'s.
+#[derive(Clone, Copy, Debug)]
+struct Part {
+    a_first: u32,
+    a_last: u32,
+    b_first: u32,
+    b_last: u32,
+}
+
+/// Every constraint of a history, ordered by transaction pair: per pair,
+/// the versions each key orders ([`Part`]s, 16 bytes a key), in one array,
+/// and the versions' table. A history of a million transactions has tens
+/// of millions of constraints' dependencies: an allocation per constraint,
+/// or the dependencies themselves, cost gigabytes.
 #[derive(Clone, Debug, Default)]
 pub struct Constraints {
     items: Vec<Item>,
-    deps: Vec<Dep>,
+    parts: Vec<Part>,
+    versions: Versions,
 }
 
-/// Equal when they hold the same constraints in the same order, wherever
-/// their dependencies sit in the array.
+/// Equal when they hold the same constraints in the same order, however
+/// they are stored.
 impl PartialEq for Constraints {
     fn eq(&self, other: &Constraints) -> bool {
         self.len() == other.len() && self.iter().eq(other.iter())
@@ -122,22 +242,20 @@ impl PartialEq for Constraints {
 
 impl Eq for Constraints {}
 
-/// Where one constraint's sides are in a store's `deps`: side 0 is
-/// `start..mid`, side 1 `mid..end`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// One constraint: its parts are `parts[start..end]`.
+#[derive(Clone, Copy, Debug)]
 struct Item {
     a: TxnId,
     b: TxnId,
     start: u32,
-    mid: u32,
     end: u32,
     unread: bool,
 }
 
-/// An index into a store's dependencies, or a side's length. 2^32
-/// dependencies would take 128 GiB: allocating them fails first.
+/// An index into a store's array, or a count. 2^32 of them would take
+/// 64 GiB or more: allocating them fails first.
 fn offset(n: usize) -> u32 {
-    u32::try_from(n).expect("fewer than 2^32 dependencies")
+    u32::try_from(n).expect("fewer than 2^32 parts")
 }
 
 impl Constraints {
@@ -156,8 +274,8 @@ impl Constraints {
             a: it.a,
             b: it.b,
             unread: it.unread,
-            deps: &self.deps[it.start as usize..it.end as usize],
-            mid: (it.mid - it.start) as usize,
+            parts: &self.parts[it.start as usize..it.end as usize],
+            versions: &self.versions,
         }
     }
 
@@ -169,66 +287,58 @@ impl Constraints {
     pub fn to_vec(&self) -> Vec<Constraint> {
         self.iter().map(|p| p.to_constraint()).collect()
     }
-
-    /// Appends a constraint (its pair not yet in the store).
-    fn push(&mut self, a: TxnId, b: TxnId, sides: [&[Dep]; 2], unread: bool) {
-        let item = append(&mut self.deps, (a, b), sides, unread);
-        self.items.push(item);
-    }
 }
 
-/// Appends a constraint's sides to `deps`: the item that finds them there.
-fn append(deps: &mut Vec<Dep>, (a, b): (TxnId, TxnId), sides: [&[Dep]; 2], unread: bool) -> Item {
-    let start = offset(deps.len());
-    deps.extend_from_slice(sides[0]);
-    let mid = offset(deps.len());
-    deps.extend_from_slice(sides[1]);
-    Item {
-        a,
-        b,
-        start,
-        mid,
-        end: offset(deps.len()),
-        unread,
-    }
-}
-
-/// Collects one constraint per transaction pair: every pair of versions
-/// is appended as it comes (one key at a time), then sorted by transaction
+/// Collects one constraint per transaction pair: every pair of runs is
+/// appended as it comes (one key at a time), then sorted by transaction
 /// pair and the keys of a pair joined. Sorting beats looking each pair up
 /// in a map: at 1M transactions the map's random accesses were a fifth of
 /// the whole run.
 #[derive(Default)]
 pub(super) struct Coalescer {
-    added: Constraints,
+    items: Vec<Item>,
+    parts: Vec<Part>,
 }
 
 impl Coalescer {
-    /// Adds the edges of "`t1`'s write precedes `t2`'s" (`sides[0]`) and of
-    /// the reverse (`sides[1]`) to the pair's constraint; `unread` when they
-    /// are of two versions nobody read ([`Pair::unread`]).
-    pub fn add(&mut self, t1: TxnId, t2: TxnId, sides: [&[Dep]; 2], unread: bool) {
-        let [first, second] = sides;
-        match t1 < t2 {
-            true => self.added.push(t1, t2, [first, second], unread),
-            false => self.added.push(t2, t1, [second, first], unread),
-        }
+    /// Adds a key's pair of runs of versions, `runs[0]` written by `t1`
+    /// and `runs[1]` by `t2` (each as first and last version), to the
+    /// pair's constraint; `unread` when they are two versions nobody read
+    /// ([`Pair::unread`]).
+    pub fn add(&mut self, t1: TxnId, t2: TxnId, runs: [(u32, u32); 2], unread: bool) {
+        let [x, y] = runs;
+        let ((a, b), (ra, rb)) = match t1 < t2 {
+            true => ((t1, t2), (x, y)),
+            false => ((t2, t1), (y, x)),
+        };
+        let start = offset(self.parts.len());
+        self.parts.push(Part {
+            a_first: ra.0,
+            a_last: ra.1,
+            b_first: rb.0,
+            b_last: rb.1,
+        });
+        self.items.push(Item {
+            a,
+            b,
+            start,
+            end: start + 1,
+            unread,
+        });
     }
 
-    /// The constraints, ordered by transaction pair; a pair's sides list
-    /// its keys in the order they were added. Most pairs share one key:
-    /// their sides stay where they were added (copying them all would hold
-    /// two copies at once). A pair of several keys gets its sides joined
-    /// at the end of the dependencies; the parts it leaves behind are read
-    /// no more.
-    pub fn finish(self) -> Constraints {
-        let Constraints {
+    /// The constraints over `versions`, ordered by transaction pair; a
+    /// pair's parts list its keys in the order they were added. Most pairs
+    /// share one key: their part stays where it was added. A pair of
+    /// several keys gets its parts copied together to the end (the copies
+    /// left behind are read no more).
+    pub fn finish(self, versions: Versions) -> Constraints {
+        let Coalescer {
             mut items,
-            mut deps,
-        } = self.added;
+            mut parts,
+        } = self;
         // `start` grows with each addition: ties keep the order of adding.
         items.sort_unstable_by_key(|it| (it.a, it.b, it.start));
-        let (mut first, mut second) = (Vec::new(), Vec::new());
         let (mut read, mut write) = (0, 0);
         while read < items.len() {
             let pair = |it: &Item| (it.a, it.b);
@@ -239,29 +349,36 @@ impl Coalescer {
             let group = &items[read..read + len];
             items[write] = match group {
                 [one] => *one,
-                _ => join(group, &mut deps, [&mut first, &mut second]),
+                _ => join(group, &mut parts),
             };
             read += len;
             write += 1;
         }
         items.truncate(write);
         items.shrink_to_fit();
-        deps.shrink_to_fit();
-        Constraints { items, deps }
+        parts.shrink_to_fit();
+        Constraints {
+            items,
+            parts,
+            versions,
+        }
     }
 }
 
-/// One pair's parts (one per key), joined: every part's side 0, then every
-/// part's side 1, appended to `deps` through the two scratch buffers.
-fn join(group: &[Item], deps: &mut Vec<Dep>, [first, second]: [&mut Vec<Dep>; 2]) -> Item {
-    first.clear();
-    second.clear();
+/// One pair's parts (one per key, each added alone), copied together to
+/// the end of `parts`.
+fn join(group: &[Item], parts: &mut Vec<Part>) -> Item {
+    let start = offset(parts.len());
     for it in group {
-        first.extend_from_slice(&deps[it.start as usize..it.mid as usize]);
-        second.extend_from_slice(&deps[it.mid as usize..it.end as usize]);
+        parts.push(parts[it.start as usize]);
     }
-    let unread = group.iter().all(|it| it.unread);
-    append(deps, (group[0].a, group[0].b), [first, second], unread)
+    Item {
+        a: group[0].a,
+        b: group[0].b,
+        start,
+        end: offset(parts.len()),
+        unread: group.iter().all(|it| it.unread),
+    }
 }
 
 /// Which pairs of runs of `n` versions of one key a partial order leaves
