@@ -63,12 +63,20 @@ impl Constraint {
 /// transactions storing them (32 bytes each) was most of the peak memory.
 #[derive(Clone, Debug, Default)]
 pub struct Versions {
-    key: Vec<Val>,
-    value: Vec<Version>,
-    writer: Vec<Writer>,
-    /// Version `v`'s readers are `readers[reader_start[v]..reader_start[v + 1]]`.
-    reader_start: Vec<u32>,
+    /// One record a version: a side reads its fields together, at random
+    /// (one cache line rather than one per field).
+    nodes: Vec<Node>,
     readers: Vec<Reader>,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Node {
+    key: Val,
+    value: Version,
+    writer: Writer,
+    /// The version's readers are `readers[readers_start..readers_end]`.
+    readers_start: u32,
+    readers_end: u32,
 }
 
 /// The write that installed a version: its transaction (`NO_TXN` for
@@ -108,19 +116,21 @@ impl Versions {
         writer: Writer,
         readers: impl Iterator<Item = Reader>,
     ) -> u32 {
-        if self.reader_start.is_empty() {
-            self.reader_start.push(0);
-        }
-        self.key.push(key);
-        self.value.push(value);
-        self.writer.push(writer);
+        let readers_start = offset(self.readers.len());
         self.readers.extend(readers);
-        self.reader_start.push(offset(self.readers.len()));
-        offset(self.key.len() - 1)
+        self.nodes.push(Node {
+            key,
+            value,
+            writer,
+            readers_start,
+            readers_end: offset(self.readers.len()),
+        });
+        offset(self.nodes.len() - 1)
     }
 
     pub(super) fn read(&self, v: u32) -> bool {
-        self.reader_start[v as usize] < self.reader_start[v as usize + 1]
+        let node = &self.nodes[v as usize];
+        node.readers_start < node.readers_end
     }
 
     /// The edges of "version `a` precedes version `b`" (of one key): ww
@@ -129,24 +139,23 @@ impl Versions {
     /// inference sorts them by (the writer's first write of the key, the
     /// reading micro-op). None when nobody wrote `b`.
     pub(super) fn precedes_keyed(&self, a: u32, b: u32) -> impl Iterator<Item = (u32, Dep)> + '_ {
-        let (w1, w2) = (self.writer[a as usize], self.writer[b as usize]);
+        let (na, nb) = (self.nodes[a as usize], self.nodes[b as usize]);
+        let (w1, w2) = (na.writer, nb.writer);
         let written = w2.txn != NO_TXN;
         let dep = move |from: TxnId, a_mop: u32, rel: Rel| Dep {
             from,
             to: w2.txn,
             rel,
-            key: self.key[a as usize],
-            value: self.value[a as usize],
-            value2: self.value[b as usize],
+            key: na.key,
+            value: na.value,
+            value2: nb.value,
             a_mop,
             b_mop: w2.mop,
         };
         let ww = (written && w1.txn != NO_TXN && w1.txn != w2.txn)
             .then(|| (w1.first, dep(w1.txn, w1.mop, Rel::Ww)));
         let range = match written {
-            true => {
-                self.reader_start[a as usize] as usize..self.reader_start[a as usize + 1] as usize
-            }
+            true => na.readers_start as usize..na.readers_end as usize,
             false => 0..0,
         };
         let rw = self.readers[range]
