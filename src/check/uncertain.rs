@@ -530,17 +530,22 @@ fn problem<'a>(
     let known = known.filter_map(|d| edge(mg, d)).collect();
     let mut p = Problem::new(txns, mg.extension, known);
     let (mut first, mut second) = (Vec::new(), Vec::new());
-    let side = |deps: &mut dyn Iterator<Item = Dep>, out: &mut Vec<Edge>| {
-        out.clear();
-        out.extend(deps.filter_map(|d| edge(mg, &d)));
-    };
     for c in constraints {
         limits::tick();
-        side(&mut c.side(0), &mut first);
-        side(&mut c.side(1), &mut second);
+        side_edges(mg, c.side(0), &mut first);
+        side_edges(mg, c.side(1), &mut second);
         p.push([&first, &second]);
     }
     p
+}
+
+/// A side's edges in the model's graph, in `out`. The side's dependencies
+/// are made from the versions as they are read: `for_each` runs those
+/// iterators as plain loops, where pulling them one item at a time took a
+/// tenth of the whole check at 1M transactions.
+fn side_edges(mg: ModelGraph, deps: impl Iterator<Item = Dep>, out: &mut Vec<Edge>) {
+    out.clear();
+    deps.for_each(|d| out.extend(edge(mg, &d)));
 }
 
 /// A violated model's forced anomaly: a minimal core, the cycle of each of

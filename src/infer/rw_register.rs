@@ -15,7 +15,7 @@
 
 use super::anomaly::{Anomaly, Expected};
 use super::uncertain::{unordered_pairs, Coalescer, Constraints, Reader, Versions, Writer};
-use super::util::{csr, dedupe, pack, scalar, sccs, Ext, FxMap, KeyIds, TxnKeys};
+use super::util::{csr, dedupe, pack, scalar, sccs, Ext, FxMap, FxSet, KeyIds, TxnKeys};
 use super::{Dep, InferOptions, Inference, Rel, Version};
 use crate::graph::order;
 use crate::history::{History, MopKind, Status, TxnId, Val};
@@ -649,7 +649,7 @@ impl Rr<'_> {
         versions: Versions,
         chains: bool,
     ) -> (Vec<Dep>, Constraints, bool) {
-        let known: std::collections::HashSet<(u32, u32)> = edges.iter().copied().collect();
+        let known: FxSet<(u32, u32)> = edges.iter().copied().collect();
         let mut by_key: Vec<Vec<(u32, u32)>> = vec![Vec::new(); self.keys.len()];
         for &(a, b) in edges {
             if !self.node_val[a as usize].is_nil() {
