@@ -337,17 +337,15 @@ impl Coalescer {
     }
 
     /// The constraints over `versions`, ordered by transaction pair; a
-    /// pair's parts list its keys in the order they were added. Most pairs
-    /// share one key: their part stays where it was added. A pair of
-    /// several keys gets its parts copied together to the end (the copies
-    /// left behind are read no more).
+    /// pair's parts list its keys in the order they were added. The parts
+    /// are copied into that order too: reading the constraints one after
+    /// the other then reads the parts one after the other (in the order of
+    /// adding, each was a cache miss).
     pub fn finish(self, versions: Versions) -> Constraints {
-        let Coalescer {
-            mut items,
-            mut parts,
-        } = self;
+        let Coalescer { mut items, parts } = self;
         // `start` grows with each addition: ties keep the order of adding.
         items.sort_unstable_by_key(|it| (it.a, it.b, it.start));
+        let mut sorted = Vec::with_capacity(parts.len());
         let (mut read, mut write) = (0, 0);
         while read < items.len() {
             let pair = |it: &Item| (it.a, it.b);
@@ -356,37 +354,25 @@ impl Coalescer {
                 .take_while(|it| pair(it) == pair(&items[read]))
                 .count();
             let group = &items[read..read + len];
-            items[write] = match group {
-                [one] => *one,
-                _ => join(group, &mut parts),
+            let start = offset(sorted.len());
+            sorted.extend(group.iter().map(|it| parts[it.start as usize]));
+            items[write] = Item {
+                a: group[0].a,
+                b: group[0].b,
+                start,
+                end: offset(sorted.len()),
+                unread: group.iter().all(|it| it.unread),
             };
             read += len;
             write += 1;
         }
         items.truncate(write);
         items.shrink_to_fit();
-        parts.shrink_to_fit();
         Constraints {
             items,
-            parts,
+            parts: sorted,
             versions,
         }
-    }
-}
-
-/// One pair's parts (one per key, each added alone), copied together to
-/// the end of `parts`.
-fn join(group: &[Item], parts: &mut Vec<Part>) -> Item {
-    let start = offset(parts.len());
-    for it in group {
-        parts.push(parts[it.start as usize]);
-    }
-    Item {
-        a: group[0].a,
-        b: group[0].b,
-        start,
-        end: offset(parts.len()),
-        unread: group.iter().all(|it| it.unread),
     }
 }
 
