@@ -13,7 +13,7 @@
 //! edges transaction by transaction.
 
 use super::anomaly::{Anomaly, Expected};
-use super::uncertain::{Coalescer, Constraint};
+use super::uncertain::{Coalescer, Constraints, Versions, Writer};
 use super::util::{pack, scalar, FxMap, KeyIds, OpKind, TxnKeys};
 use super::{Dep, Inference, Rel, Version};
 use crate::history::{History, MicroOp, MopKind, MopValue, OpId, Status, TxnId, Val};
@@ -806,32 +806,40 @@ impl La<'_> {
     /// (see [`La::append_deps`]), in an order nothing shows: one pure-ww
     /// constraint per pair of their transactions. Nobody read them, so no rw
     /// edge depends on their order.
-    fn constraints(&self) -> Vec<Constraint> {
+    fn constraints(&self) -> Constraints {
         let mut unobserved: Vec<&Append> = self
             .appends
             .iter()
             .filter(|a| a.pos == NONE && a.last && self.in_graph[a.txn as usize])
             .collect();
         unobserved.sort_unstable_by_key(|a| (a.kid, a.txn));
+        let mut versions = Versions::default();
+        let nodes: Vec<u32> = unobserved
+            .iter()
+            .map(|a| {
+                let key = self.keys.keys[a.kid as usize];
+                let value = Version::Val(scalar(&self.h.mops[a.mop as usize]));
+                let writer = Writer {
+                    txn: a.txn,
+                    mop: a.mop,
+                    first: a.mop,
+                };
+                versions.push(key, value, writer, std::iter::empty())
+            })
+            .collect();
         let mut co = Coalescer::default();
+        let mut start = 0;
         for group in unobserved.chunk_by(|a, b| a.kid == b.kid) {
+            let ids = &nodes[start..start + group.len()];
+            start += group.len();
             for (i, x) in group.iter().enumerate() {
-                for y in &group[i + 1..] {
-                    let ww = |a: &Append, b: &Append| Dep {
-                        from: a.txn,
-                        to: b.txn,
-                        rel: Rel::Ww,
-                        key: self.keys.keys[a.kid as usize],
-                        value: Version::Val(scalar(&self.h.mops[a.mop as usize])),
-                        value2: Version::Val(scalar(&self.h.mops[b.mop as usize])),
-                        a_mop: a.mop,
-                        b_mop: b.mop,
-                    };
-                    co.add(x.txn, y.txn, [&[ww(x, y)], &[ww(y, x)]], true);
+                for (j, y) in group.iter().enumerate().skip(i + 1) {
+                    let (nx, ny) = (ids[i], ids[j]);
+                    co.add(x.txn, y.txn, [(nx, nx), (ny, ny)], true);
                 }
             }
         }
-        co.finish()
+        co.finish(versions)
     }
 
     /// Elle's first violation per key: distinct committed reads sorted by

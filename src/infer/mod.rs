@@ -16,7 +16,7 @@ mod uncertain;
 pub(crate) mod util;
 
 pub use anomaly::Anomaly;
-pub use uncertain::Constraint;
+pub use uncertain::{Constraint, Constraints, Pair};
 
 use crate::graph::{Dep, Rel, Version};
 use crate::history::{History, Workload};
@@ -48,7 +48,7 @@ pub struct Inference {
     pub implied: Vec<Dep>,
     /// What the version order leaves open, one constraint per pair of
     /// transactions (per pair of read-modify-write chains when `chained`).
-    pub constraints: Vec<Constraint>,
+    pub constraints: Constraints,
     /// Whether `constraints` treat read-modify-write chains as contiguous,
     /// which only models whose graph has rw edges may assume (a write inside
     /// a chain is a G-single). Decided there they are exact; other models,
@@ -71,7 +71,7 @@ pub fn infer_chained(history: &History, opts: &InferOptions) -> Inference {
 /// model without rw edges is decided on when [`infer_chained`]'s are
 /// chained. Infers again rather than keeping them all along, as they are
 /// quadratic in the writes per key and rarely needed.
-pub fn unchained_constraints(history: &History, opts: &InferOptions) -> Vec<Constraint> {
+pub fn unchained_constraints(history: &History, opts: &InferOptions) -> Constraints {
     infer(history, opts).constraints
 }
 

@@ -14,8 +14,8 @@
 //! only), lost-update, cyclic-versions and garbage-read.
 
 use super::anomaly::{Anomaly, Expected};
-use super::uncertain::{unordered_pairs, Coalescer, Constraint};
-use super::util::{csr, dedupe, pack, scalar, sccs, Ext, FxMap, KeyIds, TxnKeys};
+use super::uncertain::{unordered_pairs, Coalescer, Constraints, Reader, Versions, Writer};
+use super::util::{csr, dedupe, pack, scalar, sccs, Ext, FxMap, FxSet, KeyIds, TxnKeys};
 use super::{Dep, InferOptions, Inference, Rel, Version};
 use crate::graph::order;
 use crate::history::{History, MopKind, Status, TxnId, Val};
@@ -54,6 +54,10 @@ struct Rr<'h> {
     node_val: Vec<Val>,
     node_key: Vec<u32>,
     key_start: Vec<u32>,
+    /// Each version node's writer in the graph ([`Rr::writer`]), looked up
+    /// once: the constraints ask for it several times per pair of versions,
+    /// and a hash lookup per question was a tenth of inference at 1M.
+    node_writer: Vec<Option<Write>>,
 }
 
 /// The inference; with `chains`, the constraints of read-modify-write
@@ -69,6 +73,7 @@ pub fn infer(h: &History, opts: &InferOptions, chains: bool) -> Inference {
         node_val: Vec::new(),
         node_key: Vec::new(),
         key_start: Vec::new(),
+        node_writer: Vec::new(),
     };
     rr.index();
     let (mut anomalies, garbage) = rr.reads();
@@ -76,11 +81,11 @@ pub fn infer(h: &History, opts: &InferOptions, chains: bool) -> Inference {
     let (edges, cyclic) = rr.version_graph(opts);
     anomalies.extend(cyclic);
     anomalies.extend(garbage);
-    let readers = rr.readers();
+    let versions = rr.versions();
     let mut deps = rr.wr_deps();
-    rr.version_deps(&edges, &readers, &mut deps);
+    version_deps(&edges, &versions, &mut deps);
     dedupe(&mut deps);
-    let (implied, constraints, chained) = rr.uncertainty(&edges, &readers, chains);
+    let (implied, constraints, chained) = rr.uncertainty(&edges, versions, chains);
     Inference {
         deps: deps.into_iter().map(|(_, d)| d).collect(),
         anomalies,
@@ -308,6 +313,9 @@ impl Rr<'_> {
             }
         }
         self.key_start.push(self.node_val.len() as u32);
+        self.node_writer = (0..self.node_val.len() as u32)
+            .map(|v| self.lookup_writer(v))
+            .collect();
     }
 
     /// The node of value `v` of key `kid` (`nil`: the initial version).
@@ -565,8 +573,9 @@ impl Rr<'_> {
         deps
     }
 
-    /// Committed external readers of each version node: `(start, touches)`.
-    fn readers(&self) -> (Vec<u32>, Vec<u32>) {
+    /// The version nodes with their writers and committed external
+    /// readers, as the constraints keep them.
+    fn versions(&self) -> Versions {
         let mut reads: Vec<(u32, u32)> = Vec::new(); // (node, touch)
         for (i, t) in self.touches.iter().enumerate() {
             if self.status(t.txn) == Status::Committed {
@@ -575,11 +584,41 @@ impl Rr<'_> {
                 }
             }
         }
-        csr(self.node_val.len(), &reads)
+        let (start, touches) = csr(self.node_val.len(), &reads);
+        drop(reads);
+        let reader = |ti: &u32| {
+            let touch = &self.touches[*ti as usize];
+            let mop = touch.ext.read.expect("external read");
+            Reader {
+                txn: touch.txn,
+                mop,
+            }
+        };
+        let mut versions = Versions::default();
+        for v in 0..self.node_val.len() {
+            let writer = self.writer(v as u32).map_or(Writer::NONE, |w| Writer {
+                txn: w.txn,
+                mop: w.mop,
+                first: w.first,
+            });
+            let key = self.keys.keys[self.node_key[v] as usize];
+            let range = start[v] as usize..start[v + 1] as usize;
+            versions.push(
+                key,
+                self.version(v as u32),
+                writer,
+                touches[range].iter().map(reader),
+            );
+        }
+        versions
     }
 
     /// The external write in the graph that produced a version node.
     fn writer(&self, node: u32) -> Option<Write> {
+        self.node_writer[node as usize]
+    }
+
+    fn lookup_writer(&self, node: u32) -> Option<Write> {
         let v = self.node_val[node as usize];
         if v.is_nil() {
             return None;
@@ -596,58 +635,6 @@ impl Rr<'_> {
         }
     }
 
-    /// ww and rw edges for every edge v1 → v2 of the version graph.
-    fn version_deps(&self, edges: &[(u32, u32)], readers: &Readers, deps: &mut Vec<(u32, Dep)>) {
-        for &(a, b) in edges {
-            self.precedes(a, b, readers, deps);
-        }
-    }
-
-    /// The edges of "version `a` precedes version `b`": ww from `a`'s writer
-    /// and rw from `a`'s readers to `b`'s writer, each with the micro-op
-    /// Elle's explainer orders it by.
-    fn precedes(&self, a: u32, b: u32, (rstart, readers): &Readers, deps: &mut Vec<(u32, Dep)>) {
-        let Some(w2) = self.writer(b) else { return };
-        let key = self.keys.keys[self.node_key[a as usize] as usize];
-        let (v1, v2) = (self.version(a), self.version(b));
-        if let Some(w1) = self.writer(a) {
-            if w1.txn != w2.txn {
-                deps.push((
-                    w1.first,
-                    Dep {
-                        from: w1.txn,
-                        to: w2.txn,
-                        rel: Rel::Ww,
-                        key,
-                        value: v1,
-                        value2: v2,
-                        a_mop: w1.mop,
-                        b_mop: w2.mop,
-                    },
-                ));
-            }
-        }
-        for &ti in &readers[rstart[a as usize] as usize..rstart[a as usize + 1] as usize] {
-            let touch = &self.touches[ti as usize];
-            let r = touch.ext.read.expect("external read");
-            if touch.txn != w2.txn {
-                deps.push((
-                    r,
-                    Dep {
-                        from: touch.txn,
-                        to: w2.txn,
-                        rel: Rel::Rw,
-                        key,
-                        value: v1,
-                        value2: v2,
-                        a_mop: r,
-                        b_mop: w2.mop,
-                    },
-                ));
-            }
-        }
-    }
-
     /// What the version graph leaves open. In every model that forbids G1c,
     /// a committed transaction that read version `a` of a key and wrote `b`
     /// installed `b` after `a` (else `b`'s ww edge closes a cycle with the
@@ -659,10 +646,10 @@ impl Rr<'_> {
     fn uncertainty(
         &self,
         edges: &[(u32, u32)],
-        readers: &Readers,
+        versions: Versions,
         chains: bool,
-    ) -> (Vec<Dep>, Vec<Constraint>, bool) {
-        let known: std::collections::HashSet<(u32, u32)> = edges.iter().copied().collect();
+    ) -> (Vec<Dep>, Constraints, bool) {
+        let known: FxSet<(u32, u32)> = edges.iter().copied().collect();
         let mut by_key: Vec<Vec<(u32, u32)>> = vec![Vec::new(); self.keys.len()];
         for &(a, b) in edges {
             if !self.node_val[a as usize].is_nil() {
@@ -684,7 +671,7 @@ impl Rr<'_> {
             }
             by_key[t.kid as usize].push((a, b));
             if !known.contains(&(a, b)) {
-                self.precedes(a, b, readers, &mut implied);
+                implied.extend(versions.precedes_keyed(a, b));
             }
             if chains && self.writer(b).is_some_and(|x| x.txn == t.txn) {
                 links.add(a, b);
@@ -693,11 +680,11 @@ impl Rr<'_> {
         let mut co = Coalescer::default();
         let mut chained = false;
         for (kid, key_edges) in by_key.iter_mut().enumerate() {
-            chained |= self.key_constraints(kid, key_edges, readers, &links, &mut co);
+            chained |= self.key_constraints(kid, key_edges, &versions, &links, &mut co);
         }
         dedupe(&mut implied);
         let implied = implied.into_iter().map(|(_, d)| d).collect();
-        (implied, co.finish(), chained)
+        (implied, co.finish(versions), chained)
     }
 
     /// The constraints of one key's unordered pairs of written versions, or
@@ -707,7 +694,7 @@ impl Rr<'_> {
         &self,
         kid: usize,
         edges: &mut [(u32, u32)],
-        readers: &Readers,
+        versions: &Versions,
         links: &Links,
         co: &mut Coalescer,
     ) -> bool {
@@ -726,35 +713,12 @@ impl Rr<'_> {
         let Some(pairs) = unordered_pairs((hi - lo) as usize, edges, &local) else {
             return false;
         };
-        let (rstart, _) = readers;
-        let unread = |(first, last): (u32, u32)| {
-            first == last && rstart[first as usize] == rstart[first as usize + 1]
-        };
-        // Scratch buffers, reused: one pair's sides are copied into its
-        // constraint's own allocation.
-        let (mut fwd, mut back) = (Vec::new(), Vec::new());
-        let (mut fwd_deps, mut back_deps) = (Vec::new(), Vec::new());
-        let strip = |from: &[(u32, Dep)], to: &mut Vec<Dep>| {
-            to.clear();
-            to.extend(from.iter().map(|&(_, d)| d));
-        };
+        let unread = |(first, last): (u32, u32)| first == last && !versions.read(first);
         for (i, j) in pairs {
             crate::limits::tick();
             let (x, y) = (chains[i as usize], chains[j as usize]);
-            let (tx, ty) = (self.writer(x.0), self.writer(y.0));
-            if let (Some(tx), Some(ty)) = (tx, ty) {
-                fwd.clear();
-                back.clear();
-                self.precedes(x.1, y.0, readers, &mut fwd);
-                self.precedes(y.1, x.0, readers, &mut back);
-                strip(&fwd, &mut fwd_deps);
-                strip(&back, &mut back_deps);
-                co.add(
-                    tx.txn,
-                    ty.txn,
-                    [&fwd_deps, &back_deps],
-                    unread(x) && unread(y),
-                );
+            if let (Some(tx), Some(ty)) = (self.writer(x.0), self.writer(y.0)) {
+                co.add(tx.txn, ty.txn, [x, y], unread(x) && unread(y));
             }
         }
         chains.len() < writers.len()
@@ -820,4 +784,9 @@ impl Links {
     }
 }
 
-type Readers = (Vec<u32>, Vec<u32>);
+/// ww and rw edges for every edge v1 → v2 of the version graph.
+fn version_deps(edges: &[(u32, u32)], versions: &Versions, deps: &mut Vec<(u32, Dep)>) {
+    for &(a, b) in edges {
+        deps.extend(versions.precedes_keyed(a, b));
+    }
+}

@@ -1314,13 +1314,15 @@ fn read_modify_write_chains_are_one_side_of_a_pair() {
     assert!(chained.chained);
     assert_eq!(chained.deps, every.deps);
     assert_eq!(chained.implied, every.implied);
-    let [c] = chained.constraints.as_slice() else {
-        panic!("{:?}", chained.constraints)
-    };
+    let [c] = chained
+        .constraints
+        .to_vec()
+        .try_into()
+        .unwrap_or_else(|c| panic!("{c:?}"));
     assert_eq!((c.a, c.b), (0, 2));
     assert!(!c.unread && every.constraints.iter().all(|c| !c.unread));
     assert_eq!(
-        sides(&h, c),
+        sides(&h, &c),
         [
             vec!["T1 ww T2 :x 2->3 @1/0", "T3 rw T2 :x 2->3 @0/0"],
             vec!["T2 ww T0 :x 3->1 @0/0"],

@@ -1,10 +1,11 @@
 //! What inference cannot decide: pairs of transactions whose writes to some
 //! keys were installed in an unknown order (PolySI's generalized constraints,
-//! SPEC §2.3), and the edges that hold in every model forbidding G1c.
+//! SPEC §2.3), and the edges that hold in every model forbidding G1c; the
+//! store they are kept in.
 
-use super::util::{csr, FxMap};
-use super::Dep;
-use crate::history::TxnId;
+use super::util::csr;
+use super::{Dep, Rel, Version};
+use crate::history::{TxnId, Val};
 
 /// Two transactions that both wrote some keys in an unknown order. Either
 /// `a`'s versions precede `b`'s on every such key (side 0: ww `a → b` and
@@ -12,23 +13,18 @@ use crate::history::TxnId;
 /// Mixing orders across keys would be a ww cycle (G0), which every model
 /// forbids, so one choice per pair is exact.
 ///
-/// Both sides live in one exact-size allocation: a history of a million
-/// transactions has millions of constraints, and two growable vectors each
-/// cost about twice the dependencies they hold.
+/// One constraint on its own, as a forced anomaly's pairs keep it; a
+/// history's constraints live in one [`Constraints`] store, read through
+/// [`Pair`]s.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Constraint {
     pub a: TxnId,
     pub b: TxnId,
     /// Side 0 then side 1.
     deps: Box<[Dep]>,
-    /// Where side 1 starts in `deps`. A `u32`: 2^32 dependencies (128 GiB)
-    /// fail to allocate long before.
-    mid: u32,
-    /// Every key's pair here is of two versions nobody read (and, chained,
-    /// each its own chain): pure ww. Where a model is the plain acyclicity
-    /// of its edges, such constraints can be left out: a resolution of the
-    /// others orders these writes along a topological order of its graph,
-    /// which adds only forward edges (and so it is for any subset).
+    /// Where side 1 starts in `deps`.
+    mid: usize,
+    /// See [`Pair::unread`].
     pub unread: bool,
 }
 
@@ -41,18 +37,16 @@ impl Constraint {
             a,
             b,
             deps,
-            mid: sides[0].len() as u32,
+            mid: sides[0].len(),
             unread,
         }
     }
 
     /// The dependencies of one side (0: `a` first, 1: `b` first).
     pub fn side(&self, s: usize) -> &[Dep] {
-        let mid = self.mid as usize;
-        if s == 0 {
-            &self.deps[..mid]
-        } else {
-            &self.deps[mid..]
+        match s {
+            0 => &self.deps[..self.mid],
+            _ => &self.deps[self.mid..],
         }
     }
 
@@ -60,52 +54,325 @@ impl Constraint {
     pub fn sides(&self) -> [&[Dep]; 2] {
         [self.side(0), self.side(1)]
     }
+}
 
-    /// Adds more of both sides (another key of the same pair).
-    fn extend(&mut self, more: [&[Dep]; 2], unread: bool) {
-        let [first, second] = self.sides();
-        let joined = [
-            &[first, more[0]].concat()[..],
-            &[second, more[1]].concat()[..],
-        ];
-        *self = Constraint::new(self.a, self.b, joined, self.unread && unread);
+/// The versions constraints order, with what a dependency between two of
+/// them needs: key, value, writer and readers. A constraint names versions
+/// and its dependencies are made when read: a side's rw dependencies repeat
+/// the key, both values and the later writer per reader, and at a million
+/// transactions storing them (32 bytes each) was most of the peak memory.
+#[derive(Clone, Debug, Default)]
+pub struct Versions {
+    /// One record a version: a side reads its fields together, at random
+    /// (one cache line rather than one per field).
+    nodes: Vec<Node>,
+    readers: Vec<Reader>,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Node {
+    key: Val,
+    value: Version,
+    writer: Writer,
+    /// The version's readers are `readers[readers_start..readers_end]`.
+    readers_start: u32,
+    readers_end: u32,
+}
+
+/// The write that installed a version: its transaction (`NO_TXN` for
+/// none), the micro-op dependencies name, and the transaction's first
+/// write of the key (what dependencies are sorted by).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Writer {
+    pub txn: TxnId,
+    pub mop: u32,
+    pub first: u32,
+}
+
+const NO_TXN: TxnId = TxnId::MAX;
+
+impl Writer {
+    pub const NONE: Writer = Writer {
+        txn: NO_TXN,
+        mop: 0,
+        first: 0,
+    };
+}
+
+/// A transaction that read a version, and its reading micro-op.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Reader {
+    pub txn: TxnId,
+    pub mop: u32,
+}
+
+impl Versions {
+    /// Adds a version (`Writer::NONE`: nobody in the graph wrote it); its
+    /// id is the count before.
+    pub(super) fn push(
+        &mut self,
+        key: Val,
+        value: Version,
+        writer: Writer,
+        readers: impl Iterator<Item = Reader>,
+    ) -> u32 {
+        let readers_start = offset(self.readers.len());
+        self.readers.extend(readers);
+        self.nodes.push(Node {
+            key,
+            value,
+            writer,
+            readers_start,
+            readers_end: offset(self.readers.len()),
+        });
+        offset(self.nodes.len() - 1)
+    }
+
+    pub(super) fn read(&self, v: u32) -> bool {
+        let node = &self.nodes[v as usize];
+        node.readers_start < node.readers_end
+    }
+
+    /// The edges of "version `a` precedes version `b`" (of one key): ww
+    /// from `a`'s writer and rw from `a`'s readers to `b`'s writer, each
+    /// with the micro-op Elle's explainer orders it by, and with what
+    /// inference sorts them by (the writer's first write of the key, the
+    /// reading micro-op). None when nobody wrote `b`.
+    pub(super) fn precedes_keyed(&self, a: u32, b: u32) -> impl Iterator<Item = (u32, Dep)> + '_ {
+        let (na, nb) = (self.nodes[a as usize], self.nodes[b as usize]);
+        let (w1, w2) = (na.writer, nb.writer);
+        let written = w2.txn != NO_TXN;
+        let dep = move |from: TxnId, a_mop: u32, rel: Rel| Dep {
+            from,
+            to: w2.txn,
+            rel,
+            key: na.key,
+            value: na.value,
+            value2: nb.value,
+            a_mop,
+            b_mop: w2.mop,
+        };
+        let ww = (written && w1.txn != NO_TXN && w1.txn != w2.txn)
+            .then(|| (w1.first, dep(w1.txn, w1.mop, Rel::Ww)));
+        let range = match written {
+            true => na.readers_start as usize..na.readers_end as usize,
+            false => 0..0,
+        };
+        let rw = self.readers[range]
+            .iter()
+            .filter(move |r| r.txn != w2.txn)
+            .map(move |r| (r.mop, dep(r.txn, r.mop, Rel::Rw)));
+        ww.into_iter().chain(rw)
+    }
+
+    /// [`Versions::precedes_keyed`]'s edges alone.
+    fn precedes(&self, a: u32, b: u32) -> impl Iterator<Item = Dep> + '_ {
+        self.precedes_keyed(a, b).map(|(_, d)| d)
     }
 }
 
-/// Collects one constraint per transaction pair.
-#[derive(Default)]
-pub(super) struct Coalescer {
-    index: FxMap<u64, u32>,
-    out: Vec<Constraint>,
+/// One constraint of a [`Constraints`] store, borrowed.
+#[derive(Clone, Copy)]
+pub struct Pair<'c> {
+    pub a: TxnId,
+    pub b: TxnId,
+    /// Every key's pair here is of two versions nobody read (and, chained,
+    /// each its own chain): pure ww. Where a model is the plain acyclicity
+    /// of its edges, such constraints can be left out: a resolution of the
+    /// others orders these writes along a topological order of its graph,
+    /// which adds only forward edges (and so it is for any subset).
+    pub unread: bool,
+    /// One part per key: `a`'s run of versions, then `b`'s.
+    parts: &'c [Part],
+    versions: &'c Versions,
 }
 
-impl Coalescer {
-    /// Adds the edges of "`t1`'s write precedes `t2`'s" (`sides[0]`) and of
-    /// the reverse (`sides[1]`) to the pair's constraint; `unread` when they
-    /// are of two versions nobody read ([`Constraint::unread`]).
-    pub fn add(&mut self, t1: TxnId, t2: TxnId, sides: [&[Dep]; 2], unread: bool) {
-        let [first, second] = sides;
-        let (a, b, fwd, back) = if t1 < t2 {
-            (t1, t2, first, second)
-        } else {
-            (t2, t1, second, first)
-        };
-        let key = (a as u64) << 32 | b as u64;
-        let next = self.out.len() as u32;
-        let i = *self.index.entry(key).or_insert(next) as usize;
-        if i == self.out.len() {
-            self.out.push(Constraint::new(a, b, [fwd, back], unread));
-        } else {
-            self.out[i].extend([fwd, back], unread);
+impl<'c> Pair<'c> {
+    /// The dependencies of one side (0: `a` first, 1: `b` first): on each
+    /// key, the edges of the last version of the run that goes first
+    /// preceding the first of the other.
+    pub fn side(&self, s: usize) -> impl Iterator<Item = Dep> + 'c {
+        let versions = self.versions;
+        self.parts.iter().flat_map(move |p| match s {
+            0 => versions.precedes(p.a_last, p.b_first),
+            _ => versions.precedes(p.b_last, p.a_first),
+        })
+    }
+
+    /// The constraint on its own.
+    pub fn to_constraint(&self) -> Constraint {
+        let [first, second]: [Vec<Dep>; 2] = [0, 1].map(|s| self.side(s).collect());
+        Constraint::new(self.a, self.b, [&first, &second], self.unread)
+    }
+}
+
+impl PartialEq for Pair<'_> {
+    fn eq(&self, other: &Pair) -> bool {
+        (self.a, self.b, self.unread) == (other.a, other.b, other.unread)
+            && (0..2).all(|s| self.side(s).eq(other.side(s)))
+    }
+}
+
+impl std::fmt::Debug for Pair<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.to_constraint().fmt(f)
+    }
+}
+
+/// A pair's versions on one key: `a`'s run (one version, or a
+/// read-modify-write chain) and `b`'s.
+#[derive(Clone, Copy, Debug)]
+struct Part {
+    a_first: u32,
+    a_last: u32,
+    b_first: u32,
+    b_last: u32,
+}
+
+/// Every constraint of a history, ordered by transaction pair: per pair,
+/// the versions each key orders ([`Part`]s, 16 bytes a key), in one array,
+/// and the versions' table. A history of a million transactions has tens
+/// of millions of constraints' dependencies: an allocation per constraint,
+/// or the dependencies themselves, cost gigabytes.
+#[derive(Clone, Debug, Default)]
+pub struct Constraints {
+    items: Vec<Item>,
+    parts: Vec<Part>,
+    versions: Versions,
+}
+
+/// Equal when they hold the same constraints in the same order, however
+/// they are stored.
+impl PartialEq for Constraints {
+    fn eq(&self, other: &Constraints) -> bool {
+        self.len() == other.len() && self.iter().eq(other.iter())
+    }
+}
+
+impl Eq for Constraints {}
+
+/// One constraint: its parts are `parts[start..end]`.
+#[derive(Clone, Copy, Debug)]
+struct Item {
+    a: TxnId,
+    b: TxnId,
+    start: u32,
+    end: u32,
+    unread: bool,
+}
+
+/// An index into a store's array, or a count. 2^32 of them would take
+/// 64 GiB or more: allocating them fails first.
+fn offset(n: usize) -> u32 {
+    u32::try_from(n).expect("fewer than 2^32 parts")
+}
+
+impl Constraints {
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+
+    /// The `i`th constraint.
+    pub fn get(&self, i: usize) -> Pair<'_> {
+        let it = self.items[i];
+        Pair {
+            a: it.a,
+            b: it.b,
+            unread: it.unread,
+            parts: &self.parts[it.start as usize..it.end as usize],
+            versions: &self.versions,
         }
     }
 
-    /// The constraints, ordered by transaction pair.
-    pub fn finish(mut self) -> Vec<Constraint> {
-        drop(self.index);
-        self.out.sort_unstable_by_key(|c| (c.a, c.b));
-        self.out.shrink_to_fit();
-        self.out
+    pub fn iter(&self) -> impl Iterator<Item = Pair<'_>> + '_ {
+        (0..self.len()).map(|i| self.get(i))
+    }
+
+    /// Each constraint on its own.
+    pub fn to_vec(&self) -> Vec<Constraint> {
+        self.iter().map(|p| p.to_constraint()).collect()
+    }
+}
+
+/// Collects one constraint per transaction pair: every pair of runs is
+/// appended as it comes (one key at a time), then sorted by transaction
+/// pair and the keys of a pair joined. Sorting beats looking each pair up
+/// in a map: at 1M transactions the map's random accesses were a fifth of
+/// the whole run.
+#[derive(Default)]
+pub(super) struct Coalescer {
+    items: Vec<Item>,
+    parts: Vec<Part>,
+}
+
+impl Coalescer {
+    /// Adds a key's pair of runs of versions, `runs[0]` written by `t1`
+    /// and `runs[1]` by `t2` (each as first and last version), to the
+    /// pair's constraint; `unread` when they are two versions nobody read
+    /// ([`Pair::unread`]).
+    pub fn add(&mut self, t1: TxnId, t2: TxnId, runs: [(u32, u32); 2], unread: bool) {
+        let [x, y] = runs;
+        let ((a, b), (ra, rb)) = match t1 < t2 {
+            true => ((t1, t2), (x, y)),
+            false => ((t2, t1), (y, x)),
+        };
+        let start = offset(self.parts.len());
+        self.parts.push(Part {
+            a_first: ra.0,
+            a_last: ra.1,
+            b_first: rb.0,
+            b_last: rb.1,
+        });
+        self.items.push(Item {
+            a,
+            b,
+            start,
+            end: start + 1,
+            unread,
+        });
+    }
+
+    /// The constraints over `versions`, ordered by transaction pair; a
+    /// pair's parts list its keys in the order they were added. The parts
+    /// are copied into that order too: reading the constraints one after
+    /// the other then reads the parts one after the other (in the order of
+    /// adding, each was a cache miss).
+    pub fn finish(self, versions: Versions) -> Constraints {
+        let Coalescer { mut items, parts } = self;
+        // `start` grows with each addition: ties keep the order of adding.
+        items.sort_unstable_by_key(|it| (it.a, it.b, it.start));
+        let mut sorted = Vec::with_capacity(parts.len());
+        let (mut read, mut write) = (0, 0);
+        while read < items.len() {
+            let pair = |it: &Item| (it.a, it.b);
+            let len = items[read..]
+                .iter()
+                .take_while(|it| pair(it) == pair(&items[read]))
+                .count();
+            let group = &items[read..read + len];
+            let start = offset(sorted.len());
+            sorted.extend(group.iter().map(|it| parts[it.start as usize]));
+            items[write] = Item {
+                a: group[0].a,
+                b: group[0].b,
+                start,
+                end: offset(sorted.len()),
+                unread: group.iter().all(|it| it.unread),
+            };
+            read += len;
+            write += 1;
+        }
+        items.truncate(write);
+        items.shrink_to_fit();
+        Constraints {
+            items,
+            parts: sorted,
+            versions,
+        }
     }
 }
 

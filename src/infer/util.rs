@@ -5,7 +5,7 @@
 
 use super::Dep;
 use crate::history::{MicroOp, MopKind, MopValue, Status, Val};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};
 
 /// A multiplicative hasher for the integers we key maps with (interned values
@@ -52,6 +52,7 @@ impl Hasher for FxHasher {
 }
 
 pub type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
+pub type FxSet<K> = HashSet<K, BuildHasherDefault<FxHasher>>;
 
 /// A key and a value packed into one map key.
 #[inline]

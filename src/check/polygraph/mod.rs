@@ -394,5 +394,24 @@ mod tests {
                 prop_assert!(!brute_force(&q));
             }
         }
+
+        /// Pruning's questions split over two threads, one constraint at a
+        /// time, answer as one thread asking them all, with and without the
+        /// chain index.
+        #[test]
+        fn pruning_judges_alike_on_two_threads(p in arb_problem(), bits in any::<u8>()) {
+            let forced: Vec<Option<usize>> = (0..p.constraints())
+                .map(|c| (bits >> c & 1 == 1).then_some(0))
+                .collect();
+            for indexed in [false, true] {
+                let Some(reach) = Reach::new(p.nodes(), p.known_arcs(&[])) else {
+                    return Ok(());
+                };
+                let reach = if indexed { reach.indexed(&p) } else { reach };
+                let one = prune::judge(&p, &reach, &forced, None, 1, 1024);
+                let two = prune::judge(&p, &reach, &forced, None, 2, 1);
+                prop_assert_eq!(one, two);
+            }
+        }
     }
 }

@@ -2,9 +2,18 @@
 //! impossible, so the other side of their constraint is forced, round after
 //! round, with reachability asked of `Reach`.
 
-use super::reach::Reach;
+use super::reach::{Reach, Search};
 use super::{Problem, Stats};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
 use std::time::Instant;
+
+/// A round's questions are split over every core from this many
+/// constraints on (below, a thread costs more than it saves).
+const PARALLEL_FROM: usize = 1 << 16;
+
+/// Constraints a thread takes at a time (and between deadline checks).
+const CHUNK: usize = 1024;
 
 /// PolySI's pruning: a side whose edge closes a cycle with the known graph
 /// is impossible, so the other side is forced and joins the known graph.
@@ -34,23 +43,18 @@ pub(super) fn prune(
         let Some(reach) = Reach::new(p.nodes(), p.known_arcs(forced_arcs)) else {
             return Ok(Some(suspects(forced, None)));
         };
-        let mut reach = if indexed { reach.indexed(p) } else { reach };
+        let reach = if indexed { reach.indexed(p) } else { reach };
+        let threads = match total >= PARALLEL_FROM {
+            true => std::thread::available_parallelism().map_or(1, |n| n.get()),
+            false => 1,
+        };
+        let bad = judge(p, &reach, forced, deadline, threads, CHUNK)?;
         let mut newly = 0;
         for c in 0..total {
             if forced[c].is_some() {
                 continue;
             }
-            if c % 1024 == 0 && deadline.is_some_and(|d| Instant::now() >= d) {
-                return Err("timeout".into());
-            }
-            let bad = |s: usize, reach: &mut Reach| {
-                p.side(c, s).iter().any(|&e| {
-                    let mut hit = false;
-                    p.arcs(e, |a, b| hit = hit || reach.reaches(b, a));
-                    hit
-                })
-            };
-            match (bad(0, &mut reach), bad(1, &mut reach)) {
+            match (bad[c] & 1 != 0, bad[c] & 2 != 0) {
                 (true, true) => return Ok(Some(suspects(forced, Some(c)))),
                 (true, false) => forced[c] = Some(1),
                 (false, true) => forced[c] = Some(0),
@@ -66,4 +70,64 @@ pub(super) fn prune(
             return Ok(None);
         }
     }
+}
+
+/// Which sides of the constraints not yet `forced` close a cycle with the
+/// known graph `reach` answers for: bit 0 side 0, bit 1 side 1 (0 for a
+/// forced constraint). The questions are independent, so `threads` ask
+/// them at once, `chunk` constraints at a time; the answers are the same
+/// for any split.
+pub(super) fn judge(
+    p: &Problem,
+    reach: &Reach,
+    forced: &[Option<usize>],
+    deadline: Option<Instant>,
+    threads: usize,
+    chunk: usize,
+) -> Result<Vec<u8>, String> {
+    let mut bad = vec![0u8; forced.len()];
+    let chunks = Mutex::new(bad.chunks_mut(chunk).enumerate());
+    let late = AtomicBool::new(false);
+    let worker = || {
+        let mut search = Search::default();
+        loop {
+            // A poisoned lock still hands out the chunks left.
+            let next = chunks.lock().unwrap_or_else(|e| e.into_inner()).next();
+            let Some((i, out)) = next else { break };
+            if late.load(Ordering::Relaxed) || deadline.is_some_and(|d| Instant::now() >= d) {
+                late.store(true, Ordering::Relaxed);
+                break;
+            }
+            for (j, slot) in out.iter_mut().enumerate() {
+                let c = i * chunk + j;
+                if forced[c].is_none() {
+                    let mut side = |s: usize| closes_cycle(p, reach, &mut search, c, s) as u8;
+                    *slot = side(0) | side(1) << 1;
+                }
+            }
+        }
+    };
+    std::thread::scope(|s| {
+        let handles: Vec<_> = (1..threads).map(|_| s.spawn(worker)).collect();
+        worker();
+        for h in handles {
+            if let Err(panic) = h.join() {
+                std::panic::resume_unwind(panic);
+            }
+        }
+    });
+    match late.into_inner() {
+        true => Err("timeout".into()),
+        false => Ok(bad),
+    }
+}
+
+/// Whether side `s` of constraint `c` has an edge whose arcs close a cycle
+/// with the known graph.
+fn closes_cycle(p: &Problem, reach: &Reach, search: &mut Search, c: usize, s: usize) -> bool {
+    p.side(c, s).iter().any(|&e| {
+        let mut hit = false;
+        p.arcs(e, |a, b| hit = hit || reach.reaches(search, b, a));
+        hit
+    })
 }

@@ -40,6 +40,11 @@ pub(super) struct Reach {
     pub(super) csr: Csr<u32>,
     pub(super) rank: Vec<u32>,
     index: Option<ChainIndex>,
+}
+
+/// A search's scratch space: one per thread asking the same [`Reach`].
+#[derive(Default)]
+pub(super) struct Search {
     seen: Vec<u32>,
     stamp: u32,
     stack: Vec<u32>,
@@ -58,9 +63,6 @@ impl Reach {
             csr,
             rank,
             index: None,
-            seen: vec![0; n],
-            stamp: 0,
-            stack: Vec::new(),
         })
     }
 
@@ -82,8 +84,10 @@ impl Reach {
         self
     }
 
-    /// Whether a non-empty path leads from `s` to `t`, or `s == t`.
-    pub(super) fn reaches(&mut self, s: u32, t: u32) -> bool {
+    /// Whether a non-empty path leads from `s` to `t`, or `s == t`,
+    /// searching in `search` (several threads may ask at once, each with
+    /// its own).
+    pub(super) fn reaches(&self, search: &mut Search, s: u32, t: u32) -> bool {
         if s == t {
             return true;
         }
@@ -94,18 +98,22 @@ impl Reach {
         if let Some(known) = self.index.as_ref().and_then(|i| i.reaches(s, t)) {
             return known;
         }
-        self.stamp += 1;
-        self.stack.clear();
-        self.stack.push(s);
-        self.seen[s as usize] = self.stamp;
-        while let Some(v) = self.stack.pop() {
+        if search.seen.len() != self.rank.len() {
+            search.seen = vec![0; self.rank.len()];
+            search.stamp = 0;
+        }
+        search.stamp += 1;
+        search.stack.clear();
+        search.stack.push(s);
+        search.seen[s as usize] = search.stamp;
+        while let Some(v) = search.stack.pop() {
             for &w in self.csr.out(v) {
                 if w == t {
                     return true;
                 }
-                if self.seen[w as usize] != self.stamp && self.rank[w as usize] < limit {
-                    self.seen[w as usize] = self.stamp;
-                    self.stack.push(w);
+                if search.seen[w as usize] != search.stamp && self.rank[w as usize] < limit {
+                    search.seen[w as usize] = search.stamp;
+                    search.stack.push(w);
                 }
             }
         }
