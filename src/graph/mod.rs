@@ -137,19 +137,20 @@ pub fn csr<T: Copy + Default>(
     n: usize,
     edges: impl Iterator<Item = (u32, T)> + Clone,
 ) -> (Vec<u32>, Vec<T>) {
+    // `for_each` rather than `for`: a chain or flattening of iterators (the
+    // known arcs and the forced ones) then runs as plain loops, not through
+    // `next` on every arc (at 1M transactions that was 7% of a check).
     let mut start = vec![0u32; n + 1];
-    for (a, _) in edges.clone() {
-        start[a as usize + 1] += 1;
-    }
+    edges.clone().for_each(|(a, _)| start[a as usize + 1] += 1);
     for i in 0..n {
         start[i + 1] += start[i];
     }
     let mut fill = start.clone();
     let mut succ = vec![T::default(); start[n] as usize];
-    for (a, b) in edges {
+    edges.for_each(|(a, b)| {
         succ[fill[a as usize] as usize] = b;
         fill[a as usize] += 1;
-    }
+    });
     (start, succ)
 }
 
