@@ -342,9 +342,14 @@ impl Coalescer {
     /// the other then reads the parts one after the other (in the order of
     /// adding, each was a cache miss).
     pub fn finish(self, versions: Versions) -> Constraints {
+        self.finish_with(versions, PARALLEL_SORT)
+    }
+
+    /// [`Coalescer::finish`], sorting on every core from `parallel_from`
+    /// pairs of runs on.
+    fn finish_with(self, versions: Versions, parallel_from: usize) -> Constraints {
         let Coalescer { mut items, parts } = self;
-        // `start` grows with each addition: ties keep the order of adding.
-        items.sort_unstable_by_key(|it| (it.a, it.b, it.start));
+        sort_items(&mut items, parallel_from);
         let mut sorted = Vec::with_capacity(parts.len());
         let (mut read, mut write) = (0, 0);
         while read < items.len() {
@@ -374,6 +379,34 @@ impl Coalescer {
             versions,
         }
     }
+}
+
+/// From this many pairs of runs on, [`Coalescer::finish`] sorts them on two
+/// threads (below, a thread costs more than it saves).
+const PARALLEL_SORT: usize = 1 << 18;
+
+/// Sorts `items` by transaction pair, then by `start`, which grows with each
+/// addition, so that a pair's parts keep the order of adding. The keys are
+/// unique, so the order is the same however it is reached: from
+/// `parallel_from` items on, they are split at the median (an O(n)
+/// selection) and the halves sorted on two threads.
+fn sort_items(items: &mut [Item], parallel_from: usize) {
+    let key = |it: &Item| (it.a, it.b, it.start);
+    let threads = match items.len() >= parallel_from.max(2) {
+        true => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        false => 1,
+    };
+    if threads < 2 {
+        items.sort_unstable_by_key(key);
+        return;
+    }
+    let mid = items.len() / 2;
+    items.select_nth_unstable_by_key(mid, key);
+    let (left, right) = items.split_at_mut(mid);
+    std::thread::scope(|s| {
+        s.spawn(|| right.sort_unstable_by_key(key));
+        left.sort_unstable_by_key(key);
+    });
 }
 
 /// Which pairs of runs of `n` versions of one key a partial order leaves
@@ -437,6 +470,28 @@ pub(super) fn unordered_pairs(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(3000))]
+
+        /// Coalescing sorted on two threads gives the serial constraints,
+        /// byte for byte (pairs of few transactions, so that many repeat).
+        #[test]
+        fn parallel_sort_coalesces_as_serial(
+            adds in prop::collection::vec((0u32..40, 0u32..40, 0u32..1000, any::<bool>()), 0..600),
+        ) {
+            let coalesce = |parallel_from: usize| {
+                let mut co = Coalescer::default();
+                for (i, &(t1, t2, v, unread)) in adds.iter().enumerate() {
+                    let runs = [(v, v + i as u32), (v + 1, v + 2)];
+                    co.add(t1, t2, runs, unread);
+                }
+                format!("{:?}", co.finish_with(Versions::default(), parallel_from))
+            };
+            prop_assert_eq!(coalesce(usize::MAX), coalesce(0));
+        }
+    }
 
     #[test]
     fn unordered_pairs_follow_the_transitive_order() {
