@@ -248,11 +248,27 @@ where
 
 /// The components of `comp` with more than one vertex, each sorted.
 pub fn nontrivial(comp: &[u32], count: u32) -> Vec<Vec<u32>> {
-    let mut members: Vec<Vec<u32>> = vec![Vec::new(); count as usize];
-    for (v, &c) in comp.iter().enumerate() {
-        members[c as usize].push(v as u32);
+    // Sizes first, so that only components of two or more get a list:
+    // an acyclic graph of a million vertices has a million components, and
+    // a list each cost more than the search that found them.
+    let mut size = vec![0u32; count as usize];
+    for &c in comp {
+        size[c as usize] += 1;
     }
-    members.retain(|m| m.len() > 1);
+    // Per component, its list's position among the kept ones (or NONE).
+    let mut slot = vec![u32::MAX; count as usize];
+    let mut members: Vec<Vec<u32>> = Vec::new();
+    for (c, &n) in size.iter().enumerate() {
+        if n > 1 {
+            slot[c] = members.len() as u32;
+            members.push(Vec::with_capacity(n as usize));
+        }
+    }
+    for (v, &c) in comp.iter().enumerate() {
+        if let Some(list) = members.get_mut(slot[c as usize] as usize) {
+            list.push(v as u32);
+        }
+    }
     members
 }
 
