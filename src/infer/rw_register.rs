@@ -49,6 +49,10 @@ struct Rr<'h> {
     touches: Vec<Touch>,
     touch_start: Vec<u32>,
     in_graph: Vec<bool>,
+    /// Every transaction's status, a byte each: reads ask for their
+    /// writers' at random, and a transaction's whole record (40 bytes) is
+    /// a cache miss at 1M transactions.
+    status: Vec<Status>,
     /// Version nodes: key `k`'s are `key_start[k]..key_start[k + 1]`, the
     /// first being its initial version, the others its values, sorted.
     node_val: Vec<Val>,
@@ -70,6 +74,7 @@ pub fn infer(h: &History, opts: &InferOptions, chains: bool) -> Inference {
         touches: Vec::new(),
         touch_start: Vec::with_capacity(h.txns.len() + 1),
         in_graph: vec![false; h.txns.len()],
+        status: h.txns.iter().map(|t| t.status).collect(),
         node_val: Vec::new(),
         node_key: Vec::new(),
         key_start: Vec::new(),
@@ -98,7 +103,7 @@ pub fn infer(h: &History, opts: &InferOptions, chains: bool) -> Inference {
 
 impl Rr<'_> {
     fn status(&self, t: TxnId) -> Status {
-        self.h.txns[t as usize].status
+        self.status[t as usize]
     }
 
     fn val(&self, mop: u32) -> Val {
@@ -114,6 +119,10 @@ impl Rr<'_> {
     fn index(&mut self) {
         let h = self.h;
         let mut ks: TxnKeys<Ext> = TxnKeys::default();
+        // Sized once: growing a map of a million writes rehashes it
+        // repeatedly, each time out of cache.
+        let writes = h.mops.iter().filter(|m| m.kind != MopKind::Read).count();
+        self.writes.reserve(writes);
         for (t, txn) in h.txns.iter().enumerate() {
             crate::limits::tick();
             self.touch_start.push(self.touches.len() as u32);
@@ -217,7 +226,7 @@ impl Rr<'_> {
                     None if !v.is_nil() => garbage.push(Anomaly::GarbageRead { txn: t, mop: i }),
                     None => {}
                     Some(w) => {
-                        match self.h.txns[w.txn as usize].status {
+                        match self.status(w.txn) {
                             Status::Aborted => g1a.push(Anomaly::G1a {
                                 reader: t,
                                 mop: i,
