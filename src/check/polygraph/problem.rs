@@ -32,8 +32,9 @@ pub struct Problem {
     side_edges: Vec<Edge>,
     /// Where side `s` of constraint `c` starts in `side_edges`: entry
     /// `2c + s`, followed by the end of the last side (empty when there are
-    /// no constraints).
-    side_starts: Vec<usize>,
+    /// no constraints). Four bytes each: at 1M transactions there are ten
+    /// million.
+    side_starts: Vec<u32>,
     /// Transaction pairs that are likely consecutive on a chain of known
     /// non-rw edges (the session order): a hint for pruning's reachability
     /// index, which ignores pairs the known graph lacks.
@@ -100,7 +101,9 @@ impl Problem {
         }
         for side in sides {
             self.side_edges.extend_from_slice(side);
-            self.side_starts.push(self.side_edges.len());
+            // 2^32 edges would take 48 GiB: allocating them fails first.
+            let end = u32::try_from(self.side_edges.len()).expect("fewer than 2^32 side edges");
+            self.side_starts.push(end);
         }
     }
 
@@ -112,7 +115,7 @@ impl Problem {
     /// The edges of side `s` (0 or 1) of constraint `c`.
     pub fn side(&self, c: usize, s: usize) -> &[Edge] {
         let i = 2 * c + s;
-        &self.side_edges[self.side_starts[i]..self.side_starts[i + 1]]
+        &self.side_edges[self.side_starts[i] as usize..self.side_starts[i + 1] as usize]
     }
 
     /// Both sides of constraint `c`.
