@@ -20,7 +20,9 @@ pub use mini::Path;
 pub use uncertain::{Case, Forced, SolveOptions, Solved, Stopped};
 pub use verdict::{Entry, Validity, Verdict};
 
-use crate::graph::{nontrivial, order, tarjan, topological, Dep, Graph, Rel, RelSet, Version, NO_MOP};
+use crate::graph::{
+    nontrivial, order, tarjan, topological, Dep, Graph, Rel, RelSet, Version, NO_MOP,
+};
 use crate::history::{History, Status, TxnId, Val};
 use crate::infer::{self, Anomaly, InferOptions, Inference};
 use crate::limits::{self, Stage};

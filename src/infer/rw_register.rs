@@ -48,6 +48,10 @@ struct Rr<'h> {
     /// Every transaction's touches, transaction by transaction.
     touches: Vec<Touch>,
     touch_start: Vec<u32>,
+    /// Per touch of a committed transaction, the write its external read
+    /// read, as `reads` found it: wr edges need it again, and a second
+    /// lookup in `writes` was a cache miss per read at 1M transactions.
+    read_writer: Vec<Option<Write>>,
     in_graph: Vec<bool>,
     /// Every transaction's status, a byte each: reads ask for their
     /// writers' at random, and a transaction's whole record (40 bytes) is
@@ -73,6 +77,7 @@ pub fn infer(h: &History, opts: &InferOptions, chains: bool) -> Inference {
         writes: FxMap::default(),
         touches: Vec::new(),
         touch_start: Vec::with_capacity(h.txns.len() + 1),
+        read_writer: Vec::new(),
         in_graph: vec![false; h.txns.len()],
         status: h.txns.iter().map(|t| t.status).collect(),
         node_val: Vec::new(),
@@ -182,6 +187,7 @@ impl Rr<'_> {
         for (t, txn) in h.txns.iter().enumerate() {
             self.in_graph[t] = txn.status == Status::Committed;
         }
+        let mut read_writer = vec![None; self.touches.len()];
         for (t, txn) in h.txns.iter().enumerate() {
             let t = t as TxnId;
             if txn.status != Status::Committed {
@@ -192,6 +198,7 @@ impl Rr<'_> {
             for (j, m) in h.mops_of(txn).iter().enumerate() {
                 let i = txn.mops.start + j as u32;
                 let v = scalar(m);
+                let external = m.kind == MopKind::Read && ks.find(m.key).is_none();
                 let st = ks.slot(m.key, || St {
                     state: None,
                     first_read: None,
@@ -222,7 +229,17 @@ impl Rr<'_> {
                     _ => st.state = Some(v),
                 }
                 st.first_read.get_or_insert((v, i));
-                match self.writes.get(&pack(m.key, v)) {
+                let found = self.writes.get(&pack(m.key, v)).copied();
+                if external {
+                    let touches = self.touch_start[t as usize]..self.touch_start[t as usize + 1];
+                    if let Some(k) = touches
+                        .into_iter()
+                        .find(|&k| self.touches[k as usize].ext.read == Some(i))
+                    {
+                        read_writer[k as usize] = found;
+                    }
+                }
+                match found {
                     None if !v.is_nil() => garbage.push(Anomaly::GarbageRead { txn: t, mop: i }),
                     None => {}
                     Some(w) => {
@@ -260,6 +277,7 @@ impl Rr<'_> {
                 }
             }
         }
+        self.read_writer = read_writer;
         lost.sort_unstable();
         let mut lost_updates: Vec<Anomaly> = lost
             .chunk_by(|a, b| (a.0, a.1) == (b.0, b.1))
@@ -552,14 +570,18 @@ impl Rr<'_> {
             if txn.status != Status::Committed {
                 continue;
             }
-            for touch in self.touches_of(t as TxnId) {
+            let touches = self.touch_start[t] as usize..self.touch_start[t + 1] as usize;
+            for (touch, found) in self.touches[touches.clone()]
+                .iter()
+                .zip(&self.read_writer[touches])
+            {
                 let Some(r) = touch.ext.read else { continue };
                 let v = self.val(r);
                 if v.is_nil() {
                     continue;
                 }
                 let key = self.keys.keys[touch.kid as usize];
-                let Some(w) = self.writes.get(&pack(key, v)) else {
+                let Some(w) = found else {
                     continue;
                 };
                 if w.ext && w.txn != t as TxnId && self.in_graph[w.txn as usize] {

@@ -46,7 +46,11 @@ pub(super) fn prune(
             return Ok(Some(suspects(forced, None)));
         };
         let open = forced.iter().filter(|f| f.is_none()).count();
-        let reach = if indexed_for(open) { reach.indexed(p) } else { reach };
+        let reach = if indexed_for(open) {
+            reach.indexed(p)
+        } else {
+            reach
+        };
         let threads = match total >= PARALLEL_FROM {
             true => std::thread::available_parallelism().map_or(1, |n| n.get()),
             false => 1,
@@ -110,7 +114,9 @@ pub(super) fn judge(
         loop {
             // A poisoned lock still hands out the chunks left.
             let next = chunks.lock().unwrap_or_else(|e| e.into_inner()).next();
-            let Some((i, (out, new_arcs))) = next else { break };
+            let Some((i, (out, new_arcs))) = next else {
+                break;
+            };
             if late.load(Ordering::Relaxed) || deadline.is_some_and(|d| Instant::now() >= d) {
                 late.store(true, Ordering::Relaxed);
                 break;
