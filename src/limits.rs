@@ -20,6 +20,9 @@
 //! memory-limit answer without allocating and exits with status 2 rather
 //! than abort. Polls must not run in code the SAT solver calls back into
 //! (unwinding across C++ would abort); the solver has its own deadline.
+//!
+//! Also how many threads a stage may use ([`cores`], [`threads_for`]),
+//! the one place the machine's parallelism is read.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
@@ -600,6 +603,20 @@ fn write_raw(fd: i32, bytes: &[u8]) {
 
 #[cfg(not(unix))]
 fn write_raw(_fd: i32, _bytes: &[u8]) {}
+
+/// The cores this process may use (1 when the system does not say).
+pub fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// The threads to split `items` over: every core from `from` items on
+/// (below, a thread costs more than it saves), else one.
+pub fn threads_for(items: usize, from: usize) -> usize {
+    match items >= from {
+        true => cores(),
+        false => 1,
+    }
+}
 
 #[cfg(test)]
 mod tests {

@@ -109,9 +109,7 @@ pub fn run(a: &RecheckArgs) -> ExitCode {
             return ExitCode::from(EXIT_INPUT);
         }
     };
-    let jobs = a.jobs.unwrap_or_else(|| {
-        std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
-    });
+    let jobs = a.jobs.unwrap_or_else(crate::limits::cores);
     let human = a.format == OutputFormat::Human;
     let table = Table::new(&store.runs);
     if human {

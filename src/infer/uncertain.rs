@@ -416,10 +416,7 @@ fn same_pairs(items: &[Item], parallel_from: usize) -> (Vec<u32>, Vec<bool>) {
 /// it is reached: from `parallel_from` on, they are split at the median
 /// (an O(n) selection) and the halves sorted on two threads.
 fn sort_keys(keys: &mut [(TxnId, TxnId, u32)], parallel_from: usize) {
-    let threads = match keys.len() >= parallel_from.max(2) {
-        true => std::thread::available_parallelism().map_or(1, |n| n.get()),
-        false => 1,
-    };
+    let threads = crate::limits::threads_for(keys.len(), parallel_from.max(2));
     if threads < 2 {
         keys.sort_unstable();
         return;

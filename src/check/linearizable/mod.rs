@@ -168,7 +168,7 @@ fn step(state: u32, (f, value, new): (RegisterF, u32, u32)) -> Option<u32> {
 /// `f` on every job, on as many threads as there are cores (each under the
 /// check's limits: a stop in one is the check's stop), results in order.
 fn in_parallel<J: Sync, R: Send>(jobs: &[J], f: impl Fn(&J) -> R + Sync) -> Vec<R> {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let threads = crate::limits::cores();
     if jobs.len() < 2 || threads < 2 {
         return jobs.iter().map(f).collect();
     }

@@ -149,7 +149,7 @@ impl<'a> Split<'a> {
                 r.push((outcome, figures));
             }
         };
-        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let threads = crate::limits::cores();
         std::thread::scope(|s| {
             let handles: Vec<_> = (1..threads.min(self.len()))
                 .map(|_| s.spawn(worker))

@@ -51,10 +51,7 @@ pub(super) fn prune(
         } else {
             reach
         };
-        let threads = match total >= PARALLEL_FROM {
-            true => std::thread::available_parallelism().map_or(1, |n| n.get()),
-            false => 1,
-        };
+        let threads = crate::limits::threads_for(total, PARALLEL_FROM);
         let judged = judge(p, &reach, forced, deadline, threads, CHUNK)?;
         let mut newly = 0;
         for (c, &bad) in judged.bad.iter().enumerate() {
