@@ -398,8 +398,10 @@ const PARALLEL_SORT: usize = 1 << 18;
 /// pair's next addition (`NONE` after its last), and whether it is a later
 /// one. Found by sorting `(a, b, addition)` triples.
 fn same_pairs(items: &[Item], parallel_from: usize) -> (Vec<u32>, Vec<bool>) {
-    let mut keys: Vec<(TxnId, TxnId, u32)> =
-        items.iter().map(|it| (it.a, it.b, it.start)).collect();
+    let mut keys: Vec<(TxnId, TxnId, u32)> = (0..offset(items.len()))
+        .zip(items)
+        .map(|(i, it)| (it.a, it.b, i))
+        .collect();
     sort_keys(&mut keys, parallel_from);
     let mut next = vec![NONE; items.len()];
     let mut joined = vec![false; items.len()];

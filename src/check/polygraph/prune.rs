@@ -51,20 +51,18 @@ pub(super) fn prune(
         } else {
             reach
         };
-        let threads = crate::limits::threads_for(total, PARALLEL_FROM);
+        let threads = crate::limits::threads_for(open, PARALLEL_FROM);
         let judged = judge(p, &reach, forced, deadline, threads, CHUNK)?;
         let mut newly = 0;
+        // A constraint forced before is judged 0: it forces nothing again.
         for (c, &bad) in judged.bad.iter().enumerate() {
-            if forced[c].is_some() {
-                continue;
+            if bad == BOTH_BAD {
+                return Ok(Some(suspects(forced, Some(c))));
             }
-            match (bad & 1 != 0, bad & 2 != 0) {
-                (true, true) => return Ok(Some(suspects(forced, Some(c)))),
-                (true, false) => forced[c] = Some(1),
-                (false, true) => forced[c] = Some(0),
-                (false, false) => continue,
+            if let Some(s) = forced_side(bad) {
+                forced[c] = Some(s);
+                newly += 1;
             }
-            newly += 1;
         }
         forced_arcs.extend_from_slice(&judged.arcs);
         // PolySI stops once a round forces at most 1% of the constraints:
@@ -123,8 +121,7 @@ pub(super) fn judge(
                 if forced[c].is_none() {
                     let mut side = |s: usize| closes_cycle(p, reach, &mut search, c, s) as u8;
                     *slot = side(0) | side(1) << 1;
-                    if *slot == 1 || *slot == 2 {
-                        let s = (*slot & 1) as usize;
+                    if let Some(s) = forced_side(*slot) {
                         push_new_arcs(p, reach, &mut search, p.side(c, s), new_arcs);
                     }
                 }
@@ -146,6 +143,18 @@ pub(super) fn judge(
             bad,
             arcs: arcs.concat(),
         }),
+    }
+}
+
+/// A judgement with both sides bad: a violation.
+const BOTH_BAD: u8 = 3;
+
+/// The side a judgement forces: the other side of its one bad side.
+fn forced_side(bad: u8) -> Option<usize> {
+    match bad {
+        1 => Some(1),
+        2 => Some(0),
+        _ => None,
     }
 }
 
