@@ -1,36 +1,65 @@
-//! Session and real-time order between transactions, as Elle derives them.
+//! Session and real-time order between transactions, as Elle derives them,
+//! extended to indeterminate transactions by their definitions.
+//!
+//! A transaction that ended `:info`, or whose invocation never completed,
+//! may take effect at any time after its invocation: when it committed (its
+//! write was observed) it follows everything its process or anyone else
+//! completed before it was invoked, and precedes nothing. So it is a
+//! target of both orders, never a source. Elle links `:ok` ops only; the
+//! extra edges make `G1c-process` and `G1c-realtime` (and their kin) of
+//! such histories visible (`tests/data/elle-differences.tsv`).
 
 use crate::history::{History, OpId, OpType, Status, TxnId};
 use std::ops::Range;
 
 /// Process (session) order: each committed transaction to the next committed
-/// transaction of the same process (Elle's `process-graph` links `:ok` ops only).
+/// transaction of the same process (Elle's `process-graph`), and to each
+/// indeterminate transaction of the process invoked after it, from the last
+/// committed one before it. The transitive closure is the whole order.
 pub fn process_edges(history: &History) -> Vec<(TxnId, TxnId)> {
     let mut last: std::collections::HashMap<i64, TxnId> = std::collections::HashMap::new();
-    let mut order: Vec<(OpId, TxnId)> = committed(history).collect();
-    order.sort_unstable();
     let mut edges = Vec::new();
-    for (_, t) in order {
-        let p = history.txn(t).process;
-        if let Some(prev) = last.insert(p, t) {
+    for (_, t) in in_process_order(history) {
+        let txn = history.txn(t);
+        if let Some(&prev) = last.get(&txn.process) {
             edges.push((prev, t));
+        }
+        if txn.status == Status::Committed {
+            last.insert(txn.process, t);
         }
     }
     edges
 }
 
-fn committed(history: &History) -> impl Iterator<Item = (OpId, TxnId)> + '_ {
-    history.txns.iter().enumerate().filter_map(|(i, t)| {
-        let c = t.completion?;
-        (t.status == Status::Committed).then_some((c, i as TxnId))
-    })
+/// The committed chain of process order alone: each committed transaction
+/// to the next committed one of its process.
+pub fn committed_process_edges(history: &History) -> Vec<(TxnId, TxnId)> {
+    process_edges(history)
+        .into_iter()
+        .filter(|&(_, b)| history.txn(b).status == Status::Committed)
+        .collect()
+}
+
+/// The transactions that did not abort, by the position of the op standing
+/// for them (a process's ops do not overlap, so this is its order).
+fn in_process_order(history: &History) -> Vec<(OpId, TxnId)> {
+    let mut order: Vec<(OpId, TxnId)> = history
+        .txns
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| t.status != Status::Aborted)
+        .map(|(i, t)| (t.op(), i as TxnId))
+        .collect();
+    order.sort_unstable();
+    order
 }
 
 /// Real-time order, transitively reduced as Elle's `realtime-graph` does:
 /// walking the file, every invocation gets an edge from each buffered `:ok`
 /// completion; a new `:ok` completion evicts the buffered ones that already
-/// precede it. Only transactions with both an invocation and a completion
-/// take part as targets; only `:ok` ones as sources.
+/// precede it. Every invoked transaction takes part as a target (one with
+/// no completion, too: it may still take effect); only `:ok` ones as
+/// sources.
 ///
 /// Time is O(n log n) for the sort plus O(edges): evictions mark entries
 /// instead of rescanning the buffer on every completion (which was quadratic
@@ -63,11 +92,11 @@ pub fn realtime_edges(history: &History) -> Vec<(TxnId, TxnId)> {
 fn realtime_events(history: &History) -> Vec<(OpId, TxnId, bool)> {
     let mut events: Vec<(OpId, TxnId, bool)> = Vec::new();
     for (i, t) in history.txns.iter().enumerate() {
-        let (Some(inv), Some(c)) = (t.invoke, t.completion) else {
+        let Some(inv) = t.invoke else {
             continue;
         };
         events.push((inv, i as TxnId, true));
-        if history.op(c).ty == OpType::Ok {
+        if let Some(c) = t.completion.filter(|&c| history.op(c).ty == OpType::Ok) {
             events.push((c, i as TxnId, false));
         }
     }

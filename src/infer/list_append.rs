@@ -113,10 +113,9 @@ fn longest_read<'h>(h: &'h History, info: &KeyInfo) -> &'h [Val] {
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Int {
     Absent,
-    /// Last read `nil`, no append since: Elle does not check the next read.
-    Nil,
-    /// The list is the read at this micro-op (`NONE`: the empty list after a
-    /// `nil` read) followed by the transaction's appends since `since`.
+    /// The list is the read at this micro-op (a read of `nil` is the empty
+    /// list, as Elle 0.2.7 reads it: "Detect internal anomalies like [:r
+    /// nil] [:r 1]") followed by the transaction's appends since `since`.
     Known(u32),
     /// Only the appends since `since` are known.
     Suffix,
@@ -482,10 +481,7 @@ impl La<'_> {
                                 });
                             }
                         }
-                        st.int = match l {
-                            None => Int::Nil,
-                            Some(_) => Int::Known(i),
-                        };
+                        st.int = Int::Known(i);
                         st.since = j as u32 + 1;
                         st.read_seen = true;
                         st.lu_read.get_or_insert((class, i));
@@ -496,10 +492,6 @@ impl La<'_> {
                             Int::Absent => {
                                 st.since = j as u32;
                                 Int::Suffix
-                            }
-                            Int::Nil => {
-                                st.since = j as u32;
-                                Int::Known(NONE)
                             }
                             other => other,
                         };
@@ -982,17 +974,13 @@ fn internal(
             .map(scalar)
     };
     match st.int {
-        Int::Absent | Int::Nil => None,
+        Int::Absent => None,
         Int::Known(base) => {
-            let base = match base {
-                NONE => &[][..],
-                b => read_list(h, &h.mops[b as usize]).unwrap_or(&[]),
-            };
-            let ok = read.is_some_and(|l| {
-                l.len() == base.len() + appended().count()
-                    && l[..base.len()] == *base
-                    && l[base.len()..].iter().copied().eq(appended())
-            });
+            let base = read_list(h, &h.mops[base as usize]).unwrap_or(&[]);
+            let l = read.unwrap_or(&[]);
+            let ok = l.len() == base.len() + appended().count()
+                && l[..base.len()] == *base
+                && l[base.len()..].iter().copied().eq(appended());
             (!ok).then(|| Expected::List {
                 prefix_known: true,
                 elems: base.iter().copied().chain(appended()).collect(),

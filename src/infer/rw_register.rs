@@ -7,7 +7,10 @@
 //! acyclic. Every version edge v1 → v2 gives ww from v1's writer and rw from
 //! v1's readers to v2's writer. Reads and writes are the external ones
 //! (Jepsen's `ext-reads`: a key's first micro-op when it is a read;
-//! `ext-writes`: a key's last write).
+//! `ext-writes`: a key's last write), and also every later read that shows
+//! another version than the transaction's own state of the key (Elle's
+//! `internal`, a read of `nil` included): it read that version all the
+//! same, and models that allow `internal` see its edges.
 //!
 //! Non-cycle anomalies: G1a, G1b, internal, future-read (a read of the value
 //! its own transaction writes only later; Elle finds it in list-append
@@ -33,6 +36,16 @@ struct Write {
     first: u32,
 }
 
+/// A committed read that is not its transaction's external read of the key
+/// and shows another version than the one the transaction had.
+#[derive(Clone, Copy)]
+struct LaterRead {
+    txn: TxnId,
+    kid: u32,
+    mop: u32,
+    writer: Option<Write>,
+}
+
 /// One transaction's external access to one key.
 #[derive(Clone, Copy)]
 struct Touch {
@@ -52,6 +65,13 @@ struct Rr<'h> {
     /// read, as `reads` found it: wr edges need it again, and a second
     /// lookup in `writes` was a cache miss per read at 1M transactions.
     read_writer: Vec<Option<Write>>,
+    /// The reads after a transaction's first micro-op on a key that show
+    /// another version than the transaction's own state of it (Elle's
+    /// `internal`): each still read that version, so by Adya's definition
+    /// it depends on its writer and anti-depends on the next one. Elle
+    /// takes edges from external reads only and misses them in the models
+    /// that allow `internal` (read committed, repeatable read, …).
+    later_reads: Vec<LaterRead>,
     in_graph: Vec<bool>,
     /// Every transaction's status, a byte each: reads ask for their
     /// writers' at random, and a transaction's whole record (40 bytes) is
@@ -78,6 +98,7 @@ pub fn infer(h: &History, opts: &InferOptions, chains: bool) -> Inference {
         touches: Vec::new(),
         touch_start: Vec::with_capacity(h.txns.len() + 1),
         read_writer: Vec::new(),
+        later_reads: Vec::new(),
         in_graph: vec![false; h.txns.len()],
         status: h.txns.iter().map(|t| t.status).collect(),
         node_val: Vec::new(),
@@ -216,20 +237,31 @@ impl Rr<'_> {
                     }
                     continue;
                 }
-                // Elle does not check a read after a nil state.
+                // A read of `nil` is a definite read of the initial state
+                // (Elle 0.2.7: "Detect internal anomalies like [:r nil]
+                // [:r 1]"), so a later read of anything else disagrees.
+                let found = self.writes.get(&pack(m.key, v)).copied();
                 match st.state {
-                    Some(s) if !s.is_nil() && s != v && !internal_found => {
-                        internal_found = true;
-                        internal.push(Anomaly::Internal {
+                    Some(s) if s != v => {
+                        if !internal_found {
+                            internal_found = true;
+                            internal.push(Anomaly::Internal {
+                                txn: t,
+                                mop: i,
+                                expected: Expected::Value(s),
+                            });
+                        }
+                        let kid = self.keys.get(m.key).expect("indexed key");
+                        self.later_reads.push(LaterRead {
                             txn: t,
+                            kid,
                             mop: i,
-                            expected: Expected::Value(s),
+                            writer: found,
                         });
                     }
                     _ => st.state = Some(v),
                 }
                 st.first_read.get_or_insert((v, i));
-                let found = self.writes.get(&pack(m.key, v)).copied();
                 if external {
                     let touches = self.touch_start[t as usize]..self.touch_start[t as usize + 1];
                     if let Some(k) = touches
@@ -311,7 +343,7 @@ impl Rr<'_> {
 
     /// Builds the version nodes: each key's initial version, then the values
     /// its external writes (outside aborted transactions) and committed
-    /// external reads hold.
+    /// reads (external, and later ones that disagree) hold.
     fn nodes(&mut self) {
         let mut vals: Vec<(u32, Val)> = Vec::new();
         for touch in &self.touches {
@@ -322,6 +354,7 @@ impl Rr<'_> {
             }
             vals.extend(self.write_val(&touch.ext).map(|v| (touch.kid, v)));
         }
+        vals.extend(self.later_reads.iter().map(|r| (r.kid, self.val(r.mop))));
         vals.retain(|(_, v)| !v.is_nil());
         vals.sort_unstable();
         vals.dedup();
@@ -453,7 +486,7 @@ impl Rr<'_> {
     /// transactions, the version one leaves a key at precedes the version the
     /// next one touching the key first sees.
     fn process_edges(&self) -> Vec<(u32, u32)> {
-        let pairs = order::process_edges(self.h);
+        let pairs = order::committed_process_edges(self.h);
         let mut next = vec![NONE; self.h.txns.len()];
         let mut has_pred = vec![false; self.h.txns.len()];
         for &(a, b) in &pairs {
@@ -562,8 +595,9 @@ impl Rr<'_> {
         out
     }
 
-    /// wr edges: a committed transaction's external read of a value another
-    /// transaction in the graph wrote externally.
+    /// wr edges: a committed transaction's external read (or later read
+    /// that disagrees) of a value another transaction in the graph wrote
+    /// externally.
     fn wr_deps(&self) -> Vec<(u32, Dep)> {
         let mut deps = Vec::new();
         for (t, txn) in self.h.txns.iter().enumerate() {
@@ -576,38 +610,42 @@ impl Rr<'_> {
                 .zip(&self.read_writer[touches])
             {
                 let Some(r) = touch.ext.read else { continue };
-                let v = self.val(r);
-                if v.is_nil() {
-                    continue;
-                }
-                let key = self.keys.keys[touch.kid as usize];
-                let Some(w) = found else {
-                    continue;
-                };
-                if w.ext && w.txn != t as TxnId && self.in_graph[w.txn as usize] {
-                    deps.push((
-                        w.first,
-                        Dep {
-                            from: w.txn,
-                            to: t as TxnId,
-                            rel: Rel::Wr,
-                            key,
-                            value: Version::Val(v),
-                            value2: Version::Val(v),
-                            a_mop: w.mop,
-                            b_mop: r,
-                        },
-                    ));
-                }
+                deps.extend(self.wr_dep(t as TxnId, touch.kid, r, *found));
             }
+        }
+        for r in &self.later_reads {
+            deps.extend(self.wr_dep(r.txn, r.kid, r.mop, r.writer));
         }
         deps
     }
 
-    /// The version nodes with their writers and committed external
-    /// readers, as the constraints keep them.
+    /// The wr edge of read `r` (of key `kid`, by committed `t`) whose value
+    /// `found` wrote, if another transaction in the graph wrote it
+    /// externally.
+    fn wr_dep(&self, t: TxnId, kid: u32, r: u32, found: Option<Write>) -> Option<(u32, Dep)> {
+        let v = self.val(r);
+        let w = found.filter(|w| !v.is_nil() && w.ext && w.txn != t)?;
+        self.in_graph[w.txn as usize].then(|| {
+            let dep = Dep {
+                from: w.txn,
+                to: t,
+                rel: Rel::Wr,
+                key: self.keys.keys[kid as usize],
+                value: Version::Val(v),
+                value2: Version::Val(v),
+                a_mop: w.mop,
+                b_mop: r,
+            };
+            (w.first, dep)
+        })
+    }
+
+    /// The version nodes with their writers and committed readers
+    /// (external reads and later ones that disagree), as the constraints
+    /// keep them.
     fn versions(&self) -> Versions {
-        let mut reads: Vec<(u32, u32)> = Vec::new(); // (node, touch)
+        // (node, read): reads numbered touches first, then later reads.
+        let mut reads: Vec<(u32, u32)> = Vec::new();
         for (i, t) in self.touches.iter().enumerate() {
             if self.status(t.txn) == Status::Committed {
                 if let Some(v) = self.read_val(&t.ext) {
@@ -615,14 +653,27 @@ impl Rr<'_> {
                 }
             }
         }
+        let later = self.touches.len() as u32;
+        for (i, r) in self.later_reads.iter().enumerate() {
+            reads.push((self.node(r.kid, self.val(r.mop)), later + i as u32));
+        }
         let (start, touches) = csr(self.node_val.len(), &reads);
         drop(reads);
-        let reader = |ti: &u32| {
-            let touch = &self.touches[*ti as usize];
-            let mop = touch.ext.read.expect("external read");
-            Reader {
-                txn: touch.txn,
-                mop,
+        let reader = |ri: &u32| match ri.checked_sub(later) {
+            Some(i) => {
+                let r = &self.later_reads[i as usize];
+                Reader {
+                    txn: r.txn,
+                    mop: r.mop,
+                }
+            }
+            None => {
+                let touch = &self.touches[*ri as usize];
+                let mop = touch.ext.read.expect("external read");
+                Reader {
+                    txn: touch.txn,
+                    mop,
+                }
             }
         };
         let mut versions = Versions::default();

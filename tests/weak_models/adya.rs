@@ -1,9 +1,10 @@
 //! Adya's definitions as Elle decides them, by brute force for register
 //! histories: some version order of each key (every permutation of its
 //! writers, after the initial version) under which the model's dependency
-//! graph has none of the cycles it proscribes. As in Elle, a transaction's
-//! dependencies come from its external reads, the first read of each key
-//! (a later one that disagrees is Elle's `internal`, found by inference).
+//! graph has none of the cycles it proscribes. Every read depends on the
+//! version it shows (Elle takes dependencies from a transaction's first
+//! read of each key only; a later read that disagrees is also Elle's
+//! `internal`, found by inference).
 
 use super::{Mop, Rel, Txn};
 
@@ -114,11 +115,14 @@ fn acyclic(txns: &[Txn], orders: &[&[usize]], g: Graph) -> bool {
             }
         }
         for (t, txn) in txns.iter().enumerate() {
-            let first = txn
-                .mops
-                .iter()
-                .find(|m| matches!(m, Mop::Read(j, _) if *j == k as u64));
-            if let Some(Mop::Read(_, vs)) = first {
+            // Every read depends on the version it shows: the histories
+            // read a key before writing it, so no read shows its own
+            // transaction's write.
+            for m in &txn.mops {
+                let Mop::Read(j, vs) = m else { continue };
+                if *j != k as u64 {
+                    continue;
+                }
                 // The version read: its place in the order (0: initial).
                 let at = vs.first().map_or(0, |&v| {
                     1 + order

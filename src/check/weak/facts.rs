@@ -39,6 +39,11 @@ pub(super) struct Facts {
     pub session: Vec<u32>,
     /// Per transaction: its position in its session.
     pub pos: Vec<u32>,
+    /// Per transaction: [`NONE`], or for an indeterminate one its process
+    /// went on after (a leaf, alone in its session) the committed
+    /// transaction of its process just before it, whose session prefix it
+    /// follows ([`Facts::before`]).
+    pub fork: Vec<TxnId>,
     pub sessions: Vec<Vec<TxnId>>,
     /// Per transaction `t`, its reads are `reads[read_start[t]..read_start[t + 1]]`.
     pub read_start: Vec<u32>,
@@ -90,6 +95,23 @@ impl Facts {
         f.sessions_of(h, &seen_info);
         f.writes_of(h, &mut keys);
         f
+    }
+
+    /// The transaction just before `t` in session order, if any: its
+    /// predecessor in its session, or for a leaf the one it forked from.
+    pub fn before(&self, t: TxnId) -> Option<TxnId> {
+        let (s, pos) = (self.session[t as usize], self.pos[t as usize]);
+        match pos {
+            0 => Some(self.fork[t as usize]).filter(|&p| p != NONE),
+            p => Some(self.sessions[s as usize][p as usize - 1]),
+        }
+    }
+
+    /// The session prefix a leaf follows besides its own: the session and
+    /// the count of its transactions before the leaf.
+    pub fn forked_prefix(&self, t: TxnId) -> Option<(usize, u32)> {
+        let p = *self.fork.get(t as usize)?;
+        (p != NONE).then(|| (self.session[p as usize] as usize, self.pos[p as usize] + 1))
     }
 
     pub fn reads_of_txn(&self, t: TxnId) -> &[Read] {
@@ -216,7 +238,12 @@ impl Facts {
     }
 
     /// Sessions: the transactions checked (committed, or indeterminate and
-    /// read from), per process in the order of their ops.
+    /// read from), per process in the order of their ops. An indeterminate
+    /// transaction may take effect at any time after its invocation, so it
+    /// precedes nothing in session order: where its process went on after
+    /// it (Jepsen gives such a process a new id, other tools may not), it is
+    /// a leaf in a session of its own, forked from the committed
+    /// transaction before it.
     fn sessions_of(&mut self, h: &History, seen_info: &[bool]) {
         let mut members: Vec<(i64, u32, TxnId)> = h
             .txns
@@ -228,17 +255,30 @@ impl Facts {
         members.sort_unstable();
         self.session = vec![NONE; h.txns.len()];
         self.pos = vec![0; h.txns.len()];
-        let mut last = None;
-        for (process, _, t) in members {
-            if last != Some(process) {
-                self.sessions.push(Vec::new());
-                last = Some(process);
+        self.fork = vec![NONE; h.txns.len()];
+        for run in members.chunk_by(|a, b| a.0 == b.0) {
+            self.sessions.push(Vec::new());
+            let main = self.sessions.len() - 1;
+            let mut last_committed = NONE;
+            for (i, &(_, _, t)) in run.iter().enumerate() {
+                let committed = h.txn(t).status == Status::Committed;
+                let leaf = !committed && i + 1 < run.len();
+                let s = if leaf {
+                    self.sessions.push(Vec::new());
+                    self.fork[t as usize] = last_committed;
+                    self.sessions.len() - 1
+                } else {
+                    main
+                };
+                if committed {
+                    last_committed = t;
+                }
+                self.session[t as usize] = s as u32;
+                self.pos[t as usize] = self.sessions[s].len() as u32;
+                self.sessions[s].push(t);
             }
-            let s = self.sessions.len() - 1;
-            self.session[t as usize] = s as u32;
-            self.pos[t as usize] = self.sessions[s].len() as u32;
-            self.sessions[s].push(t);
         }
+        // A process's last transaction is never a leaf: no session is empty.
     }
 
     /// Which checked transaction writes which key, and per session the

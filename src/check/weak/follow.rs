@@ -101,15 +101,31 @@ fn clocks(f: &Facts, swept: &[TxnId], k: usize) -> Vec<u32> {
     // and every later one reach, themselves included: the reverse sweep
     // meets a session's transactions last to first.
     let mut suffix = vec![NEVER; k * k];
+    // A leaf (an indeterminate transaction its process went on after) is
+    // reached by `so*` from its fork and everything before it, so it joins
+    // its fork's session suffix when the sweep meets the fork: the sweep
+    // meets the leaf first, and then what it reaches is known.
+    let mut leaves: Vec<(TxnId, TxnId)> = (0..f.session.len() as TxnId)
+        .filter_map(|t| Some((f.fork.get(t as usize).copied().filter(|&p| p != NONE)?, t)))
+        .collect();
+    leaves.sort_unstable();
     for &a in swept.iter().rev() {
         let s = f.session[a as usize];
         if s == NONE {
             continue;
         }
         let row = s as usize * k..(s as usize + 1) * k;
-        let own = a as usize * k..(a as usize + 1) * k;
-        for (g, &c) in suffix[row.clone()].iter_mut().zip(&first[own]) {
-            *g = (*g).min(c);
+        let at = leaves.partition_point(|&(p, _)| p < a);
+        let forked = leaves[at..].iter().take_while(|&&(p, _)| p == a);
+        for t in std::iter::once(a).chain(forked.map(|&(_, t)| t)) {
+            let own = t as usize * k..(t as usize + 1) * k;
+            for (g, &c) in suffix[row.clone()].iter_mut().zip(&first[own]) {
+                *g = (*g).min(c);
+            }
+            if t != a {
+                let leaf = s as usize * k + f.session[t as usize] as usize;
+                suffix[leaf] = suffix[leaf].min(f.pos[t as usize]);
+            }
         }
         suffix[s as usize * k + s as usize] = f.pos[a as usize];
         for r in f.reads_of_txn(a) {

@@ -79,11 +79,11 @@ fn order<'e>(n: usize, edges: impl Iterator<Item = &'e Step> + Clone) -> Option<
 /// Session order, reads-from, and the order list reads show.
 fn base_edges(f: &Facts) -> Vec<Step> {
     let mut edges = Vec::new();
-    for members in &f.sessions {
-        for w in members.windows(2) {
+    for t in 0..f.session.len() as TxnId {
+        if let Some(before) = f.before(t) {
             edges.push(Step {
-                from: w[0],
-                to: w[1],
+                from: before,
+                to: t,
                 why: Why::Session,
             });
         }
@@ -192,16 +192,15 @@ impl<'a> Sweep<'a> {
 
     /// Sets the bounds to what `t` sees, per session.
     fn see(&mut self, t: TxnId) {
-        let f = self.f;
-        let (s, pos) = (f.session[t as usize] as usize, f.pos[t as usize]);
+        let s = self.f.session[t as usize] as usize;
         self.bound.fill(0);
         match self.level {
             // Read committed sees no session: its reads' earlier sources
             // are checked in `read`.
             Level::ReadCommitted => {}
-            Level::ReadAtomic => self.bound[s] = pos,
+            Level::ReadAtomic => self.see_session(t),
             Level::Causal => {
-                self.bound[s] = pos;
+                self.see_session(t);
                 self.see_clocks(t);
             }
             Level::MonotonicWrites => self.see_sources(t),
@@ -209,7 +208,7 @@ impl<'a> Sweep<'a> {
                 let row = s * self.k..(s + 1) * self.k;
                 self.bound.copy_from_slice(&self.running[row.clone()]);
                 self.see_sources(t);
-                self.bound[s] = self.bound[s].max(pos);
+                self.see_session(t);
                 self.running[row].copy_from_slice(&self.bound);
             }
             Level::MonotonicReads | Level::WritesFollowReads => {
@@ -218,14 +217,28 @@ impl<'a> Sweep<'a> {
         }
     }
 
+    /// Raises the bounds to the transactions before `t` in session order:
+    /// its session's, and a leaf's forked prefix.
+    fn see_session(&mut self, t: TxnId) {
+        let f = self.f;
+        let s = f.session[t as usize] as usize;
+        self.bound[s] = self.bound[s].max(f.pos[t as usize]);
+        if let Some((s, count)) = f.forked_prefix(t) {
+            self.bound[s] = self.bound[s].max(count);
+        }
+    }
+
     /// Raises the bounds to the writers `t` read from, and so to every
-    /// transaction before them in their sessions.
+    /// transaction before them in session order.
     fn see_sources(&mut self, t: TxnId) {
         let f = self.f;
         for r in f.reads_of_txn(t) {
             for &w in f.observed_by(r) {
                 let b = &mut self.bound[f.session[w as usize] as usize];
                 *b = (*b).max(f.pos[w as usize] + 1);
+                if let Some((s, count)) = f.forked_prefix(w) {
+                    self.bound[s] = self.bound[s].max(count);
+                }
             }
         }
     }
@@ -289,8 +302,7 @@ impl<'a> Sweep<'a> {
     /// read from into the bounds.
     fn see_clocks(&mut self, t: TxnId) {
         let f = self.f;
-        let (s, pos) = (f.session[t as usize], f.pos[t as usize]);
-        let before = (pos > 0).then(|| f.sessions[s as usize][pos as usize - 1]);
+        let before = f.before(t);
         let sources = f.reads_of_txn(t).iter().flat_map(|r| f.observed_by(r));
         for w in before.into_iter().chain(sources.copied()) {
             let row = w as usize * self.k;
@@ -447,6 +459,11 @@ impl<'a> Sweep<'a> {
         let f = self.f;
         let (sa, pa) = (f.session[a as usize], f.pos[a as usize]);
         if sa == f.session[b as usize] && pa < f.pos[b as usize] {
+            return true;
+        }
+        if f.forked_prefix(b)
+            .is_some_and(|(s, count)| s == sa as usize && pa < count)
+        {
             return true;
         }
         if let Some(seen) = &self.seen {
