@@ -562,3 +562,23 @@ fn checker_runs_against_their_recorded_results() {
     assert_eq!(rows[3]["ours"]["anomaly_types"][0], "long-fork");
     assert_eq!(rows[2]["ours"]["anomaly_types"][0], "wrong-total");
 }
+
+/// Issue 32: a bank run whose accounts have commas in their names
+/// (`"a,b"`, `"c, d"`), recorded valid, with `:accounts` in its `test.edn`.
+/// The child check got the accounts as one comma-separated flag, which cut
+/// them at the commas: `unexpected-key`, and a disagreement. They now go
+/// whole, in the JSON of `recheck-history --options`.
+#[test]
+fn bank_accounts_with_commas_reach_the_check_whole() {
+    let o = recheck(&["--format", "json", "fixtures/recheck"]);
+    let rows = json_rows(&o);
+    let want = vec![(
+        "bank-comma-accounts".to_string(),
+        "true".to_string(),
+        "true".to_string(),
+        "yes".to_string(),
+    )];
+    assert_eq!(summary(&rows), want, "{rows:?}");
+    assert_eq!(rows[0]["workload"], "bank");
+    assert_eq!(o.status.code(), Some(0));
+}

@@ -4,7 +4,9 @@
 //! Each history is checked in a child process (this binary again, with the
 //! hidden `recheck-history` subcommand), so that one that aborts or runs out
 //! of memory becomes a row with a note instead of the loss of the table; the
-//! human table prints each row as it finishes.
+//! human table prints each row as it finishes. The child gets its run's
+//! options as one JSON argument ([`ChildOptions`]), never as comma-separated
+//! flags, which would split a bank account named `"a,b"` in two.
 
 use super::check::{option_help, ModelArgs};
 use super::{output, OutputFormat, EXIT_INPUT};
@@ -15,6 +17,7 @@ use crate::limits;
 use crate::report::html::{self, TableRow};
 use crate::report::progress::Progress;
 use crate::store::{self, Agreement, Recorded, Run, RunOptions};
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -53,8 +56,13 @@ pub struct HistoryArgs {
     pub file: PathBuf,
     #[command(flatten)]
     pub input: super::InputArgs,
+    /// Options for a check started by hand; `recheck` gives `--options`.
     #[command(flatten)]
     pub model: ModelArgs,
+    /// The options of the check as JSON (what `recheck` passes): they take
+    /// the place of the model flags, `--max-memory` aside.
+    #[arg(long, value_name = "JSON")]
+    pub options: Option<String>,
     /// Also write the run's HTML report to this file.
     #[arg(long, value_name = "FILE")]
     pub html: Option<PathBuf>,
@@ -165,16 +173,21 @@ pub fn run(a: &RecheckArgs) -> ExitCode {
 /// `isocheck recheck-history`: our verdict on one history as JSON on stdout.
 pub fn run_history(a: &HistoryArgs) -> ExitCode {
     let mut workload = None;
-    let opts = a.model.options();
-    a.model.arm_memory(crate::report::stop::Format::Json);
-    // Also with --certain-only, which takes no --timeout.
-    let timeout = opts.solve.timeout.or(Some(DEFAULT_TIMEOUT));
-    let load = a.input.load_options();
-    let html = a.html.as_deref();
-    let result = limits::run(timeout, || {
-        verdict(&a.file, &load, &opts, html, &mut workload)
-    })
-    .unwrap_or_else(|stop| Ok(stopped(&stop)));
+    let opts = match a.options.as_deref() {
+        Some(json) => ChildOptions::parse(json),
+        None => Ok(a.model.options()),
+    };
+    let result = opts.and_then(|opts| {
+        a.model.arm_memory(crate::report::stop::Format::Json);
+        // Also with --certain-only, which takes no --timeout.
+        let timeout = opts.solve.timeout.or(Some(DEFAULT_TIMEOUT));
+        let load = a.input.load_options();
+        let html = a.html.as_deref();
+        limits::run(timeout, || {
+            verdict(&a.file, &load, &opts, html, &mut workload)
+        })
+        .unwrap_or_else(|stop| Ok(stopped(&stop)))
+    });
     let out = match result {
         Ok(ours) => serde_json::json!({ "workload": workload, "ours": ours }),
         Err(error) => serde_json::json!({ "workload": workload, "error": error }),
@@ -325,12 +338,18 @@ fn check_run(run: &Run, i: usize, children: &Children, exe: Result<&PathBuf, &St
     let opts = options.apply(children.base);
     let mut workload = options.workload.clone();
     let page = children.pages.map(|p| p.file(i));
-    let mut flags: Vec<String> = checker
-        .map(|w| format!("--workload={}", w.name()))
+    let mut flags: Vec<OsString> = checker
+        .map(|w| format!("--workload={}", w.name()).into())
         .into_iter()
         .collect();
-    flags.extend_from_slice(children.flags);
-    flags.extend(page.iter().map(|p| format!("--html={}", p.display())));
+    flags.extend(children.flags.iter().map(OsString::from));
+    // The path as it is, not as displayed: `display` would replace bytes
+    // that are not UTF-8, and the child would write another file.
+    flags.extend(page.iter().map(|p| {
+        let mut flag = OsString::from("--html=");
+        flag.push(p);
+        flag
+    }));
     let ours = exe
         .map_err(String::clone)
         .and_then(|exe| isolated_verdict(exe, &run.history, &opts, &flags, &mut workload))
@@ -366,12 +385,12 @@ fn isolated_verdict(
     exe: &Path,
     history: &Path,
     opts: &CheckOptions,
-    child_flags: &[String],
+    child_flags: &[OsString],
     workload: &mut Option<String>,
 ) -> Result<Ours, String> {
     let out = Command::new(exe)
         .arg("recheck-history")
-        .args(model_flags(opts))
+        .arg(format!("--options={}", ChildOptions::json(opts)))
         .args(child_flags)
         .arg("--")
         .arg(history)
@@ -457,57 +476,87 @@ fn ours_of(v: &serde_json::Value) -> Option<Ours> {
     })
 }
 
-/// The `check` flags that give `opts` back through [`ModelArgs::options`]:
-/// how a child check gets the options of its run.
-fn model_flags(opts: &CheckOptions) -> Vec<String> {
-    let mut flags = Vec::new();
-    if let Some(models) = &opts.consistency_models {
-        let models = if models.is_empty() {
-            "none".to_string()
-        } else {
-            models.join(",")
-        };
-        flags.push(format!("--consistency-models={models}"));
-    }
-    if !opts.anomalies.is_empty() {
-        flags.push(format!("--anomalies={}", opts.anomalies.join(",")));
-    }
-    let switches = [
-        (opts.infer.sequential_keys, "--sequential-keys"),
-        (opts.infer.linearizable_keys, "--linearizable-keys"),
-        (opts.infer.wfr_keys, "--wfr-keys"),
-        (opts.no_fast_path, "--no-fast-path"),
-        (opts.elle_compat, "--elle-compat"),
-        (!opts.solve.enabled, "--certain-only"),
-        (opts.solve.enabled && !opts.solve.pruning, "--no-pruning"),
-        (opts.solve.enabled && !opts.solve.reduce, "--every-pair"),
-    ];
-    flags.extend(switches.iter().filter(|s| s.0).map(|s| s.1.to_string()));
-    if let (true, Some(t)) = (opts.solve.enabled, opts.solve.timeout) {
-        flags.push(format!("--timeout={}", t.as_secs_f64()));
-    }
-    flags.extend(jepsen_flags(&opts.jepsen));
-    flags
+/// The options a child check is given, in one JSON argument: every list
+/// item whole (a bank account `"a,b"`, a model name) and every number
+/// exact, where comma-separated flags would re-split the lists. These are
+/// the [`CheckOptions`] a user can set.
+#[derive(serde::Serialize, serde::Deserialize, Debug, PartialEq)]
+#[serde(deny_unknown_fields)]
+struct ChildOptions {
+    consistency_models: Option<Vec<String>>,
+    anomalies: Vec<String>,
+    sequential_keys: bool,
+    linearizable_keys: bool,
+    wfr_keys: bool,
+    no_fast_path: bool,
+    elle_compat: bool,
+    solve: bool,
+    pruning: bool,
+    reduce: bool,
+    timeout: Option<Duration>,
+    total_amount: Option<i64>,
+    accounts: Option<Vec<String>>,
+    negative_balances: bool,
+    group_size: Option<usize>,
+    linearizable_set: bool,
 }
 
-/// The flags that give the checkers' options back.
-fn jepsen_flags(j: &crate::check::jepsen::JepsenOptions) -> Vec<String> {
-    let mut flags = Vec::new();
-    if let Some(t) = j.total_amount {
-        flags.push(format!("--total-amount={t}"));
+impl ChildOptions {
+    /// `opts` as the JSON of a child's `--options`.
+    fn json(opts: &CheckOptions) -> String {
+        let j = &opts.jepsen;
+        let child = ChildOptions {
+            consistency_models: opts.consistency_models.clone(),
+            anomalies: opts.anomalies.clone(),
+            sequential_keys: opts.infer.sequential_keys,
+            linearizable_keys: opts.infer.linearizable_keys,
+            wfr_keys: opts.infer.wfr_keys,
+            no_fast_path: opts.no_fast_path,
+            elle_compat: opts.elle_compat,
+            solve: opts.solve.enabled,
+            pruning: opts.solve.pruning,
+            reduce: opts.solve.reduce,
+            timeout: opts.solve.timeout,
+            total_amount: j.total_amount,
+            accounts: j.accounts.clone(),
+            negative_balances: j.negative_balances,
+            group_size: j.group_size,
+            linearizable_set: j.linearizable,
+        };
+        // Strings, numbers, booleans and durations: nothing that fails.
+        serde_json::to_string(&child).unwrap_or_default()
     }
-    if let Some(a) = &j.accounts {
-        flags.push(format!("--accounts={}", a.join(",")));
+
+    /// The options a child's `--options` JSON gives.
+    fn parse(text: &str) -> Result<CheckOptions, String> {
+        let c: ChildOptions =
+            serde_json::from_str(text).map_err(|e| format!("recheck-history --options: {e}"))?;
+        Ok(CheckOptions {
+            consistency_models: c.consistency_models,
+            anomalies: c.anomalies,
+            infer: crate::infer::InferOptions {
+                sequential_keys: c.sequential_keys,
+                linearizable_keys: c.linearizable_keys,
+                wfr_keys: c.wfr_keys,
+            },
+            solve: crate::check::SolveOptions {
+                enabled: c.solve,
+                pruning: c.pruning,
+                reduce: c.reduce,
+                timeout: c.timeout,
+                ..crate::check::SolveOptions::default()
+            },
+            no_fast_path: c.no_fast_path,
+            elle_compat: c.elle_compat,
+            jepsen: crate::check::jepsen::JepsenOptions {
+                total_amount: c.total_amount,
+                accounts: c.accounts,
+                negative_balances: c.negative_balances,
+                group_size: c.group_size,
+                linearizable: c.linearizable_set,
+            },
+        })
     }
-    if let Some(n) = j.group_size {
-        flags.push(format!("--group-size={n}"));
-    }
-    let switches = [
-        (j.negative_balances, "--allow-negative-balances"),
-        (j.linearizable, "--linearizable-set"),
-    ];
-    flags.extend(switches.iter().filter(|s| s.0).map(|s| s.1.to_string()));
-    flags
 }
 
 /// Reads a file of a run and parses it, with the file named in any error.
@@ -679,24 +728,16 @@ mod tests {
     use super::*;
     use crate::check::SolveOptions;
     use crate::infer::InferOptions;
-    use clap::Parser;
-
-    #[derive(Parser)]
-    struct Flags {
-        #[command(flatten)]
-        model: ModelArgs,
-    }
 
     fn round_trip(opts: &CheckOptions) -> CheckOptions {
-        let flags = model_flags(opts);
-        let parsed = Flags::try_parse_from(std::iter::once("isocheck".to_string()).chain(flags))
-            .unwrap_or_else(|e| panic!("{e}"));
-        parsed.model.options()
+        ChildOptions::parse(&ChildOptions::json(opts)).unwrap_or_else(|e| panic!("{e}"))
     }
 
-    /// A child check gets exactly the options of its run.
+    /// A child check gets exactly the options of its run, lists whose
+    /// items hold commas included (a bank account `"a,b"`, which the
+    /// comma-separated `--accounts` split in two).
     #[test]
-    fn model_flags_give_the_options_back() {
+    fn child_options_give_the_options_back() {
         let cases = [
             CheckOptions::default(),
             CheckOptions {
@@ -732,9 +773,32 @@ mod tests {
                 },
                 ..CheckOptions::default()
             },
+            CheckOptions {
+                consistency_models: Some(vec!["serializable,read-committed".into()]),
+                anomalies: vec!["G1c, internal".into()],
+                solve: SolveOptions {
+                    timeout: Some(Duration::new(1, 123_456_789)),
+                    ..SolveOptions::default()
+                },
+                jepsen: crate::check::jepsen::JepsenOptions {
+                    accounts: Some(vec!["\"a,b\"".into(), "\"c, d\"".into(), ":e".into()]),
+                    ..Default::default()
+                },
+                ..CheckOptions::default()
+            },
         ];
         for opts in &cases {
             assert_eq!(format!("{:?}", round_trip(opts)), format!("{opts:?}"));
+        }
+    }
+
+    /// A child given options that are not the JSON `recheck` writes says
+    /// so (as its answer's error), without a panic.
+    #[test]
+    fn bad_child_options_are_an_error() {
+        for bad in ["", "{", "[]", "{\"anomalies\": 5}", "{\"unknown\": true}"] {
+            let e = ChildOptions::parse(bad).expect_err(bad);
+            assert!(e.starts_with("recheck-history --options: "), "{e}");
         }
     }
 

@@ -231,7 +231,7 @@ impl Sink<'_> {
         let text = &all[node_span.start()..node_span.end()];
         if self.ops.json {
             return json::with_node(text, json::Context::Value, |node| {
-                self.shaped(node.untagged(), shape, span, node_span)
+                self.shaped(node, shape, span, node_span)
             })
             .unwrap_or_else(|| Err(bad_value(span, shape)));
         }
@@ -239,18 +239,20 @@ impl Sink<'_> {
         let [node] = nodes.as_slice() else {
             return Err(bad_value(span, shape));
         };
-        self.shaped(node.untagged(), shape, span, node_span)
+        self.shaped(node, shape, span, node_span)
     }
 
     /// `node`, the value of the op at `span` (the value itself at
-    /// `node_span`), in `shape`.
+    /// `node_span`), in `shape`. A tagged collection is read as its
+    /// collection; one value keeps its tag (`#inst "…"` is no string).
     fn shaped(
         &mut self,
-        node: &Node<'_>,
+        tagged: &Node<'_>,
         shape: Shape,
         span: Span,
         node_span: Span,
     ) -> Result<CheckerValue, HistoryError> {
+        let node = tagged.untagged();
         let integer = || node.integer().flatten();
         match (shape, &node.kind) {
             (Shape::Count, _) => match integer() {
@@ -260,14 +262,23 @@ impl Sink<'_> {
             (Shape::Int, _) => integer()
                 .map(CheckerValue::Int)
                 .ok_or_else(|| bad_value(span, shape)),
-            (Shape::Elem, _) => Ok(CheckerValue::Elem(self.ops.values.node(node))),
+            (Shape::Elem, _) => Ok(CheckerValue::Elem(self.intern(tagged, node_span)?)),
             (Shape::Elems, Kind::Vector(items) | Kind::List(items) | Kind::Set(items)) => {
-                let items: Vec<Val> = items.iter().map(|n| self.ops.values.node(n)).collect();
+                let items = items
+                    .iter()
+                    .map(|n| self.intern(n, node_span))
+                    .collect::<Result<Vec<Val>, _>>()?;
                 Ok(self.elems(&items))
             }
             (Shape::Balances, Kind::Map(entries)) => self.balances(entries, node_span.start()),
             _ => Err(bad_value(span, shape)),
         }
+    }
+
+    /// The value of `node`, read from the text at `node_span`.
+    fn intern(&mut self, node: &Node<'_>, node_span: Span) -> Result<Val, HistoryError> {
+        let v = self.ops.values.node(node);
+        v.map_err(|e| e.shifted(node_span.start()).into())
     }
 
     /// A `nil` value: an empty collection where one is read (Jepsen's
@@ -313,7 +324,7 @@ impl Sink<'_> {
                     )
                 })?),
             };
-            let account = self.ops.values.node(account);
+            let account = self.ops.values.node(account).map_err(|e| e.shifted(base))?;
             self.balances.push((account, balance));
         }
         Ok(CheckerValue::Balances {

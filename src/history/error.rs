@@ -104,6 +104,7 @@ impl HistoryError {
     pub fn code(&self) -> &'static str {
         match self.kind {
             ErrorKind::Io { .. } => "isocheck::io",
+            ErrorKind::Syntax(Problem::NotComparable(_)) => "isocheck::value",
             ErrorKind::Syntax(_) | ErrorKind::Json(_) => "isocheck::syntax",
             ErrorKind::DoubleInvoke { .. } => "isocheck::double_invoke",
             ErrorKind::DuplicateWrite { .. } => "isocheck::duplicate_write",
@@ -123,6 +124,7 @@ impl From<SyntaxError> for HistoryError {
             Problem::Eof(_) | Problem::UnterminatedString => "opened here",
             Problem::DuplicateKey(_) | Problem::DuplicateSetElement(_) => "seen before",
             Problem::OddMap => "this key has no value",
+            Problem::NotComparable(_) => "this value",
             _ => "here",
         };
         HistoryError::new(ErrorKind::Syntax(e.problem), help).at(e.span, label)

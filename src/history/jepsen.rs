@@ -387,7 +387,7 @@ impl<'a> OpReader<'a> {
                 let expected = "an integer within 64 bits (or a non-integer such as :nemesis)";
                 return Err(self.bad_field(&node, "process", expected).into());
             }
-            None => Process::Other(self.out.values.node(&node)),
+            None => Process::Other(self.out.values.node(&node).map_err(HistoryError::from)?),
         };
         Ok((rest, p))
     }
@@ -419,7 +419,13 @@ impl<'a> OpReader<'a> {
             return Ok((&i[3..], Val::NIL));
         }
         let (rest, node) = self.r.value(i, d)?;
-        Ok((rest, self.out.values.node(&node)))
+        match self.out.values.node(&node) {
+            Ok(v) => Ok((rest, v)),
+            Err(e) => {
+                let at = &self.r.full[e.span.start()..];
+                Err(Err::Failure(EdnError::new(at, e.span.len(), e.problem)))
+            }
+        }
     }
 
     fn op_value(&mut self, i: In<'a>, d: usize) -> PResult<'a, OpValue> {

@@ -10,7 +10,7 @@
 //! every `:cas` value is `[key [old new]]`; otherwise every value is one
 //! register's (`:cas` `[old new]`).
 
-use super::edn::{self, Kind, Node};
+use super::edn::{self, Kind, Node, SyntaxError};
 use super::error::{ErrorKind, HistoryError};
 use super::formats::json;
 use super::jepsen::Ops;
@@ -112,32 +112,37 @@ fn shape(
         return Ok(Shape::Nil);
     };
     let slice = &text[span.start()..span.end()];
-    // Small integers, the common case, without the generic reader.
-    if let Ok(n) = slice.parse::<u64>() {
+    // Small integers, the common case, without the generic reader; not
+    // `017`, which EDN reads as octal 15.
+    let octal = slice.len() > 1 && slice.starts_with('0');
+    if let Some(n) = slice.parse::<u64>().ok().filter(|_| !octal) {
         return Ok(Shape::Value(values.uint(n)));
     }
-    if json {
-        let shape = json::with_node(slice, json::Context::Value, |n| node_shape(values, n));
-        return Ok(shape.unwrap_or(Shape::Nil));
-    }
-    let nodes = edn::read_all(slice).map_err(HistoryError::from)?;
-    let [node] = nodes.as_slice() else {
-        return Ok(Shape::Nil);
-    };
-    Ok(node_shape(values, node))
-}
-
-fn node_shape(values: &mut ValueTable, node: &Node<'_>) -> Shape {
-    match two(node) {
-        None => Shape::Value(values.node(node)),
-        Some([x, y]) => {
-            let x = values.node(x);
-            match two(y) {
-                Some([a, b]) => Shape::Tuple(x, values.node(a), values.node(b)),
-                None => Shape::Pair(x, values.node(y)),
+    let shape = match json {
+        true => json::with_node(slice, json::Context::Value, |n| node_shape(values, n))
+            .unwrap_or(Ok(Shape::Nil)),
+        false => {
+            let nodes = edn::read_all(slice).map_err(HistoryError::from)?;
+            match nodes.as_slice() {
+                [node] => node_shape(values, node),
+                _ => Ok(Shape::Nil),
             }
         }
-    }
+    };
+    shape.map_err(|e| e.shifted(span.start()).into())
+}
+
+fn node_shape(values: &mut ValueTable, node: &Node<'_>) -> Result<Shape, SyntaxError> {
+    Ok(match two(node) {
+        None => Shape::Value(values.node(node)?),
+        Some([x, y]) => {
+            let x = values.node(x)?;
+            match two(y) {
+                Some([a, b]) => Shape::Tuple(x, values.node(a)?, values.node(b)?),
+                None => Shape::Pair(x, values.node(y)?),
+            }
+        }
+    })
 }
 
 /// Reads the ops of `pairs`, all of them ops of `workload` (cas-register or

@@ -4,9 +4,13 @@
 //! and value Jepsen generates — are stored inline and cost no lookup; anything
 //! else (negative or big integers, keywords, strings, collections) is interned
 //! in a [`ValueTable`] by its canonical EDN text, so that values Clojure's `=`
-//! considers equal (`1` and `1N`, `[1 2]` and `(1 2)`, maps in any key order)
-//! get the same `Val`.
+//! considers equal (`1` and `1N`, `10M` and `1E1M`, `0.0` and `-0.0`, two
+//! spellings of one `#inst`, `[1 2]` and `(1 2)`, maps in any key order) get
+//! the same `Val`, and values it tells apart (`1`, `1.0`, `1M`) do not. This
+//! is the one place keys, values, list elements and the checkers' elements
+//! and accounts get their identity; `##NaN`, equal to nothing, is refused.
 
+use crate::history::edn::{Kind, Node, Problem, SyntaxError};
 use std::collections::HashMap;
 use std::fmt;
 use std::hash::{Hash, Hasher};
@@ -154,14 +158,19 @@ impl ValueTable {
         self.intern_canonical(&n.to_string())
     }
 
-    /// The value of an EDN node read by the generic reader.
-    pub fn node(&mut self, n: &crate::history::edn::Node<'_>) -> Val {
-        use crate::history::edn::Kind;
-        match (&n.kind, n.integer()) {
+    /// The value of an EDN node read by the generic reader; an error (in
+    /// the node's coordinates) when it holds a `##NaN`, which Clojure's `=`
+    /// equates with nothing, itself included ([`Node::nan`]).
+    pub fn node(&mut self, n: &Node<'_>) -> Result<Val, SyntaxError> {
+        if let Some(span) = n.nan() {
+            let problem = Problem::NotComparable("##NaN".into());
+            return Err(SyntaxError { span, problem });
+        }
+        Ok(match (&n.kind, n.integer()) {
             (Kind::Nil, _) => Val::NIL,
             (_, Some(Some(i))) => self.int(i),
             _ => self.intern_canonical(&n.canonical()),
-        }
+        })
     }
 
     /// The value of a sequence of values: what a list read becomes when the

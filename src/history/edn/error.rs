@@ -26,6 +26,13 @@ pub enum Problem {
     InvalidSymbol(String),
     #[error("invalid tag `#{0}`")]
     InvalidTag(String),
+    #[error("invalid #inst {0}")]
+    InvalidInst(String),
+    #[error("invalid #uuid {0}")]
+    InvalidUuid(String),
+    /// A key or value no value is equal to (`##NaN`).
+    #[error("{0} cannot be compared with any value")]
+    NotComparable(String),
     #[error("map has a key without a value")]
     OddMap,
     #[error("duplicate key {0} in map")]
@@ -60,13 +67,31 @@ impl Problem {
                     .into()
             }
             Problem::InvalidNumber(_) => {
-                "EDN numbers look like 12, -3, 12N, 1.5, 1e3, 1.5M, 1/2, 0x1F or 2r101 (a leading 0 means octal; a ratio's denominator is not 0)"
+                "EDN numbers look like 12, -3, 12N, 1.5, 1e3, 1.5M, 1/2, 0x1F or 2r101 (a leading 0 means octal; a ratio's denominator is not 0; a BigDec's exponent and scale fit 32 bits, as in Java)"
                     .into()
             }
             Problem::InvalidSymbol(_) => {
                 "symbols and keywords are made of letters, digits and .*+!-_?$%&=<>/'#: ".into()
             }
             Problem::InvalidTag(_) => "a tag is `#` followed by a symbol, e.g. #inst".into(),
+            Problem::InvalidInst(_) => {
+                "#inst takes a timestamp as clojure.instant reads it: \
+                 yyyy-MM-ddTHH:mm:ss.fff then Z or ±HH:mm (trailing parts optional), \
+                 e.g. #inst \"2024-01-01T00:00:00.000-00:00\""
+                    .into()
+            }
+            Problem::InvalidUuid(_) => {
+                "#uuid takes 8-4-4-4-12 hex digits, e.g. #uuid \"6ba7b810-9dad-11d1-80b4-00c04fd430c8\" \
+                 (java.util.UUID reads shorter groups too, differently across Java versions; \
+                 isocheck refuses them)"
+                    .into()
+            }
+            Problem::NotComparable(_) => {
+                "##NaN is not equal to itself under Clojure's `=`, and Elle and Jepsen's checkers \
+                 match it or not depending on where they look it up: isocheck cannot say which \
+                 write a read of it observed; use another value"
+                    .into()
+            }
             Problem::OddMap => "every key in a map needs a value".into(),
             Problem::DuplicateKey(_) => "each key may appear once in a map".into(),
             Problem::DuplicateSetElement(_) => "each element may appear once in a set".into(),

@@ -301,6 +301,9 @@ impl<'a> Reader<'a> {
                     return fail(EdnError::unexpected(rest, "a value after the tag"));
                 }
                 let (rest, v) = self.value(rest, depth + 1)?;
+                if let Some(problem) = check_tagged(name, &v) {
+                    return fail(EdnError::new(i, self.pos(rest) - self.pos(i), problem));
+                }
                 Ok((
                     rest,
                     Node {
@@ -499,6 +502,28 @@ impl<'a> Reader<'a> {
     }
 }
 
+/// Why Clojure's reader would refuse `#inst` or `#uuid` with this value
+/// (isocheck also refuses the UUID forms Java versions read differently);
+/// `None` for a good one and for other tags.
+fn check_tagged(tag: &str, v: &Node<'_>) -> Option<Problem> {
+    use super::scalar;
+    let text = match &v.kind {
+        Kind::Str(s) => Some(s.as_ref()),
+        _ => None,
+    };
+    match (tag, text) {
+        ("inst", Some(s)) => scalar::inst_millis(s)
+            .err()
+            .map(|why| Problem::InvalidInst(format!("{s:?}: {why}"))),
+        ("uuid", Some(s)) => scalar::uuid(s)
+            .is_none()
+            .then(|| Problem::InvalidUuid(format!("{s:?}"))),
+        ("inst", None) => Some(Problem::InvalidInst("a tag on a non-string".into())),
+        ("uuid", None) => Some(Problem::InvalidUuid("a tag on a non-string".into())),
+        _ => None,
+    }
+}
+
 fn closing_name(close: u8) -> &'static str {
     match close {
         b')' => "`)`",
@@ -536,20 +561,31 @@ fn unescape(s: &[u8]) -> Result<(char, usize), Err<EdnError<'_>>> {
         Some(b'f') => '\u{0C}',
         Some(b'b') => '\u{08}',
         Some(b'u') => {
-            let hex = s.get(2..6).ok_or_else(|| bad(s.len()))?;
-            let code = std::str::from_utf8(hex)
-                .ok()
-                .and_then(|h| u32::from_str_radix(h, 16).ok());
-            let hex_ok = hex.iter().all(u8::is_ascii_hexdigit);
-            return match code.filter(|_| hex_ok).and_then(char::from_u32) {
-                Some(c) => Ok((c, 6)),
-                None => Err(bad(6)),
+            let code = hex4(s.get(2..6).ok_or_else(|| bad(s.len()))?).ok_or_else(|| bad(6))?;
+            // A character beyond U+FFFF is two escapes, a surrogate pair, as
+            // in Java's UTF-16 strings: "\uD83D\uDE00" is "😀".
+            let low = match s.get(6..8) {
+                Some(b"\\u") if (0xD800..0xDC00).contains(&code) => s.get(8..12).and_then(hex4),
+                _ => None,
+            };
+            return match low.filter(|l| (0xDC00..0xE000).contains(l)) {
+                Some(low) => char::from_u32(0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00))
+                    .map(|c| (c, 12))
+                    .ok_or_else(|| bad(12)),
+                None => char::from_u32(code).map(|c| (c, 6)).ok_or_else(|| bad(6)),
             };
         }
         Some(&b) => return Err(bad(1 + char_len(b))),
         None => return Err(bad(1)),
     };
     Ok((c, 2))
+}
+
+/// Four hex digits.
+fn hex4(hex: &[u8]) -> Option<u32> {
+    let text = std::str::from_utf8(hex).ok()?;
+    let ok = hex.len() == 4 && hex.iter().all(u8::is_ascii_hexdigit);
+    ok.then(|| u32::from_str_radix(text, 16).ok()).flatten()
 }
 
 /// The char a character literal (without its backslash) stands for.
@@ -649,7 +685,8 @@ pub fn parse_number(text: &str) -> Option<Kind<'_>> {
                 return None;
             }
             if big {
-                Some(Kind::BigDec(body))
+                // Java's BigDecimal refuses exponents and scales beyond 32 bits.
+                super::scalar::decimal(body).map(|_| Kind::BigDec(body))
             } else {
                 body.parse::<f64>().ok().map(Kind::Float)
             }

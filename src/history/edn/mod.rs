@@ -9,6 +9,7 @@
 
 pub mod error;
 pub mod lex;
+pub mod scalar;
 
 pub use error::{EdnError, Problem};
 
@@ -57,6 +58,13 @@ pub struct SyntaxError {
 }
 
 impl SyntaxError {
+    /// The error of a value read from a slice that starts at `offset` of
+    /// the file, in the file's coordinates.
+    pub fn shifted(self, offset: usize) -> SyntaxError {
+        let span = Span::new(self.span.start() + offset, self.span.end() + offset);
+        SyntaxError { span, ..self }
+    }
+
     pub fn from_nom(full: &[u8], e: nom::Err<EdnError<'_>>) -> SyntaxError {
         match e {
             nom::Err::Error(e) | nom::Err::Failure(e) => {
@@ -106,8 +114,12 @@ pub fn read_forms(text: &str) -> (Vec<Node<'_>>, Option<SyntaxError>) {
 
 impl<'a> Node<'a> {
     /// The canonical EDN text of this value: equal for values that Clojure's
-    /// `=` considers equal (`1` and `1N`; a list and a vector with the same
-    /// elements; maps and sets in any order), and different otherwise.
+    /// `=` considers equal (`1` and `1N`; `0.0` and `-0.0`; `10M` and `1E1M`;
+    /// two `#inst`s of the same millisecond; a `#uuid` in either case; a list
+    /// and a vector with the same elements; maps and sets in any order), and
+    /// different otherwise (`1`, `1.0` and `1M` are three values). `##NaN`,
+    /// which is not `=` to itself, is written as any float; where values are
+    /// compared it is refused ([`Node::nan`]).
     pub fn canonical(&self) -> String {
         let mut s = String::new();
         self.write_canonical(&mut s);
@@ -123,7 +135,14 @@ impl<'a> Node<'a> {
             }
             Kind::BigInt(digits) => write_big_int(digits, out),
             Kind::Float(f) => write_float(*f, out),
-            Kind::BigDec(text) => write_big_dec(text, out),
+            Kind::BigDec(text) => match scalar::decimal(text) {
+                Some(d) => scalar::write_decimal(&d, out),
+                // The reader accepts only the decimals Java reads.
+                None => {
+                    out.push_str(text);
+                    out.push('M');
+                }
+            },
             Kind::Ratio(text) => write_ratio(text, out),
             Kind::Str(s) => write_string(s, out),
             Kind::Char(c) => write_char(*c, out),
@@ -140,12 +159,25 @@ impl<'a> Node<'a> {
                     .map(|(k, v)| format!("{} {}", k.canonical(), v.canonical()));
                 write_sorted(parts, "{", "}", out)
             }
-            Kind::Tagged(tag, v) => {
-                out.push('#');
-                out.push_str(tag);
-                out.push(' ');
-                v.write_canonical(out);
+            Kind::Tagged(tag, v) => write_tagged(tag, v, out),
+        }
+    }
+
+    /// The span of the first `##NaN` in this value, if it holds one. NaN is
+    /// not `=` to itself in Clojure, yet a `=` on two read from one file says
+    /// true (the reader gives the same object twice) while a map lookup says
+    /// false: no answer is Clojure's, so isocheck refuses NaN as a key or value.
+    pub fn nan(&self) -> Option<Span> {
+        match &self.kind {
+            Kind::Float(f) if f.is_nan() => Some(self.span),
+            Kind::List(items) | Kind::Vector(items) | Kind::Set(items) => {
+                items.iter().find_map(Node::nan)
             }
+            Kind::Map(entries) => entries
+                .iter()
+                .find_map(|(k, v)| k.nan().or_else(|| v.nan())),
+            Kind::Tagged(_, v) => v.nan(),
+            _ => None,
         }
     }
 
@@ -180,6 +212,30 @@ impl<'a> Node<'a> {
         match &self.kind {
             Kind::Tagged(_, v) => v.untagged(),
             _ => self,
+        }
+    }
+}
+
+/// `#inst` and `#uuid` (which the reader checked) by the value they read
+/// as; any other tag by its name and value, as Clojure's `tagged-literal`
+/// compares them.
+fn write_tagged(tag: &str, v: &Node<'_>, out: &mut String) {
+    let text = match &v.kind {
+        Kind::Str(s) => s.as_ref(),
+        _ => "",
+    };
+    let inst = (tag == "inst")
+        .then(|| scalar::inst_millis(text).ok())
+        .flatten();
+    let uuid = (tag == "uuid").then(|| scalar::uuid(text)).flatten();
+    match (inst, uuid) {
+        (Some(millis), _) => scalar::write_inst(millis, out),
+        (_, Some(bits)) => scalar::write_uuid(bits, out),
+        _ => {
+            out.push('#');
+            out.push_str(tag);
+            out.push(' ');
+            v.write_canonical(out);
         }
     }
 }
@@ -233,31 +289,18 @@ fn write_ratio(text: &str, out: &mut String) {
     }
 }
 
-/// Appends `f` as canonical EDN (`##NaN`, `##Inf` and `##-Inf` for the non-finite).
+/// Appends `f` as canonical EDN (`##NaN`, `##Inf` and `##-Inf` for the
+/// non-finite; `-0.0` as `0.0`, which Clojure's `=` and `hash` equate).
 pub fn write_float(f: f64, out: &mut String) {
-    if f.is_nan() {
+    if f == 0.0 {
+        out.push_str("0.0");
+    } else if f.is_nan() {
         out.push_str("##NaN");
     } else if f.is_infinite() {
         out.push_str(if f > 0.0 { "##Inf" } else { "##-Inf" });
     } else {
         let _ = write!(out, "{f:?}");
     }
-}
-
-/// `1.50M` and `1.5M` are `=` in Clojure: drop trailing fraction zeros.
-fn write_big_dec(text: &str, out: &mut String) {
-    let text = text.strip_prefix('+').unwrap_or(text);
-    let (mantissa, exp) = match text.find(['e', 'E']) {
-        Some(i) => (&text[..i], &text[i..]),
-        None => (text, ""),
-    };
-    let mantissa = match mantissa.contains('.') {
-        true => mantissa.trim_end_matches('0').trim_end_matches('.'),
-        false => mantissa,
-    };
-    out.push_str(mantissa);
-    out.push_str(exp);
-    out.push('M');
 }
 
 /// Appends `s` as a canonical EDN string literal.

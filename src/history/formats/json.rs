@@ -639,8 +639,8 @@ impl OpsBuilder {
                 Some(1) => op.process = self.process(v)?,
                 Some(2) => op.index = int_field(v, "index", "an integer")?,
                 Some(3) => op.set_time(int_field(v, "time", "an integer (nanoseconds)")?),
-                Some(4) => op.f = self.val(v, Context::Keyword),
-                Some(5) => op.value = self.op_value(v),
+                Some(4) => op.f = self.val(v, Context::Keyword)?,
+                Some(5) => op.value = self.op_value(v)?,
                 _ => self.out.extras.push((k.span, v.span)),
             }
         }
@@ -663,76 +663,85 @@ impl OpsBuilder {
                 let expected = "an integer within 64 bits (or a non-integer such as \"nemesis\")";
                 return Err(bad_field(&n, "process", expected));
             }
-            None => Process::Other(self.out.values.node(&n)),
+            None => Process::Other(self.out.values.node(&n)?),
         })
     }
 
-    /// A value interned; small integers without the generic path.
-    fn val(&mut self, j: &J<'_>, cx: Context) -> Val {
+    /// A value interned; small integers without the generic path. JSON
+    /// has no NaN, so the error of [`super::super::value::ValueTable::node`]
+    /// never comes, but is passed on all the same.
+    fn val(&mut self, j: &J<'_>, cx: Context) -> Result<Val, HistoryError> {
         if let JKind::Num(t) = j.kind {
             if let Ok(n) = t.parse::<u64>() {
-                return self.out.values.uint(n);
+                return Ok(self.out.values.uint(n));
             }
         }
-        self.out.values.node(&node(j, cx))
+        Ok(self.out.values.node(&node(j, cx))?)
     }
 
     /// `value`: a transaction when every element is a micro-op, else an
     /// opaque value (read again by span where a workload needs it).
-    fn op_value(&mut self, j: &J<'_>) -> OpValue {
-        match &j.kind {
+    fn op_value(&mut self, j: &J<'_>) -> Result<OpValue, HistoryError> {
+        Ok(match &j.kind {
             JKind::Null => OpValue::Nil,
             JKind::Arr(items) => {
                 let (mops, elems) = (self.out.mops.len(), self.out.elems.len());
-                if items.iter().all(|m| self.mop(m)) {
+                let mut all = true;
+                for m in items {
+                    if !self.mop(m)? {
+                        all = false;
+                        break;
+                    }
+                }
+                if all {
                     let len = (self.out.mops.len() - mops) as u32;
-                    return OpValue::Txn {
+                    return Ok(OpValue::Txn {
                         start: mops as u32,
                         len,
-                    };
+                    });
                 }
                 self.out.mops.truncate(mops);
                 self.out.elems.truncate(elems);
                 OpValue::Other(j.span)
             }
             _ => OpValue::Other(j.span),
-        }
+        })
     }
 
     /// `["r", k, v]`, `["r", k]`, `["append", k, v]`, `["w", k, v]`; false
     /// for anything else, as EDN's reader does.
-    fn mop(&mut self, j: &J<'_>) -> bool {
+    fn mop(&mut self, j: &J<'_>) -> Result<bool, HistoryError> {
         const KINDS: [(&str, MopKind); 3] = [
             ("r", MopKind::Read),
             ("append", MopKind::Append),
             ("w", MopKind::Write),
         ];
         let JKind::Arr(parts) = &j.kind else {
-            return false;
+            return Ok(false);
         };
         let kind = parts
             .first()
             .and_then(J::str)
             .and_then(|f| KINDS.iter().find(|(name, _)| *name == f));
         let (Some(&(_, kind)), 2..=3) = (kind, parts.len()) else {
-            return false;
+            return Ok(false);
         };
-        let key = self.val(&parts[1], Context::Op);
+        let key = self.val(&parts[1], Context::Op)?;
         let value = match parts.get(2).map(|v| &v.kind) {
             None => MopValue::Val(Val::NIL),
             Some(JKind::Arr(elems)) if kind == MopKind::Read => {
                 let start = self.out.elems.len() as u32;
                 for e in elems {
-                    let v = self.val(e, Context::Op);
+                    let v = self.val(e, Context::Op)?;
                     self.out.elems.push(v);
                 }
                 let len = self.out.elems.len() as u32 - start;
                 MopValue::List { start, len }
             }
-            Some(_) => MopValue::Val(self.val(&parts[2], Context::Op)),
+            Some(_) => MopValue::Val(self.val(&parts[2], Context::Op)?),
         };
         self.out.mops.push(MicroOp::new(kind, key, value, j.span));
-        true
+        Ok(true)
     }
 }
 
