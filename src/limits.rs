@@ -313,11 +313,25 @@ pub fn read_whole(input_bytes: u64) {
     will_allocate(input_bytes);
 }
 
+/// Polls while an input of unknown length is read: `bytes` read so far
+/// are recorded as the input's size and held against the budget (also
+/// where the allocator does not count), and the time limit is checked.
+pub fn reading(bytes: u64) {
+    update(|a| a.input_bytes = bytes);
+    INPUT_BYTES.store(bytes, Ordering::Relaxed);
+    stop_over_budget(ALLOCATED.load(Ordering::Relaxed).max(bytes));
+    poll();
+}
+
 /// Stops the check before it allocates `bytes` (a structure whose size is
 /// known in advance) when they would not fit in the budget.
 pub fn will_allocate(bytes: u64) {
+    stop_over_budget(ALLOCATED.load(Ordering::Relaxed).saturating_add(bytes));
+}
+
+/// Stops the check when `used` bytes would be over the budget.
+fn stop_over_budget(used: u64) {
     let budget = BUDGET.load(Ordering::Relaxed);
-    let used = ALLOCATED.load(Ordering::Relaxed).saturating_add(bytes);
     if let Some(a) = ARMED.get().filter(|_| used > budget) {
         let refused = false;
         stop(

@@ -1073,4 +1073,95 @@ mod limits {
             assert!(out.contains("-that-fit "), "{out}");
         }
     }
+
+    /// Runs `isocheck check <input> --timeout 2 --max-memory 200M --format
+    /// edn` (stdin from `stdin`) and returns its output and how long it took;
+    /// a deadlock guard kills it after two minutes.
+    fn check_endless(input: &str, stdin: std::process::Stdio) -> (Output, std::time::Duration) {
+        use std::time::{Duration, Instant};
+        let start = Instant::now();
+        let mut child = Command::new(env!("CARGO_BIN_EXE_isocheck"))
+            .args(["check", input, "--timeout", "2", "--max-memory", "200M"])
+            .args(["--format", "edn"])
+            .stdin(stdin)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("run isocheck");
+        while child.try_wait().expect("wait").is_none()
+            && start.elapsed() < Duration::from_secs(120)
+        {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let _ = child.kill();
+        let o = child.wait_with_output().expect("isocheck's output");
+        (o, start.elapsed())
+    }
+
+    /// Asserts an unknown answer for a limit while reading, well within the
+    /// bound (the timeout is 2 s; 20 s is a generous margin for a loaded
+    /// machine, not a measurement).
+    fn assert_stopped_reading(
+        what: &str,
+        (o, took): &(Output, std::time::Duration),
+        reasons: &[&str],
+    ) {
+        let out = text(&o.stdout);
+        assert_eq!(o.status.code(), Some(2), "{what}: {out}{}", text(&o.stderr));
+        let reason = out
+            .lines()
+            .find_map(|l| l.trim().strip_prefix(":reason :"))
+            .map(|r| r.trim_end_matches(','));
+        assert!(
+            reason.is_some_and(|r| reasons.contains(&r)),
+            "{what}: {out}"
+        );
+        assert!(out.contains(":stage :reading"), "{what}: {out}");
+        assert!(took.as_secs() < 20, "{what}: took {took:?}");
+    }
+
+    /// A FIFO whose writer sends a line and then neither writes nor closes
+    /// was read for ever, limits or not.
+    #[test]
+    fn a_fifo_that_never_closes_stops_at_the_timeout() {
+        let fifo =
+            std::env::temp_dir().join(format!("isocheck-limits-{}-fifo", std::process::id()));
+        let _ = std::fs::remove_file(&fifo);
+        let made = Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .expect("run mkfifo");
+        assert!(made.success());
+        let (done_send, done) = std::sync::mpsc::channel::<()>();
+        let writer = {
+            let fifo = fifo.clone();
+            std::thread::spawn(move || {
+                use std::io::Write;
+                let mut f = std::fs::OpenOptions::new().write(true).open(&fifo)?;
+                f.write_all(
+                    b"{:index 0, :type :invoke, :process 0, :f :txn, :value [[:r :x nil]]}\n",
+                )?;
+                // Held open, silent, until the check has ended.
+                let _ = done.recv();
+                Ok::<(), std::io::Error>(())
+            })
+        };
+        let run = check_endless(fifo.to_str().expect("UTF-8"), std::process::Stdio::null());
+        let _ = done_send.send(());
+        let _ = writer.join();
+        let _ = std::fs::remove_file(&fifo);
+        assert_stopped_reading("a silent FIFO", &run, &["timeout"]);
+    }
+
+    /// `/dev/zero` as the file and as standard input: read for ever, the
+    /// resident set growing about 0.6 GB/s, before the limits were polled
+    /// while reading. Either limit may come first.
+    #[test]
+    fn an_endless_device_stops_at_a_limit() {
+        let run = check_endless("/dev/zero", std::process::Stdio::null());
+        assert_stopped_reading("/dev/zero", &run, &["memory-limit", "timeout"]);
+        let zero = std::fs::File::open("/dev/zero").expect("/dev/zero");
+        let run = check_endless("-", std::process::Stdio::from(zero));
+        assert_stopped_reading("stdin from /dev/zero", &run, &["memory-limit", "timeout"]);
+    }
 }

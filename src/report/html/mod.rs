@@ -454,7 +454,7 @@ fn where_list(d: &Doc, labels: &[(Span, String)]) -> String {
         if span.is_empty() || span.end() > text.len() {
             continue;
         }
-        let line = h.source.line_col(span.start()).0;
+        let line = h.source.line(span.start());
         let _ = write!(
             s,
             "<li><a href=\"{name}#L{line}\">line {line}</a> {} <code>{}</code></li>",
