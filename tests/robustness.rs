@@ -508,6 +508,40 @@ mod output {
         }
     }
 
+    /// `isocheck recheck … | head -1`: the reader takes the table's header
+    /// and goes; `recheck` went on checking every run. The runs checked are
+    /// counted by their pages (`--html` writes one per run checked).
+    #[test]
+    fn recheck_into_a_pipe_closed_after_a_line_stops_checking() {
+        use std::io::{BufRead, BufReader};
+        let tests: Vec<String> = (0..40).map(|i| format!("t{i:02}")).collect();
+        let names: Vec<&str> = tests.iter().map(String::as_str).collect();
+        let store = valid_store("head-recheck", &names);
+        let page = store.0.join("table.html");
+        let mut child = isocheck()
+            .args(["recheck", "--jobs", "1", "--html"])
+            .arg(&page)
+            .arg(&store.0)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("run isocheck");
+        let mut head = BufReader::new(child.stdout.take().expect("piped stdout"));
+        let mut line = String::new();
+        head.read_line(&mut line).expect("the header");
+        assert!(line.starts_with("run "), "{line}");
+        drop(head);
+        let o = child.wait_with_output().expect("wait for isocheck");
+        assert_quiet_end(&o, "recheck | head -1");
+        let checked =
+            std::fs::read_dir(store.0.join("table-runs")).map_or(0, |d| d.flatten().count());
+        assert!(
+            checked < 20,
+            "{checked} of 40 runs checked after the reader had gone"
+        );
+    }
+
     /// A Jepsen store with one run of the valid history per test name.
     fn valid_store(name: &str, tests: &[&str]) -> Scratch {
         let store = Scratch::new(name);
