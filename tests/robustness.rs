@@ -698,6 +698,129 @@ mod long_cycles {
 mod long_lines {
     use super::*;
 
+    /// Gen's EDN ops as elle-cli's JSON ops: keywords as strings, `nil` as
+    /// `null`, map entries `"key": value`, vector items with commas (what
+    /// gen writes: maps, vectors, keywords, integers and `nil`).
+    fn gen_edn_to_json(line: &str) -> String {
+        let mut out = String::with_capacity(line.len() * 5 / 4);
+        // For each open collection: whether it is a map, and its items so far.
+        let mut open: Vec<(bool, usize)> = Vec::new();
+        let spaced = line
+            .replace('{', " { ")
+            .replace('}', " } ")
+            .replace('[', " [ ")
+            .replace(']', " ] ");
+        for token in spaced.split([' ', ',']).filter(|t| !t.is_empty()) {
+            if token == "}" || token == "]" {
+                open.pop();
+                out.push_str(token);
+                continue;
+            }
+            if let Some((is_map, n)) = open.last_mut() {
+                if *n > 0 {
+                    out.push_str(if *is_map && *n % 2 == 1 { ": " } else { ", " });
+                }
+                *n += 1;
+            }
+            match token {
+                "{" | "[" => {
+                    open.push((token == "{", 0));
+                    out.push_str(token);
+                }
+                "nil" => out.push_str("null"),
+                t => match t.strip_prefix(':') {
+                    Some(k) => out.push_str(&format!("\"{k}\"")),
+                    None => out.push_str(t),
+                },
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn gen_ops_read_the_same_as_json() {
+        let edn = "{:index 0, :type :ok, :f :txn, :value [[:r 1 nil] [:append 1 2]]}";
+        assert_eq!(
+            gen_edn_to_json(edn),
+            r#"{"index": 0, "type": "ok", "f": "txn", "value": [["r", 1, null], ["append", 1, 2]]}"#
+        );
+    }
+
+    /// A one-line history of about 20 MB, as an EDN vector and as a JSON
+    /// array, with many anomalies to report: the report placed each label
+    /// by scanning the line (about 40 s in a release build; with `--html`
+    /// 45 s), and `--timeout` did not stop it. Now it ends under
+    /// `--timeout 2` (unknown, or the verdict with its report cut), and
+    /// without one it completes (about 2.5 s in a release build; the bounds
+    /// here are deadlock guards for a loaded machine, not measurements).
+    #[test]
+    fn a_20_mb_history_on_one_line_ends_in_time() {
+        let scratch = Scratch::new("one-line-20mb");
+        let lines = scratch.0.join("lines.edn");
+        let o = isocheck()
+            .args([
+                "gen",
+                "list-append",
+                "--txns",
+                "80000",
+                "--level",
+                "read-uncommitted",
+                "-o",
+            ])
+            .arg(&lines)
+            .output()
+            .expect("run gen");
+        assert!(o.status.success(), "{}", stderr(&o));
+        let text = std::fs::read_to_string(&lines).expect("the history");
+        let ops: Vec<&str> = text.lines().collect();
+        let edn = scratch.file("h.edn", &format!("[{}]\n", ops.join(" ")));
+        let json: Vec<String> = ops.iter().map(|l| gen_edn_to_json(l)).collect();
+        let json = scratch.file("h.json", &format!("[{}]\n", json.join(", ")));
+        for file in [&edn, &json] {
+            let size = std::fs::metadata(file).map(|m| m.len()).unwrap_or(0);
+            assert!(size > 19_000_000, "{}: {size} bytes", file.display());
+            let start = std::time::Instant::now();
+            let o = isocheck()
+                .arg("check")
+                .arg(file)
+                .args(["--timeout", "2"])
+                .output()
+                .expect("run");
+            let took = start.elapsed();
+            assert_no_panic(&o);
+            let err = stderr(&o);
+            match o.status.code() {
+                Some(2) => assert!(err.starts_with("unknown: timeout"), "{err}"),
+                Some(1) => assert!(err.starts_with("invalid: "), "{err}"),
+                other => panic!("{}: status {other:?}: {err}", file.display()),
+            }
+            assert!(
+                took.as_secs() < 30,
+                "{}: {took:?} under --timeout 2",
+                file.display()
+            );
+            let page = scratch.0.join("page.html");
+            let start = std::time::Instant::now();
+            let o = isocheck()
+                .arg("check")
+                .arg(file)
+                .arg("--html")
+                .arg(&page)
+                .output()
+                .expect("run");
+            let took = start.elapsed();
+            assert_eq!(
+                o.status.code(),
+                Some(1),
+                "{}: {}",
+                file.display(),
+                stderr(&o)
+            );
+            assert!(took.as_secs() < 120, "{}: {took:?}", file.display());
+            assert!(!stderr(&o).contains("report cut"), "{}", stderr(&o));
+        }
+    }
+
     /// `n` committed appends on one line (a form the README accepts).
     fn one_line(n: usize) -> String {
         let ops: Vec<String> = (0..n)
@@ -1197,5 +1320,60 @@ mod limits {
         let zero = std::fs::File::open("/dev/zero").expect("/dev/zero");
         let run = check_endless("-", std::process::Stdio::from(zero));
         assert_stopped_reading("stdin from /dev/zero", &run, &["memory-limit", "timeout"]);
+    }
+}
+
+/// A limit that fires after the verdict is computed cuts the report, never
+/// the verdict (issue 32): the answer stays invalid, and says the report
+/// was cut and by which limit.
+mod report_cut {
+    use isocheck::check::{CheckOptions, Validity};
+    use isocheck::limits;
+    use std::path::Path;
+    use std::time::Duration;
+
+    /// Checks `fixture` under a deadline that passes before its report is
+    /// written (the check sleeps past it), and renders every format.
+    fn cut(fixture: &str) -> (Validity, [String; 4]) {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(fixture);
+        let run = limits::run(Some(Duration::from_secs(1)), || {
+            let history = isocheck::load(&path, &Default::default()).expect("a history");
+            let outcome = isocheck::check(&history, &CheckOptions::default()).expect("checked");
+            std::thread::sleep(Duration::from_millis(1100));
+            let texts = [
+                outcome.human(&history, false),
+                outcome.edn(&history),
+                outcome.json(&history),
+                outcome.html(&history, Path::new(".")),
+            ];
+            (outcome.validity(), texts)
+        });
+        run.expect("the verdict, not a stop")
+    }
+
+    #[test]
+    fn an_invalid_verdict_stays_invalid_when_its_report_is_cut() {
+        for fixture in [
+            "fixtures/check/g1c.edn",
+            "fixtures/jepsen/unique-ids-invalid.edn",
+            "fixtures/jepsen/total-queue-invalid.edn",
+            "fixtures/jepsen/set-invalid.edn",
+            "fixtures/lwt/no-linearization.edn",
+        ] {
+            let (valid, [human, edn, json, html]) = cut(fixture);
+            assert_eq!(valid, Validity::False, "{fixture}");
+            assert!(human.starts_with("invalid"), "{fixture}: {human}");
+            assert!(
+                human.contains("report cut: the --timeout of 1 s passed while writing the report (stage report); the verdict above stands"),
+                "{fixture}: {human}"
+            );
+            assert!(edn.starts_with("{:valid? false,"), "{fixture}: {edn}");
+            assert!(edn.contains(":report-cut :timeout"), "{fixture}: {edn}");
+            let json: serde_json::Value = serde_json::from_str(&json).expect("JSON");
+            assert_eq!(json["valid?"], false, "{fixture}");
+            assert_eq!(json["report-cut"], "timeout", "{fixture}");
+            assert!(html.contains("data-valid=\"invalid\""), "{fixture}");
+            assert!(html.contains("report cut"), "{fixture}");
+        }
     }
 }
