@@ -445,26 +445,33 @@ mod output {
         }
     }
 
+    /// `command | head -1`: its first line on stdout, read before the pipe
+    /// is closed, and how it ended.
+    fn head_one(command: &mut Command) -> (String, Output) {
+        use std::io::{BufRead, BufReader};
+        let mut child = command
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("run isocheck");
+        let mut head = BufReader::new(child.stdout.take().expect("piped stdout"));
+        let mut line = String::new();
+        head.read_line(&mut line).expect("a first line");
+        drop(head);
+        (line, child.wait_with_output().expect("wait for isocheck"))
+    }
+
     /// `isocheck gen … | head -1`: the reader takes a line and closes the
     /// pipe while `gen` is still writing (megabytes to come, the pipe's
     /// buffer full), as `head` does.
     #[test]
     fn gen_into_a_pipe_closed_after_a_line_ends_quietly() {
-        use std::io::{BufRead, BufReader};
         for workload in ["list-append", "rw-register", "mini-transactions", "lwt"] {
-            let mut child = isocheck()
-                .args(["gen", workload, "--txns", "200000"])
-                .stdin(Stdio::null())
-                .stdout(Stdio::piped())
-                .stderr(Stdio::piped())
-                .spawn()
-                .expect("run isocheck");
-            let mut head = BufReader::new(child.stdout.take().expect("piped stdout"));
-            let mut line = String::new();
-            head.read_line(&mut line).expect("a first line");
+            let mut gen = isocheck();
+            gen.args(["gen", workload, "--txns", "200000"]);
+            let (line, o) = head_one(&mut gen);
             assert!(line.starts_with('{'), "{workload}: {line}");
-            drop(head);
-            let o = child.wait_with_output().expect("wait for isocheck");
             assert_quiet_end(&o, &format!("gen {workload} | head -1"));
         }
     }
@@ -513,26 +520,14 @@ mod output {
     /// counted by their pages (`--html` writes one per run checked).
     #[test]
     fn recheck_into_a_pipe_closed_after_a_line_stops_checking() {
-        use std::io::{BufRead, BufReader};
         let tests: Vec<String> = (0..40).map(|i| format!("t{i:02}")).collect();
         let names: Vec<&str> = tests.iter().map(String::as_str).collect();
         let store = valid_store("head-recheck", &names);
         let page = store.0.join("table.html");
-        let mut child = isocheck()
-            .args(["recheck", "--jobs", "1", "--html"])
-            .arg(&page)
-            .arg(&store.0)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("run isocheck");
-        let mut head = BufReader::new(child.stdout.take().expect("piped stdout"));
-        let mut line = String::new();
-        head.read_line(&mut line).expect("the header");
+        let mut recheck = isocheck();
+        recheck.args(["recheck", "--jobs", "1", "--html"]);
+        let (line, o) = head_one(recheck.arg(&page).arg(&store.0));
         assert!(line.starts_with("run "), "{line}");
-        drop(head);
-        let o = child.wait_with_output().expect("wait for isocheck");
         assert_quiet_end(&o, "recheck | head -1");
         let checked =
             std::fs::read_dir(store.0.join("table-runs")).map_or(0, |d| d.flatten().count());

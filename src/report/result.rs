@@ -60,7 +60,15 @@ pub(crate) fn result_map<'a>(h: &'a History, a: &Analysis, v: &Verdict) -> R<'a>
         .map(|(&t, entries)| {
             let value = match entries.as_slice() {
                 [Entry::EmptyGraph] => R::Bool(true),
-                _ => R::Vec(entries.iter().map(|e| entry(h, a, *e)).collect()),
+                _ => R::Vec(
+                    entries
+                        .iter()
+                        .map(|e| {
+                            crate::limits::tick();
+                            entry(h, a, *e)
+                        })
+                        .collect(),
+                ),
             };
             (kws(t), value)
         })

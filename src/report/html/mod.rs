@@ -149,6 +149,7 @@ pub fn transactional(h: &History, a: &Analysis, v: &Verdict, href: &str) -> Stri
     for t in &types {
         let entries = &v.anomalies[t];
         for (i, e) in entries.iter().take(SHOWN_PER_TYPE).enumerate() {
+            crate::limits::tick();
             let id = format!("{t}-{i}");
             let heading = match e {
                 Entry::EmptyGraph => t.to_string(),

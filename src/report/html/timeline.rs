@@ -167,6 +167,7 @@ fn draw(h: &History, bars: &[(Pair, Option<&String>)], total: usize) -> String {
         s.push('\n');
     }
     for (p, name) in bars {
+        crate::limits::tick();
         let Some(lane) = process(h, p).and_then(|q| lane_of.get(&q)) else {
             continue;
         };
