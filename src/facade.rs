@@ -67,16 +67,17 @@ impl Outcome {
         Outcome::Transactional { analysis, verdict }
     }
 
-    /// Marks the report stage, polling the limits: rendering counts against
-    /// them too. After the solver stopped for a limit the verdict is already
-    /// unknown, with what was found before: the report is not discarded for
-    /// it, so there is no poll.
+    /// Marks the report stage. The verdict is computed: from here a limit
+    /// cuts the report, never the verdict (each render below goes through
+    /// [`limits::rendering`]). After the solver stopped for a limit the
+    /// verdict is already unknown, with what was found before, and that
+    /// report is written whole: the polls are lifted.
     pub fn enter_report(&self) {
-        match self {
-            Outcome::Transactional { analysis, .. } if !analysis.stopped.is_empty() => {
-                limits::enter(Stage::Report)
+        limits::enter(Stage::Report);
+        if let Outcome::Transactional { analysis, .. } = self {
+            if !analysis.stopped.is_empty() {
+                limits::lift();
             }
-            _ => limits::stage(Stage::Report),
         }
     }
 
@@ -106,59 +107,91 @@ impl Outcome {
     }
 
     /// The report for people, with labels into the file; `color` for a
-    /// terminal.
+    /// terminal. A limit that fires while it is written cuts it where it
+    /// is, with a note saying so.
     pub fn human(&self, history: &History, color: bool) -> String {
-        match self {
+        let mut out = String::new();
+        let rendered = limits::rendering(|| match self {
             Outcome::Transactional { analysis, verdict } => {
-                report::human::render(history, analysis, verdict, color)
+                report::human::render_into(&mut out, history, analysis, verdict, color)
             }
-            Outcome::Register(a) => report::lwt::render(history, a, color),
-            Outcome::Jepsen(r) => report::jepsen::render(history, r, color),
+            Outcome::Register(a) => report::lwt::render_into(&mut out, history, a, color),
+            Outcome::Jepsen(r) => report::jepsen::render_into(&mut out, history, r, color),
+        });
+        if let Err(stop) = rendered {
+            if out.is_empty() {
+                out = report::cut::header(self.validity(), &self.anomaly_types());
+            }
+            out.push_str(&report::cut::note(&stop));
         }
+        out
     }
 
-    /// Elle's result map as EDN.
+    /// Elle's result map as EDN (cut to the verdict and `:report-cut` when
+    /// a limit fires while it is written).
     pub fn edn(&self, history: &History) -> String {
-        match self {
+        let rendered = limits::rendering(|| match self {
             Outcome::Transactional { analysis, verdict } => {
                 report::edn::result_map(history, analysis, verdict)
             }
             Outcome::Register(a) => report::lwt::edn_result(history, a),
             Outcome::Jepsen(r) => report::jepsen::edn_result(history, r),
-        }
+        });
+        rendered.unwrap_or_else(|stop| {
+            report::cut::edn(self.validity(), &self.anomaly_types(), &self.not(), &stop)
+        })
     }
 
-    /// Elle's result map as JSON, pretty-printed.
+    /// Elle's result map as JSON, pretty-printed (cut as [`Outcome::edn`]).
     pub fn json(&self, history: &History) -> String {
-        let value = match self {
+        let rendered = limits::rendering(|| match self {
             Outcome::Transactional { analysis, verdict } => {
                 report::json::result_map(history, analysis, verdict)
             }
             Outcome::Register(a) => report::lwt::json_result(history, a),
             Outcome::Jepsen(r) => report::jepsen::json_result(history, r),
-        };
+        });
+        let value = rendered.unwrap_or_else(|stop| {
+            report::cut::json(self.validity(), &self.anomaly_types(), &self.not(), &stop)
+        });
         serde_json::to_string_pretty(&value).unwrap_or_default()
     }
 
     /// The report as one self-contained HTML page, to be written into
-    /// `page_dir` (its lines link to the history file from there).
+    /// `page_dir` (its lines link to the history file from there); a
+    /// limit that fires while it is written makes it the verdict and the
+    /// note of the cut.
     pub fn html(&self, history: &History, page_dir: &Path) -> String {
         let href = report::html::href(page_dir, history.source.name());
-        match self {
+        let rendered = limits::rendering(|| match self {
             Outcome::Transactional { analysis, verdict } => {
                 report::html::transactional(history, analysis, verdict, &href)
             }
             Outcome::Register(a) => report::html::register(history, a, &href),
             Outcome::Jepsen(r) => report::html::jepsen(history, r, &href),
-        }
+        });
+        rendered.unwrap_or_else(|stop| self.cut_page(&stop))
+    }
+
+    /// The page of a report a limit cut: the verdict and the note.
+    fn cut_page(&self, stop: &limits::Stop) -> String {
+        let types = self.anomaly_types();
+        let text = report::cut::header(self.validity(), &types) + &report::cut::note(stop);
+        report::html::cut(self.validity(), &types, &text)
     }
 
     /// Elle's artifacts in `dir`: `<anomaly>.txt` explanations and a
     /// Graphviz `.dot` (and `.svg` when `dot` is installed) per cycle, and
-    /// the HTML report as `index.html` (the only one for registers).
+    /// the HTML report as `index.html` (the only one for registers). A
+    /// limit that fires on the way leaves the files written so far and an
+    /// `index.html` that says the report was cut.
     pub fn write_directory(&self, dir: &Path, history: &History) -> std::io::Result<()> {
         if let Outcome::Transactional { analysis, verdict } = self {
-            report::directory::write(dir, history, analysis, verdict)?;
+            let written =
+                limits::rendering(|| report::directory::write(dir, history, analysis, verdict));
+            if let Ok(Err(e)) = written {
+                return Err(e);
+            }
         }
         std::fs::create_dir_all(dir)?;
         std::fs::write(dir.join("index.html"), self.html(history, dir))

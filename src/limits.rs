@@ -191,6 +191,11 @@ struct Armed {
     ticks: u32,
     ops: u64,
     input_bytes: u64,
+    /// The limit that cut the report short ([`rendering`]), or none.
+    cut: Option<Stop>,
+    /// Polls do nothing: the verdict is out (the report was cut, or the
+    /// check already stopped for a limit and says so).
+    lifted: bool,
 }
 
 thread_local! {
@@ -209,6 +214,8 @@ pub fn run<T>(timeout: Option<Duration>, check: impl FnOnce() -> T) -> Result<T,
         ticks: 0,
         ops: 0,
         input_bytes: 0,
+        cut: None,
+        lifted: false,
     }));
     RUNNING.fetch_add(1, Ordering::SeqCst);
     let result = attempt(check);
@@ -228,6 +235,39 @@ pub fn attempt<T>(part: impl FnOnce() -> T) -> Result<T, Stop> {
             Err(other) => resume_unwind(other),
         },
     }
+}
+
+/// Renders (part of) the report of a check whose verdict is computed: a
+/// limit that fires inside stops the rendering only, `Err` with the stop,
+/// and from then on the check's polls do nothing, since what is left is to
+/// say the verdict and that its report was cut ([`cut`]). After a cut,
+/// `render` is not run.
+pub fn rendering<T>(render: impl FnOnce() -> T) -> Result<T, Stop> {
+    if let Some(stop) = cut() {
+        return Err(stop);
+    }
+    // Writing the report counts against the limits from its start.
+    attempt(|| {
+        poll();
+        render()
+    })
+    .inspect_err(|&stop| {
+        update(|a| {
+            a.cut = Some(stop);
+            a.lifted = true;
+        })
+    })
+}
+
+/// The limit that cut the report of the check on this thread, if one did.
+pub fn cut() -> Option<Stop> {
+    ARMED.get().and_then(|a| a.cut)
+}
+
+/// Turns the polls of the check on this thread off: its verdict already
+/// says that a limit stopped it, and its report says what was found before.
+pub fn lift() {
+    update(|a| a.lifted = true);
 }
 
 /// The deadline of the check running on this thread, for the solver.
@@ -285,7 +325,9 @@ fn update(f: impl FnOnce(&mut Armed)) {
 
 /// Unwinds to [`run`] when a limit is exceeded.
 fn poll() {
-    let Some(a) = ARMED.get() else { return };
+    let Some(a) = ARMED.get().filter(|a| !a.lifted) else {
+        return;
+    };
     let reason = if a.deadline.is_some_and(|d| Instant::now() >= d) {
         Some(Reason::Timeout(a.timeout))
     } else {
@@ -313,12 +355,26 @@ pub fn read_whole(input_bytes: u64) {
     will_allocate(input_bytes);
 }
 
+/// Polls while an input of unknown length is read: `bytes` read so far
+/// are recorded as the input's size and held against the budget (also
+/// where the allocator does not count), and the time limit is checked.
+pub fn reading(bytes: u64) {
+    update(|a| a.input_bytes = bytes);
+    INPUT_BYTES.store(bytes, Ordering::Relaxed);
+    stop_over_budget(ALLOCATED.load(Ordering::Relaxed).max(bytes));
+    poll();
+}
+
 /// Stops the check before it allocates `bytes` (a structure whose size is
 /// known in advance) when they would not fit in the budget.
 pub fn will_allocate(bytes: u64) {
+    stop_over_budget(ALLOCATED.load(Ordering::Relaxed).saturating_add(bytes));
+}
+
+/// Stops the check when `used` bytes would be over the budget.
+fn stop_over_budget(used: u64) {
     let budget = BUDGET.load(Ordering::Relaxed);
-    let used = ALLOCATED.load(Ordering::Relaxed).saturating_add(bytes);
-    if let Some(a) = ARMED.get().filter(|_| used > budget) {
+    if let Some(a) = ARMED.get().filter(|a| !a.lifted && used > budget) {
         let refused = false;
         stop(
             a,
@@ -663,6 +719,22 @@ mod tests {
             part.err().map(|s| (s.reason.name(), s.stage))
         });
         assert_eq!(r.ok(), Some(Some(("timeout", Stage::Construct))));
+    }
+
+    #[test]
+    fn a_stop_while_rendering_cuts_the_report_and_keeps_the_check() {
+        let r = run(Some(Duration::ZERO), || {
+            let report = rendering(|| stage(Stage::Report));
+            // Polls do nothing after the cut, and rendering is not run again.
+            stage(Stage::Report);
+            let again = rendering(|| "rendered");
+            (
+                report.err().map(|s| s.reason.name()),
+                again.is_err(),
+                cut().is_some(),
+            )
+        });
+        assert_eq!(r.ok(), Some((Some("timeout"), true, true)));
     }
 
     #[test]

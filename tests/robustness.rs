@@ -445,26 +445,33 @@ mod output {
         }
     }
 
+    /// `command | head -1`: its first line on stdout, read before the pipe
+    /// is closed, and how it ended.
+    fn head_one(command: &mut Command) -> (String, Output) {
+        use std::io::{BufRead, BufReader};
+        let mut child = command
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("run isocheck");
+        let mut head = BufReader::new(child.stdout.take().expect("piped stdout"));
+        let mut line = String::new();
+        head.read_line(&mut line).expect("a first line");
+        drop(head);
+        (line, child.wait_with_output().expect("wait for isocheck"))
+    }
+
     /// `isocheck gen … | head -1`: the reader takes a line and closes the
     /// pipe while `gen` is still writing (megabytes to come, the pipe's
     /// buffer full), as `head` does.
     #[test]
     fn gen_into_a_pipe_closed_after_a_line_ends_quietly() {
-        use std::io::{BufRead, BufReader};
         for workload in ["list-append", "rw-register", "mini-transactions", "lwt"] {
-            let mut child = isocheck()
-                .args(["gen", workload, "--txns", "200000"])
-                .stdin(Stdio::null())
-                .stdout(Stdio::piped())
-                .stderr(Stdio::piped())
-                .spawn()
-                .expect("run isocheck");
-            let mut head = BufReader::new(child.stdout.take().expect("piped stdout"));
-            let mut line = String::new();
-            head.read_line(&mut line).expect("a first line");
+            let mut gen = isocheck();
+            gen.args(["gen", workload, "--txns", "200000"]);
+            let (line, o) = head_one(&mut gen);
             assert!(line.starts_with('{'), "{workload}: {line}");
-            drop(head);
-            let o = child.wait_with_output().expect("wait for isocheck");
             assert_quiet_end(&o, &format!("gen {workload} | head -1"));
         }
     }
@@ -506,6 +513,28 @@ mod output {
             let o = with_closed(&["recheck", &path, "--format", format], "stdout");
             assert_quiet_end(&o, &format!("recheck --format {format}"));
         }
+    }
+
+    /// `isocheck recheck … | head -1`: the reader takes the table's header
+    /// and goes; `recheck` went on checking every run. The runs checked are
+    /// counted by their pages (`--html` writes one per run checked).
+    #[test]
+    fn recheck_into_a_pipe_closed_after_a_line_stops_checking() {
+        let tests: Vec<String> = (0..40).map(|i| format!("t{i:02}")).collect();
+        let names: Vec<&str> = tests.iter().map(String::as_str).collect();
+        let store = valid_store("head-recheck", &names);
+        let page = store.0.join("table.html");
+        let mut recheck = isocheck();
+        recheck.args(["recheck", "--jobs", "1", "--html"]);
+        let (line, o) = head_one(recheck.arg(&page).arg(&store.0));
+        assert!(line.starts_with("run "), "{line}");
+        assert_quiet_end(&o, "recheck | head -1");
+        let checked =
+            std::fs::read_dir(store.0.join("table-runs")).map_or(0, |d| d.flatten().count());
+        assert!(
+            checked < 20,
+            "{checked} of 40 runs checked after the reader had gone"
+        );
     }
 
     /// A Jepsen store with one run of the valid history per test name.
@@ -663,6 +692,129 @@ mod long_cycles {
 /// never the whole of it, and no panic past column 65,535.
 mod long_lines {
     use super::*;
+
+    /// Gen's EDN ops as elle-cli's JSON ops: keywords as strings, `nil` as
+    /// `null`, map entries `"key": value`, vector items with commas (what
+    /// gen writes: maps, vectors, keywords, integers and `nil`).
+    fn gen_edn_to_json(line: &str) -> String {
+        let mut out = String::with_capacity(line.len() * 5 / 4);
+        // For each open collection: whether it is a map, and its items so far.
+        let mut open: Vec<(bool, usize)> = Vec::new();
+        let spaced = line
+            .replace('{', " { ")
+            .replace('}', " } ")
+            .replace('[', " [ ")
+            .replace(']', " ] ");
+        for token in spaced.split([' ', ',']).filter(|t| !t.is_empty()) {
+            if token == "}" || token == "]" {
+                open.pop();
+                out.push_str(token);
+                continue;
+            }
+            if let Some((is_map, n)) = open.last_mut() {
+                if *n > 0 {
+                    out.push_str(if *is_map && *n % 2 == 1 { ": " } else { ", " });
+                }
+                *n += 1;
+            }
+            match token {
+                "{" | "[" => {
+                    open.push((token == "{", 0));
+                    out.push_str(token);
+                }
+                "nil" => out.push_str("null"),
+                t => match t.strip_prefix(':') {
+                    Some(k) => out.push_str(&format!("\"{k}\"")),
+                    None => out.push_str(t),
+                },
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn gen_ops_read_the_same_as_json() {
+        let edn = "{:index 0, :type :ok, :f :txn, :value [[:r 1 nil] [:append 1 2]]}";
+        assert_eq!(
+            gen_edn_to_json(edn),
+            r#"{"index": 0, "type": "ok", "f": "txn", "value": [["r", 1, null], ["append", 1, 2]]}"#
+        );
+    }
+
+    /// A one-line history of about 20 MB, as an EDN vector and as a JSON
+    /// array, with many anomalies to report: the report placed each label
+    /// by scanning the line (about 40 s in a release build; with `--html`
+    /// 45 s), and `--timeout` did not stop it. Now it ends under
+    /// `--timeout 2` (unknown, or the verdict with its report cut), and
+    /// without one it completes (about 2.5 s in a release build; the bounds
+    /// here are deadlock guards for a loaded machine, not measurements).
+    #[test]
+    fn a_20_mb_history_on_one_line_ends_in_time() {
+        let scratch = Scratch::new("one-line-20mb");
+        let lines = scratch.0.join("lines.edn");
+        let o = isocheck()
+            .args([
+                "gen",
+                "list-append",
+                "--txns",
+                "80000",
+                "--level",
+                "read-uncommitted",
+                "-o",
+            ])
+            .arg(&lines)
+            .output()
+            .expect("run gen");
+        assert!(o.status.success(), "{}", stderr(&o));
+        let text = std::fs::read_to_string(&lines).expect("the history");
+        let ops: Vec<&str> = text.lines().collect();
+        let edn = scratch.file("h.edn", &format!("[{}]\n", ops.join(" ")));
+        let json: Vec<String> = ops.iter().map(|l| gen_edn_to_json(l)).collect();
+        let json = scratch.file("h.json", &format!("[{}]\n", json.join(", ")));
+        for file in [&edn, &json] {
+            let size = std::fs::metadata(file).map(|m| m.len()).unwrap_or(0);
+            assert!(size > 19_000_000, "{}: {size} bytes", file.display());
+            let start = std::time::Instant::now();
+            let o = isocheck()
+                .arg("check")
+                .arg(file)
+                .args(["--timeout", "2"])
+                .output()
+                .expect("run");
+            let took = start.elapsed();
+            assert_no_panic(&o);
+            let err = stderr(&o);
+            match o.status.code() {
+                Some(2) => assert!(err.starts_with("unknown: timeout"), "{err}"),
+                Some(1) => assert!(err.starts_with("invalid: "), "{err}"),
+                other => panic!("{}: status {other:?}: {err}", file.display()),
+            }
+            assert!(
+                took.as_secs() < 30,
+                "{}: {took:?} under --timeout 2",
+                file.display()
+            );
+            let page = scratch.0.join("page.html");
+            let start = std::time::Instant::now();
+            let o = isocheck()
+                .arg("check")
+                .arg(file)
+                .arg("--html")
+                .arg(&page)
+                .output()
+                .expect("run");
+            let took = start.elapsed();
+            assert_eq!(
+                o.status.code(),
+                Some(1),
+                "{}: {}",
+                file.display(),
+                stderr(&o)
+            );
+            assert!(took.as_secs() < 120, "{}: {took:?}", file.display());
+            assert!(!stderr(&o).contains("report cut"), "{}", stderr(&o));
+        }
+    }
 
     /// `n` committed appends on one line (a form the README accepts).
     fn one_line(n: usize) -> String {
@@ -1071,6 +1223,152 @@ mod limits {
                 "{out}"
             );
             assert!(out.contains("-that-fit "), "{out}");
+        }
+    }
+
+    /// Runs `isocheck check <input> --timeout 2 --max-memory 200M --format
+    /// edn` (stdin from `stdin`) and returns its output and how long it took;
+    /// a deadlock guard kills it after two minutes.
+    fn check_endless(input: &str, stdin: std::process::Stdio) -> (Output, std::time::Duration) {
+        use std::time::{Duration, Instant};
+        let start = Instant::now();
+        let mut child = Command::new(env!("CARGO_BIN_EXE_isocheck"))
+            .args(["check", input, "--timeout", "2", "--max-memory", "200M"])
+            .args(["--format", "edn"])
+            .stdin(stdin)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("run isocheck");
+        while child.try_wait().expect("wait").is_none()
+            && start.elapsed() < Duration::from_secs(120)
+        {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let _ = child.kill();
+        let o = child.wait_with_output().expect("isocheck's output");
+        (o, start.elapsed())
+    }
+
+    /// Asserts an unknown answer for a limit while reading, well within the
+    /// bound (the timeout is 2 s; 20 s is a generous margin for a loaded
+    /// machine, not a measurement).
+    fn assert_stopped_reading(
+        what: &str,
+        (o, took): &(Output, std::time::Duration),
+        reasons: &[&str],
+    ) {
+        let out = text(&o.stdout);
+        assert_eq!(o.status.code(), Some(2), "{what}: {out}{}", text(&o.stderr));
+        let reason = out
+            .lines()
+            .find_map(|l| l.trim().strip_prefix(":reason :"))
+            .map(|r| r.trim_end_matches(','));
+        assert!(
+            reason.is_some_and(|r| reasons.contains(&r)),
+            "{what}: {out}"
+        );
+        assert!(out.contains(":stage :reading"), "{what}: {out}");
+        assert!(took.as_secs() < 20, "{what}: took {took:?}");
+    }
+
+    /// A FIFO whose writer sends a line and then neither writes nor closes
+    /// was read for ever, limits or not.
+    #[test]
+    fn a_fifo_that_never_closes_stops_at_the_timeout() {
+        let fifo =
+            std::env::temp_dir().join(format!("isocheck-limits-{}-fifo", std::process::id()));
+        let _ = std::fs::remove_file(&fifo);
+        let made = Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .expect("run mkfifo");
+        assert!(made.success());
+        let (done_send, done) = std::sync::mpsc::channel::<()>();
+        let writer = {
+            let fifo = fifo.clone();
+            std::thread::spawn(move || {
+                use std::io::Write;
+                let mut f = std::fs::OpenOptions::new().write(true).open(&fifo)?;
+                f.write_all(
+                    b"{:index 0, :type :invoke, :process 0, :f :txn, :value [[:r :x nil]]}\n",
+                )?;
+                // Held open, silent, until the check has ended.
+                let _ = done.recv();
+                Ok::<(), std::io::Error>(())
+            })
+        };
+        let run = check_endless(fifo.to_str().expect("UTF-8"), std::process::Stdio::null());
+        let _ = done_send.send(());
+        let _ = writer.join();
+        let _ = std::fs::remove_file(&fifo);
+        assert_stopped_reading("a silent FIFO", &run, &["timeout"]);
+    }
+
+    /// `/dev/zero` as the file and as standard input: read for ever, the
+    /// resident set growing about 0.6 GB/s, before the limits were polled
+    /// while reading. Either limit may come first.
+    #[test]
+    fn an_endless_device_stops_at_a_limit() {
+        let run = check_endless("/dev/zero", std::process::Stdio::null());
+        assert_stopped_reading("/dev/zero", &run, &["memory-limit", "timeout"]);
+        let zero = std::fs::File::open("/dev/zero").expect("/dev/zero");
+        let run = check_endless("-", std::process::Stdio::from(zero));
+        assert_stopped_reading("stdin from /dev/zero", &run, &["memory-limit", "timeout"]);
+    }
+}
+
+/// A limit that fires after the verdict is computed cuts the report, never
+/// the verdict (issue 32): the answer stays invalid, and says the report
+/// was cut and by which limit.
+mod report_cut {
+    use isocheck::check::{CheckOptions, Validity};
+    use isocheck::limits;
+    use std::path::Path;
+    use std::time::Duration;
+
+    /// Checks `fixture` under a deadline that passes before its report is
+    /// written (the check sleeps past it), and renders every format.
+    fn cut(fixture: &str) -> (Validity, [String; 4]) {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(fixture);
+        let run = limits::run(Some(Duration::from_secs(1)), || {
+            let history = isocheck::load(&path, &Default::default()).expect("a history");
+            let outcome = isocheck::check(&history, &CheckOptions::default()).expect("checked");
+            std::thread::sleep(Duration::from_millis(1100));
+            let texts = [
+                outcome.human(&history, false),
+                outcome.edn(&history),
+                outcome.json(&history),
+                outcome.html(&history, Path::new(".")),
+            ];
+            (outcome.validity(), texts)
+        });
+        run.expect("the verdict, not a stop")
+    }
+
+    #[test]
+    fn an_invalid_verdict_stays_invalid_when_its_report_is_cut() {
+        for fixture in [
+            "fixtures/check/g1c.edn",
+            "fixtures/jepsen/unique-ids-invalid.edn",
+            "fixtures/jepsen/total-queue-invalid.edn",
+            "fixtures/jepsen/set-invalid.edn",
+            "fixtures/lwt/no-linearization.edn",
+        ] {
+            let (valid, [human, edn, json, html]) = cut(fixture);
+            assert_eq!(valid, Validity::False, "{fixture}");
+            assert!(human.starts_with("invalid"), "{fixture}: {human}");
+            assert!(
+                human.contains("report cut: the --timeout of 1 s passed while writing the report (stage report); the verdict above stands"),
+                "{fixture}: {human}"
+            );
+            assert!(edn.starts_with("{:valid? false,"), "{fixture}: {edn}");
+            assert!(edn.contains(":report-cut :timeout"), "{fixture}: {edn}");
+            let json: serde_json::Value = serde_json::from_str(&json).expect("JSON");
+            assert_eq!(json["valid?"], false, "{fixture}");
+            assert_eq!(json["report-cut"], "timeout", "{fixture}");
+            assert!(html.contains("data-valid=\"invalid\""), "{fixture}");
+            assert!(html.contains("report cut"), "{fixture}");
         }
     }
 }

@@ -331,7 +331,6 @@ fn check_file(
         CheckFormat::Edn => outcome.edn(&history),
         CheckFormat::Json => outcome.json(&history),
     };
-    outcome.enter_report();
     progress.done();
     if let (true, Some(stats)) = (a.verbose, outcome.solving_stats()) {
         if let Err(code) = output::to_stderr(&stats) {

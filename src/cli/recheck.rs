@@ -20,7 +20,7 @@ use crate::store::{self, Agreement, Recorded, Run, RunOptions};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
@@ -145,7 +145,10 @@ pub fn run(a: &RecheckArgs) -> ExitCode {
         pages: pages.as_ref(),
     };
     rows.extend(check_all(&store.runs, &children, jobs.max(1), |row| {
-        table.line(row, human)
+        table.line(row, human);
+        // A reader that closed the table's pipe (`recheck | head`) wants
+        // no more rows: the runs left are not checked.
+        table.failed.get().is_none()
     }));
     let text = match a.format {
         // Notes quote histories and stores: their control characters escaped.
@@ -227,7 +230,8 @@ fn exit_status(rows: &[Row]) -> ExitCode {
 
 /// Checks the runs on `jobs` threads, each history in a child process;
 /// `finished` sees each row as it comes, and the rows come back in `runs`
-/// order.
+/// order. When `finished` says to go no further, the checks under way are
+/// ended and no other starts: the rows so far come back.
 /// What every child check is given: the options of runs that record none,
 /// the flags passed on, and where the runs' reports go.
 struct Children<'a> {
@@ -279,9 +283,10 @@ fn check_all(
     runs: &[Run],
     children: &Children,
     jobs: usize,
-    mut finished: impl FnMut(&Row),
+    mut finished: impl FnMut(&Row) -> bool,
 ) -> Vec<Row> {
     let next = AtomicUsize::new(0);
+    let stop = &AtomicBool::new(false);
     let (send, receive) = mpsc::channel();
     let mut rows: Vec<Option<Row>> = vec![None; runs.len()];
     let progress = Progress::on_terminal();
@@ -296,8 +301,11 @@ fn check_all(
             let next = &next;
             s.spawn(move || loop {
                 let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some(run) = runs.get(i) else { break };
-                if send.send((i, check_run(run, i, children, exe))).is_err() {
+                let Some(run) = runs.get(i).filter(|_| !stop.load(Ordering::Relaxed)) else {
+                    break;
+                };
+                let row = check_run(run, i, children, exe, stop);
+                if send.send((i, row)).is_err() {
                     break;
                 }
             });
@@ -306,7 +314,10 @@ fn check_all(
         for (i, row) in receive {
             done += 1;
             progress.done();
-            finished(&row);
+            if !finished(&row) {
+                stop.store(true, Ordering::Relaxed);
+                break;
+            }
             progress.phase(&format!("[{done:>width$}/{total}] {}", row.run));
             rows[i] = Some(row);
         }
@@ -315,7 +326,13 @@ fn check_all(
     rows.into_iter().flatten().collect()
 }
 
-fn check_run(run: &Run, i: usize, children: &Children, exe: Result<&PathBuf, &String>) -> Row {
+fn check_run(
+    run: &Run,
+    i: usize,
+    children: &Children,
+    exe: Result<&PathBuf, &String>,
+    stop: &AtomicBool,
+) -> Row {
     let start = Instant::now();
     let mut notes = Vec::new();
     let options = run.test.as_deref().map_or(Ok(RunOptions::default()), |p| {
@@ -352,7 +369,14 @@ fn check_run(run: &Run, i: usize, children: &Children, exe: Result<&PathBuf, &St
     }));
     let ours = exe
         .map_err(String::clone)
-        .and_then(|exe| isolated_verdict(exe, &run.history, &opts, &flags, &mut workload))
+        .and_then(|exe| {
+            let child = Child {
+                exe,
+                flags: &flags,
+                stop,
+            };
+            isolated_verdict(&child, &run.history, &opts, &mut workload)
+        })
         .map_err(|e| notes.push(e))
         .ok();
     // A check that died or was stopped wrote no report.
@@ -382,21 +406,21 @@ fn check_run(run: &Run, i: usize, children: &Children, exe: Result<&PathBuf, &St
 /// [`verdict`] in a child process (`exe recheck-history`); a child that
 /// dies (an abort, running out of memory, a signal) is an error naming how.
 fn isolated_verdict(
-    exe: &Path,
+    child: &Child,
     history: &Path,
     opts: &CheckOptions,
-    child_flags: &[OsString],
     workload: &mut Option<String>,
 ) -> Result<Ours, String> {
-    let out = Command::new(exe)
+    let mut command = Command::new(child.exe);
+    command
         .arg("recheck-history")
         .arg(format!("--options={}", ChildOptions::json(opts)))
-        .args(child_flags)
+        .args(child.flags)
         .arg("--")
-        .arg(history)
-        .stdin(Stdio::null())
-        .output()
-        .map_err(|e| format!("cannot start a check: {e}"))?;
+        .arg(history);
+    let out = output_unless(&mut command, child.stop)
+        .map_err(|e| format!("cannot start a check: {e}"))?
+        .ok_or("not checked: the table's reader had gone")?;
     let text = String::from_utf8_lossy(&out.stdout);
     if !out.status.success() {
         // A child whose memory ran out before it could answer as usual
@@ -412,6 +436,65 @@ fn isolated_verdict(
         return Err(error.to_string());
     }
     ours_of(&reply["ours"]).ok_or_else(|| format!("the check's answer lacks a verdict: {text}"))
+}
+
+/// How one child check is run: the binary, the flags for it, and the
+/// flag that ends it early.
+struct Child<'a> {
+    exe: &'a Path,
+    flags: &'a [OsString],
+    stop: &'a AtomicBool,
+}
+
+/// How often, at the least, a waiting thread looks at the stop flag.
+const STOP_POLL: Duration = Duration::from_millis(10);
+
+/// `command`'s output, as `Command::output` gives it, unless `stop` is set
+/// before it ends: then it is killed and `None`.
+fn output_unless(
+    command: &mut Command,
+    stop: &AtomicBool,
+) -> std::io::Result<Option<std::process::Output>> {
+    let mut child = command
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()?;
+    let (stdout, stderr) = (child.stdout.take(), child.stderr.take());
+    std::thread::scope(|s| {
+        let read = |pipe: Option<Box<dyn std::io::Read + Send>>| {
+            s.spawn(move || {
+                let mut bytes = Vec::new();
+                if let Some(mut pipe) = pipe {
+                    let _ = pipe.read_to_end(&mut bytes);
+                }
+                bytes
+            })
+        };
+        let stdout = read(stdout.map(|p| Box::new(p) as _));
+        let stderr = read(stderr.map(|p| Box::new(p) as _));
+        // Short waits first: most checks of a store take milliseconds.
+        let mut wait = Duration::from_millis(1);
+        let status = loop {
+            match child.try_wait() {
+                Ok(Some(status)) => break Ok(Some(status)),
+                Ok(None) if !stop.load(Ordering::Relaxed) => {}
+                ended => {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    break ended.map(|_| None);
+                }
+            }
+            std::thread::sleep(wait);
+            wait = (wait * 2).min(STOP_POLL);
+        };
+        let (stdout, stderr) = (stdout.join(), stderr.join());
+        Ok(status?.map(|status| std::process::Output {
+            status,
+            stdout: stdout.unwrap_or_default(),
+            stderr: stderr.unwrap_or_default(),
+        }))
+    })
 }
 
 /// The verdict in a child's stop answer (`report::stop`'s JSON map: unknown,

@@ -16,6 +16,7 @@ pub mod model;
 mod register;
 pub mod source;
 pub mod span;
+mod stream;
 pub mod value;
 
 pub use error::{HistoryError, InputDiagnostic};
@@ -97,15 +98,15 @@ impl Input {
     pub fn read(path: &Path, format: Option<Format>) -> Result<Input, InputDiagnostic> {
         let no_source = |e: HistoryError| InputDiagnostic::new(e, None);
         if path.as_os_str() == STDIN_PATH {
-            let mut bytes = Vec::new();
-            std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut bytes)
+            let bytes = stream::read_all(|| Ok(std::io::stdin()))
                 .map_err(|e| no_source(HistoryError::io(Path::new(STDIN_NAME), &e)))?;
             return Input::of_bytes(STDIN_NAME, None, bytes, format).map_err(no_source);
         }
         let name = path.display().to_string();
-        let is_dir = std::fs::metadata(path)
+        let kind = std::fs::metadata(path)
             .map_err(|e| no_source(HistoryError::io(path, &e)))?
-            .is_dir();
+            .file_type();
+        let is_dir = kind.is_dir();
         if format == Some(Format::Cobra) || (is_dir && format.is_none()) {
             let content = Content::Dir(path.to_path_buf());
             let format = Format::Cobra;
@@ -115,7 +116,16 @@ impl Input {
                 content,
             });
         }
-        let bytes = std::fs::read(path).map_err(|e| no_source(HistoryError::io(path, &e)))?;
+        // A file's size is known (its budget checked before it is read); a
+        // FIFO or a device may never end.
+        let bytes = match kind.is_file() {
+            true => std::fs::read(path),
+            false => {
+                let owned = path.to_path_buf();
+                stream::read_all(move || std::fs::File::open(owned))
+            }
+        };
+        let bytes = bytes.map_err(|e| no_source(HistoryError::io(path, &e)))?;
         let extension = path.extension().and_then(|e| e.to_str());
         Input::of_bytes(&name, extension, bytes, format).map_err(no_source)
     }

@@ -2,8 +2,10 @@
 //!
 //! miette's own `SourceCode` for strings scans from byte 0 to find a span's
 //! line, which costs hundreds of milliseconds per diagnostic on a 100 MB
-//! history. [`SourceFile`] keeps an index of line starts (built on first use)
-//! and hands miette only the few lines around a span.
+//! history. [`SourceFile`] keeps an index of line starts and of character
+//! counts (built on first use), and hands miette only the few lines around a
+//! span; lines too long to scan for each label (a history on one line) are
+//! read from the index alone, so every lookup is logarithmic in the file.
 
 use super::span::Span;
 use miette::{MietteError, MietteSpanContents, SourceCode, SourceSpan, SpanContents};
@@ -14,7 +16,58 @@ use std::sync::{Arc, OnceLock};
 pub struct SourceFile {
     name: Arc<str>,
     text: Arc<str>,
-    line_starts: Arc<OnceLock<Vec<usize>>>,
+    index: Arc<OnceLock<Index>>,
+}
+
+/// Where the lines start, and how many characters precede every
+/// [`CHAR_BLOCK`]th byte (empty for ASCII text, where a character is a
+/// byte): a line or column lookup costs a binary search and at most one
+/// block's scan, however long the line (a history on one line of 50 MB
+/// has hundreds of thousands of spans to place on it).
+#[derive(Default)]
+struct Index {
+    line_starts: Vec<usize>,
+    chars_at_block: Vec<usize>,
+}
+
+/// Bytes between two character counts of the index.
+const CHAR_BLOCK: usize = 4096;
+
+/// Whole lines longer than this are read for miette without its scan
+/// (which walks every byte of them, for each label).
+const SCANNED_WINDOW: usize = 64 << 10;
+
+impl Index {
+    fn of(text: &str) -> Index {
+        let bytes = text.as_bytes();
+        let mut line_starts = Vec::with_capacity(bytes.len() / 64 + 1);
+        line_starts.push(0);
+        line_starts.extend(memchr::memchr_iter(b'\n', bytes).map(|i| i + 1));
+        let chars_at_block = match text.is_ascii() {
+            true => Vec::new(),
+            false => {
+                let mut total = 0;
+                let mut marks = vec![0];
+                for block in bytes.chunks(CHAR_BLOCK) {
+                    crate::limits::tick();
+                    total += chars_in(block);
+                    marks.push(total);
+                }
+                marks
+            }
+        };
+        Index {
+            line_starts,
+            chars_at_block,
+        }
+    }
+}
+
+/// Characters starting in `bytes` (of UTF-8 text): the bytes that are not
+/// continuation bytes, so that counts of adjacent ranges add up whatever
+/// the boundaries.
+fn chars_in(bytes: &[u8]) -> usize {
+    bytes.iter().filter(|&&b| b & 0xC0 != 0x80).count()
 }
 
 impl std::fmt::Debug for SourceFile {
@@ -28,7 +81,7 @@ impl SourceFile {
         SourceFile {
             name: name.into(),
             text: text.into(),
-            line_starts: Arc::default(),
+            index: Arc::default(),
         }
     }
 
@@ -44,14 +97,12 @@ impl SourceFile {
         self.text.get(span.start()..span.end()).unwrap_or("")
     }
 
+    fn index(&self) -> &Index {
+        self.index.get_or_init(|| Index::of(&self.text))
+    }
+
     fn line_starts(&self) -> &[usize] {
-        self.line_starts.get_or_init(|| {
-            let bytes = self.text.as_bytes();
-            let mut starts = Vec::with_capacity(bytes.len() / 64 + 1);
-            starts.push(0);
-            starts.extend(memchr::memchr_iter(b'\n', bytes).map(|i| i + 1));
-            starts
-        })
+        &self.index().line_starts
     }
 
     /// Zero-based line of a byte offset.
@@ -60,16 +111,31 @@ impl SourceFile {
         starts.partition_point(|&s| s <= offset).saturating_sub(1)
     }
 
+    /// One-based line of a byte offset.
+    pub fn line(&self, offset: usize) -> usize {
+        self.line_of(offset) + 1
+    }
+
     /// One-based `(line, column)` of a byte offset, the column counted in characters.
     pub fn line_col(&self, offset: usize) -> (usize, usize) {
         let line = self.line_of(offset);
-        let start = self.line_starts()[line];
+        let start = self.line_starts().get(line).copied().unwrap_or(0);
         let offset = offset.min(self.text.len());
-        let col = self
-            .text
-            .get(start..offset)
-            .map_or(offset - start, |s| s.chars().count());
+        let col = self.chars_before(offset) - self.chars_before(start);
         (line + 1, col + 1)
+    }
+
+    /// Characters before byte `offset` (at most the text's length).
+    fn chars_before(&self, offset: usize) -> usize {
+        let marks = &self.index().chars_at_block;
+        let block = offset / CHAR_BLOCK;
+        match marks.get(block) {
+            None => offset,
+            Some(&before) => {
+                let from = block * CHAR_BLOCK;
+                before + chars_in(&self.text.as_bytes()[from..offset])
+            }
+        }
     }
 
     /// Byte range of the whole lines from `first` to `last` (zero-based, inclusive).
@@ -77,6 +143,23 @@ impl SourceFile {
         let starts = self.line_starts();
         let end = starts.get(last + 1).copied().unwrap_or(self.text.len());
         (starts[first], end)
+    }
+
+    /// What miette's own scan reads with context lines either side, for
+    /// the whole lines `first..=last`, taken from the index instead: the
+    /// lines as they are (only `\n` breaks a line here, where miette also
+    /// breaks at a lone `\r`).
+    fn indexed_span(&self, first: usize, last: usize) -> MietteSpanContents<'_> {
+        let (from, to) = self.lines_range(first, last);
+        let breaks = last - first + usize::from(self.line_starts().len() > last + 1);
+        MietteSpanContents::new_named(
+            self.name.to_string(),
+            &self.text.as_bytes()[from..to],
+            SourceSpan::new(from.into(), to - from),
+            first,
+            0,
+            breaks,
+        )
     }
 }
 
@@ -95,6 +178,11 @@ impl SourceCode for SourceFile {
         let last_of_span = self.line_of((start + len).saturating_sub(1).max(start));
         let last = (last_of_span + after).min(self.line_starts().len() - 1);
         let (w_start, w_end) = self.lines_range(first, last);
+        // Without context miette's contents start or end inside a line:
+        // left to its scan (the excerpt always asks for context).
+        if w_end - w_start > SCANNED_WINDOW && before > 0 && after > 0 {
+            return Ok(Box::new(self.indexed_span(first, last)));
+        }
         let window = &self.text.as_bytes()[w_start..w_end];
         let local = SourceSpan::new((start - w_start).into(), len);
         let inner = window.read_span(&local, before, after)?;
@@ -136,6 +224,50 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// Long windows are read from the index: the same contents as
+    /// miette's scan, for text with `\n` line breaks.
+    #[test]
+    fn indexed_windows_agree_with_miettes_full_scan() {
+        let text: String = (0..50)
+            .map(|i| format!("l{i} {{:a {i}}}\n"))
+            .collect::<String>()
+            + "end";
+        let src = SourceFile::new("t.edn", text.clone());
+        for off in 0..text.len() {
+            for len in [0, 1, 3, 12, 40] {
+                // miette reads one more line after a span ending in a line
+                // break; the window this file reads stops at the break.
+                if off + len > text.len() || text[..off + len].ends_with('\n') {
+                    continue;
+                }
+                for ctx in 1..3 {
+                    let span = SourceSpan::new(off.into(), len);
+                    let theirs = text.as_str().read_span(&span, ctx, ctx).unwrap();
+                    let first = src.line_of(off).saturating_sub(ctx);
+                    let last = src.line_of((off + len).saturating_sub(1).max(off)) + ctx;
+                    let last = last.min(src.line_starts().len() - 1);
+                    let ours = src.indexed_span(first, last);
+                    let at = format!("{off}+{len} ctx {ctx}");
+                    assert_eq!(ours.data(), theirs.data(), "data at {at}");
+                    assert_eq!(ours.span(), theirs.span(), "span at {at}");
+                    assert_eq!(ours.line(), theirs.line(), "line at {at}");
+                    assert_eq!(ours.column(), theirs.column(), "column at {at}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn columns_count_characters_across_blocks() {
+        let line = "é".repeat(CHAR_BLOCK) + "x";
+        let src = SourceFile::new("t", format!("ab\n{line}\n"));
+        let x = 3 + 2 * CHAR_BLOCK;
+        assert_eq!(src.line_col(x), (2, CHAR_BLOCK + 1));
+        assert_eq!(src.line_col(x + 1), (2, CHAR_BLOCK + 2));
+        assert_eq!(src.line_col(3 + 2 * 100), (2, 101));
+        assert_eq!(src.line(x), 2);
     }
 
     #[test]

@@ -43,6 +43,7 @@ pub fn write(
         let sub = dir.join(t);
         std::fs::create_dir_all(&sub)?;
         for (i, c) in cycles.iter().enumerate() {
+            crate::limits::tick();
             let path = sub.join(format!("{i}.dot"));
             std::fs::write(&path, graphviz(history, analysis, c, &format!("{t} #{i}")))?;
             if let Some(dot) = &dot {

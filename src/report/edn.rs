@@ -53,6 +53,7 @@ fn write_anomalies(types: &[(R<'_>, R<'_>)], out: &mut String) {
             R::Vec(items) => {
                 out.push_str("\n  [");
                 for (j, e) in items.iter().enumerate() {
+                    crate::limits::tick();
                     if j > 0 {
                         out.push_str("\n   ");
                     }
@@ -101,6 +102,7 @@ pub(crate) fn write(v: &R<'_>, out: &mut String) {
 fn write_seq(items: &[R<'_>], open: &str, close: &str, out: &mut String) {
     out.push_str(open);
     for (i, item) in items.iter().enumerate() {
+        crate::limits::tick();
         if i > 0 {
             out.push(' ');
         }

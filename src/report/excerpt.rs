@@ -172,13 +172,25 @@ impl Excerpt {
         let mut name = None;
         let mut lines: BTreeMap<usize, SourceLine<'_>> = BTreeMap::new();
         let mut readable = Vec::new();
+        // Whether the lines read for a label were text, by their byte
+        // range: the labels on one line of a one-line history all read
+        // that whole line, which is split and checked once.
+        let mut added: HashMap<(usize, usize), bool> = HashMap::new();
         for l in labels {
+            crate::limits::tick();
             // One line of context either side, as miette reads by default.
             let Ok(contents) = source.read_span(l.inner(), 1, 1) else {
                 continue;
             };
             name = name.or_else(|| contents.name().map(String::from));
-            if add_lines(&mut lines, contents.as_ref(), l.offset()) {
+            let range = (contents.span().offset(), contents.span().len());
+            let text = match added.get(&range) {
+                // A label just past the final line break needs its own line.
+                Some(&text) if l.offset() < range.0 + range.1 => text,
+                _ => add_lines(&mut lines, contents.as_ref(), l.offset()),
+            };
+            added.insert(range, text);
+            if text {
                 readable.push(l);
             }
         }

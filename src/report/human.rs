@@ -37,10 +37,25 @@ const CYCLE_ENDS: usize = 10;
 const HELP_WIDTH: usize = 88;
 
 pub fn render(history: &History, analysis: &Analysis, verdict: &Verdict, color: bool) -> String {
-    let mut out = header(analysis, verdict, color);
+    let mut out = String::new();
+    render_into(&mut out, history, analysis, verdict, color);
+    out
+}
+
+/// [`render`] into `out`, a finding at a time, so that a report a limit
+/// cuts keeps what was written before.
+pub fn render_into(
+    out: &mut String,
+    history: &History,
+    analysis: &Analysis,
+    verdict: &Verdict,
+    color: bool,
+) {
+    out.push_str(&header(analysis, verdict, color));
     for t in ordered(verdict) {
         let entries = &verdict.anomalies[t];
         for (i, e) in entries.iter().take(SHOWN_PER_TYPE).enumerate() {
+            crate::limits::tick();
             let f = finding(history, analysis, t, i, *e);
             out.push('\n');
             out.push_str(&diagnostic::render(&f, color));
@@ -53,7 +68,6 @@ pub fn render(history: &History, analysis: &Analysis, verdict: &Verdict, color: 
             );
         }
     }
-    out
 }
 
 /// The reported anomaly types, most severe first (Elle's depth order), the

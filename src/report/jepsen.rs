@@ -11,7 +11,7 @@ use super::diagnostic;
 use super::explain::op_text;
 use super::explanation::Explanation;
 use super::human::{lay_out, SHOWN_PER_TYPE};
-use super::result::{edn, kws, map, R};
+use super::result::{edn, kws, map, valid, R};
 use crate::check::jepsen::bank::{BankError, BankResult};
 use crate::check::jepsen::counter::CounterResult;
 use crate::check::jepsen::long_fork::{Finding, LongForkResult};
@@ -21,8 +21,9 @@ use crate::check::jepsen::total_queue::{self, Multiset, TotalQueueResult};
 use crate::check::jepsen::unique_ids::UniqueIdsResult;
 use crate::check::jepsen::{element, integer, JepsenResult};
 use crate::check::Validity;
-use crate::history::{CheckerF, History, OpId, Span, Status, Val};
+use crate::history::{CheckerF, CheckerOp, History, OpId, Span, Status, Val};
 use std::borrow::Cow;
+use std::collections::HashMap;
 use std::fmt::Write;
 
 /// The result map as EDN.
@@ -44,14 +45,6 @@ fn result_map<'a>(h: &'a History, r: &JepsenResult) -> R<'a> {
         JepsenResult::LongFork(r) => long_fork_map(h, r),
         JepsenResult::UniqueIds(r) => unique_ids_map(h, r),
         JepsenResult::TotalQueue(r) => total_queue_map(h, r),
-    }
-}
-
-fn valid(v: Validity) -> R<'static> {
-    match v {
-        Validity::True => R::Bool(true),
-        Validity::False => R::Bool(false),
-        Validity::Unknown => kws("unknown"),
     }
 }
 
@@ -358,6 +351,14 @@ impl Note {
 /// The report for people: the verdict line, a summary, then each finding
 /// (at most [`SHOWN_PER_TYPE`] of a kind).
 pub fn render(h: &History, r: &JepsenResult, color: bool) -> String {
+    let mut out = String::new();
+    render_into(&mut out, h, r, color);
+    out
+}
+
+/// [`render`] into `out`, a finding at a time, so that a report a limit
+/// cuts keeps what was written before.
+pub fn render_into(out: &mut String, h: &History, r: &JepsenResult, color: bool) {
     let paint = |code: &str, word: &str| match color {
         true => format!("\x1b[1;{code}m{word}\x1b[0m"),
         false => word.to_string(),
@@ -368,7 +369,7 @@ pub fn render(h: &History, r: &JepsenResult, color: bool) -> String {
         Validity::Unknown => paint("33", "unknown"),
     };
     let types = r.anomaly_types();
-    let mut out = match types.is_empty() {
+    let verdict = match types.is_empty() {
         true => format!("{verdict}: {} checker\n", h.workload.name()),
         false => format!(
             "{verdict}: {} ({} checker)\n",
@@ -376,10 +377,12 @@ pub fn render(h: &History, r: &JepsenResult, color: bool) -> String {
             h.workload.name()
         ),
     };
+    out.push_str(&verdict);
     let _ = writeln!(out, "  {}", summary(r));
     let notes = notes(h, r);
     let mut shown: Vec<(&str, usize)> = Vec::new();
     for note in notes {
+        crate::limits::tick();
         let seen = match shown.iter_mut().find(|s| s.0 == note.name) {
             Some(s) => s,
             None => {
@@ -408,7 +411,6 @@ pub fn render(h: &History, r: &JepsenResult, color: bool) -> String {
             n - SHOWN_PER_TYPE
         );
     }
-    out
 }
 
 /// The checker's counts in a line.
@@ -533,16 +535,24 @@ fn counter_notes(h: &History, r: &CounterResult) -> Vec<Note> {
         .collect()
 }
 
-/// The `:ok` completion of the add of `x`, or its invocation.
-fn add_of(h: &History, x: Val) -> Option<OpId> {
-    h.checker_ops
-        .iter()
-        .filter(|o| matches!(o.f, CheckerF::Add | CheckerF::Enqueue))
-        .find(|o| element(&o.invoked) == Some(x))
-        .map(|o| match o.status {
+/// Where the add (or enqueue) of each element is shown: the `:ok`
+/// completion of the first add of it, or that add's invocation. One pass
+/// over the ops, for every element a report names (a lookup per element
+/// was a pass per element: quadratic in lost elements).
+fn adds_by_element(h: &History) -> HashMap<Val, OpId> {
+    let mut adds = HashMap::new();
+    let ops = h.checker_ops.iter();
+    for o in ops.filter(|o| matches!(o.f, CheckerF::Add | CheckerF::Enqueue)) {
+        crate::limits::tick();
+        let Some(x) = element(&o.invoked) else {
+            continue;
+        };
+        adds.entry(x).or_insert(match o.status {
             Status::Committed => o.op(),
             _ => o.invoke.unwrap_or(o.op()),
-        })
+        });
+    }
+    adds
 }
 
 fn set_notes(h: &History, r: &SetResult) -> Vec<Note> {
@@ -561,6 +571,7 @@ fn set_notes(h: &History, r: &SetResult) -> Vec<Note> {
         .filter(|o| o.f == CheckerF::Read && o.status == Status::Committed)
         .filter_map(|o| o.completion)
         .max();
+    let adds = adds_by_element(h);
     let lost = c.lost.iter().map(|&x| {
         Note::new(
             "lost",
@@ -569,7 +580,7 @@ fn set_notes(h: &History, r: &SetResult) -> Vec<Note> {
                 h.values.display(x)
             ),
         )
-        .at(h, add_of(h, x), "acknowledged here")
+        .at(h, adds.get(&x).copied(), "acknowledged here")
         .at(h, final_read, "the final read")
     });
     let unexpected = (!c.unexpected.is_empty()).then(|| {
@@ -653,6 +664,19 @@ fn long_fork_notes(h: &History, r: &LongForkResult) -> Vec<Note> {
 }
 
 fn unique_ids_notes(h: &History, r: &UniqueIdsResult) -> Vec<Note> {
+    // The first two `:ok` generates that returned each id, in one pass.
+    let mut returned: HashMap<Val, Vec<OpId>> = HashMap::new();
+    let ok = |o: &&CheckerOp| o.f == CheckerF::Generate && o.status == Status::Committed;
+    for o in h.checker_ops.iter().filter(ok) {
+        crate::limits::tick();
+        let (Some(x), Some(at)) = (element(&o.completed), o.completion) else {
+            continue;
+        };
+        let ops = returned.entry(x).or_default();
+        if ops.len() < 2 {
+            ops.push(at);
+        }
+    }
     r.duplicated
         .iter()
         .map(|&(x, n)| {
@@ -660,13 +684,8 @@ fn unique_ids_notes(h: &History, r: &UniqueIdsResult) -> Vec<Note> {
                 "duplicated",
                 format!("{} was generated {n} times", h.values.display(x)),
             );
-            let returned = h
-                .checker_ops
-                .iter()
-                .filter(|o| o.f == CheckerF::Generate && o.status == Status::Committed)
-                .filter(|o| element(&o.completed) == Some(x));
-            for o in returned.take(2) {
-                note = note.at(h, o.completion, "returned here");
+            for &at in returned.get(&x).into_iter().flatten() {
+                note = note.at(h, Some(at), "returned here");
             }
             note
         })
@@ -695,6 +714,8 @@ fn total_queue_notes(h: &History, r: &TotalQueueResult) -> Vec<Note> {
             "dequeued more often than enqueued",
         ),
     ];
+    let adds = adds_by_element(h);
+    let adds = &adds;
     kinds
         .into_iter()
         .flat_map(|(name, m, what)| {
@@ -703,7 +724,7 @@ fn total_queue_notes(h: &History, r: &TotalQueueResult) -> Vec<Note> {
                     name,
                     format!("{} was {what}{}", h.values.display(x), times(n)),
                 )
-                .at(h, add_of(h, x), "enqueued here")
+                .at(h, adds.get(&x).copied(), "enqueued here")
             })
         })
         .collect()

@@ -18,6 +18,7 @@ pub fn result_map(history: &History, analysis: &Analysis, verdict: &Verdict) -> 
 }
 
 pub(super) fn to_json(r: &R<'_>) -> Value {
+    crate::limits::tick();
     match r {
         R::Nil => Value::Null,
         R::Bool(b) => Value::Bool(*b),

@@ -76,6 +76,14 @@ pub fn json_result(h: &History, a: &LwtAnalysis) -> serde_json::Value {
 
 /// The report for people: the verdict line, then each finding.
 pub fn render(h: &History, a: &LwtAnalysis, color: bool) -> String {
+    let mut out = String::new();
+    render_into(&mut out, h, a, color);
+    out
+}
+
+/// [`render`] into `out`, a finding at a time, so that a report a limit
+/// cuts keeps what was written before.
+pub fn render_into(out: &mut String, h: &History, a: &LwtAnalysis, color: bool) {
     let paint = |code: &str, word: &str| match color {
         true => format!("\x1b[1;{code}m{word}\x1b[0m"),
         false => word.to_string(),
@@ -89,7 +97,7 @@ pub fn render(h: &History, a: &LwtAnalysis, color: bool) -> String {
         (true, 1) => "1 key".to_string(),
         (true, n) => format!("{n} keys"),
     };
-    let mut out = match a.validity() {
+    let verdict = match a.validity() {
         Validity::True => format!(
             "{}: linearizable ({keys}, {} {object} ops)\n",
             paint("32", "valid"),
@@ -106,6 +114,7 @@ pub fn render(h: &History, a: &LwtAnalysis, color: bool) -> String {
             a.anomaly_types().join(", ")
         ),
     };
+    out.push_str(&verdict);
     let findings = a
         .violations
         .iter()
@@ -114,6 +123,7 @@ pub fn render(h: &History, a: &LwtAnalysis, color: bool) -> String {
     let mut shown = [0usize; 2];
     let total = [a.violations.len(), a.undecided.len()];
     for (t, f) in findings {
+        crate::limits::tick();
         let slot = usize::from(f.is_err());
         if shown[slot] == SHOWN_PER_TYPE {
             continue;
@@ -137,5 +147,4 @@ pub fn render(h: &History, a: &LwtAnalysis, color: bool) -> String {
             );
         }
     }
-    out
 }

@@ -1,6 +1,7 @@
 //! Rendering results for people and programs: miette diagnostics, tables,
 //! Elle's result map as EDN and JSON, explanation files and Graphviz.
 
+pub mod cut;
 pub mod diagnostic;
 pub mod directory;
 pub mod edn;

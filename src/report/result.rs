@@ -35,6 +35,15 @@ pub(crate) fn map<'a>(entries: Vec<(&'static str, R<'a>)>) -> R<'a> {
     R::Map(entries.into_iter().map(|(k, v)| (kws(k), v)).collect())
 }
 
+/// `:valid?`: `true`, `false` or `:unknown`.
+pub(crate) fn valid(v: Validity) -> R<'static> {
+    match v {
+        Validity::True => R::Bool(true),
+        Validity::False => R::Bool(false),
+        Validity::Unknown => kws("unknown"),
+    }
+}
+
 /// The whole result map.
 pub(crate) fn result_map<'a>(h: &'a History, a: &Analysis, v: &Verdict) -> R<'a> {
     if v.valid == Validity::True {
@@ -51,7 +60,15 @@ pub(crate) fn result_map<'a>(h: &'a History, a: &Analysis, v: &Verdict) -> R<'a>
         .map(|(&t, entries)| {
             let value = match entries.as_slice() {
                 [Entry::EmptyGraph] => R::Bool(true),
-                _ => R::Vec(entries.iter().map(|e| entry(h, a, *e)).collect()),
+                _ => R::Vec(
+                    entries
+                        .iter()
+                        .map(|e| {
+                            crate::limits::tick();
+                            entry(h, a, *e)
+                        })
+                        .collect(),
+                ),
             };
             (kws(t), value)
         })

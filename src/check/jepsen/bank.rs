@@ -116,8 +116,11 @@ pub fn check(h: &History, options: &JepsenOptions) -> BankResult {
         Some(given) => {
             let texts: std::collections::HashSet<&str> = given.iter().map(String::as_str).collect();
             let mut known: Vec<Val> = Vec::new();
+            let mut seen = std::collections::HashSet::new();
             for &(a, _) in reads.iter().flat_map(|r| r.1) {
-                if texts.contains(h.values.display(a).as_str()) && !known.contains(&a) {
+                crate::limits::tick();
+                if !seen.contains(&a) && texts.contains(h.values.display(a).as_str()) {
+                    seen.insert(a);
                     known.push(a);
                 }
             }

@@ -118,15 +118,18 @@ fn multiple_writes(h: &History) -> Option<Val> {
 
 /// The incomparable pairs of each group of reads (reads of the same keys).
 fn forks(h: &History, n: usize, reads: &[TxnId], maps: &[ReadMap]) -> Finding {
+    // Grouped by their keys through a map (a search of the groups for
+    // each read was quadratic in the groups), in the order they first come.
     let mut groups: Vec<Vec<usize>> = Vec::new();
+    let mut group_of: std::collections::HashMap<Vec<Val>, usize> = Default::default();
     for (i, m) in maps.iter().enumerate() {
-        match groups
-            .iter_mut()
-            .find(|g| maps[g[0]].iter().map(|e| e.0).eq(m.iter().map(|e| e.0)))
-        {
-            Some(g) => g.push(i),
-            None => groups.push(vec![i]),
-        }
+        crate::limits::tick();
+        let keys: Vec<Val> = m.iter().map(|e| e.0).collect();
+        let g = *group_of.entry(keys).or_insert_with(|| {
+            groups.push(Vec::new());
+            groups.len() - 1
+        });
+        groups[g].push(i);
     }
     if let Some(g) = groups.iter().find(|g| maps[g[0]].len() != n) {
         let keys: Vec<String> = maps[g[0]].iter().map(|e| h.values.display(e.0)).collect();

@@ -149,6 +149,7 @@ pub fn transactional(h: &History, a: &Analysis, v: &Verdict, href: &str) -> Stri
     for t in &types {
         let entries = &v.anomalies[t];
         for (i, e) in entries.iter().take(SHOWN_PER_TYPE).enumerate() {
+            crate::limits::tick();
             let id = format!("{t}-{i}");
             let heading = match e {
                 Entry::EmptyGraph => t.to_string(),
@@ -245,6 +246,22 @@ pub fn stopped(answer: &str) -> String {
     page("isocheck: unknown", &header, &[], &body)
 }
 
+/// The page of a report a limit cut after the verdict: the verdict, and
+/// `text` (what the terminal report says of the cut).
+pub fn cut(valid: Validity, types: &[&str], text: &str) -> String {
+    let header = verdict_header(valid, types);
+    let body = format!(
+        "<section class=\"anomaly warning\" id=\"report-cut\"><pre class=\"explanation\">{}</pre></section>\n",
+        esc(text)
+    );
+    page(
+        &format!("isocheck: {}", validity_word(valid)),
+        &header,
+        &[],
+        &body,
+    )
+}
+
 /// A row of a [`table`] page: its cells, the address its first cell
 /// links to, and a class (the agreement of a `recheck` row).
 pub struct TableRow {
@@ -289,7 +306,8 @@ fn names(set: &BTreeSet<&str>) -> String {
     esc(&v.join(", ")).into_owned()
 }
 
-fn validity_word(v: Validity) -> &'static str {
+/// `valid`, `invalid` or `unknown`.
+pub(crate) fn validity_word(v: Validity) -> &'static str {
     match v {
         Validity::True => "valid",
         Validity::False => "invalid",
@@ -454,7 +472,7 @@ fn where_list(d: &Doc, labels: &[(Span, String)]) -> String {
         if span.is_empty() || span.end() > text.len() {
             continue;
         }
-        let line = h.source.line_col(span.start()).0;
+        let line = h.source.line(span.start());
         let _ = write!(
             s,
             "<li><a href=\"{name}#L{line}\">line {line}</a> {} <code>{}</code></li>",

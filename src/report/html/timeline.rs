@@ -167,6 +167,7 @@ fn draw(h: &History, bars: &[(Pair, Option<&String>)], total: usize) -> String {
         s.push('\n');
     }
     for (p, name) in bars {
+        crate::limits::tick();
         let Some(lane) = process(h, p).and_then(|q| lane_of.get(&q)) else {
             continue;
         };
@@ -201,7 +202,7 @@ fn bar(h: &History, s: &mut String, p: &Pair, name: Option<&String>, [x0, x1, y]
     };
     let op = p.completion.or(p.invoke).unwrap_or(0);
     let index = h.op(op).index;
-    let line = h.source.line_col(h.op(op).span.start()).0;
+    let line = h.source.line(h.op(op).span.start());
     let involved = if name.is_some() { " involved" } else { "" };
     let _ = write!(
         s,
