@@ -257,8 +257,10 @@ impl Pages {
         self.dir.join(format!("{i}.html"))
     }
 
+    /// The run's report from the table's page: relative and encoded, as
+    /// every link of a page (the name comes from `--html`).
     fn link(&self, i: usize) -> String {
-        format!("{}/{i}.html", self.name)
+        html::link(&Path::new(&self.name).join(format!("{i}.html")))
     }
 }
 

@@ -43,12 +43,12 @@ pub fn escape(s: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
-fn needs_escape(c: char) -> bool {
+pub(crate) fn needs_escape(c: char) -> bool {
     (c.is_control() && c != '\n' && c != '\t')
         || matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
 }
 
-fn push_escaped(out: &mut String, c: char) {
+pub(crate) fn push_escaped(out: &mut String, c: char) {
     if needs_escape(c) {
         out.push_str(&format!("\\u{{{:x}}}", c as u32));
     } else {
