@@ -87,6 +87,10 @@ pub struct Row {
 }
 
 pub fn run(a: &RecheckArgs) -> ExitCode {
+    if let Err(msg) = a.model.validate() {
+        output::say(format_args!("error: {msg}"));
+        return ExitCode::from(EXIT_INPUT);
+    }
     let base = a.model.options();
     if let Err(e) = check::anomaly_types(&base) {
         output::say(format_args!("error: {e}\n  help: {}", option_help(&e)));
