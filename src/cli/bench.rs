@@ -269,11 +269,17 @@ struct GenBench {
 
 /// Generates the history `--generate` describes, timed.
 fn generate(args: &str) -> Result<(PathBuf, GenBench, u64), String> {
-    use clap::Parser;
+    use clap::{CommandFactory, FromArgMatches};
     use std::hash::{Hash, Hasher};
-    let gen_args = GenOnly::try_parse_from(args.split_whitespace())
+    let matches = GenOnly::command()
+        .try_get_matches_from(args.split_whitespace())
+        .map_err(|e| format!("--generate: {e}"))?;
+    let gen_args = GenOnly::from_arg_matches(&matches)
         .map_err(|e| format!("--generate: {e}"))?
         .args;
+    if let Some(msg) = super::inapplicable(&gen_args, &super::given(Some(&matches))) {
+        return Err(format!("--generate: {msg}"));
+    }
     let kind = gen_args.workload.kind().ok_or("--generate: lwt histories are not transactional; use `isocheck gen lwt` and `bench check --file`")?;
     let params = gen_args.params(kind);
     params.validate().map_err(|e| format!("--generate: {e}"))?;
