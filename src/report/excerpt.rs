@@ -1,6 +1,6 @@
 //! What miette is shown of a diagnostic: its text with control characters
-//! escaped, and of its source only the lines around its labels, a long line
-//! cut to windows around the labels on it.
+//! escaped and clipped (`explain::clip`), and of its source only the lines
+//! around its labels, a long line cut to windows around the labels on it.
 //!
 //! Text from a history reaches the terminal through here, so an ANSI escape
 //! in a key or a string prints as `\u{1b}`, never as a command to the
@@ -8,6 +8,7 @@
 //! characters around each label (miette would echo the whole line, and
 //! panics on labels past column 65,535).
 
+use super::explain::clip;
 use miette::{
     Diagnostic, LabeledSpan, MietteError, MietteSpanContents, Severity, SourceCode, SourceSpan,
     SpanContents,
@@ -28,6 +29,19 @@ const CONTEXT_SHOWN: usize = 2 * PAD;
 /// rest): miette's rendering grows with the square of their number, and
 /// their windows on one line must stay under its limit of 65,535 columns.
 const MAX_LABELS: usize = 40;
+
+/// Characters of a diagnostic's message and of each label shown: a
+/// message may quote a value of the history (a duplicated map key of
+/// megabytes), which is clipped like every value in a report.
+const TEXT_CHARS: usize = 1_000;
+/// Characters of a help shown: an anomaly's explanation clips its own ops
+/// and values, so only a help quoting a huge value reaches this.
+const HELP_CHARS: usize = 20_000;
+
+/// Text for the terminal: clipped to `n` characters, then escaped.
+fn shown(s: &str, n: usize) -> String {
+    escape(&clip(s, n)).into_owned()
+}
 
 /// `s` with every control character but newline and tab written as
 /// `\u{..}`, and the Unicode controls that reorder text (bidirectional
@@ -83,8 +97,8 @@ impl<'d> Excerpted<'d> {
         };
         Excerpted {
             inner,
-            message: escape(&inner.to_string()).into_owned(),
-            help: inner.help().map(|h| escape(&h.to_string()).into_owned()),
+            message: shown(&inner.to_string(), TEXT_CHARS),
+            help: inner.help().map(|h| shown(&h.to_string(), HELP_CHARS)),
             excerpt,
             labels,
         }
@@ -216,7 +230,7 @@ impl Excerpt {
                 let start_line = lines.range(..=l.offset()).next_back()?;
                 ex.columns.insert(s_ex, l.offset() - start_line.0);
                 let span = SourceSpan::new(s_ex.into(), e_ex.saturating_sub(s_ex));
-                let label = l.label().map(|t| escape(t).into_owned());
+                let label = l.label().map(|t| shown(t, TEXT_CHARS));
                 Some(if l.primary() {
                     LabeledSpan::new_primary_with_span(label, span)
                 } else {

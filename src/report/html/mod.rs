@@ -19,7 +19,7 @@ mod plot;
 mod timeline;
 
 use super::excerpt::{needs_escape, push_escaped};
-use super::explain::{clip, mop_text};
+use super::explain::{clip, mop_text, value_text, version_text};
 use super::explanation::lwt::{undecided, violation};
 use super::explanation::{explain, first_writers, forced_case, forced_intro, Detail, Explanation};
 use super::human::{models_prohibiting, ordered, SHOWN_PER_TYPE};
@@ -424,7 +424,7 @@ fn forced_panels(d: &Doc, a: &Analysis, i: usize, id: &str) -> String {
     let f = &a.forced[i];
     let mut s = format!(
         "<pre class=\"explanation\">{}</pre>",
-        esc(&forced_intro(h, f))
+        esc(&forced_intro(h, f, DETAIL.value_chars))
     );
     let id = esc(id);
     s.push_str("<div class=\"cases\"><div class=\"tabs\" role=\"tablist\">");
@@ -569,11 +569,8 @@ fn node_text(h: &History, t: TxnId, i: usize) -> String {
 
 /// `ww :x 1→2`, `wr :x 1`, `rw :x nil→2`, `process 3`, `realtime`.
 fn edge_label(h: &History, d: &Dep) -> String {
-    let v = |x: Version| match x {
-        Version::Init => "nil".to_string(),
-        Version::Val(v) => clip(&h.values.display(v), EDGE_VALUE_CHARS).into_owned(),
-    };
-    let key = clip(&h.values.display(d.key), EDGE_VALUE_CHARS).into_owned();
+    let v = |x: Version| version_text(h, x, EDGE_VALUE_CHARS);
+    let key = value_text(h, d.key, EDGE_VALUE_CHARS);
     match d.rel {
         Rel::Ww | Rel::Rw => format!("{} {key} {}→{}", d.rel.name(), v(d.value), v(d.value2)),
         Rel::Wr => format!("wr {key} {}", v(d.value)),
