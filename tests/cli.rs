@@ -284,3 +284,55 @@ fn accounts_are_edn_values() {
         Some(1)
     );
 }
+
+/// Arguments that were taken silently when zero or empty, or could
+/// overflow, are usage errors (exit 3, saying what is allowed), and a
+/// negative number is a number (issue 32's audit of the command line).
+#[test]
+fn zero_empty_and_huge_arguments_are_usage_errors() {
+    let bank = "fixtures/jepsen/bank-valid.edn";
+    for (args, says) in [
+        (
+            &["gen", "lwt", "--values", "4294967296"][..],
+            "not in 1..=4294967295",
+        ),
+        (&["gen", "list-append", "--max-mb", "0"], "0 is not in 1.."),
+        (
+            &["bench", "load", "--runs", "0", "--file", bank],
+            "0 is not in 1..",
+        ),
+        (&["recheck", "-j", "0", "fixtures"], "0 is not in 1.."),
+        (
+            &[
+                "bench",
+                "check",
+                "--file",
+                bank,
+                "--models",
+                "serializable,",
+            ],
+            "holds an empty name",
+        ),
+    ] {
+        let o = isocheck(args);
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(3), "{args:?}: {stderr}");
+        assert!(stderr.contains(says), "{args:?}: {stderr}");
+    }
+    // The largest --values leaves room for a fault's values above it (this
+    // overflowed in a debug build).
+    let o = isocheck(&[
+        "gen",
+        "lwt",
+        "--values",
+        "4294967295",
+        "--fault",
+        "realtime",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(stdout(&o).contains(" 4294967297]"), "{}", stdout(&o));
+    // `--total-amount -5` is a total, not a flag `-5`.
+    let o = isocheck(&["check", "--total-amount", "-5", bank]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("wrong-total"));
+}

@@ -26,7 +26,7 @@ pub struct BenchArgs {
     #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u64).range(1..=MAX_MB))]
     pub mb: u64,
     /// Timed runs (the best is reported).
-    #[arg(long, default_value_t = 3)]
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]
     pub runs: u32,
     /// `check`: the consistency models to time, one process each.
     #[arg(
@@ -305,6 +305,11 @@ fn generate(args: &str) -> Result<(PathBuf, GenBench, u64), String> {
 
 /// Best-of-N whole `isocheck check` processes per model.
 fn check_bench(a: &BenchArgs) -> Result<CheckBench, String> {
+    super::check::no_empty_name(
+        &a.models,
+        "--models",
+        "`--models serializable,snapshot-isolation`",
+    )?;
     let exe = std::env::current_exe().map_err(|e| e.to_string())?;
     let (path, generated, txns) = match &a.generate {
         Some(args) => {

@@ -117,7 +117,7 @@ pub struct ModelArgs {
 #[derive(clap::Args, Debug, Clone, Default)]
 pub struct JepsenArgs {
     /// Bank: the total every read must sum to (default: the first read's sum).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
     pub total_amount: Option<i64>,
     /// Bank: the accounts, EDN values separated by commas (or spaces, as in
     /// EDN; a string may hold a comma), e.g. `0,1,2` or `:a,"b,c"`
@@ -225,7 +225,7 @@ fn parse_bytes(s: &str) -> Result<u64, String> {
 
 /// An error when a comma-separated list of names given to `flag` holds an
 /// empty one; `example` shows the list as meant.
-fn no_empty_name(list: &[String], flag: &str, example: &str) -> Result<(), String> {
+pub(super) fn no_empty_name(list: &[String], flag: &str, example: &str) -> Result<(), String> {
     match list.iter().any(|name| clean_name(name).is_empty()) {
         true => Err(format!(
             "{flag} `{}` holds an empty name\n  help: name them separated by commas, e.g. \

@@ -175,7 +175,7 @@ pub struct GenArgs {
     #[arg(long, conflicts_with = "txns")]
     pub txns_per_process: Option<u64>,
     /// Stop once the output reaches this many megabytes (10^6 bytes).
-    #[arg(long)]
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     pub max_mb: Option<u64>,
     /// Concurrent client processes (sessions).
     #[arg(long, visible_alias = "sessions", default_value_t = 10,
@@ -216,7 +216,7 @@ pub struct GenArgs {
     /// lwt: draw written and expected values from 0..N, so that values
     /// repeat (Jepsen's etcd cas-register test uses 5); reads, writes and
     /// compare-and-sets as Jepsen's mix.
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=gen::lwt::MAX_VALUES))]
     pub values: Option<u64>,
     #[arg(long, default_value_t = 0)]
     pub seed: u64,

@@ -35,8 +35,8 @@ pub struct RecheckArgs {
     #[command(flatten)]
     pub model: ModelArgs,
     /// Histories checked at once (default: every core).
-    #[arg(long, short = 'j')]
-    pub jobs: Option<usize>,
+    #[arg(long, short = 'j', value_parser = clap::value_parser!(u64).range(1..))]
+    pub jobs: Option<u64>,
     #[arg(long, value_enum, default_value = "human")]
     pub format: OutputFormat,
     /// Also write the table as an HTML page to this file, each run linking
@@ -113,7 +113,9 @@ pub fn run(a: &RecheckArgs) -> ExitCode {
             return ExitCode::from(EXIT_INPUT);
         }
     };
-    let jobs = a.jobs.unwrap_or_else(crate::limits::cores);
+    let jobs = a.jobs.map_or_else(crate::limits::cores, |j| {
+        usize::try_from(j).unwrap_or(usize::MAX)
+    });
     let human = a.format == OutputFormat::Human;
     let table = Table::new(&store.runs);
     if human {

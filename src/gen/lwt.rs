@@ -54,6 +54,10 @@ pub const LWT_FAULTS: [Fault; 4] = [
     Fault::Realtime,
 ];
 
+/// The largest `values`: a fault's script writes values above them, which
+/// must not overflow.
+pub const MAX_VALUES: u64 = u32::MAX as u64;
+
 /// Clients a fault's script uses.
 const SCRIPT_PROCESSES: u64 = 2;
 
@@ -77,8 +81,8 @@ impl Params {
     /// Why these parameters make no run, if they do not.
     pub fn validate(&self) -> Result<(), String> {
         let (procs, keys) = (1..=super::MAX_PROCESSES, 1..=super::MAX_KEYS);
-        if self.values == Some(0) {
-            return Err("values must be at least 1".to_string());
+        if self.values.is_some_and(|n| !(1..=MAX_VALUES).contains(&n)) {
+            return Err(format!("values must be from 1 to {MAX_VALUES}"));
         }
         if !procs.contains(&self.processes) || !keys.contains(&self.keys) {
             return Err(format!(
@@ -337,7 +341,7 @@ impl<W: Write> Sim<'_, W> {
     /// values, above the drawn ones with `values`.
     fn fresh(&mut self, key: usize) -> u64 {
         self.next[key] += 1;
-        self.next[key] + self.p.values.unwrap_or(0)
+        self.next[key].saturating_add(self.p.values.unwrap_or(0))
     }
 
     /// Runs fault `f`'s script on a random register, every client idle;
