@@ -336,3 +336,31 @@ fn zero_empty_and_huge_arguments_are_usage_errors() {
     assert_eq!(o.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&o.stderr).contains("wrong-total"));
 }
+
+/// A file name's control characters and bidirectional overrides reach the
+/// terminal as visible escapes, as the history's own text does: in the
+/// report's excerpt header and in `stats`.
+#[test]
+fn file_names_are_escaped_on_the_terminal() {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli-names");
+    std::fs::create_dir_all(&dir).expect("scratch directory");
+    let file = dir.join("x\u{1b}[31mred\u{202e}.edn");
+    std::fs::copy(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/check/g1c.edn"),
+        &file,
+    )
+    .expect("history copied");
+    let file = file.to_str().expect("a UTF-8 path");
+    let report = isocheck(&["check", "-m", "none", "-a", "G1", file]);
+    let stats = isocheck(&["stats", file]);
+    for text in [
+        String::from_utf8_lossy(&report.stderr),
+        String::from_utf8_lossy(&stats.stdout),
+    ] {
+        assert!(text.contains("x\\u{1b}[31mred\\u{202e}.edn"), "{text}");
+        assert!(
+            !text.contains('\u{1b}') && !text.contains('\u{202e}'),
+            "{text}"
+        );
+    }
+}

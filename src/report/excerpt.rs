@@ -191,7 +191,7 @@ impl Excerpt {
             let Ok(contents) = source.read_span(l.inner(), 1, 1) else {
                 continue;
             };
-            name = name.or_else(|| contents.name().map(String::from));
+            name = name.or_else(|| contents.name().map(|n| escape(n).into_owned()));
             if add_lines(&mut lines, contents.as_ref(), l.offset()) {
                 readable.push(l);
             }
