@@ -165,10 +165,10 @@ impl Outcome {
         let href = report::html::href(page_dir, history.source.name());
         let rendered = limits::rendering(|| match self {
             Outcome::Transactional { analysis, verdict } => {
-                report::html::transactional(history, analysis, verdict, &href)
+                report::html::transactional(history, analysis, verdict, href.as_deref())
             }
-            Outcome::Register(a) => report::html::register(history, a, &href),
-            Outcome::Jepsen(r) => report::html::jepsen(history, r, &href),
+            Outcome::Register(a) => report::html::register(history, a, href.as_deref()),
+            Outcome::Jepsen(r) => report::html::jepsen(history, r, href.as_deref()),
         });
         rendered.unwrap_or_else(|stop| self.cut_page(&stop))
     }

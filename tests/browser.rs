@@ -7,7 +7,9 @@
 //! screen, every cycle has its nodes and edges, the case tabs switch on a
 //! click, and the timeline has a lane for exactly the processes of its bars.
 //! It also takes a screenshot of each report (and of the second case) in
-//! `target/tmp/browser/`.
+//! `target/tmp/browser/`. A history file named like a `javascript:` URL
+//! (issue 32) gets a report whose line links are relative file addresses,
+//! and clicking one runs no script.
 //!
 //! Without Chromium the test prints why and passes, unless
 //! `ISOCHECK_BROWSER_TEST=required` (set by `.ci/run`), which makes it fail.
@@ -98,13 +100,18 @@ document.getElementById('f').addEventListener('load', function () {
 
 /// Loads the probe around `report` and returns what it read.
 fn probe(exe: &Path, report: &Path) -> Value {
-    let name = report.file_name().unwrap().to_string_lossy();
     let page = PROBE
-        .replace("REPORT", &name)
         .replace("WIDTH", &SCREEN.0.to_string())
         .replace("HEIGHT", &SCREEN.1.to_string());
+    read_probe(exe, report, &page)
+}
+
+/// Writes the probe page `page` beside `report` (`REPORT` standing for
+/// the report's name), loads it and returns the JSON it put in its `out`.
+fn read_probe(exe: &Path, report: &Path, page: &str) -> Value {
+    let name = report.file_name().unwrap().to_string_lossy();
     let probe = report.with_file_name(format!("probe-{name}"));
-    std::fs::write(&probe, page).expect("probe written");
+    std::fs::write(&probe, page.replace("REPORT", &name)).expect("probe written");
     let out = browser(exe)
         .arg("--dump-dom")
         .arg(format!("file://{}", probe.display()))
@@ -184,18 +191,33 @@ fn open(exe: &Path, dir: &Path, fixture: &str, models: &str, anomaly: &str) -> V
     r
 }
 
-#[test]
-fn reports_in_chromium() {
-    let Some(exe) = chromium() else {
+/// Chromium, or `None` (having said why) when the test is to be skipped;
+/// with `ISOCHECK_BROWSER_TEST=required` a missing browser fails the test.
+fn chromium_or_skip() -> Option<PathBuf> {
+    let exe = chromium();
+    if exe.is_none() {
         let why = "chromium is not installed (`apt-get install chromium`)";
         if std::env::var("ISOCHECK_BROWSER_TEST").as_deref() == Ok("required") {
             panic!("ISOCHECK_BROWSER_TEST=required, but {why}");
         }
         eprintln!("skipped: {why}");
+    }
+    exe
+}
+
+/// A scratch directory of this test file's.
+fn scratch(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+    std::fs::create_dir_all(&dir).expect("scratch directory");
+    dir
+}
+
+#[test]
+fn reports_in_chromium() {
+    let Some(exe) = chromium_or_skip() else {
         return;
     };
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("browser");
-    std::fs::create_dir_all(&dir).expect("scratch directory");
+    let dir = scratch("browser");
 
     // A G2-item in both orders of two writes: two cases of three steps each.
     let forced = "fixtures/html/g2-item-forced.edn";
@@ -229,4 +251,55 @@ fn reports_in_chromium() {
     let cas = "fixtures/lwt/realtime.edn";
     let r = open(&exe, &dir, cas, "linearizable", "nonlinearizable #0");
     assert_eq!(strings(&r["before"]["involved"]).len(), 2, "{r}");
+}
+
+/// A history file whose name is a script URL: if the page linked to it as
+/// written, a click on "line 3" would run it and set the probe's title.
+const HOSTILE_NAME: &str = "javascript:top.document.title='PWNED'<!--";
+
+/// What the hostile probe reads: the first line link's address as written
+/// and as the browser resolves it, then the title a second after a click
+/// on it (virtual time: the click's navigation has happened by then).
+const CLICK_PROBE: &str = r#"<!DOCTYPE html><html><head><title>probe</title></head><body>
+<iframe id="f" src="REPORT" width="800" height="600"></iframe>
+<pre id="out"></pre>
+<script>
+var r = {}, frame = document.getElementById('f');
+frame.addEventListener('load', function first() {
+  frame.removeEventListener('load', first);
+  var a = frame.contentDocument.querySelector('.where a');
+  r.text = a.textContent;
+  r.attribute = a.getAttribute('href');
+  r.protocol = a.protocol;
+  a.click();
+  setTimeout(function () {
+    r.title = document.title;
+    document.getElementById('out').textContent = JSON.stringify(r);
+  }, 1000);
+});
+</script></body></html>"#;
+
+#[test]
+fn a_hostile_file_name_is_a_relative_link_in_chromium() {
+    let Some(exe) = chromium_or_skip() else {
+        return;
+    };
+    let dir = scratch("browser-hostile");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    std::fs::copy(root.join("fixtures/check/g1a.edn"), dir.join(HOSTILE_NAME))
+        .expect("history copied");
+    let page = dir.join("hostile.html");
+    let out = Command::new(env!("CARGO_BIN_EXE_isocheck"))
+        .current_dir(&dir)
+        .args(["check", HOSTILE_NAME, "-m", "read-committed", "--html"])
+        .arg(&page)
+        .output()
+        .expect("isocheck runs");
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let r = read_probe(&exe, &page, CLICK_PROBE);
+    assert_eq!(r["text"], "line 4", "{r}");
+    let attribute = r["attribute"].as_str().unwrap_or_default();
+    assert!(attribute.starts_with("./javascript%3A"), "{r}");
+    assert_eq!(r["protocol"], "file:", "{r}");
+    assert_eq!(r["title"], "probe", "the click ran the file name: {r}");
 }

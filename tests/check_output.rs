@@ -467,3 +467,44 @@ Then:
     assert!(dir.join("G1c/0.dot").is_file());
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// A key of 10 MB (issue 32: it made a 21 MB report on the terminal and an
+/// 80 MB `--directory`): the reports for people show its start and its
+/// length in bytes, and stay small; the result maps keep it whole.
+#[test]
+fn a_10_mb_key_makes_bounded_reports() {
+    let key = format!("\"{}\"", "k".repeat(10_000_000));
+    let text = format!(
+        "{{:index 0, :type :ok, :process 0, :f :txn, :value [[:append {key} 1] [:r :y [1]]]}}\n\
+         {{:index 1, :type :ok, :process 0, :f :txn, :value [[:append {key} 2] [:append :y 1]]}}\n\
+         {{:index 2, :type :ok, :process 0, :f :txn, :value [[:r {key} [1 2]] [:r :y [1]]]}}\n"
+    );
+    let h = history::parse_text(Format::Edn, "big-key.edn", text, None).expect("history");
+    let opts = CheckOptions {
+        consistency_models: Some(vec!["read-committed".to_string()]),
+        ..CheckOptions::default()
+    };
+    let o = isocheck::check(&h, &opts).expect("options");
+    assert_eq!(o.anomaly_types(), ["G1c"]);
+    let marker = "k … (10000002 bytes)";
+    let human = o.human(&h, false);
+    assert!(human.len() < 20_000, "{} bytes", human.len());
+    assert!(human.contains(marker), "{human}");
+    let html = o.html(&h, Path::new("."));
+    assert!(html.len() < 100_000, "{} bytes", html.len());
+    assert!(html.contains(marker));
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("big-key");
+    let _ = std::fs::remove_dir_all(&dir);
+    o.write_directory(&dir, &h).expect("directory written");
+    let mut total = 0;
+    for name in ["G1c.txt", "G1c/0.dot", "index.html"] {
+        let text = std::fs::read_to_string(dir.join(name)).expect(name);
+        assert!(text.contains(marker), "{name}");
+        total += text.len();
+    }
+    assert!(total < 200_000, "{total} bytes");
+    for result in [o.edn(&h), o.json(&h)] {
+        assert!(result.contains(&"k".repeat(10_000_000)));
+        assert!(!result.contains("bytes)"));
+    }
+}

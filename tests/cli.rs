@@ -193,3 +193,174 @@ fn solver_options_are_checked() {
         );
     }
 }
+
+/// Exit status 3 and a message holding `says` and a fix (`help:`).
+fn usage_error(args: &[&str], says: &str) {
+    let o = isocheck(args);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(3), "{args:?}: {stderr}");
+    assert!(stderr.contains(says), "{args:?}: {stderr}");
+    assert!(
+        stderr.contains("help:") || stderr.contains("e.g."),
+        "{args:?}: {stderr}"
+    );
+}
+
+/// An empty name in `-m` or `-a` (issue 32: `-m ''` and `-m ,` meant no
+/// model and answered valid) is a usage error in every command taking
+/// them; `none` is how to ask for no model, alone.
+#[test]
+fn empty_model_and_anomaly_names_are_usage_errors() {
+    let g2 = "fixtures/check/g2-item.edn";
+    for m in ["", ",", "serializable,", ",serializable", " , "] {
+        usage_error(&["check", "-m", m, g2], "holds an empty name");
+    }
+    for a in ["", ",", "G1,"] {
+        usage_error(&["check", "-a", a, g2], "holds an empty name");
+    }
+    usage_error(
+        &["check", "-m", "none,serializable", g2],
+        "`none` means no model",
+    );
+    usage_error(
+        &["recheck", "-m", ",", "no-such-store"],
+        "holds an empty name",
+    );
+    usage_error(
+        &[
+            "run",
+            "--db",
+            "sim:serializable",
+            "-m",
+            "",
+            "--store",
+            "no-such-store",
+        ],
+        "holds an empty name",
+    );
+    assert!(!std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("no-such-store")
+        .exists());
+    // Asked for properly, the same history is checked (and G2-item found).
+    assert_eq!(check_status(&["-m", "serializable", g2]), Some(1));
+    assert_eq!(check_status(&["-m", " :serializable ", g2]), Some(1));
+    assert_eq!(check_status(&["-m", "none", g2]), Some(0));
+    assert_eq!(check_status(&["-m", "none", "-a", "G2-item", g2]), Some(1));
+}
+
+/// `--accounts` takes EDN values, each once (issue 32: it took any text
+/// as one account); a string may hold a comma.
+#[test]
+fn accounts_are_edn_values() {
+    let bank = "fixtures/jepsen/bank-valid.edn";
+    usage_error(&["check", "--accounts", "", bank], "no account given");
+    usage_error(&["check", "--accounts", ",", bank], "no account given");
+    usage_error(&["check", "--accounts", "[1", bank], "is not EDN values");
+    usage_error(&["check", "--accounts", "0,1,0", bank], "listed twice");
+    usage_error(&["check", "--accounts", "1,1N", bank], "listed twice");
+    assert_eq!(check_status(&["--accounts", "0,1,2", bank]), Some(0));
+    assert_eq!(check_status(&["--accounts", "0 1 2N", bank]), Some(0));
+    assert_eq!(check_status(&["--accounts", "0,1", bank]), Some(1));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli-accounts");
+    std::fs::create_dir_all(&dir).expect("scratch directory");
+    let comma = dir.join("bank.edn");
+    std::fs::write(
+        &comma,
+        "{:type :invoke, :f :read, :process 0, :index 0}\n\
+         {:type :ok, :f :read, :value {\"a,b\" 5, \"c\" 5}, :process 0, :index 1}\n\
+         {:type :invoke, :f :transfer, :value {:from \"a,b\", :to \"c\", :amount 1}, :process 0, :index 2}\n\
+         {:type :ok, :f :transfer, :value {:from \"a,b\", :to \"c\", :amount 1}, :process 0, :index 3}\n\
+         {:type :invoke, :f :read, :process 0, :index 4}\n\
+         {:type :ok, :f :read, :value {\"a,b\" 4, \"c\" 6}, :process 0, :index 5}\n",
+    )
+    .expect("history written");
+    let comma = comma.to_str().expect("a UTF-8 path");
+    assert_eq!(
+        check_status(&["--accounts", "\"a,b\",\"c\"", comma]),
+        Some(0)
+    );
+    assert_eq!(
+        check_status(&["--accounts", "\"a\",\"b\",\"c\"", comma]),
+        Some(1)
+    );
+}
+
+/// Arguments that were taken silently when zero or empty, or could
+/// overflow, are usage errors (exit 3, saying what is allowed), and a
+/// negative number is a number (issue 32's audit of the command line).
+#[test]
+fn zero_empty_and_huge_arguments_are_usage_errors() {
+    let bank = "fixtures/jepsen/bank-valid.edn";
+    for (args, says) in [
+        (
+            &["gen", "lwt", "--values", "4294967296"][..],
+            "not in 1..=4294967295",
+        ),
+        (&["gen", "list-append", "--max-mb", "0"], "0 is not in 1.."),
+        (
+            &["bench", "load", "--runs", "0", "--file", bank],
+            "0 is not in 1..",
+        ),
+        (&["recheck", "-j", "0", "fixtures"], "0 is not in 1.."),
+        (
+            &[
+                "bench",
+                "check",
+                "--file",
+                bank,
+                "--models",
+                "serializable,",
+            ],
+            "holds an empty name",
+        ),
+    ] {
+        let o = isocheck(args);
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(3), "{args:?}: {stderr}");
+        assert!(stderr.contains(says), "{args:?}: {stderr}");
+    }
+    // The largest --values leaves room for a fault's values above it (this
+    // overflowed in a debug build).
+    let o = isocheck(&[
+        "gen",
+        "lwt",
+        "--values",
+        "4294967295",
+        "--fault",
+        "realtime",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(stdout(&o).contains(" 4294967297]"), "{}", stdout(&o));
+    // `--total-amount -5` is a total, not a flag `-5`.
+    let o = isocheck(&["check", "--total-amount", "-5", bank]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("wrong-total"));
+}
+
+/// A file name's control characters and bidirectional overrides reach the
+/// terminal as visible escapes, as the history's own text does: in the
+/// report's excerpt header and in `stats`.
+#[test]
+fn file_names_are_escaped_on_the_terminal() {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli-names");
+    std::fs::create_dir_all(&dir).expect("scratch directory");
+    let file = dir.join("x\u{1b}[31mred\u{202e}.edn");
+    std::fs::copy(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/check/g1c.edn"),
+        &file,
+    )
+    .expect("history copied");
+    let file = file.to_str().expect("a UTF-8 path");
+    let report = isocheck(&["check", "-m", "none", "-a", "G1", file]);
+    let stats = isocheck(&["stats", file]);
+    for text in [
+        String::from_utf8_lossy(&report.stderr),
+        String::from_utf8_lossy(&stats.stdout),
+    ] {
+        assert!(text.contains("x\\u{1b}[31mred\\u{202e}.edn"), "{text}");
+        assert!(
+            !text.contains('\u{1b}') && !text.contains('\u{202e}'),
+            "{text}"
+        );
+    }
+}

@@ -228,3 +228,69 @@ fn bench_check_generates_then_checks() {
     let o = isocheck(&["bench", "check", "--generate", "rw-register --ops 9-1"]);
     assert_eq!(o.status.code(), Some(3));
 }
+
+/// `gen lwt --fault` (issue 32: ignored before): the faults a register can
+/// show are forced and `check` finds them; the others, and the arguments
+/// lwt has no use for, are usage errors naming why; `--read-ratio` is
+/// honoured.
+#[test]
+fn lwt_honours_its_faults_and_refuses_the_rest() {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("gen-cli-lwt");
+    std::fs::create_dir_all(&dir).expect("scratch directory");
+    let file = dir.join("h.edn");
+    let file = file.to_str().expect("utf-8 path");
+    let gen = ["gen", "lwt", "--txns", "200", "--keys", "2", "-o", file];
+    assert!(isocheck(&gen).status.success());
+    assert_eq!(isocheck(&["check", file]).status.code(), Some(0));
+    for fault in [
+        "lost-update",
+        "aborted-read",
+        "stale-session-read",
+        "realtime",
+    ] {
+        let args = [&gen[..], &["--fault", fault]].concat();
+        assert!(isocheck(&args).status.success(), "{fault}");
+        let o = isocheck(&["check", file]);
+        assert_eq!(o.status.code(), Some(1), "{fault}");
+        assert!(
+            String::from_utf8_lossy(&o.stderr).contains("nonlinearizable"),
+            "{fault}"
+        );
+    }
+    let refused = [
+        (
+            &["--fault", "write-skew"][..],
+            "lwt cannot inject write-skew",
+        ),
+        (&["--fault", "intermediate-read"], "lwt cannot inject"),
+        (
+            &["--fault", "realtime", "--processes", "1"],
+            "at least 2 processes",
+        ),
+        (&["--level", "read-committed"], "--level does not apply"),
+        (&["--ops", "2"], "--ops does not apply"),
+        (&["--fail-rate", "0.1"], "--fail-rate does not apply"),
+        (
+            &["--distribution", "zipfian"],
+            "--distribution does not apply",
+        ),
+    ];
+    for (extra, says) in refused {
+        let o = isocheck(&[&["gen", "lwt"][..], extra].concat());
+        assert_eq!(o.status.code(), Some(3), "{extra:?}");
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert!(stderr.contains(says), "{extra:?}: {stderr}");
+    }
+    let o = isocheck(&["gen", "list-append", "--values", "3"]);
+    assert_eq!(o.status.code(), Some(3));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--values is for `gen lwt`"));
+    let reads = |ratio: &str| {
+        let o = isocheck(&["gen", "lwt", "--txns", "500", "--read-ratio", ratio]);
+        String::from_utf8_lossy(&o.stdout)
+            .lines()
+            .filter(|l| l.contains(":type :invoke") && l.contains(":f :read"))
+            .count()
+    };
+    assert_eq!(reads("0"), 0);
+    assert!(reads("1") > 480, "{}", reads("1"));
+}

@@ -163,14 +163,79 @@ fn links_to_the_history_are_relative_to_the_page() {
     std::fs::create_dir_all(&page_dir).expect("scratch directory");
     let history = run.join("history.edn");
     std::fs::write(&history, "").expect("history written");
-    let href = isocheck::report::html::href(&page_dir, &history.to_string_lossy());
-    assert_eq!(href, "../history.edn");
+    let href = |dir: &Path, file: &Path| isocheck::report::html::href(dir, &file.to_string_lossy());
+    assert_eq!(href(&page_dir, &history).as_deref(), Some("../history.edn"));
+    assert_eq!(href(&run, &history).as_deref(), Some("./history.edn"));
     let odd = run.join("a #1 100%");
     std::fs::create_dir_all(&odd).expect("scratch directory");
     std::fs::write(odd.join("history.edn"), "").expect("history written");
-    let href = isocheck::report::html::href(&page_dir, &odd.join("history.edn").to_string_lossy());
-    assert_eq!(href, "../a%20%231%20100%25/history.edn");
-    assert_eq!(isocheck::report::html::href(&run, "<stdin>"), "<stdin>");
+    assert_eq!(
+        href(&page_dir, &odd.join("history.edn")).as_deref(),
+        Some("../a%20%231%20100%25/history.edn")
+    );
+    // A name that reads as a scheme stays a path.
+    let scheme = run.join("javascript:alert(1)");
+    std::fs::write(&scheme, "").expect("history written");
+    assert_eq!(
+        href(&run, &scheme).as_deref(),
+        Some("./javascript%3Aalert%281%29")
+    );
+    // Standard input has no address: the lines are not linked.
+    assert_eq!(isocheck::report::html::href(&run, "<stdin>"), None);
+}
+
+/// A history file whose name is a `javascript:` URL (issue 32): the page
+/// links its lines with a relative, percent-encoded address, names the
+/// file escaped, and makes no other link than to its own sections.
+#[test]
+fn a_hostile_file_name_is_a_relative_link() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("html-hostile");
+    std::fs::create_dir_all(&dir).expect("scratch directory");
+    let file = dir.join("javascript:top.document.title='PWNED'<!--");
+    let text = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/check/g1a.edn"),
+    )
+    .expect("fixture");
+    std::fs::write(&file, &text).expect("history written");
+    let h = parse(&file.to_string_lossy(), text);
+    let o = isocheck::check(&h, &models(&["read-committed"])).expect("options");
+    let html = o.html(&h, &dir);
+    let encoded = "./javascript%3Atop.document.title%3D%27PWNED%27%3C%21--";
+    assert!(
+        html.contains(&format!("<a href=\"{encoded}#L3\">line 3</a>")),
+        "{html}"
+    );
+    for href in html.split("href=\"").skip(1) {
+        let target = &href[..href.find('"').expect("a closed attribute")];
+        let relative = target.starts_with('#') || target.starts_with("./");
+        assert!(relative, "{target}");
+        assert!(!target.contains(':'), "{target}");
+    }
+    assert!(!html.contains("PWNED'<!--"), "{html}");
+    assert!(html.contains("title=&#39;PWNED&#39;&lt;!--"), "{html}");
+}
+
+/// Bidirectional overrides and other control characters from the history
+/// (a key, the file name) are written as visible escapes on the page, as
+/// on the terminal: they neither reorder nor hide the text around them.
+#[test]
+fn control_characters_are_visible_escapes() {
+    let key = "\"a\u{202e}b\u{1b}[31mc\u{2066}\"";
+    let text = format!(
+        "{{:type :invoke, :f :txn, :value [[:append {key} 1]], :process 0, :index 0}}\n\
+         {{:type :fail, :f :txn, :value [[:append {key} 1]], :process 0, :index 1}}\n\
+         {{:type :invoke, :f :txn, :value [[:r {key} nil]], :process 1, :index 2}}\n\
+         {{:type :ok, :f :txn, :value [[:r {key} [1]]], :process 1, :index 3}}\n"
+    );
+    let h = parse("evil\u{202e}nde.edn", text);
+    let o = isocheck::check(&h, &models(&["read-committed"])).expect("options");
+    let html = o.html(&h, Path::new("."));
+    assert!(html.contains("G1a"), "{html}");
+    for raw in ['\u{202e}', '\u{1b}', '\u{2066}'] {
+        assert!(!html.contains(raw), "{raw:?} in {html}");
+    }
+    assert!(html.contains("a\\u{202e}b\\u{1b}[31mc\\u{2066}"), "{html}");
+    assert!(html.contains("evil\\u{202e}nde.edn"), "{html}");
 }
 
 /// A G0 cycle through `n` transactions: each appends to its own key and

@@ -147,11 +147,11 @@ fn the_table_as_a_page_links_each_run_to_its_report() {
     let html = std::fs::read_to_string(&page).expect("the table's page");
     assert_eq!(html.matches("<tr class=").count(), 2, "{html}");
     assert!(
-        html.contains("<tr class=\"disagree\"><td><a href=\"table-runs/"),
+        html.contains("<tr class=\"disagree\"><td><a href=\"./table-runs/"),
         "{html}"
     );
     assert!(
-        html.contains("<tr class=\"agree\"><td><a href=\"table-runs/"),
+        html.contains("<tr class=\"agree\"><td><a href=\"./table-runs/"),
         "{html}"
     );
     assert!(html.contains("2 runs, 2 with a recorded verdict"), "{html}");
@@ -169,6 +169,23 @@ fn the_table_as_a_page_links_each_run_to_its_report() {
         .iter()
         .any(|p| p.contains("data-valid=\"invalid\"") && p.contains("G2-item #0")));
     assert!(pages.iter().any(|p| p.contains("data-valid=\"valid\"")));
+    // A page named like a script URL links its runs by relative, encoded
+    // addresses all the same (issue 32).
+    let hostile = out.join("javascript:alert(1).html");
+    recheck(&[
+        "--format",
+        "json",
+        "--html",
+        hostile.to_str().unwrap(),
+        store.path(),
+    ]);
+    let html = std::fs::read_to_string(&hostile).expect("the table's page");
+    assert_eq!(
+        html.matches("<a href=\"./javascript%3Aalert%281%29-runs/")
+            .count(),
+        2,
+        "{html}"
+    );
 }
 
 #[test]

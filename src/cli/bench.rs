@@ -26,7 +26,7 @@ pub struct BenchArgs {
     #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u64).range(1..=MAX_MB))]
     pub mb: u64,
     /// Timed runs (the best is reported).
-    #[arg(long, default_value_t = 3)]
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]
     pub runs: u32,
     /// `check`: the consistency models to time, one process each.
     #[arg(
@@ -269,11 +269,17 @@ struct GenBench {
 
 /// Generates the history `--generate` describes, timed.
 fn generate(args: &str) -> Result<(PathBuf, GenBench, u64), String> {
-    use clap::Parser;
+    use clap::{CommandFactory, FromArgMatches};
     use std::hash::{Hash, Hasher};
-    let gen_args = GenOnly::try_parse_from(args.split_whitespace())
+    let matches = GenOnly::command()
+        .try_get_matches_from(args.split_whitespace())
+        .map_err(|e| format!("--generate: {e}"))?;
+    let gen_args = GenOnly::from_arg_matches(&matches)
         .map_err(|e| format!("--generate: {e}"))?
         .args;
+    if let Some(msg) = super::inapplicable(&gen_args, &super::given(Some(&matches))) {
+        return Err(format!("--generate: {msg}"));
+    }
     let kind = gen_args.workload.kind().ok_or("--generate: lwt histories are not transactional; use `isocheck gen lwt` and `bench check --file`")?;
     let params = gen_args.params(kind);
     params.validate().map_err(|e| format!("--generate: {e}"))?;
@@ -299,6 +305,11 @@ fn generate(args: &str) -> Result<(PathBuf, GenBench, u64), String> {
 
 /// Best-of-N whole `isocheck check` processes per model.
 fn check_bench(a: &BenchArgs) -> Result<CheckBench, String> {
+    super::check::no_empty_name(
+        &a.models,
+        "--models",
+        "`--models serializable,snapshot-isolation`",
+    )?;
     let exe = std::env::current_exe().map_err(|e| e.to_string())?;
     let (path, generated, txns) = match &a.generate {
         Some(args) => {

@@ -117,12 +117,13 @@ pub struct ModelArgs {
 #[derive(clap::Args, Debug, Clone, Default)]
 pub struct JepsenArgs {
     /// Bank: the total every read must sum to (default: the first read's sum).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
     pub total_amount: Option<i64>,
-    /// Bank: the accounts, comma-separated EDN values (default: the first
-    /// read's).
-    #[arg(long, value_delimiter = ',', value_name = "ACCOUNTS")]
-    pub accounts: Option<Vec<String>>,
+    /// Bank: the accounts, EDN values separated by commas (or spaces, as in
+    /// EDN; a string may hold a comma), e.g. `0,1,2` or `:a,"b,c"`
+    /// (default: the first read's).
+    #[arg(long, value_name = "ACCOUNTS", value_parser = parse_accounts)]
+    pub accounts: Option<Accounts>,
     /// Bank: balances may be negative.
     #[arg(long)]
     pub allow_negative_balances: bool,
@@ -135,27 +136,41 @@ pub struct JepsenArgs {
     pub linearizable_set: bool,
 }
 
+/// `--accounts`: each account's canonical EDN text (`1N` is `1`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Accounts(Vec<String>);
+
+/// The accounts of `--accounts`: one or more EDN values, each once.
+/// Anything else is a usage error (it was taken as one account named by
+/// the text, which no read has, so every read looked wrong).
+fn parse_accounts(s: &str) -> Result<Accounts, String> {
+    let values = history::edn::read_all(s)
+        .map_err(|e| format!("`{s}` is not EDN values: {} (e.g. `0,1,2`)", e.problem))?;
+    if values.is_empty() {
+        return Err("no account given (e.g. `--accounts 0,1,2`)".to_string());
+    }
+    let mut accounts: Vec<String> = Vec::with_capacity(values.len());
+    for v in &values {
+        let text = v.canonical();
+        if accounts.contains(&text) {
+            return Err(format!(
+                "account {text} is listed twice: name each once, e.g. `0,1,2`"
+            ));
+        }
+        accounts.push(text);
+    }
+    Ok(Accounts(accounts))
+}
+
 impl JepsenArgs {
     pub fn options(&self) -> JepsenOptions {
         JepsenOptions {
             total_amount: self.total_amount,
-            accounts: self
-                .accounts
-                .as_ref()
-                .map(|a| a.iter().map(|x| canonical_edn(x)).collect()),
+            accounts: self.accounts.as_ref().map(|a| a.0.clone()),
             negative_balances: self.allow_negative_balances,
             group_size: self.group_size.map(|n| n as usize),
             linearizable: self.linearizable_set,
         }
-    }
-}
-
-/// An EDN value given on the command line, in canonical text (`1N` is `1`),
-/// or as given when it is not one value.
-fn canonical_edn(text: &str) -> String {
-    match history::edn::read_all(text.trim()).as_deref() {
-        Ok([n]) => n.canonical(),
-        _ => text.trim().to_string(),
     }
 }
 
@@ -208,6 +223,28 @@ fn parse_bytes(s: &str) -> Result<u64, String> {
     }
 }
 
+/// An error when a comma-separated list of names given to `flag` holds an
+/// empty one; `example` shows the list as meant.
+pub(super) fn no_empty_name(list: &[String], flag: &str, example: &str) -> Result<(), String> {
+    match list.iter().any(|name| clean_name(name).is_empty()) {
+        true => Err(format!(
+            "{flag} `{}` holds an empty name\n  help: name them separated by commas, e.g. \
+             {example}",
+            list.join(",")
+        )),
+        false => Ok(()),
+    }
+}
+
+/// The model name that asks for no model (anomalies only).
+const NO_MODEL: &str = "none";
+
+/// A model or anomaly name as given, without spaces around it or the
+/// keyword's colon (`:serializable`).
+fn clean_name(s: &str) -> String {
+    s.trim().trim_start_matches(':').to_string()
+}
+
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CheckFormat {
     Human,
@@ -222,17 +259,39 @@ impl ModelArgs {
         limits::arm_memory(budget.unwrap_or(u64::MAX), format);
     }
 
+    /// Why the lists of models and anomalies ask for nothing sensible, if
+    /// they do not, with the fix: an empty name (`-m ''`, `-m ,`, a
+    /// trailing comma) once meant no model at all and answered valid; `none`
+    /// says that, and stands alone.
+    pub fn validate(&self) -> Result<(), String> {
+        let models = self.consistency_models.as_deref().unwrap_or_default();
+        no_empty_name(
+            models,
+            "--consistency-models (-m)",
+            "`-m serializable,snapshot-isolation`, or `-m none` for no model",
+        )?;
+        no_empty_name(&self.anomalies, "--anomalies (-a)", "`-a G1,lost-update`")?;
+        let names: Vec<String> = models.iter().map(|m| clean_name(m)).collect();
+        if names.len() > 1 && names.iter().any(|m| m == NO_MODEL) {
+            return Err(format!(
+                "--consistency-models (-m) `{}`: `none` means no model, and cannot be given \
+                 with models\n  help: give `-m none` alone, or only the models",
+                models.join(",")
+            ));
+        }
+        Ok(())
+    }
+
     pub fn options(&self) -> CheckOptions {
-        let clean = |s: &String| s.trim().trim_start_matches(':').to_string();
         let models = self.consistency_models.as_ref().map(|ms| {
             ms.iter()
-                .map(clean)
-                .filter(|m| !m.is_empty() && m != "none")
+                .map(|m| clean_name(m))
+                .filter(|m| m != NO_MODEL)
                 .collect()
         });
         CheckOptions {
             consistency_models: models,
-            anomalies: self.anomalies.iter().map(clean).collect(),
+            anomalies: self.anomalies.iter().map(|a| clean_name(a)).collect(),
             infer: InferOptions {
                 sequential_keys: self.sequential_keys,
                 linearizable_keys: self.linearizable_keys,
@@ -253,6 +312,10 @@ impl ModelArgs {
 }
 
 pub fn run(a: &CheckArgs) -> ExitCode {
+    if let Err(msg) = a.model.validate() {
+        output::say(format_args!("error: {msg}"));
+        return ExitCode::from(EXIT_INPUT);
+    }
     let opts = a.model.options();
     let wanted = a
         .solver

@@ -10,7 +10,8 @@ pub mod stats;
 use crate::gen;
 use crate::history::{self, Format, LoadOptions, Workload};
 use crate::report::diagnostic;
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::parser::ValueSource;
+use clap::{ArgMatches, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 use stats::Stats;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -162,7 +163,9 @@ pub struct GenArgs {
     pub level: gen::Level,
     /// Force one anomaly into the history (a short script on fresh keys, at
     /// a random point); `lost-update` also turns off snapshot isolation's
-    /// write-write check for the whole run.
+    /// write-write check for the whole run. lwt: `lost-update`,
+    /// `aborted-read`, `stale-session-read` or `realtime`, on one register
+    /// with fresh values (the others need transactions).
     #[arg(long, value_enum)]
     pub fault: Option<gen::Fault>,
     /// Transactions to invoke (a fault adds its own few).
@@ -172,7 +175,7 @@ pub struct GenArgs {
     #[arg(long, conflicts_with = "txns")]
     pub txns_per_process: Option<u64>,
     /// Stop once the output reaches this many megabytes (10^6 bytes).
-    #[arg(long)]
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     pub max_mb: Option<u64>,
     /// Concurrent client processes (sessions).
     #[arg(long, visible_alias = "sessions", default_value_t = 10,
@@ -193,7 +196,7 @@ pub struct GenArgs {
     /// Elle's generators; never for rw-register and mini-transactions).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     pub max_writes_per_key: Option<u64>,
-    /// Fraction of micro-ops that are reads.
+    /// Fraction of micro-ops that are reads (lwt: of ops, 0.4 unless given).
     #[arg(long, default_value_t = 0.5, value_parser = parse_fraction)]
     pub read_ratio: f64,
     /// rw-register: fraction of writes not preceded by a read of their key
@@ -213,7 +216,7 @@ pub struct GenArgs {
     /// lwt: draw written and expected values from 0..N, so that values
     /// repeat (Jepsen's etcd cas-register test uses 5); reads, writes and
     /// compare-and-sets as Jepsen's mix.
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=gen::lwt::MAX_VALUES))]
     pub values: Option<u64>,
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
@@ -317,7 +320,6 @@ fn parse_fraction(s: &str) -> Result<f64, String> {
 
 /// A usage error for arguments clap accepted one by one but not together.
 fn usage_error(msg: &str) -> ExitCode {
-    use clap::CommandFactory;
     let e = Cli::command().error(clap::error::ErrorKind::ArgumentConflict, msg);
     let _ = e.print();
     ExitCode::from(EXIT_INPUT)
@@ -327,8 +329,14 @@ fn usage_error(msg: &str) -> ExitCode {
 pub fn main() -> ExitCode {
     // Usage errors exit with EXIT_INPUT rather than clap's 2, which `check`
     // reserves for an unknown verdict.
-    let cli = match Cli::try_parse() {
-        Ok(cli) => cli,
+    let parsed = Cli::command()
+        .try_get_matches()
+        .and_then(|m| match Cli::from_arg_matches(&m) {
+            Ok(cli) => Ok((cli, m)),
+            Err(e) => Err(e.format(&mut Cli::command())),
+        });
+    let (cli, matches) = match parsed {
+        Ok(parsed) => parsed,
         Err(e) => {
             let code = if e.use_stderr() { EXIT_INPUT } else { 0 };
             let _ = e.print();
@@ -338,7 +346,7 @@ pub fn main() -> ExitCode {
     match cli.command {
         Command::Check(a) => check::run(&a),
         Command::Stats(a) => stats_cmd(&a),
-        Command::Gen(a) => gen_cmd(&a),
+        Command::Gen(a) => gen_cmd(&a, &given(matches.subcommand_matches("gen"))),
         Command::Bench(a) => bench::run(&a),
         Command::Run(a) => run::run(&a),
         Command::Recheck(a) => recheck::run(&a),
@@ -386,9 +394,62 @@ fn stats_cmd(a: &StatsArgs) -> ExitCode {
     output::status(output::to_stdout(&text), code)
 }
 
-fn gen_cmd(a: &GenArgs) -> ExitCode {
+/// The ids of the arguments given on the command line (not defaulted).
+fn given(m: Option<&ArgMatches>) -> Vec<String> {
+    let Some(m) = m else {
+        return Vec::new();
+    };
+    m.ids()
+        .filter(|id| m.value_source(id.as_str()) == Some(ValueSource::CommandLine))
+        .map(|id| id.to_string())
+        .collect()
+}
+
+/// `gen` arguments for lwt's single register ops, and why each means
+/// nothing there.
+const TXN_ONLY: [(&str, &str); 6] = [
+    (
+        "level",
+        "its registers are linearizable; --fault injects a violation",
+    ),
+    ("ops", "an lwt op is one read, write or compare-and-set"),
+    (
+        "blind_writes",
+        "an lwt op is one read, write or compare-and-set",
+    ),
+    ("distribution", "registers are drawn uniformly"),
+    (
+        "fail_rate",
+        "a compare-and-set fails when its expected value is not current",
+    ),
+    ("max_writes_per_key", "registers are never retired"),
+];
+
+/// Why `gen` refuses an argument `given` for `a`'s workload, if it does:
+/// one that would be ignored (issue 32: `gen lwt --fault X` was).
+fn inapplicable(a: &GenArgs, given: &[String]) -> Option<String> {
+    let is_given = |id: &str| given.iter().any(|g| g == id);
+    let flag = |id: &str| format!("--{}", id.replace('_', "-"));
+    match a.workload {
+        GenWorkload::Lwt => TXN_ONLY
+            .iter()
+            .find(|(id, _)| is_given(id))
+            .map(|(id, why)| format!("{} does not apply to `gen lwt`: {why}", flag(id))),
+        _ => is_given("values")
+            .then(|| "--values is for `gen lwt` (registers whose values repeat)".to_string()),
+    }
+}
+
+fn gen_cmd(a: &GenArgs, given: &[String]) -> ExitCode {
+    if let Some(msg) = inapplicable(a, given) {
+        return usage_error(&msg);
+    }
     let Some(kind) = a.workload.kind() else {
-        return gen_lwt(a);
+        let read_ratio = given
+            .iter()
+            .any(|g| g == "read_ratio")
+            .then_some(a.read_ratio);
+        return gen_lwt(a, read_ratio);
     };
     let params = a.params(kind);
     if let Err(msg) = params.validate() {
@@ -397,16 +458,19 @@ fn gen_cmd(a: &GenArgs) -> ExitCode {
     write_output(a, |w| gen::write(w, &params).map(drop))
 }
 
-fn gen_lwt(a: &GenArgs) -> ExitCode {
+/// `gen lwt`; `read_ratio` when given (lwt's own default otherwise).
+fn gen_lwt(a: &GenArgs, read_ratio: Option<f64>) -> ExitCode {
+    let defaults = gen::lwt::Params::default();
     let params = gen::lwt::Params {
         seed: a.seed,
         processes: a.processes,
         keys: a.keys,
         ops: a.txns(),
         max_bytes: a.max_bytes(),
-        info_rate: a.info_rate.unwrap_or(0.01),
+        read_ratio: read_ratio.unwrap_or(defaults.read_ratio),
+        info_rate: a.info_rate.unwrap_or(defaults.info_rate),
         values: a.values,
-        ..Default::default()
+        fault: a.fault,
     };
     if let Err(msg) = params.validate() {
         return usage_error(&msg);

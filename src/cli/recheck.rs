@@ -38,8 +38,8 @@ pub struct RecheckArgs {
     #[command(flatten)]
     pub model: ModelArgs,
     /// Histories checked at once (default: every core).
-    #[arg(long, short = 'j')]
-    pub jobs: Option<usize>,
+    #[arg(long, short = 'j', value_parser = clap::value_parser!(u64).range(1..))]
+    pub jobs: Option<u64>,
     #[arg(long, value_enum, default_value = "human")]
     pub format: OutputFormat,
     /// Also write the table as an HTML page to this file, each run linking
@@ -95,6 +95,10 @@ pub struct Row {
 }
 
 pub fn run(a: &RecheckArgs) -> ExitCode {
+    if let Err(msg) = a.model.validate() {
+        output::say(format_args!("error: {msg}"));
+        return ExitCode::from(EXIT_INPUT);
+    }
     let base = a.model.options();
     if let Err(e) = check::anomaly_types(&base) {
         output::say(format_args!("error: {e}\n  help: {}", option_help(&e)));
@@ -117,7 +121,9 @@ pub fn run(a: &RecheckArgs) -> ExitCode {
             return ExitCode::from(EXIT_INPUT);
         }
     };
-    let jobs = a.jobs.unwrap_or_else(crate::limits::cores);
+    let jobs = a.jobs.map_or_else(crate::limits::cores, |j| {
+        usize::try_from(j).unwrap_or(usize::MAX)
+    });
     let human = a.format == OutputFormat::Human;
     let table = Table::new(&store.runs);
     if human {
@@ -274,8 +280,10 @@ impl Pages {
         self.dir.join(format!("{i}.html"))
     }
 
+    /// The run's report from the table's page: relative and encoded, as
+    /// every link of a page (the name comes from `--html`).
     fn link(&self, i: usize) -> String {
-        format!("{}/{i}.html", self.name)
+        html::link(&Path::new(&self.name).join(format!("{i}.html")))
     }
 }
 

@@ -167,6 +167,7 @@ impl RunArgs {
             None => Target::Sqlite(None),
         };
         let isolation = target.isolation(self.isolation)?;
+        self.model.validate()?;
         let check_options = self.model.options();
         check::anomaly_types(&check_options).map_err(|e| format!("{e} ({})", option_help(&e)))?;
         let cas = self.workload == RunWorkload::CasRegister;

@@ -228,7 +228,9 @@ fn count_mops(h: &History, s: &mut Stats) {
 /// The human table for one history.
 pub fn render(s: &Stats) -> String {
     let mut rows: Vec<(&str, String)> = vec![
-        ("file", s.file.clone()),
+        // A file name is the one text here from outside: its control
+        // characters escaped, as every report's.
+        ("file", crate::report::excerpt::escape(&s.file).into_owned()),
         ("format", s.format.to_string()),
         ("size", format!("{} bytes", s.bytes)),
         ("workload", format!("{} ({})", s.workload, source_word(s))),

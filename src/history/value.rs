@@ -198,6 +198,16 @@ impl ValueTable {
         }
     }
 
+    /// [`ValueTable::display`] borrowed from the table when `v` is interned,
+    /// so that a report can show the start of a long value without copying
+    /// all of it.
+    pub fn text(&self, v: Val) -> std::borrow::Cow<'_, str> {
+        match v.as_small_int() {
+            Some(n) => n.to_string().into(),
+            None => self.canon[(v.raw() & !INTERNED) as usize].as_ref().into(),
+        }
+    }
+
     /// The canonical EDN text of `v`, e.g. `3`, `:x`, `"s"`, `[:anti 5]`.
     pub fn display(&self, v: Val) -> String {
         let mut s = String::new();

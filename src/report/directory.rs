@@ -1,8 +1,11 @@
 //! Elle-like artifacts in a directory: `<Type>.txt` with Elle's explanation
 //! of every cycle of that type, and `<Type>/<i>.dot` (plus `<i>.svg` when
-//! Graphviz's `dot` is installed) drawing each cycle.
+//! Graphviz's `dot` is installed) drawing each cycle. Ops and values are
+//! whole in them unless longer than anyone reads (`explain::clip`).
 
-use super::explain::{cycle_explanation, names};
+use super::explain::{
+    clip, cycle_explanation, names, txn_text, value_text, FILE_OP_CHARS, FILE_VALUE_CHARS,
+};
 use crate::check::{Analysis, Entry, FoundCycle, Verdict};
 use crate::graph::Rel;
 use crate::history::History;
@@ -73,7 +76,7 @@ fn graphviz(h: &History, a: &Analysis, c: &FoundCycle, title: &str) -> String {
             op.index,
             h.txn(t).process
         );
-        let tooltip = super::explain::txn_text(h, t);
+        let tooltip = clip(&txn_text(h, t), FILE_OP_CHARS).into_owned();
         let _ = writeln!(
             s,
             "  {} [label={}, tooltip={}];",
@@ -85,7 +88,11 @@ fn graphviz(h: &History, a: &Analysis, c: &FoundCycle, title: &str) -> String {
     for (i, d) in a.cycle_steps(c).enumerate() {
         let label = match d.rel {
             Rel::Ww | Rel::Wr | Rel::Rw => {
-                format!("{} {}", d.rel.name(), h.values.display(d.key))
+                format!(
+                    "{} {}",
+                    d.rel.name(),
+                    value_text(h, d.key, FILE_VALUE_CHARS)
+                )
             }
             Rel::Process => format!("process {}", h.txn(d.from).process),
             Rel::Realtime => "realtime".to_string(),

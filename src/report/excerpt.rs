@@ -1,6 +1,6 @@
 //! What miette is shown of a diagnostic: its text with control characters
-//! escaped, and of its source only the lines around its labels, a long line
-//! cut to windows around the labels on it.
+//! escaped and clipped (`explain::clip`), and of its source only the lines
+//! around its labels, a long line cut to windows around the labels on it.
 //!
 //! Text from a history reaches the terminal through here, so an ANSI escape
 //! in a key or a string prints as `\u{1b}`, never as a command to the
@@ -8,6 +8,7 @@
 //! characters around each label (miette would echo the whole line, and
 //! panics on labels past column 65,535).
 
+use super::explain::clip;
 use miette::{
     Diagnostic, LabeledSpan, MietteError, MietteSpanContents, Severity, SourceCode, SourceSpan,
     SpanContents,
@@ -29,6 +30,19 @@ const CONTEXT_SHOWN: usize = 2 * PAD;
 /// their windows on one line must stay under its limit of 65,535 columns.
 const MAX_LABELS: usize = 40;
 
+/// Characters of a diagnostic's message and of each label shown: a
+/// message may quote a value of the history (a duplicated map key of
+/// megabytes), which is clipped like every value in a report.
+const TEXT_CHARS: usize = 1_000;
+/// Characters of a help shown: an anomaly's explanation clips its own ops
+/// and values, so only a help quoting a huge value reaches this.
+const HELP_CHARS: usize = 20_000;
+
+/// Text for the terminal: clipped to `n` characters, then escaped.
+fn shown(s: &str, n: usize) -> String {
+    escape(&clip(s, n)).into_owned()
+}
+
 /// `s` with every control character but newline and tab written as
 /// `\u{..}`, and the Unicode controls that reorder text (bidirectional
 /// overrides and isolates) too.
@@ -43,12 +57,12 @@ pub fn escape(s: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
-fn needs_escape(c: char) -> bool {
+pub(crate) fn needs_escape(c: char) -> bool {
     (c.is_control() && c != '\n' && c != '\t')
         || matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
 }
 
-fn push_escaped(out: &mut String, c: char) {
+pub(crate) fn push_escaped(out: &mut String, c: char) {
     if needs_escape(c) {
         out.push_str(&format!("\\u{{{:x}}}", c as u32));
     } else {
@@ -83,8 +97,8 @@ impl<'d> Excerpted<'d> {
         };
         Excerpted {
             inner,
-            message: escape(&inner.to_string()).into_owned(),
-            help: inner.help().map(|h| escape(&h.to_string()).into_owned()),
+            message: shown(&inner.to_string(), TEXT_CHARS),
+            help: inner.help().map(|h| shown(&h.to_string(), HELP_CHARS)),
             excerpt,
             labels,
         }
@@ -182,7 +196,7 @@ impl Excerpt {
             let Ok(contents) = source.read_span(l.inner(), 1, 1) else {
                 continue;
             };
-            name = name.or_else(|| contents.name().map(String::from));
+            name = name.or_else(|| contents.name().map(|n| escape(n).into_owned()));
             let range = (contents.span().offset(), contents.span().len());
             let text = match added.get(&range) {
                 // A label just past the final line break needs its own line.
@@ -228,7 +242,7 @@ impl Excerpt {
                 let start_line = lines.range(..=l.offset()).next_back()?;
                 ex.columns.insert(s_ex, l.offset() - start_line.0);
                 let span = SourceSpan::new(s_ex.into(), e_ex.saturating_sub(s_ex));
-                let label = l.label().map(|t| escape(t).into_owned());
+                let label = l.label().map(|t| shown(t, TEXT_CHARS));
                 Some(if l.primary() {
                     LabeledSpan::new_primary_with_span(label, span)
                 } else {

@@ -6,7 +6,7 @@ use crate::check::{Analysis, FoundCycle};
 use crate::graph::{Dep, Rel, Version, NO_MOP};
 use crate::history::edn::{self, Kind};
 use crate::history::formats::json;
-use crate::history::{History, MopValue, OpId, OpValue, Process, TxnId, Workload};
+use crate::history::{History, MopValue, OpId, OpValue, Process, TxnId, Val, Workload};
 use std::borrow::Cow;
 use std::fmt::Write;
 
@@ -138,25 +138,18 @@ pub(crate) fn version_edn(h: &History, v: Version) -> String {
     }
 }
 
-/// A version as Elle's `pr-str` renders it inside a sentence.
-fn version_pr(h: &History, v: Version) -> String {
-    match v {
-        Version::Init => "nil".to_string(),
-        Version::Val(v) => h.values.display(v),
-    }
-}
-
 /// The op that stands for `to` in a realtime step: its invocation.
 pub(crate) fn invocation(h: &History, t: TxnId) -> OpId {
     let txn = h.txn(t);
     txn.invoke.unwrap_or_else(|| txn.op())
 }
 
-/// Elle's sentence for one step `a < b` (its explainers' `render-explanation`).
-pub(crate) fn step_sentence(h: &History, d: &Dep, a: &str, b: &str) -> String {
-    let key = h.values.display(d.key);
-    let v = version_pr(h, d.value);
-    let v2 = version_pr(h, d.value2);
+/// Elle's sentence for one step `a < b` (its explainers' `render-explanation`),
+/// its key and values clipped to `value_chars`.
+pub(crate) fn step_sentence(h: &History, d: &Dep, a: &str, b: &str, value_chars: usize) -> String {
+    let key = value_text(h, d.key, value_chars);
+    let v = version_text(h, d.value, value_chars);
+    let v2 = version_text(h, d.value2, value_chars);
     match (h.workload, d.rel) {
         (Workload::ListAppend, Rel::Ww) => {
             format!("{b} appended {v2} after {a} appended {v} to {key}")
@@ -210,10 +203,35 @@ pub(crate) fn names(n: usize) -> Vec<String> {
     (1..=n).map(|i| format!("T{i}")).collect()
 }
 
-/// Elle's explanation of a cycle: the `Let:` binding of names to ops, then
-/// one line per step, the last one "However, …: a contradiction!".
+/// Elle's explanation of a whole cycle, as `--directory`'s text files hold
+/// it: the `Let:` binding of names to ops, then one line per step, the last
+/// one "However, …: a contradiction!"; only an op or value longer than
+/// any a person reads ([`FILE_OP_CHARS`], [`FILE_VALUE_CHARS`]) is clipped.
 pub(crate) fn cycle_explanation(h: &History, a: &Analysis, c: &FoundCycle) -> String {
-    explanation(h, a, c, usize::MAX, usize::MAX)
+    let width = Width {
+        op_chars: FILE_OP_CHARS,
+        value_chars: FILE_VALUE_CHARS,
+    };
+    explanation(h, a, c, width, usize::MAX)
+}
+
+/// What `--directory`'s files (Elle's explanations, the DOT drawings) show
+/// of an op and of a value: whole, unless pathological.
+pub(crate) const FILE_OP_CHARS: usize = 10_000;
+pub(crate) const FILE_VALUE_CHARS: usize = 1_000;
+
+/// What prose without a layout of its own (the register and weak-level
+/// explanations, the Jepsen checkers' reports) shows of an op and a value.
+pub(crate) const PROSE: Width = Width {
+    op_chars: 240,
+    value_chars: 60,
+};
+
+/// How many characters of each op and each value a text shows.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Width {
+    pub op_chars: usize,
+    pub value_chars: usize,
 }
 
 /// The indices a long list leaves out when only its first and last `ends`
@@ -225,18 +243,18 @@ pub(crate) fn elided(n: usize, ends: usize) -> std::ops::Range<usize> {
     }
 }
 
-/// [`cycle_explanation`] with each op clipped to `op_chars` characters and,
-/// in a cycle longer than `2 * ends + 1`, only the first and last `ends`
+/// [`cycle_explanation`] with each op and value clipped to `width` and, in
+/// a cycle longer than `2 * ends + 1`, only the first and last `ends`
 /// transactions and steps, with a count of those left out. Linear in the
 /// length of the cycle.
 pub(crate) fn explanation(
     h: &History,
     a: &Analysis,
     c: &FoundCycle,
-    op_chars: usize,
+    width: Width,
     ends: usize,
 ) -> String {
-    explanation_noted(h, a, c, op_chars, ends, |_, _| None)
+    explanation_noted(h, a, c, width, ends, |_, _| None)
 }
 
 /// [`explanation`], with `note(step, later)` appended in parentheses to the
@@ -246,7 +264,7 @@ pub(crate) fn explanation_noted(
     h: &History,
     a: &Analysis,
     c: &FoundCycle,
-    op_chars: usize,
+    width: Width,
     ends: usize,
     note: impl Fn(&Dep, &str) -> Option<String>,
 ) -> String {
@@ -266,7 +284,13 @@ pub(crate) fn explanation_noted(
                 name(gap.end - 1)
             )
         },
-        |i| format!("  {} = {}", name(i), clip(&txn_text(h, txns[i]), op_chars)),
+        |i| {
+            format!(
+                "  {} = {}",
+                name(i),
+                clip(&txn_text(h, txns[i]), width.op_chars)
+            )
+        },
     );
     s.push_str("\n\nThen:\n");
     let steps: Vec<&Dep> = a.cycle_steps(c).collect();
@@ -279,7 +303,7 @@ pub(crate) fn explanation_noted(
             let (an, bn) = (&name(i), &name(i + 1));
             let mut because = format!(
                 "{an} < {bn}, because {}",
-                step_sentence(h, steps[i], an, bn)
+                step_sentence(h, steps[i], an, bn, width.value_chars)
             );
             if let Some(n) = note(steps[i], bn) {
                 let _ = write!(because, " ({n})");
@@ -317,11 +341,29 @@ fn push_lines(
     }
 }
 
-/// `s`, or its first `n` characters and ` …` when it is longer.
+/// `s`, or when it is longer its first `n` characters, then ` …` and how
+/// long the whole is (`… (10000002 bytes)`): the one way the reports for
+/// people (terminal, HTML, `--directory`'s text and DOT) shorten an op or a
+/// value, so that a 10 MB key makes a report of kilobytes and says it was
+/// cut. The result maps (EDN, JSON) keep everything whole.
 pub(crate) fn clip(s: &str, n: usize) -> Cow<'_, str> {
     match s.char_indices().nth(n) {
-        Some((i, _)) => Cow::Owned(format!("{} …", &s[..i])),
+        Some((i, _)) => Cow::Owned(format!("{} … ({} bytes)", &s[..i], s.len())),
         None => Cow::Borrowed(s),
+    }
+}
+
+/// A value's canonical text for people, clipped to `n` characters.
+pub(crate) fn value_text(h: &History, v: Val, n: usize) -> String {
+    clip(&h.values.text(v), n).into_owned()
+}
+
+/// A version for people: `nil` for the initial state, else its value
+/// clipped to `n` characters.
+pub(crate) fn version_text(h: &History, v: Version, n: usize) -> String {
+    match v {
+        Version::Init => "nil".to_string(),
+        Version::Val(v) => value_text(h, v, n),
     }
 }
 
@@ -336,6 +378,14 @@ pub(crate) fn scc_indices(h: &History, scc: &[u32]) -> Vec<i64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn clipping_says_how_long_the_whole_is() {
+        assert_eq!(clip("abcdef", 6), "abcdef");
+        assert_eq!(clip("abcdef", 3), "abc … (6 bytes)");
+        assert_eq!(clip("ééé", 1), "é … (6 bytes)");
+        assert_eq!(clip("", 0), "");
+    }
 
     #[test]
     fn only_long_lists_are_elided() {

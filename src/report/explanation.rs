@@ -10,7 +10,7 @@ mod weak;
 
 use super::explain::{
     clip, elided, explanation, explanation_noted, invocation, list_text, mop_index, mop_text,
-    mop_value_text, op_text, scc_indices, txn_text, version_edn,
+    mop_value_text, op_text, scc_indices, txn_text, value_text, version_edn, version_text, Width,
 };
 use super::result::{edn, kws, map, R};
 use crate::check::{lattice, Analysis, Case, Entry, Forced, FoundCycle};
@@ -39,6 +39,14 @@ pub(crate) struct Detail {
 }
 
 impl Detail {
+    /// How much of each op and value the prose shows.
+    pub(crate) fn width(self) -> Width {
+        Width {
+            op_chars: self.op_chars,
+            value_chars: self.value_chars,
+        }
+    }
+
     /// The entry for the result map, unclipped.
     pub(crate) const ENTRY: Detail = Detail {
         prose: false,
@@ -228,7 +236,7 @@ fn cycle<'a>(h: &'a History, a: &Analysis, c: &FoundCycle, d: Detail) -> Explana
     if !d.prose {
         return explained(map(cycle_entry(h, a, c)), String::new(), labels);
     }
-    let help = explanation(h, a, c, d.op_chars, d.ends);
+    let help = explanation(h, a, c, d.width(), d.ends);
     cycle_labels(&mut labels, a, c, d);
     explained(R::Nil, help, labels)
 }
@@ -302,9 +310,9 @@ fn cycle_labels(labels: &mut Labels<'_>, a: &Analysis, c: &FoundCycle, d: Detail
 /// Short labels for the two ends of one step.
 fn step_labels(b: &mut Labels<'_>, d: &Dep, an: &str, bn: &str, detail: Detail) {
     let h = b.h;
-    let key = h.values.display(d.key);
-    let v = version_clipped(h, d.value, detail);
-    let v2 = version_clipped(h, d.value2, detail);
+    let key = value_text(h, d.key, detail.value_chars);
+    let v = version_text(h, d.value, detail.value_chars);
+    let v2 = version_text(h, d.value2, detail.value_chars);
     let la = h.workload == Workload::ListAppend;
     match d.rel {
         Rel::Ww if la => {
@@ -358,13 +366,6 @@ fn step_labels(b: &mut Labels<'_>, d: &Dep, an: &str, bn: &str, detail: Detail) 
     }
 }
 
-fn version_clipped(h: &History, v: Version, d: Detail) -> String {
-    match v {
-        Version::Init => "nil".to_string(),
-        Version::Val(v) => clip(&h.values.display(v), d.value_chars).into_owned(),
-    }
-}
-
 /// A cycle that every order of some writes closes: the pairs whose order is
 /// unknown, then each order's cycle in Elle's words; the first order's
 /// steps are labelled.
@@ -372,7 +373,7 @@ fn forced<'a>(h: &'a History, a: &Analysis, f: &Forced, d: Detail) -> Explanatio
     if !d.prose {
         return explained(forced_entry(h, a, f), String::new(), Labels::new(h));
     }
-    let mut help = forced_intro(h, f);
+    let mut help = forced_intro(h, f, d.value_chars);
     for c in &f.cases {
         help.push_str("\n\n");
         help.push_str(&forced_case(h, a, f, c, d));
@@ -390,8 +391,9 @@ fn forced<'a>(h: &'a History, a: &Analysis, f: &Forced, d: Detail) -> Explanatio
 }
 
 /// The first part of a forced anomaly's help: the model it rules out and
-/// the pairs of transactions whose write order is unknown.
-pub(crate) fn forced_intro(h: &History, f: &Forced) -> String {
+/// the pairs of transactions whose write order is unknown (their keys
+/// clipped to `value_chars`).
+pub(crate) fn forced_intro(h: &History, f: &Forced, value_chars: usize) -> String {
     let model = lattice::friendly_model(f.model);
     // No pair left open: the order that reads followed by writes imply
     // (which every model forbidding G1c must respect) closes the cycle.
@@ -410,7 +412,9 @@ pub(crate) fn forced_intro(h: &History, f: &Forced) -> String {
         let _ = write!(help, " Checked: {text}.");
     }
     for p in &f.pairs {
-        let keys: Vec<String> = pair_keys(p).map(|k| h.values.display(k)).collect();
+        let keys: Vec<String> = pair_keys(p)
+            .map(|k| value_text(h, k, value_chars))
+            .collect();
         let [ia, ib] = [p.a, p.b].map(|t| h.op(h.txn(t).op()).index);
         let _ = write!(
             help,
@@ -418,7 +422,7 @@ pub(crate) fn forced_intro(h: &History, f: &Forced) -> String {
             keys.join(", ")
         );
     }
-    if let Some(line) = mixed_orders_line(h, &f.pairs) {
+    if let Some(line) = mixed_orders_line(h, &f.pairs, value_chars) {
         help.push('\n');
         help.push_str(&line);
     }
@@ -445,8 +449,8 @@ pub(crate) fn forced_case(h: &History, a: &Analysis, f: &Forced, c: &Case, d: De
     format!(
         "{given}, this {} cycle follows:\n{}",
         c.cycle.name(),
-        explanation_noted(h, a, &c.cycle, d.op_chars, d.ends, |step, later| {
-            read_then_write_note(h, step, later)
+        explanation_noted(h, a, &c.cycle, d.width(), d.ends, |step, later| {
+            read_then_write_note(h, step, later, d.value_chars)
         })
     )
 }
@@ -498,7 +502,7 @@ fn forced_entry<'a>(h: &'a History, a: &Analysis, f: &Forced) -> R<'a> {
 /// the first pair whose unknown order spans two keys: on those the pair
 /// has a ww edge each way, so a mixed order closes a G0 cycle, which every
 /// model the solver decides forbids. `None` when no pair spans two keys.
-fn mixed_orders_line(h: &History, pairs: &[Constraint]) -> Option<String> {
+fn mixed_orders_line(h: &History, pairs: &[Constraint], value_chars: usize) -> Option<String> {
     pairs.iter().find_map(|p| {
         let both_ways = |k: &Val| {
             p.side(1)
@@ -513,7 +517,7 @@ fn mixed_orders_line(h: &History, pairs: &[Constraint]) -> Option<String> {
         let mut keys = pair_keys(p).filter(|k| forward(k) && both_ways(k));
         let (k1, k2) = (keys.next()?, keys.next()?);
         let [ia, ib] = [p.a, p.b].map(|t| h.op(h.txn(t).op()).index);
-        let [k1, k2] = [k1, k2].map(|k| h.values.display(k));
+        let [k1, k2] = [k1, k2].map(|k| value_text(h, k, value_chars));
         Some(format!(
             "A pair's writes are taken in one order on all its keys: a mixed order (index {ia}'s \
              writes first on {k1}, index {ib}'s on {k2}) would make each transaction's write \
@@ -527,7 +531,7 @@ fn mixed_orders_line(h: &History, pairs: &[Constraint]) -> Option<String> {
 /// version and then wrote the key (the orders rw-register inference
 /// returns as implied): installed before that version, its write would
 /// close a G1c cycle with the version's writer.
-fn read_then_write_note(h: &History, d: &Dep, later: &str) -> Option<String> {
+fn read_then_write_note(h: &History, d: &Dep, later: &str, value_chars: usize) -> Option<String> {
     if h.workload != Workload::RwRegister || !matches!(d.rel, Rel::Ww | Rel::Rw) {
         return None;
     }
@@ -544,7 +548,7 @@ fn read_then_write_note(h: &History, d: &Dep, later: &str) -> Option<String> {
     if !read_first || !on_key.any(|m| writes(h, m, d.key, w)) {
         return None;
     }
-    let [key, v] = [d.key, v].map(|x| h.values.display(x));
+    let [key, v] = [d.key, v].map(|x| value_text(h, x, value_chars));
     Some(format!(
         "{later} read {key} = {v} and then wrote {key}, so its write follows {v} in every model \
          that forbids G1c"
@@ -621,7 +625,7 @@ fn dirty_read(
     let key = h.mops[mop as usize].key;
     let value = element.or_else(|| read_value(h, mop));
     let what = value.map_or_else(String::new, |v| {
-        format!(" {}", clip(&h.values.display(v), d.value_chars))
+        format!(" {}", value_text(h, v, d.value_chars))
     });
     let w = value.and_then(|v| find_mop(h, writer, |m| writes(h, m, key, v)));
     (key, what, w)
@@ -672,7 +676,7 @@ struct Ctx<'a> {
 impl<'a> Ctx<'a> {
     /// A value for prose, clipped.
     fn show(&self, v: Val) -> String {
-        clip(&self.h.values.display(v), self.d.value_chars).into_owned()
+        value_text(self.h, v, self.d.value_chars)
     }
 
     /// A value for the entry.

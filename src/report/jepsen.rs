@@ -8,7 +8,7 @@
 //! repeated as often as it occurs, sorted.
 
 use super::diagnostic;
-use super::explain::op_text;
+use super::explain::{clip, op_text, value_text, PROSE};
 use super::explanation::Explanation;
 use super::human::{lay_out, SHOWN_PER_TYPE};
 use super::result::{edn, kws, map, valid, R};
@@ -482,8 +482,13 @@ fn notes(h: &History, r: &JepsenResult) -> Vec<Note> {
     }
 }
 
+/// A value in a note, clipped (the result maps keep it whole).
+fn shown(h: &History, v: Val) -> String {
+    value_text(h, v, PROSE.value_chars)
+}
+
 fn list(h: &History, vs: impl IntoIterator<Item = Val>) -> String {
-    let items: Vec<String> = vs.into_iter().map(|v| h.values.display(v)).collect();
+    let items: Vec<String> = vs.into_iter().map(|v| shown(h, v)).collect();
     items.join(", ")
 }
 
@@ -577,7 +582,7 @@ fn set_notes(h: &History, r: &SetResult) -> Vec<Note> {
             "lost",
             format!(
                 "the add of {} was acknowledged, but the final read misses it",
-                h.values.display(x)
+                shown(h, x)
             ),
         )
         .at(h, adds.get(&x).copied(), "acknowledged here")
@@ -600,7 +605,7 @@ fn set_full_notes(h: &History, r: &SetFullResult) -> Vec<Note> {
     let lost = r.with(Outcome::Lost).map(|e| {
         Note::new("lost", format!(
             "{} was known to be in the set, but no read that began after the last one showing it holds it",
-            h.values.display(e.element)
+            shown(h, e.element)
         ))
         .at(h, e.last_absent, "this read (invoked here) misses it")
         .at(h, e.known, "known here")
@@ -609,7 +614,7 @@ fn set_full_notes(h: &History, r: &SetFullResult) -> Vec<Note> {
     let stale = r.stale().filter(|_| r.linearizable).map(|e| {
         Note::new("stale", format!(
             "{} was known to be in the set, but a read that began later missed it ({} ms until it was stable)",
-            h.values.display(e.element),
+            shown(h, e.element),
             e.stable_latency.unwrap_or(0)
         ))
         .at(h, e.last_absent, "this read (invoked here) misses it")
@@ -618,7 +623,7 @@ fn set_full_notes(h: &History, r: &SetFullResult) -> Vec<Note> {
     let duplicated = r.duplicated.iter().map(|&(x, n)| {
         Note::new(
             "duplicated",
-            format!("{} appears {n} times in one read", h.values.display(x)),
+            format!("{} appears {n} times in one read", shown(h, x)),
         )
     });
     let mut notes: Vec<Note> = lost.chain(stale).chain(duplicated).collect();
@@ -639,13 +644,13 @@ fn long_fork_notes(h: &History, r: &LongForkResult) -> Vec<Note> {
             warning: true,
             ..Note::new("multiple-writes", format!(
                 "key {} is written more than once, so reads cannot be ordered by what they saw",
-                h.values.display(*k)
+                shown(h, *k)
             ))
         }],
         Finding::Illegal { message, reads } => {
             let mut note = Note {
                 warning: true,
-                ..Note::new("illegal-history", message.clone())
+                ..Note::new("illegal-history", clip(message, PROSE.op_chars).into_owned())
             };
             for &t in reads {
                 note = note.at(h, txn(t), "this read");
@@ -682,7 +687,7 @@ fn unique_ids_notes(h: &History, r: &UniqueIdsResult) -> Vec<Note> {
         .map(|&(x, n)| {
             let mut note = Note::new(
                 "duplicated",
-                format!("{} was generated {n} times", h.values.display(x)),
+                format!("{} was generated {n} times", shown(h, x)),
             );
             for &at in returned.get(&x).into_iter().flatten() {
                 note = note.at(h, Some(at), "returned here");
@@ -720,11 +725,8 @@ fn total_queue_notes(h: &History, r: &TotalQueueResult) -> Vec<Note> {
         .into_iter()
         .flat_map(|(name, m, what)| {
             m.iter().map(move |&(x, n)| {
-                Note::new(
-                    name,
-                    format!("{} was {what}{}", h.values.display(x), times(n)),
-                )
-                .at(h, adds.get(&x).copied(), "enqueued here")
+                Note::new(name, format!("{} was {what}{}", shown(h, x), times(n)))
+                    .at(h, adds.get(&x).copied(), "enqueued here")
             })
         })
         .collect()

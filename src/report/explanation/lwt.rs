@@ -5,7 +5,7 @@
 //! text and the labels on the history file. `report::lwt` only lays them
 //! out. A new kind of finding is one arm here.
 
-use super::super::explain::op_text;
+use super::super::explain::{op_text, value_text, PROSE};
 use super::super::human::SHOWN_PER_TYPE;
 use super::super::result::{edn, kws, map, R};
 use super::Explanation;
@@ -146,10 +146,15 @@ fn undecided_entry<'a>(h: &'a History, u: &Undecided) -> R<'a> {
 /// `key 3`, or `the register` (`the mutex`).
 fn key_name(h: &History, key: Val) -> String {
     match (h.independent_keys, h.workload) {
-        (true, _) => format!("key {}", h.values.display(key)),
+        (true, _) => format!("key {}", shown(h, key)),
         (false, Workload::Mutex) => "the mutex".to_string(),
         (false, _) => "the register".to_string(),
     }
+}
+
+/// A value in prose, clipped.
+fn shown(h: &History, v: Val) -> String {
+    value_text(h, v, PROSE.value_chars)
 }
 
 fn index(h: &History, id: Option<u32>) -> i64 {
@@ -158,7 +163,7 @@ fn index(h: &History, id: Option<u32>) -> i64 {
 
 /// `write 1`, `cas 1 → 2`, `read 2`, `acquire`.
 fn describe(h: &History, o: &RegisterOp) -> String {
-    let d = |v| h.values.display(v);
+    let d = |v| shown(h, v);
     match o.f {
         RegisterF::Cas => format!("cas {} → {}", d(o.value), d(o.new)),
         RegisterF::Acquire | RegisterF::Release => o.f.name().to_string(),
@@ -176,7 +181,7 @@ fn described<'r>(h: &History, ops: impl Iterator<Item = &'r RegId>) -> Vec<(u32,
 fn violation_prose(h: &History, v: &Violation) -> (String, Vec<(u32, String)>) {
     let key = key_name(h, v.key());
     let at = |r: RegId| index(h, Some(reg(h, r).op()));
-    let d = |v: Val| h.values.display(v);
+    let d = |v: Val| shown(h, v);
     match v {
         Violation::Realtime { op, preceding, .. } => {
             let (x, y) = (reg(h, *op), reg(h, *preceding));
@@ -297,7 +302,7 @@ fn no_linearization(
     states: &[Val],
 ) -> (String, Vec<(u32, String)>) {
     let x = reg(h, op);
-    let d = |v: Val| h.values.display(v);
+    let d = |v: Val| shown(h, v);
     let holds: Vec<String> = states.iter().map(|&v| d(v)).collect();
     let holds = match (h.workload, holds.as_slice()) {
         (Workload::Mutex, [one]) => one.trim_start_matches(':').to_string(),
@@ -352,7 +357,7 @@ fn undecided_prose(h: &History, u: &Undecided) -> (String, Vec<(u32, String)>) {
     let at = |r: RegId| index(h, Some(reg(h, r).op()));
     match u {
         Undecided::DuplicateWrites { value, ops, .. } => {
-            let v = h.values.display(*value);
+            let v = shown(h, *value);
             let what = if ops[0] == ops[1] {
                 format!(
                     "the op at index {} writes nil, the initial value of {key}",

@@ -3,7 +3,7 @@
 //! definition checked, and the missed write or the cycle of commit-order
 //! steps), the help text and the labels on the history file.
 
-use super::super::explain::{mop_text, txn_text};
+use super::super::explain::{clip, mop_text, txn_text, PROSE};
 use super::super::result::{edn, kws, map, R};
 use super::Explanation;
 use crate::check::weak::{Found, Level, Step, Violation, Why};
@@ -45,6 +45,11 @@ fn name(h: &History, t: TxnId) -> String {
     format!("T{}", h.op(h.txn(t).op()).index)
 }
 
+/// A micro-op in a sentence, clipped.
+fn mop_prose(h: &History, mop: u32) -> String {
+    clip(&mop_text(h, mop), PROSE.op_chars).into_owned()
+}
+
 /// What the level is called in a sentence.
 fn not(level: Level) -> &'static str {
     match level {
@@ -68,7 +73,7 @@ fn missed<'a>(
     let mut help = format!(
         "{r} sees {w}, which writes the key of its read {}, yet that read does not \
          show {w}'s write: the history is {}; {r} sees {w} because:",
-        mop_text(h, mop),
+        mop_prose(h, mop),
         not(level)
     );
     for s in seen {
@@ -92,7 +97,7 @@ fn own_write<'a>(h: &'a History, level: Level, reader: TxnId, mop: u32) -> Parts
     let help = format!(
         "{r}'s read {} does not show {r}'s own earlier write of the key: the history \
          is {}",
-        mop_text(h, mop),
+        mop_prose(h, mop),
         not(level)
     );
     let entry = vec![
@@ -137,17 +142,19 @@ fn sentence(h: &History, s: &Step) -> String {
     let (a, b) = (name(h, s.from), name(h, s.to));
     match s.why {
         Why::Session => format!("{a} < {b}: {a} comes first in their session"),
-        Why::ReadFrom { mop } => format!("{a} < {b}: {b} read {a}'s write in {}", mop_text(h, mop)),
+        Why::ReadFrom { mop } => {
+            format!("{a} < {b}: {b} read {a}'s write in {}", mop_prose(h, mop))
+        }
         Why::ListOrder { mop } => {
             format!(
                 "{a} < {b}: {} lists {a}'s append before {b}'s",
-                mop_text(h, mop)
+                mop_prose(h, mop)
             )
         }
         Why::Sees { reader, mop } => format!(
             "{a} < {b}: {} sees {a}, which writes the key its read {} took from {b}",
             name(h, reader),
-            mop_text(h, mop)
+            mop_prose(h, mop)
         ),
     }
 }

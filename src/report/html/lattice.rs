@@ -6,6 +6,7 @@
 //! (a checked model of a valid history, and every model it implies), or
 //! not decided.
 
+use super::esc;
 use super::plot::{Edge, Node, Plot};
 use crate::check::lattice;
 use std::collections::{BTreeMap, BTreeSet};
@@ -100,8 +101,9 @@ pub fn plot(mark: impl Fn(&str) -> Mark) -> Plot {
             Node {
                 text: name.to_string(),
                 attrs: format!(
-                    "class=\"model {}\" data-model=\"{name}\"",
-                    mark(name).class()
+                    "class=\"model {}\" data-model=\"{}\"",
+                    mark(name).class(),
+                    esc(name)
                 ),
             }
         })

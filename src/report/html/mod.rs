@@ -18,7 +18,8 @@ mod lattice;
 mod plot;
 mod timeline;
 
-use super::explain::{clip, mop_text};
+use super::excerpt::{needs_escape, push_escaped};
+use super::explain::{clip, mop_text, value_text, version_text};
 use super::explanation::lwt::{undecided, violation};
 use super::explanation::{explain, first_writers, forced_case, forced_intro, Detail, Explanation};
 use super::human::{models_prohibiting, ordered, SHOWN_PER_TYPE};
@@ -27,11 +28,12 @@ use crate::check::lwt::{LwtAnalysis, NONLINEARIZABLE, OUTSIDE_FRAGMENT};
 use crate::check::{Analysis, Entry, FoundCycle, Validity, Verdict};
 use crate::graph::{Dep, Rel, Version};
 use crate::history::{History, OpId, Span, Status, TxnId};
+use percent_encoding::{percent_encode, AsciiSet, NON_ALPHANUMERIC};
 use plot::{Edge, Node, Plot};
 use std::borrow::Cow;
 use std::collections::BTreeSet;
 use std::fmt::Write;
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 
 pub use plot::MAX_PLOT_BYTES;
 
@@ -49,9 +51,13 @@ const MOP_CHARS: usize = 48;
 /// Characters of a value on an edge's label.
 const EDGE_VALUE_CHARS: usize = 16;
 
-/// `s` with the characters HTML gives a meaning escaped.
+/// `s` with the characters HTML gives a meaning escaped, and the control
+/// characters and bidirectional overrides written as visible `\u{..}`
+/// escapes, as the terminal report writes them (`excerpt::escape`): a
+/// U+202E in a key must not reorder the text around it on the page.
 pub(crate) fn esc(s: &str) -> Cow<'_, str> {
-    if !s.contains(['&', '<', '>', '"', '\'']) {
+    let special = |c: char| matches!(c, '&' | '<' | '>' | '"' | '\'') || needs_escape(c);
+    if !s.contains(special) {
         return Cow::Borrowed(s);
     }
     let mut out = String::with_capacity(s.len() + 16);
@@ -62,26 +68,27 @@ pub(crate) fn esc(s: &str) -> Cow<'_, str> {
             '>' => out.push_str("&gt;"),
             '"' => out.push_str("&quot;"),
             '\'' => out.push_str("&#39;"),
-            c => out.push(c),
+            c => push_escaped(&mut out, c),
         }
     }
     Cow::Owned(out)
 }
 
 /// The history a page is about, and the address of its file from the
-/// page (lines link to it).
+/// page, when it has one (lines link to it).
 struct Doc<'a> {
     h: &'a History,
-    href: &'a str,
+    href: Option<&'a str>,
 }
 
 /// The address of the history file `source` (as named on the command
-/// line) from a page in `page_dir`: relative when both exist, so that a
-/// store directory can move; else the name as given.
-pub fn href(page_dir: &Path, source: &str) -> String {
-    let (Ok(dir), Ok(file)) = (page_dir.canonicalize(), Path::new(source).canonicalize()) else {
-        return source.to_string();
-    };
+/// line) from a page in `page_dir`: always relative (so that a store
+/// directory can move, and so that no file name can be read as a scheme
+/// such as `javascript:`), or `None` when either is not a file there is
+/// (standard input): the page then names the lines without linking them.
+pub fn href(page_dir: &Path, source: &str) -> Option<String> {
+    let dir = page_dir.canonicalize().ok()?;
+    let file = Path::new(source).canonicalize().ok()?;
     let common = dir
         .components()
         .zip(file.components())
@@ -92,25 +99,45 @@ pub fn href(page_dir: &Path, source: &str) -> String {
         rel.push("..");
     }
     rel.extend(file.components().skip(common));
-    url_path(&rel.to_string_lossy())
+    Some(link(&rel))
 }
 
-/// A path as the path of a URL: the characters a URL gives a meaning
-/// (`#`, `?`, `%`) or that end an attribute or a word percent-encoded.
-fn url_path(path: &str) -> String {
-    let mut out = String::with_capacity(path.len());
-    for c in path.chars() {
-        match c {
-            '#' | '?' | '%' | ' ' | '"' | '\\' => out.push_str(&format!("%{:02X}", c as u32)),
-            c => out.push(c),
+/// Bytes of a file name left as they are in a link: the unreserved
+/// characters of RFC 3986. Everything else is percent-encoded, so that a
+/// name's `:`, `#`, `?`, `%`, quotes, spaces and non-ASCII bytes are part
+/// of the path and nothing more.
+const NAME_BYTES: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~');
+
+/// A relative path as the address of a link from the page's directory:
+/// each component percent-encoded (its bytes as they are on disk), joined
+/// with `/`, and starting with `./` or `../`, so that its first segment is
+/// never read as a scheme.
+pub fn link(rel: &Path) -> String {
+    let mut out = String::new();
+    for c in rel.components() {
+        let part: Cow<'_, str> = match c {
+            Component::ParentDir => "..".into(),
+            Component::CurDir => continue,
+            c => percent_encode(c.as_os_str().as_encoded_bytes(), NAME_BYTES).into(),
+        };
+        if !out.is_empty() {
+            out.push('/');
         }
+        out.push_str(&part);
     }
-    out
+    match out == ".." || out.starts_with("../") {
+        true => out,
+        false => format!("./{out}"),
+    }
 }
 
 /// The page of a transactional check; `href` is the history file's address
 /// from the page.
-pub fn transactional(h: &History, a: &Analysis, v: &Verdict, href: &str) -> String {
+pub fn transactional(h: &History, a: &Analysis, v: &Verdict, href: Option<&str>) -> String {
     let d = &Doc { h, href };
     let types = ordered(v);
     let checked = models_prohibiting(&a.prohibited);
@@ -139,9 +166,9 @@ pub fn transactional(h: &History, a: &Analysis, v: &Verdict, href: &str) -> Stri
         h.workload.name(),
         h.txns.len(),
         if checked.is_empty() {
-            "the anomalies asked for".to_string()
+            "the anomalies asked for".into()
         } else {
-            checked.join(", ")
+            esc(&checked.join(", ")).into_owned()
         }
     );
     let mut nav = Vec::new();
@@ -161,8 +188,9 @@ pub fn transactional(h: &History, a: &Analysis, v: &Verdict, href: &str) -> Stri
         if entries.len() > SHOWN_PER_TYPE {
             let _ = write!(
                 body,
-                "<p class=\"more\">… and {} more {t} (--format edn or json lists them all)</p>",
-                entries.len() - SHOWN_PER_TYPE
+                "<p class=\"more\">… and {} more {} (--format edn or json lists them all)</p>",
+                entries.len() - SHOWN_PER_TYPE,
+                esc(t)
             );
         }
     }
@@ -173,7 +201,7 @@ pub fn transactional(h: &History, a: &Analysis, v: &Verdict, href: &str) -> Stri
 
 /// The page of a cas-register check: each finding explained, with the
 /// timeline of the register ops it names; `href` as for [`transactional`].
-pub fn register(h: &History, a: &LwtAnalysis, href: &str) -> String {
+pub fn register(h: &History, a: &LwtAnalysis, href: Option<&str>) -> String {
     let d = &Doc { h, href };
     let types = a.anomaly_types();
     let mut header = verdict_header(a.validity(), &types);
@@ -218,14 +246,13 @@ pub fn register(h: &History, a: &LwtAnalysis, href: &str) -> String {
 /// The page of one of Jepsen's standard checkers (bank, set, ...): the
 /// verdict, then the terminal report's findings as text, which quote the
 /// ops they rest on; `href` as for [`transactional`].
-pub fn jepsen(h: &History, r: &JepsenResult, href: &str) -> String {
+pub fn jepsen(h: &History, r: &JepsenResult, href: Option<&str>) -> String {
     let types = r.anomaly_types();
     let mut header = verdict_header(r.validity(), &types);
     let _ = write!(
         header,
-        "<p class=\"meta\"><a href=\"{}\">{}</a> · {} checker</p>",
-        esc(href),
-        esc(h.source.name()),
+        "<p class=\"meta\">{} · {} checker</p>",
+        linked(href, "", &esc(h.source.name())),
         esc(h.workload.name())
     );
     let body = format!(
@@ -263,7 +290,7 @@ pub fn cut(valid: Validity, types: &[&str], text: &str) -> String {
 }
 
 /// A row of a [`table`] page: its cells, the address its first cell
-/// links to, and a class (the agreement of a `recheck` row).
+/// links to (a [`link`]), and a class (the agreement of a `recheck` row).
 pub struct TableRow {
     pub cells: Vec<String>,
     pub link: Option<String>,
@@ -279,11 +306,11 @@ pub fn table(title: &str, header: &[&str], rows: &[TableRow], notes: &str) -> St
     }
     body.push_str("</tr></thead><tbody>\n");
     for r in rows {
-        let _ = write!(body, "<tr class=\"{}\">", r.class);
+        let _ = write!(body, "<tr class=\"{}\">", esc(r.class));
         for (i, cell) in r.cells.iter().enumerate() {
             match (&r.link, i) {
                 (Some(link), 0) => {
-                    let _ = write!(body, "<td><a href=\"{}\">{}</a></td>", esc(link), esc(cell));
+                    let _ = write!(body, "<td>{}</td>", linked(Some(link), "", &esc(cell)));
                 }
                 _ => {
                     let _ = write!(body, "<td>{}</td>", esc(cell));
@@ -350,7 +377,8 @@ fn section(id: &str, heading: &str, warning: bool, inner: &str) -> String {
         "anomaly"
     };
     format!(
-        "<section class=\"{class}\" id=\"{id}\"><h2>{}</h2>\n{inner}</section>\n",
+        "<section class=\"{class}\" id=\"{}\"><h2>{}</h2>\n{inner}</section>\n",
+        esc(id),
         esc(heading)
     )
 }
@@ -414,14 +442,15 @@ fn forced_panels(d: &Doc, a: &Analysis, i: usize, id: &str) -> String {
     let f = &a.forced[i];
     let mut s = format!(
         "<pre class=\"explanation\">{}</pre>",
-        esc(&forced_intro(h, f))
+        esc(&forced_intro(h, f, DETAIL.value_chars))
     );
+    let id = esc(id);
     s.push_str("<div class=\"cases\"><div class=\"tabs\" role=\"tablist\">");
     for (k, c) in f.cases.iter().enumerate() {
         let first = first_writers(h, f, c);
         let what = match first.is_empty() {
             true => String::new(),
-            false => format!(": index {} first", first.join(", ")),
+            false => format!(": index {} first", esc(&first.join(", "))),
         };
         let _ = write!(
             s,
@@ -429,7 +458,7 @@ fn forced_panels(d: &Doc, a: &Analysis, i: usize, id: &str) -> String {
              ({})</button>",
             k == 0,
             k + 1,
-            c.cycle.name()
+            esc(c.cycle.name())
         );
         s.push('\n');
     }
@@ -466,7 +495,6 @@ fn txn_labels(h: &History, a: &Analysis, c: &FoundCycle) -> Vec<(Span, String)> 
 fn where_list(d: &Doc, labels: &[(Span, String)]) -> String {
     let h = d.h;
     let text = h.source.text();
-    let name = esc(d.href);
     let mut s = String::new();
     for (span, label) in labels {
         if span.is_empty() || span.end() > text.len() {
@@ -475,7 +503,8 @@ fn where_list(d: &Doc, labels: &[(Span, String)]) -> String {
         let line = h.source.line(span.start());
         let _ = write!(
             s,
-            "<li><a href=\"{name}#L{line}\">line {line}</a> {} <code>{}</code></li>",
+            "<li>{} {} <code>{}</code></li>",
+            linked(d.href, &format!("#L{line}"), &format!("line {line}")),
             esc(label),
             esc(&clip(h.text(*span), 160))
         );
@@ -484,6 +513,15 @@ fn where_list(d: &Doc, labels: &[(Span, String)]) -> String {
     match s.is_empty() {
         true => s,
         false => format!("<ul class=\"where\">\n{s}</ul>\n"),
+    }
+}
+
+/// `text` (HTML already) as a link to `href` (a [`link`]) and `fragment`,
+/// or as it is when there is no address.
+fn linked(href: Option<&str>, fragment: &str, text: &str) -> String {
+    match href {
+        Some(href) => format!("<a href=\"{}{}\">{text}</a>", esc(href), esc(fragment)),
+        None => text.to_string(),
     }
 }
 
@@ -549,11 +587,8 @@ fn node_text(h: &History, t: TxnId, i: usize) -> String {
 
 /// `ww :x 1→2`, `wr :x 1`, `rw :x nil→2`, `process 3`, `realtime`.
 fn edge_label(h: &History, d: &Dep) -> String {
-    let v = |x: Version| match x {
-        Version::Init => "nil".to_string(),
-        Version::Val(v) => clip(&h.values.display(v), EDGE_VALUE_CHARS).into_owned(),
-    };
-    let key = clip(&h.values.display(d.key), EDGE_VALUE_CHARS).into_owned();
+    let v = |x: Version| version_text(h, x, EDGE_VALUE_CHARS);
+    let key = value_text(h, d.key, EDGE_VALUE_CHARS);
     match d.rel {
         Rel::Ww | Rel::Rw => format!("{} {key} {}→{}", d.rel.name(), v(d.value), v(d.value2)),
         Rel::Wr => format!("wr {key} {}", v(d.value)),
@@ -584,7 +619,7 @@ fn lattice_section(v: &Verdict, checked: &[&str]) -> String {
 fn page(title: &str, header: &str, nav: &[(String, String)], body: &str) -> String {
     let mut links = String::new();
     for (id, name) in nav {
-        let _ = write!(links, "<a href=\"#{id}\">{}</a> ", esc(name));
+        let _ = write!(links, "<a href=\"#{}\">{}</a> ", esc(id), esc(name));
     }
     if !links.is_empty() {
         links = format!("<nav>{links}</nav>");
