@@ -165,6 +165,32 @@ fn ctrl_c_stops_the_clients_and_still_writes_and_checks() {
     std::fs::remove_dir_all(&store).expect("clean up");
 }
 
+/// `--name` is one directory inside the store: `..`, an absolute path or
+/// a `/` would write outside it (or over its `latest` link).
+#[test]
+fn names_that_leave_the_store_are_refused() {
+    let store = scratch("names");
+    let outside = scratch("names-outside").join("x");
+    let absolute = outside.to_str().expect("utf-8 path");
+    for name in ["../x", "..", absolute, "a/b", "latest", ""] {
+        let (out, _) = run(&store, &["--name", name, "--txns", "10"]);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(3), "{name:?}: {err}");
+        assert!(
+            err.contains("one directory inside the store"),
+            "{name:?}: {err}"
+        );
+    }
+    assert!(!outside.exists(), "{} was written", outside.display());
+    assert!(!store.join("../x").exists());
+    assert_eq!(std::fs::read_dir(&store).expect("store").count(), 0);
+    let (out, dir) = run(&store, &["--name", "a..b", "--txns", "10"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(dir.join("history.edn").is_file());
+    std::fs::remove_dir_all(&store).expect("clean up");
+    std::fs::remove_dir_all(outside.parent().expect("scratch")).expect("clean up");
+}
+
 /// A server no test reaches: the nemesis options are refused before it is.
 const PG: &str = "postgres://isocheck@127.0.0.1:1/isocheck";
 

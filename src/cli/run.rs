@@ -65,7 +65,8 @@ pub struct RunArgs {
     #[arg(long, default_value = "store")]
     pub store: PathBuf,
     /// The test's name, its directory in the store (default:
-    /// `<db>-<workload>-<isolation>`).
+    /// `<db>-<workload>-<isolation>`): one directory, so not `.`, `..` or
+    /// `latest`, and without `/`.
     #[arg(long)]
     pub name: Option<String>,
     /// Inject faults while the clients run, in turn: `kill` (the clients'
@@ -221,6 +222,7 @@ impl RunArgs {
             );
             name.trim_end_matches('-').to_string()
         });
+        store::check_name(&options.name)?;
         Ok(options)
     }
 }

@@ -3,16 +3,42 @@
 //! `STORE/<test-name>/<timestamp>/` holds `history.edn`, `test.edn` (the
 //! options, with `:consistency-models`) and `results.edn` (the check's
 //! result map under `:workload`), and `STORE/<test-name>/latest` and
-//! `STORE/latest` link to the newest run.
+//! `STORE/latest` link to the newest run. A test's name is one directory
+//! of the store ([`check_name`]), so nothing is written outside it.
 
 use crate::gen::edn::push_string;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
+/// Whether `name` can name a test: one directory of the store, so not
+/// empty, `.`, `..` nor `latest` (the store's link to the newest run), and
+/// without `/` or NUL. The error says which rule it breaks.
+pub fn check_name(name: &str) -> Result<(), String> {
+    let why = if name.is_empty() {
+        "is empty"
+    } else if name == "." || name == ".." {
+        "names no directory of its own"
+    } else if name.eq_ignore_ascii_case("latest") {
+        "is the store's link to the newest run"
+    } else if name.contains('/') || name.contains(std::path::MAIN_SEPARATOR) {
+        "has a path separator"
+    } else if name.contains('\0') {
+        "has a NUL character"
+    } else {
+        return Ok(());
+    };
+    Err(format!(
+        "--name `{name}` {why}: a test's name is one directory inside the store (not empty, \
+         `.`, `..` or `latest`, no `/`)"
+    ))
+}
+
 /// Creates a fresh run directory `store/name/<timestamp>` (a suffix is
-/// added if two runs start in the same millisecond).
+/// added if two runs start in the same millisecond); `name` must pass
+/// [`check_name`].
 pub fn create_run_dir(store: &Path, name: &str) -> io::Result<PathBuf> {
+    check_name(name).map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
     let test = store.join(name);
     std::fs::create_dir_all(&test)?;
     let stamp = timestamp(SystemTime::now());
@@ -170,6 +196,28 @@ mod tests {
         let recorded = store::recorded_verdict(&results).unwrap();
         assert_eq!(recorded.anomaly_types, ["G1c"]);
         assert_eq!(recorded.not, ["read-committed"]);
+    }
+
+    #[test]
+    fn names_stay_inside_the_store() {
+        for bad in [
+            "", ".", "..", "../x", "/tmp/x", "a/b", "latest", "LATEST", "a\0b",
+        ] {
+            let e = check_name(bad).unwrap_err();
+            assert!(e.contains("one directory inside the store"), "{bad:?}: {e}");
+            let store = Path::new("/nonexistent-isocheck-store");
+            let refused = create_run_dir(store, bad).unwrap_err();
+            assert_eq!(refused.kind(), io::ErrorKind::InvalidInput, "{bad:?}");
+        }
+        for good in [
+            "postgres-list-append",
+            "a..b",
+            "...",
+            ".hidden",
+            "latest-run",
+        ] {
+            assert_eq!(check_name(good), Ok(()), "{good:?}");
+        }
     }
 
     #[test]
