@@ -165,6 +165,48 @@ fn ctrl_c_stops_the_clients_and_still_writes_and_checks() {
     std::fs::remove_dir_all(&store).expect("clean up");
 }
 
+/// Durations past what the clock can add (`1e19` s and more) are no limit
+/// at all, as `check --timeout` takes them: the run ends by its `--txns`,
+/// without a panic.
+#[test]
+fn huge_durations_are_no_limit() {
+    let store = scratch("huge");
+    for limit in ["1e19", "1e300", "18446744073709551615"] {
+        let (out, dir) = run(&store, &["--time-limit", limit, "--txns", "50"]);
+        assert!(out.status.success(), "{limit}: {}", stderr(&out));
+        assert_eq!(completions(&read(&dir.join("history.edn"))).0, 50);
+        assert!(
+            read(&dir.join("test.edn")).contains(":time-limit 1"),
+            "{limit}"
+        );
+    }
+    // The nemesis needs a server: none answers on port 1, so the run gets
+    // as far as connecting (the interval parsed) and fails there.
+    let args = [
+        "--db",
+        PG,
+        "--nemesis",
+        "kill",
+        "--nemesis-interval",
+        "1e300",
+    ];
+    let (out, _) = run(&store, &args);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert!(stderr(&out).contains("cannot connect"), "{}", stderr(&out));
+    for bad in ["-1", "nan", "inf", "1s"] {
+        for flag in ["--time-limit", "--nemesis-interval"] {
+            let (out, _) = run(&store, &[&format!("{flag}={bad}")]);
+            let err = stderr(&out);
+            assert_eq!(out.status.code(), Some(3), "{flag} {bad}: {err}");
+            assert!(
+                err.contains("not a number of seconds"),
+                "{flag} {bad}: {err}"
+            );
+        }
+    }
+    std::fs::remove_dir_all(&store).expect("clean up");
+}
+
 /// `--name` is one directory inside the store: `..`, an absolute path or
 /// a `/` would write outside it (or over its `latest` link).
 #[test]

@@ -2,7 +2,7 @@
 //! history. Ctrl-C stops the clients after their current transactions; what
 //! was recorded is still written and checked (a second Ctrl-C exits).
 
-use super::check::{option_help, ModelArgs};
+use super::check::{option_help, parse_seconds, ModelArgs};
 use super::{output, parse_fraction, parse_ops, EXIT_INPUT};
 use crate::check::{self, Validity};
 use crate::gen::{self, Distribution, Kind};
@@ -35,9 +35,10 @@ pub struct RunArgs {
     /// Transactions to invoke (default 1000, or unlimited with --time-limit).
     #[arg(long)]
     pub txns: Option<u64>,
-    /// Stop invoking after this many seconds.
-    #[arg(long, value_name = "SECONDS")]
-    pub time_limit: Option<f64>,
+    /// Stop invoking after this many seconds (fractions allowed; one past
+    /// the clock's range is no limit).
+    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
+    pub time_limit: Option<Duration>,
     /// Client threads, each with its own connection (Jepsen processes).
     #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=1000))]
     pub processes: u64,
@@ -76,8 +77,8 @@ pub struct RunArgs {
     pub nemesis: Vec<run::nemesis::Fault>,
     /// Seconds between faults (a restarted or paused server is brought back
     /// after half of it).
-    #[arg(long, value_name = "SECONDS", default_value_t = 2.0)]
-    pub nemesis_interval: f64,
+    #[arg(long, value_name = "SECONDS", default_value = "2", value_parser = parse_seconds)]
+    pub nemesis_interval: Duration,
     /// The shell command that controls the server for `--nemesis restart`
     /// and `pause`, `{}` standing for `kill`, `start`, `pause` or `resume`:
     /// e.g. `'scripts/db.sh {} postgres'`.
@@ -178,7 +179,7 @@ impl RunArgs {
         let models = check_options
             .consistency_models
             .unwrap_or_else(|| vec![promised.to_string()]);
-        let time_limit = self.time_limit.map(seconds).transpose()?;
+        let time_limit = self.time_limit;
         let nemesis = self.nemesis_plan(&target)?;
         let txns = self
             .txns
@@ -253,7 +254,7 @@ impl RunArgs {
                 fault.name()
             ));
         }
-        let interval = seconds(self.nemesis_interval)?;
+        let interval = self.nemesis_interval;
         if interval.is_zero() {
             return Err("--nemesis-interval must be more than 0 seconds".into());
         }
@@ -262,14 +263,6 @@ impl RunArgs {
             interval,
             server_ctl,
         }))
-    }
-}
-
-/// A duration in seconds from the command line.
-fn seconds(t: f64) -> Result<Duration, String> {
-    match t.is_finite() && t >= 0.0 {
-        true => Ok(Duration::from_secs_f64(t)),
-        false => Err(format!("`{t}` is not a number of seconds (0 or more)")),
     }
 }
 

@@ -259,7 +259,8 @@ pub fn run(
     let start = Instant::now();
     let budget = || client::Budget {
         left: AtomicU64::new(o.txns),
-        deadline: o.time_limit.map(|t| start + t),
+        // A limit past the clock's range is no limit.
+        deadline: o.time_limit.and_then(|t| start.checked_add(t)),
         stop,
     };
     let clients_done = AtomicBool::new(false);

@@ -112,18 +112,22 @@ pub fn run<W: Write>(plan: &Plan, db: &dyn Database, recorder: &Recorder<W>, don
     }
 }
 
-/// Sleeps `period`, or less once `done` is set; false if it was.
+/// Sleeps `period`, or less once `done` is set; false if it was. A
+/// period past the clock's range (`--nemesis-interval 1e300`) never ends.
 pub fn wait(period: Duration, done: &AtomicBool) -> bool {
-    let end = Instant::now() + period;
+    let end = Instant::now().checked_add(period);
     loop {
         if done.load(Ordering::Relaxed) {
             return false;
         }
-        let now = Instant::now();
-        if now >= end {
+        let left = match end {
+            Some(end) => end.saturating_duration_since(Instant::now()),
+            None => Duration::MAX,
+        };
+        if left.is_zero() {
             return true;
         }
-        std::thread::sleep((end - now).min(Duration::from_millis(50)));
+        std::thread::sleep(left.min(Duration::from_millis(50)));
     }
 }
 
