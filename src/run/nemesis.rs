@@ -170,18 +170,7 @@ fn recorded<W: Write>(recorder: &Recorder<W>, f: &str, act: impl FnOnce() -> Res
 mod tests {
     use super::*;
     use crate::gen::workload::Kind;
-    use crate::run::backend::{Connection, DbError};
-
-    struct NoDb;
-
-    impl Database for NoDb {
-        fn setup(&self) -> Result<(), DbError> {
-            Ok(())
-        }
-        fn connect(&self) -> Result<Box<dyn Connection>, DbError> {
-            Err(DbError::lost("none", "no database"))
-        }
-    }
+    use crate::run::client::tests::Unreachable as NoDb;
 
     #[test]
     fn a_command_needs_a_place_for_the_action() {
@@ -205,7 +194,8 @@ mod tests {
             std::thread::sleep(Duration::from_millis(700));
             done.store(true, Ordering::Relaxed);
         });
-        recorder.finish().unwrap();
+        recorder.close(("abandoned", "test")).unwrap();
+        drop(recorder);
         let history = String::from_utf8(out).unwrap();
         (history, std::fs::read_to_string(log).unwrap_or_default())
     }
