@@ -1,15 +1,19 @@
 //! `isocheck run` end to end on the databases every machine has: embedded
 //! SQLite and the simulated ones. Each run must write a Jepsen store that
 //! `recheck` agrees with, complete every invocation, pass the model its
-//! level promises, stop cleanly on Ctrl-C, and refuse bad input with exit
-//! status 3 and one line of help.
+//! level promises, stop cleanly on Ctrl-C (once or twice), give up on a
+//! server that never answers, and refuse bad input with exit status 3 and
+//! one line of help.
 
 mod common;
 
-use common::run::{completions, isocheck, read, scratch, stderr};
+use common::run::{
+    checks_valid, completions, finishes_within, first_ops, isocheck, read, scratch,
+    silent_listener, spawn_run, stderr,
+};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Output;
+use std::time::Duration;
 
 /// Runs `isocheck run` into `store` and returns its output and the run's
 /// directory (`latest`).
@@ -121,37 +125,32 @@ fn models_can_be_given_and_are_recorded() {
     std::fs::remove_dir_all(&store).expect("clean up");
 }
 
+/// A run on SQLite with no limit but Ctrl-C, pressed `presses` times once
+/// it has recorded ops, which leaves a complete history that checks: the
+/// run's output, the history and the store.
+#[cfg(unix)]
+fn interrupted(name: &str, presses: usize) -> (Output, PathBuf, PathBuf) {
+    let store = scratch(name);
+    let s = store.to_str().expect("utf-8 path");
+    let child = spawn_run(&["--time-limit", "600", "--processes", "4", "--store", s]);
+    let history = first_ops(&store);
+    for _ in 0..presses {
+        common::run::interrupt(&child);
+    }
+    let (out, took) = finishes_within(child, Duration::from_secs(120));
+    eprintln!("{presses} Ctrl-C: the run ended {took:?} after it");
+    assert!(!stderr(&out).contains("panicked"), "{}", stderr(&out));
+    assert!(completions(&read(&history)).0 > 0);
+    let dir = history.parent().expect("run directory");
+    assert!(read(&dir.join("test.edn")).contains(":interrupted? true"));
+    checks_valid(&history, "serializable");
+    (out, history, store)
+}
+
 #[cfg(unix)]
 #[test]
 fn ctrl_c_stops_the_clients_and_still_writes_and_checks() {
-    let store = scratch("interrupt");
-    let child = Command::new(env!("CARGO_BIN_EXE_isocheck"))
-        .args(["run", "--time-limit", "600", "--processes", "4", "--store"])
-        .arg(&store)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start isocheck run");
-    // Wait until the history has some ops, then interrupt.
-    let deadline = Instant::now() + Duration::from_secs(120);
-    let history = loop {
-        let found = std::fs::read_dir(store.join("sqlite-list-append-serializable"))
-            .ok()
-            .and_then(|mut d| d.next())
-            .and_then(|e| e.ok())
-            .map(|e| e.path().join("history.edn"));
-        if let Some(h) = found.filter(|h| h.metadata().is_ok_and(|m| m.len() > 0)) {
-            break h;
-        }
-        assert!(Instant::now() < deadline, "no history after two minutes");
-        std::thread::sleep(Duration::from_millis(100));
-    };
-    let sent = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .expect("kill -INT");
-    assert!(sent.success());
-    let out = child.wait_with_output().expect("isocheck run ends");
+    let (out, history, store) = interrupted("interrupt", 1);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(
         stderr(&out).contains("stopped by Ctrl-C"),
@@ -159,10 +158,113 @@ fn ctrl_c_stops_the_clients_and_still_writes_and_checks() {
         stderr(&out)
     );
     let dir = history.parent().expect("run directory");
-    assert!(completions(&read(&history)).0 > 0);
     assert!(read(&dir.join("results.edn")).starts_with("{:valid? true"));
-    assert!(dir.join("test.edn").is_file());
     std::fs::remove_dir_all(&store).expect("clean up");
+}
+
+/// A second Ctrl-C exits (130) without checking, but only once the store
+/// holds the whole history (every invocation completed) and `test.edn`.
+#[cfg(unix)]
+#[test]
+fn a_second_ctrl_c_exits_and_leaves_a_checkable_store() {
+    let (out, _, store) = interrupted("interrupt-twice", 2);
+    assert_eq!(out.status.code(), Some(130), "{}", stderr(&out));
+    std::fs::remove_dir_all(&store).expect("clean up");
+}
+
+/// A server that accepts connections and never answers (as a MySQL URL
+/// on PostgreSQL's port is): the setup gives up after the connect timeout,
+/// with exit status 3, and leaves no run behind.
+#[test]
+fn a_silent_server_is_given_up_in_bounded_time() {
+    let port = silent_listener(0, None);
+    let store = scratch("silent");
+    let s = store.to_str().expect("utf-8 path");
+    for scheme in ["postgres", "mysql"] {
+        let url = format!("{scheme}://isocheck@127.0.0.1:{port}/isocheck");
+        for limit in [&["--time-limit", "2"][..], &[]] {
+            let mut args = vec!["--db", &url, "--store", s];
+            args.extend_from_slice(limit);
+            let (out, took) = finishes_within(spawn_run(&args), Duration::from_secs(60));
+            eprintln!("{scheme} {limit:?}: gave up after {took:?}");
+            let err = stderr(&out);
+            assert_eq!(out.status.code(), Some(3), "{scheme}: {err}");
+            assert!(err.contains("cannot connect"), "{scheme}: {err}");
+            assert!(err.contains("did not answer within"), "{scheme}: {err}");
+            assert!(took < Duration::from_secs(30), "{scheme}: {took:?}");
+        }
+    }
+    let runs = std::fs::read_dir(&store).expect("store").count();
+    assert_eq!(runs, 0, "a run was left in {}", store.display());
+    std::fs::remove_dir_all(&store).expect("clean up");
+}
+
+/// Durations past what the clock can add (`1e19` s and more) are no limit
+/// at all, as `check --timeout` takes them: the run ends by its `--txns`,
+/// without a panic.
+#[test]
+fn huge_durations_are_no_limit() {
+    let store = scratch("huge");
+    for limit in ["1e19", "1e300", "18446744073709551615"] {
+        let (out, dir) = run(&store, &["--time-limit", limit, "--txns", "50"]);
+        assert!(out.status.success(), "{limit}: {}", stderr(&out));
+        assert_eq!(completions(&read(&dir.join("history.edn"))).0, 50);
+        assert!(
+            read(&dir.join("test.edn")).contains(":time-limit 1"),
+            "{limit}"
+        );
+    }
+    // The nemesis needs a server: none answers on port 1, so the run gets
+    // as far as connecting (the interval parsed) and fails there.
+    let args = [
+        "--db",
+        PG,
+        "--nemesis",
+        "kill",
+        "--nemesis-interval",
+        "1e300",
+    ];
+    let (out, _) = run(&store, &args);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert!(stderr(&out).contains("cannot connect"), "{}", stderr(&out));
+    for bad in ["-1", "nan", "inf", "1s"] {
+        for flag in ["--time-limit", "--nemesis-interval"] {
+            let (out, _) = run(&store, &[&format!("{flag}={bad}")]);
+            let err = stderr(&out);
+            assert_eq!(out.status.code(), Some(3), "{flag} {bad}: {err}");
+            assert!(
+                err.contains("not a number of seconds"),
+                "{flag} {bad}: {err}"
+            );
+        }
+    }
+    std::fs::remove_dir_all(&store).expect("clean up");
+}
+
+/// `--name` is one directory inside the store: `..`, an absolute path or
+/// a `/` would write outside it (or over its `latest` link).
+#[test]
+fn names_that_leave_the_store_are_refused() {
+    let store = scratch("names");
+    let outside = scratch("names-outside").join("x");
+    let absolute = outside.to_str().expect("utf-8 path");
+    for name in ["../x", "..", absolute, "a/b", "latest", ""] {
+        let (out, _) = run(&store, &["--name", name, "--txns", "10"]);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(3), "{name:?}: {err}");
+        assert!(
+            err.contains("one directory inside the store"),
+            "{name:?}: {err}"
+        );
+    }
+    assert!(!outside.exists(), "{} was written", outside.display());
+    assert!(!store.join("../x").exists());
+    assert_eq!(std::fs::read_dir(&store).expect("store").count(), 0);
+    let (out, dir) = run(&store, &["--name", "a..b", "--txns", "10"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(dir.join("history.edn").is_file());
+    std::fs::remove_dir_all(&store).expect("clean up");
+    std::fs::remove_dir_all(outside.parent().expect("scratch")).expect("clean up");
 }
 
 /// A server no test reaches: the nemesis options are refused before it is.

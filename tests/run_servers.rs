@@ -6,20 +6,26 @@
 //! REPEATABLE READ and READ COMMITTED are read committed); killing the
 //! server mid-run leaves no invocation without a completion, and so does a
 //! nemesis restarting and pausing it, under which the strongest level
-//! still keeps its promise; bad URLs,
+//! still keeps its promise; a server stopped (SIGSTOP) mid-run, or one that
+//! stops answering after the setup, cannot hold a run past its time limit
+//! or a Ctrl-C, and the ops it left hanging are recorded `:info`; bad URLs,
 //! unreachable servers and users who may not create tables get exit status
 //! 3 and one line of help.
 //!
 //! Without a server (no package and no way to install it) the tests say
-//! why and pass, unless `ISOCHECK_REQUIRE_DB=1` (CI sets it) makes that a
-//! failure. The tests of one server share its database, so they take turns.
+//! why and pass, unless `ISOCHECK_REQUIRE_DB=1` (CI sets it) or `CI=true`
+//! makes that a failure. The tests of one server share its database, so
+//! they take turns.
 
 mod common;
 
-use common::run::{completions, isocheck, read, scratch, stderr};
+use common::run::{
+    checks_valid, completions, finishes_within, first_ops, isocheck, read, scratch,
+    silent_listener, spawn_run, stderr,
+};
 use std::process::{Command, Output};
 use std::sync::{Mutex, MutexGuard};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// Each server's tables are shared: one test at a time per server.
 static POSTGRES: Mutex<()> = Mutex::new(());
@@ -47,8 +53,10 @@ fn server(name: &str) -> Option<(String, MutexGuard<'static, ()>)> {
         return Some((url, turn));
     }
     let why = String::from_utf8_lossy(&out.stderr).into_owned();
-    if std::env::var("ISOCHECK_REQUIRE_DB").is_ok_and(|v| v == "1") {
-        panic!("ISOCHECK_REQUIRE_DB=1 but {name} did not start: {why}");
+    let required = std::env::var("ISOCHECK_REQUIRE_DB").is_ok_and(|v| v == "1")
+        || std::env::var("CI").is_ok_and(|v| v == "true");
+    if required {
+        panic!("ISOCHECK_REQUIRE_DB=1 or CI=true, but {name} did not start: {why}");
     }
     eprintln!("skipped: {name} did not start ({why})");
     None
@@ -285,4 +293,175 @@ fn postgres_bad_input_is_status_3() {
 #[test]
 fn mariadb_bad_input_is_status_3() {
     bad_input_is_status_3("mariadb", "mysql");
+}
+
+/// The server stopped (SIGSTOP) for as long as it lives; resumed (SIGCONT)
+/// when dropped, even when the test fails.
+struct Paused(&'static str);
+
+impl Paused {
+    fn new(server_name: &'static str) -> Paused {
+        let out = db_sh("pause", server_name);
+        assert!(out.status.success(), "{}", stderr(&out));
+        Paused(server_name)
+    }
+}
+
+impl Drop for Paused {
+    fn drop(&mut self) {
+        let out = db_sh("resume", self.0);
+        if !out.status.success() {
+            eprintln!("cannot resume {}: {}", self.0, stderr(&out));
+        }
+    }
+}
+
+/// The ops a run gave up on: `:info`, with the `:error` `name` and the
+/// reason the run gives.
+fn abandoned(history: &str, name: &str) -> usize {
+    let error = format!(":error [:{name} \"still under way");
+    history
+        .lines()
+        .filter(|l| l.contains(":type :info") && l.contains(&error))
+        .count()
+}
+
+/// A run of `time_limit` seconds whose server is stopped (SIGSTOP) once
+/// it has recorded ops: it ends by the time limit (and the grace after it)
+/// all the same, its clients' ops under way recorded `:info`, and its
+/// store is checked and checkable.
+fn a_stopped_server_cannot_hold_the_run(server_name: &'static str) {
+    let Some((url, _turn)) = server(server_name) else {
+        return;
+    };
+    let store = scratch(&format!("stopped-{server_name}"));
+    let s = store.to_str().expect("utf-8 path");
+    let limit = 6;
+    let child = spawn_run(&[
+        "--db",
+        &url,
+        "--time-limit",
+        &limit.to_string(),
+        "--store",
+        s,
+    ]);
+    let begun = Instant::now();
+    let history = first_ops(&store);
+    let paused = Paused::new(server_name);
+    let paused_at = begun.elapsed();
+    let (out, took) = finishes_within(child, Duration::from_secs(120));
+    drop(paused);
+    let took = took + paused_at;
+    eprintln!("{server_name} stopped after {paused_at:?}; the run ended after {took:?}");
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(took < Duration::from_secs(limit + 30), "{took:?}");
+    let text = read(&history);
+    completions(&text);
+    assert!(
+        abandoned(&text, "timeout") > 0,
+        "no op abandoned: {}",
+        stderr(&out)
+    );
+    let dir = history.parent().expect("run directory");
+    assert!(read(&dir.join("results.edn")).starts_with("{:valid? true"));
+    checks_valid(&history, "serializable");
+    std::fs::remove_dir_all(&store).expect("clean up");
+}
+
+#[test]
+fn a_stopped_postgres_cannot_hold_the_run() {
+    a_stopped_server_cannot_hold_the_run("postgres");
+}
+
+#[test]
+fn a_stopped_mariadb_cannot_hold_the_run() {
+    a_stopped_server_cannot_hold_the_run("mariadb");
+}
+
+/// Ctrl-C while the server is stopped: the run ends within the grace
+/// (not at its ten-minute limit), and leaves a store that checks.
+fn ctrl_c_with_a_stopped_server_leaves_a_checkable_store(server_name: &'static str) {
+    let Some((url, _turn)) = server(server_name) else {
+        return;
+    };
+    let store = scratch(&format!("stopped-ctrl-c-{server_name}"));
+    let s = store.to_str().expect("utf-8 path");
+    let child = spawn_run(&["--db", &url, "--time-limit", "600", "--store", s]);
+    let history = first_ops(&store);
+    let paused = Paused::new(server_name);
+    common::run::interrupt(&child);
+    let (out, took) = finishes_within(child, Duration::from_secs(120));
+    drop(paused);
+    eprintln!("{server_name} stopped: the run ended {took:?} after Ctrl-C");
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(took < Duration::from_secs(30), "{took:?}");
+    let text = read(&history);
+    completions(&text);
+    assert!(abandoned(&text, "interrupted") > 0, "{}", stderr(&out));
+    let dir = history.parent().expect("run directory");
+    assert!(read(&dir.join("test.edn")).contains(":interrupted? true"));
+    assert!(read(&dir.join("results.edn")).starts_with("{:valid? true"));
+    checks_valid(&history, "serializable");
+    std::fs::remove_dir_all(&store).expect("clean up");
+}
+
+#[test]
+fn ctrl_c_with_a_stopped_postgres_leaves_a_checkable_store() {
+    ctrl_c_with_a_stopped_server_leaves_a_checkable_store("postgres");
+}
+
+#[test]
+fn ctrl_c_with_a_stopped_mariadb_leaves_a_checkable_store() {
+    ctrl_c_with_a_stopped_server_leaves_a_checkable_store("mariadb");
+}
+
+/// A listener on 127.0.0.1 that passes the setup's connection through to
+/// the server and then accepts connections and never answers: each client
+/// invokes an op and waits for its connection; the run ends by its time
+/// limit all the same, with those ops `:info`.
+fn a_server_gone_silent_cannot_hold_the_run(server_name: &'static str, scheme: &str) {
+    let Some((url, _turn)) = server(server_name) else {
+        return;
+    };
+    let address = url
+        .split_once('@')
+        .and_then(|(_, rest)| rest.split_once('/'))
+        .map(|(address, _)| address.to_string())
+        .expect("host:port in the URL");
+    let port = silent_listener(1, Some(&address));
+    let silent = format!("{scheme}://isocheck@127.0.0.1:{port}/isocheck");
+    let store = scratch(&format!("silent-{server_name}"));
+    let s = store.to_str().expect("utf-8 path");
+    let args = [
+        "--db",
+        &silent,
+        "--time-limit",
+        "2",
+        "--processes",
+        "4",
+        "--store",
+        s,
+    ];
+    let (out, took) = finishes_within(spawn_run(&args), Duration::from_secs(120));
+    eprintln!("{server_name} silent after the setup: the run ended after {took:?}");
+    // Nothing was observed: the check's verdict is unknown (exit status 2).
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(took < Duration::from_secs(40), "{took:?}");
+    let results = read(&store.join("latest/results.edn"));
+    assert!(results.starts_with("{:valid? :unknown"), "{results}");
+    let history = read(&store.join("latest/history.edn"));
+    let (invocations, _) = completions(&history);
+    assert_eq!(invocations, 4, "{history}");
+    assert_eq!(abandoned(&history, "timeout"), 4, "{history}");
+    std::fs::remove_dir_all(&store).expect("clean up");
+}
+
+#[test]
+fn a_postgres_gone_silent_cannot_hold_the_run() {
+    a_server_gone_silent_cannot_hold_the_run("postgres", "postgres");
+}
+
+#[test]
+fn a_mariadb_gone_silent_cannot_hold_the_run() {
+    a_server_gone_silent_cannot_hold_the_run("mariadb", "mysql");
 }

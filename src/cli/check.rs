@@ -182,7 +182,7 @@ pub enum Solver {
 
 /// A finite number of seconds, 0 or more; one too large for a `Duration`
 /// is the longest there is (no deadline at all, in effect).
-fn parse_seconds(s: &str) -> Result<Duration, String> {
+pub(super) fn parse_seconds(s: &str) -> Result<Duration, String> {
     match s.parse::<f64>() {
         Ok(x) if x.is_finite() && x >= 0.0 => {
             Ok(Duration::try_from_secs_f64(x).unwrap_or(Duration::MAX))

@@ -1,21 +1,24 @@
 //! `isocheck run`: drive a database, write the Jepsen store, check the
-//! history. Ctrl-C stops the clients after their current transactions; what
-//! was recorded is still written and checked (a second Ctrl-C exits).
+//! history. Ctrl-C stops the clients after their current transactions (or
+//! 2 s, then those still under way are recorded `:info`); what was
+//! recorded is still written and checked. A second Ctrl-C abandons the
+//! transactions under way at once, writes the store and exits unchecked; a
+//! Ctrl-C once the store is written (while checking) exits at once.
 
-use super::check::{option_help, ModelArgs};
+use super::check::{option_help, parse_seconds, ModelArgs};
 use super::{output, parse_fraction, parse_ops, EXIT_INPUT};
 use crate::check::{self, Validity};
 use crate::gen::{self, Distribution, Kind};
 use crate::report::diagnostic;
 use crate::report::progress::Progress;
-use crate::run::{self, store, Isolation, Recording, Target};
+use crate::run::{self, store, Ended, Interrupt, Isolation, Recording, Target};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 /// Exit status after a second Ctrl-C, as a shell reports SIGINT.
-const EXIT_INTERRUPTED: i32 = 130;
+const EXIT_INTERRUPTED: u8 = 130;
 
 #[derive(clap::Args, Debug)]
 pub struct RunArgs {
@@ -35,9 +38,12 @@ pub struct RunArgs {
     /// Transactions to invoke (default 1000, or unlimited with --time-limit).
     #[arg(long)]
     pub txns: Option<u64>,
-    /// Stop invoking after this many seconds.
-    #[arg(long, value_name = "SECONDS")]
-    pub time_limit: Option<f64>,
+    /// Stop invoking after this many seconds (fractions allowed; one past
+    /// the clock's range is no limit). The run ends at most 2 s later
+    /// whatever the database does: transactions still under way then are
+    /// recorded `:info`.
+    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
+    pub time_limit: Option<Duration>,
     /// Client threads, each with its own connection (Jepsen processes).
     #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=1000))]
     pub processes: u64,
@@ -65,7 +71,8 @@ pub struct RunArgs {
     #[arg(long, default_value = "store")]
     pub store: PathBuf,
     /// The test's name, its directory in the store (default:
-    /// `<db>-<workload>-<isolation>`).
+    /// `<db>-<workload>-<isolation>`): one directory, so not `.`, `..` or
+    /// `latest`, and without `/`.
     #[arg(long)]
     pub name: Option<String>,
     /// Inject faults while the clients run, in turn: `kill` (the clients'
@@ -74,9 +81,9 @@ pub struct RunArgs {
     #[arg(long, value_enum, value_delimiter = ',')]
     pub nemesis: Vec<run::nemesis::Fault>,
     /// Seconds between faults (a restarted or paused server is brought back
-    /// after half of it).
-    #[arg(long, value_name = "SECONDS", default_value_t = 2.0)]
-    pub nemesis_interval: f64,
+    /// after half of it, and when the clients stop).
+    #[arg(long, value_name = "SECONDS", default_value = "2", value_parser = parse_seconds)]
+    pub nemesis_interval: Duration,
     /// The shell command that controls the server for `--nemesis restart`
     /// and `pause`, `{}` standing for `kill`, `start`, `pause` or `resume`:
     /// e.g. `'scripts/db.sh {} postgres'`.
@@ -115,8 +122,20 @@ impl RunWorkload {
     }
 }
 
-/// Set by Ctrl-C: the clients stop invoking.
-static STOP: AtomicBool = AtomicBool::new(false);
+/// Set by Ctrl-C.
+static INTERRUPT: Interrupt = Interrupt::new();
+
+/// Ctrl-C: the first stops the clients, the second abandons the
+/// transactions under way, the third (or one once the store is written)
+/// exits at once.
+fn interrupted() {
+    let i = &INTERRUPT;
+    if i.recorded.load(Ordering::SeqCst)
+        || (i.stop.swap(true, Ordering::SeqCst) && i.now.swap(true, Ordering::SeqCst))
+    {
+        std::process::exit(i32::from(EXIT_INTERRUPTED));
+    }
+}
 
 pub fn run(a: &RunArgs) -> ExitCode {
     let options = match a.options() {
@@ -126,11 +145,7 @@ pub fn run(a: &RunArgs) -> ExitCode {
             return ExitCode::from(EXIT_INPUT);
         }
     };
-    let _ = ctrlc::set_handler(|| {
-        if STOP.swap(true, Ordering::SeqCst) {
-            std::process::exit(EXIT_INTERRUPTED);
-        }
-    });
+    let _ = ctrlc::set_handler(interrupted);
     output::say(format_args!(
         "running {} against {} ({}), {} clients; Ctrl-C stops",
         options.workload_name(),
@@ -145,16 +160,29 @@ pub fn run(a: &RunArgs) -> ExitCode {
             c.invoked, c.ok, c.failed, c.info
         ))
     };
-    let recorded = run::run(&options, &STOP, &show);
+    let recorded = run::run(&options, &INTERRUPT, &show);
     progress.done();
     match recorded {
+        Ok(rec) if rec.ended == Ended::InterruptedAgain => {
+            summarise(&rec);
+            output::say(format_args!(
+                "not checked (Ctrl-C twice): isocheck check {}",
+                rec.history.display()
+            ));
+            ExitCode::from(EXIT_INTERRUPTED)
+        }
         Ok(rec) => {
             summarise(&rec);
             check_recording(a, &options, &rec)
         }
         Err(e) => {
             output::say(format_args!("error: {e}\n  help: {}", e.help()));
-            ExitCode::from(EXIT_INPUT)
+            let interrupted = matches!(e, run::RunError::Interrupted);
+            ExitCode::from(if interrupted {
+                EXIT_INTERRUPTED
+            } else {
+                EXIT_INPUT
+            })
         }
     }
 }
@@ -178,7 +206,7 @@ impl RunArgs {
         let models = check_options
             .consistency_models
             .unwrap_or_else(|| vec![promised.to_string()]);
-        let time_limit = self.time_limit.map(seconds).transpose()?;
+        let time_limit = self.time_limit;
         let nemesis = self.nemesis_plan(&target)?;
         let txns = self
             .txns
@@ -222,6 +250,7 @@ impl RunArgs {
             );
             name.trim_end_matches('-').to_string()
         });
+        store::check_name(&options.name)?;
         Ok(options)
     }
 }
@@ -252,7 +281,7 @@ impl RunArgs {
                 fault.name()
             ));
         }
-        let interval = seconds(self.nemesis_interval)?;
+        let interval = self.nemesis_interval;
         if interval.is_zero() {
             return Err("--nemesis-interval must be more than 0 seconds".into());
         }
@@ -264,14 +293,6 @@ impl RunArgs {
     }
 }
 
-/// A duration in seconds from the command line.
-fn seconds(t: f64) -> Result<Duration, String> {
-    match t.is_finite() && t >= 0.0 {
-        true => Ok(Duration::from_secs_f64(t)),
-        false => Err(format!("`{t}` is not a number of seconds (0 or more)")),
-    }
-}
-
 fn summarise(rec: &Recording) {
     let c = rec.counts;
     let secs = rec.elapsed.as_secs_f64();
@@ -280,14 +301,18 @@ fn summarise(rec: &Recording) {
     } else {
         0.0
     };
-    let stopped = if STOP.load(Ordering::Relaxed) {
-        " (stopped by Ctrl-C)"
-    } else {
-        ""
+    let stopped = match rec.ended {
+        Ended::Done => "",
+        Ended::TimeLimit => " (time limit)",
+        Ended::Interrupted | Ended::InterruptedAgain => " (stopped by Ctrl-C)",
+    };
+    let abandoned = match c.abandoned {
+        0 => String::new(),
+        n => format!(" ({n} still under way when the run ended)"),
     };
     output::say(format_args!(
         "recorded {} transactions{stopped} in {secs:.1} s ({rate:.0}/s): {} ok, {} failed, {} \
-         unknown; {} nemesis ops\n  store: {}",
+         unknown{abandoned}; {} nemesis ops\n  store: {}",
         c.invoked,
         c.ok,
         c.failed,
@@ -329,7 +354,7 @@ fn check_recording(a: &RunArgs, o: &run::Options, rec: &Recording) -> ExitCode {
     ];
     let results = store::results_edn(valid, &outcome.edn(&history), &stats);
     let path = rec.dir.join("results.edn");
-    if let Err(e) = std::fs::write(&path, results) {
+    if let Err(e) = store::write_atomic(&path, results.as_bytes()) {
         output::say(format_args!("error: cannot write {}: {e}", path.display()));
         return ExitCode::from(EXIT_INPUT);
     }

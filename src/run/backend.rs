@@ -2,10 +2,22 @@
 //! [`Database`] sets up the tables and opens connections; a [`Connection`]
 //! runs one transaction at a time (begin, read, write, commit, abort) and
 //! says of each error whether the transaction is known not to have
-//! committed.
+//! committed. The server backends give up on a connect or a statement
+//! after [`CONNECT_TIMEOUT`] and [`STATEMENT_TIMEOUT`], so that a silent or
+//! stopped server cannot hold a client for ever.
 
 use crate::gen::workload::{Key, Value};
 use std::fmt;
+use std::time::Duration;
+
+/// How long connecting (the TCP connect and the server's greeting) may
+/// take before the server counts as unreachable.
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+/// How long one statement may wait for the server's answer; then the
+/// connection is given up (its transaction's outcome unknown at commit).
+/// The workloads' statements touch one row each: only a server that has
+/// stopped answering takes this long.
+pub const STATEMENT_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// The SQL isolation levels a run can ask for.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -69,6 +81,16 @@ impl DbError {
             broken: true,
         }
     }
+
+    /// The server did not answer within `limit`: the connection is given
+    /// up, the outcome unknown.
+    pub fn timeout(limit: Duration) -> DbError {
+        let secs = limit.as_secs_f64();
+        DbError::lost(
+            "timeout",
+            format!("the server did not answer within {secs} s"),
+        )
+    }
 }
 
 impl fmt::Display for DbError {
@@ -116,6 +138,18 @@ pub trait Connection: Send {
     fn commit(&mut self) -> Result<(), DbError>;
     /// Rolls back; errors are ignored (the transaction is over either way).
     fn abort(&mut self);
+}
+
+/// A key or value as the SQL backends store it, a `BIGINT` (the
+/// workloads' never exceed one).
+pub fn to_bigint(n: u64) -> Result<i64, DbError> {
+    i64::try_from(n).map_err(|_| DbError::rejected("out-of-range", format!("{n} is not a BIGINT")))
+}
+
+/// A register's value as the server returned it; a negative one was not
+/// written by this run.
+pub fn from_bigint(v: i64) -> Result<Value, DbError> {
+    Value::try_from(v).map_err(|_| DbError::rejected("unreadable-value", format!("`{v}`")))
 }
 
 /// Parses a list as the SQL backends store it: values separated by spaces.

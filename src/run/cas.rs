@@ -13,13 +13,13 @@
 //! answered is `:info` (a read's is `:fail`: it changed nothing).
 
 use super::backend::{Connection, DbError};
-use super::client::{Budget, Job};
+use super::client::{Budget, Job, NO_CLIENT};
 use super::recorder::Recorder;
 use crate::gen::edn::OpType;
 use crate::gen::rng::Rng;
 use crate::gen::workload::{Key, Value};
 use std::io::Write;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 /// One op on a register.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -61,14 +61,14 @@ impl Planner {
 }
 
 /// The job of the clients of a cas-register run.
-pub struct Registers<'a, W: Write> {
-    budget: Budget<'a>,
+pub struct Registers<W: Write> {
+    budget: Budget,
     planner: Mutex<Planner>,
-    recorder: &'a Recorder<W>,
+    recorder: Arc<Recorder<W>>,
 }
 
-impl<'a, W: Write> Registers<'a, W> {
-    pub fn new(budget: Budget<'a>, keys: u64, seed: u64, recorder: &'a Recorder<W>) -> Self {
+impl<W: Write> Registers<W> {
+    pub fn new(budget: Budget, keys: u64, seed: u64, recorder: Arc<Recorder<W>>) -> Self {
         let keys = keys.max(1) as usize;
         Registers {
             budget,
@@ -128,10 +128,10 @@ pub fn perform(c: &mut dyn Connection, op: Op) -> Result<Option<Value>, (OpType,
     Ok(seen.first().copied())
 }
 
-impl<W: Write + Send> Job for Registers<'_, W> {
+impl<W: Write + Send> Job for Registers<W> {
     type Op = Op;
 
-    fn budget(&self) -> &Budget<'_> {
+    fn budget(&self) -> &Budget {
         &self.budget
     }
 
@@ -151,6 +151,13 @@ impl<W: Write + Send> Job for Registers<'_, W> {
         let (f, value) = invocation(*op);
         self.recorder
             .register((OpType::Invoke, process), (f, &value), None)
+    }
+
+    fn fail(&self, process: u64, op: &Op, e: &DbError) -> bool {
+        let (f, value) = invocation(*op);
+        let error = Some((NO_CLIENT, e.message.as_str()));
+        self.recorder
+            .register((OpType::Fail, process), (f, &value), error)
     }
 
     fn perform(

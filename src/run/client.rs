@@ -5,32 +5,47 @@
 //! transaction is known not to have committed (any error before commit, or
 //! a commit the database refused), `:info` when the outcome is unknown. A
 //! client whose transaction ended `:info` continues as a new process (its
-//! old one may still be running, as far as anyone knows), and one whose
-//! connection broke opens a new one.
+//! old one may still be running, as far as anyone knows). As Jepsen's
+//! workers do, a client opens its connection after invoking the op, and
+//! an op whose connection cannot be opened fails (`:no-client`): a server
+//! that cannot be reached uses up the budget, so a run of `--txns` ends.
 
 use super::backend::{Connection, Database, DbError};
 use super::recorder::Recorder;
+use super::Interrupt;
 use crate::gen::edn::{OpType, Reads};
 use crate::gen::rng::Rng;
 use crate::gen::workload::{Mop, Workload};
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// How long a client waits before trying to connect again.
 const RECONNECT_PAUSE: Duration = Duration::from_millis(100);
 
 /// How many ops the clients may invoke, and when they must stop.
-pub struct Budget<'a> {
+pub struct Budget {
     /// Ops left to invoke.
-    pub left: AtomicU64,
-    pub deadline: Option<Instant>,
-    /// Set by Ctrl-C (or a failed write of the history).
-    pub stop: &'a AtomicBool,
+    left: AtomicU64,
+    deadline: Option<Instant>,
+    /// Set by Ctrl-C.
+    interrupt: &'static Interrupt,
+    /// Set when the history cannot be written (or the clients could not
+    /// all be started).
+    halted: AtomicBool,
 }
 
-impl Budget<'_> {
+impl Budget {
+    pub fn new(ops: u64, deadline: Option<Instant>, interrupt: &'static Interrupt) -> Budget {
+        Budget {
+            left: AtomicU64::new(ops),
+            deadline,
+            interrupt,
+            halted: AtomicBool::new(false),
+        }
+    }
+
     /// Takes one op from the budget; false when the run is over.
     pub fn claim(&self) -> bool {
         !self.over()
@@ -42,21 +57,30 @@ impl Budget<'_> {
 
     /// Whether no op is left to invoke.
     pub fn over(&self) -> bool {
-        self.stop.load(Ordering::Relaxed)
+        self.halted.load(Ordering::Relaxed)
+            || self.interrupt.stop.load(Ordering::Relaxed)
             || self.deadline.is_some_and(|d| Instant::now() >= d)
             || self.left.load(Ordering::Relaxed) == 0
+    }
+
+    /// Ends the run: no client invokes again.
+    pub fn halt(&self) {
+        self.halted.store(true, Ordering::Relaxed);
     }
 }
 
 /// What the clients do, one op at a time: the transactions of `gen`'s
 /// workloads ([`Txns`]) or the cas-register's single ops.
-pub trait Job: Sync {
+pub trait Job: Send + Sync {
     type Op;
-    fn budget(&self) -> &Budget<'_>;
+    fn budget(&self) -> &Budget;
     /// The next op, or `None` when the run is over.
     fn next(&self) -> Option<Self::Op>;
     /// Records the invocation; false once the history cannot be written.
     fn invoke(&self, process: u64, op: &Self::Op) -> bool;
+    /// Records that the op failed before it reached the database (no
+    /// connection); false once the history cannot be written.
+    fn fail(&self, process: u64, op: &Self::Op, e: &DbError) -> bool;
     /// Runs the op on `c` and records its completion: whether that was
     /// recorded, and the error it ended with, if any.
     fn perform(
@@ -68,16 +92,16 @@ pub trait Job: Sync {
 }
 
 /// The transactions of `gen`'s workloads.
-pub struct Txns<'a, W: Write> {
-    pub budget: Budget<'a>,
+pub struct Txns<W: Write> {
+    pub budget: Budget,
     pub workload: Mutex<(Workload, Rng)>,
-    pub recorder: &'a Recorder<W>,
+    pub recorder: Arc<Recorder<W>>,
 }
 
-impl<W: Write + Send> Job for Txns<'_, W> {
+impl<W: Write + Send> Job for Txns<W> {
     type Op = Vec<Mop>;
 
-    fn budget(&self) -> &Budget<'_> {
+    fn budget(&self) -> &Budget {
         &self.budget
     }
 
@@ -92,6 +116,11 @@ impl<W: Write + Send> Job for Txns<'_, W> {
 
     fn invoke(&self, process: u64, mops: &Vec<Mop>) -> bool {
         self.recorder.invoke(process, mops)
+    }
+
+    fn fail(&self, process: u64, mops: &Vec<Mop>, e: &DbError) -> bool {
+        let failure = (OpType::Fail, NO_CLIENT, e.message.as_str());
+        self.recorder.failed(process, mops, failure)
     }
 
     fn perform(
@@ -111,40 +140,44 @@ impl<W: Write + Send> Job for Txns<'_, W> {
     }
 }
 
+/// The `:error` of an op whose connection could not be opened, as
+/// Jepsen's workers name it.
+pub const NO_CLIENT: &str = "no-client";
+
 /// Runs client `index` of `processes` until the job's budget runs out.
 pub fn run<J: Job>(index: u64, processes: u64, db: &dyn Database, job: &J) {
     let mut process = index;
     let mut conn: Option<Box<dyn Connection>> = None;
-    let stop = || job.budget().stop.store(true, Ordering::Relaxed);
-    loop {
+    let halt = || job.budget().halt();
+    while let Some(op) = job.next() {
+        if !job.invoke(process, &op) {
+            return halt();
+        }
         let c = match conn.as_mut() {
             Some(c) => c,
             None => match db.connect() {
                 Ok(c) => conn.insert(c),
-                Err(_) if job.budget().over() => return,
-                Err(_) => {
+                Err(e) => {
+                    if !job.fail(process, &op, &e) {
+                        return halt();
+                    }
                     std::thread::sleep(RECONNECT_PAUSE);
                     continue;
                 }
             },
         };
-        let Some(op) = job.next() else {
-            return;
-        };
-        if !job.invoke(process, &op) {
-            return stop();
-        }
         let (recorded, error) = job.perform(c.as_mut(), process, &op);
         if let Some((ty, e)) = error {
             if ty == OpType::Info {
-                process += processes;
+                // One step per `:info` op: u64 does not run out.
+                process = process.saturating_add(processes);
             }
             if e.broken {
                 conn = None;
             }
         }
         if !recorded {
-            return stop();
+            return halt();
         }
     }
 }
@@ -161,12 +194,14 @@ pub fn transact(
     let body = |c: &mut dyn Connection, reads: &mut Reads| {
         c.begin(read_only)?;
         for &m in mops {
-            let start = reads.values.len() as u32;
+            let start = reads.values.len();
             match m {
                 Mop::Read(k) => c.read(k, &mut reads.values)?,
                 Mop::Write(k, v) => c.write(k, v)?,
             }
-            reads.spans.push((start, reads.values.len() as u32));
+            reads
+                .spans
+                .push((offset(start)?, offset(reads.values.len())?));
         }
         Ok(())
     };
@@ -185,8 +220,14 @@ pub fn transact(
     })
 }
 
+/// A position in a transaction's read values: the server's lists are
+/// short, but nothing it sends may overflow one.
+fn offset(n: usize) -> Result<u32, DbError> {
+    u32::try_from(n).map_err(|_| DbError::rejected("unreadable-list", "more than 2^32 values"))
+}
+
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
     /// A connection that answers from a script, failing where told.
@@ -264,5 +305,42 @@ mod tests {
         assert_eq!(reads.values, [7]);
         assert_eq!(reads.spans, [(0, 0), (0, 1)]);
         assert_eq!(c.log, ["begin", "write", "read", "commit"]);
+    }
+
+    /// A database no client can connect to.
+    pub struct Unreachable;
+
+    impl Database for Unreachable {
+        fn setup(&self) -> Result<(), DbError> {
+            Ok(())
+        }
+        fn connect(&self) -> Result<Box<dyn Connection>, DbError> {
+            Err(DbError::lost("cannot-connect", "refused"))
+        }
+    }
+
+    #[test]
+    fn an_op_without_a_connection_fails_and_uses_up_the_budget() {
+        static NEVER: Interrupt = Interrupt::new();
+        let mut out = Vec::new();
+        let recorder = Arc::new(Recorder::new(&mut out, crate::gen::Kind::ListAppend));
+        let job = Txns {
+            budget: Budget::new(3, None, &NEVER),
+            workload: Mutex::new((
+                Workload::new(crate::gen::Params::default().shape),
+                Rng::new(1),
+            )),
+            recorder: Arc::clone(&recorder),
+        };
+        run(0, 1, &Unreachable, &job);
+        let counts = recorder.counts();
+        assert_eq!((counts.invoked, counts.failed), (3, 3));
+        drop((job, recorder));
+        let history = String::from_utf8(out).unwrap();
+        let failed = history.lines().filter(|l| l.contains(":type :fail"));
+        assert!(failed
+            .clone()
+            .all(|l| l.contains(":error [:no-client \"refused\"]")));
+        assert_eq!(failed.count(), 3, "{history}");
     }
 }

@@ -10,6 +10,14 @@
 //! This module parses `--db`, runs the clients, the nemesis and the
 //! progress, and writes the store;
 //! the command line (`cli/run.rs`) checks the history afterwards.
+//!
+//! A run ends by its time limit (or at a Ctrl-C) whatever the database
+//! does: the clients and the nemesis run on threads of their own, watched
+//! by the calling thread, which gives the ops under way [`GRACE`] to
+//! complete once the clients must stop, then abandons the threads still
+//! waiting (each backend's calls have timeouts too, but a watchdog needs
+//! none): their ops are recorded `:info`, the history is closed and
+//! flushed, and the store is written.
 
 pub mod backend;
 mod cas;
@@ -33,8 +41,9 @@ use clap::ValueEnum;
 use std::fmt;
 use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{mpsc, Arc, Condvar, Mutex};
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 /// The database a run drives, from `--db`.
@@ -190,6 +199,45 @@ pub struct Recording {
     pub history: PathBuf,
     pub counts: Counts,
     pub elapsed: Duration,
+    pub ended: Ended,
+}
+
+/// Why a run's clients stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ended {
+    /// Every op of `--txns` was invoked (or the history could not be
+    /// written).
+    Done,
+    /// The time limit passed.
+    TimeLimit,
+    /// Ctrl-C ([`Interrupt::stop`]).
+    Interrupted,
+    /// A second Ctrl-C ([`Interrupt::now`]): the ops under way were
+    /// abandoned at once.
+    InterruptedAgain,
+}
+
+/// How a run is asked, from another thread (the command line's Ctrl-C
+/// handler), to end early.
+#[derive(Debug, Default)]
+pub struct Interrupt {
+    /// The clients stop invoking; the ops under way get [`GRACE`].
+    pub stop: AtomicBool,
+    /// The ops under way are abandoned at once.
+    pub now: AtomicBool,
+    /// Set by [`run`] once the store holds the whole history and
+    /// `test.edn`: from then on exiting loses nothing recorded.
+    pub recorded: AtomicBool,
+}
+
+impl Interrupt {
+    pub const fn new() -> Interrupt {
+        Interrupt {
+            stop: AtomicBool::new(false),
+            now: AtomicBool::new(false),
+            recorded: AtomicBool::new(false),
+        }
+    }
 }
 
 /// Why a run could not start or record.
@@ -199,6 +247,10 @@ pub enum RunError {
     Store(PathBuf, io::Error),
     /// The database cannot be reached or set up.
     Database(DbError),
+    /// The client threads cannot be started.
+    Threads(io::Error),
+    /// Ctrl-C before the clients started: nothing was recorded.
+    Interrupted,
 }
 
 impl fmt::Display for RunError {
@@ -206,6 +258,8 @@ impl fmt::Display for RunError {
         match self {
             RunError::Store(path, e) => write!(f, "cannot write {}: {e}", path.display()),
             RunError::Database(e) => write!(f, "{}", e.message),
+            RunError::Threads(e) => write!(f, "cannot start the client threads: {e}"),
+            RunError::Interrupted => write!(f, "interrupted while setting up the database"),
         }
     }
 }
@@ -229,103 +283,304 @@ impl RunError {
                 "check that the database is running and --db names it \
                  (scripts/db.sh start postgres|mariadb starts one)"
             }
+            RunError::Threads(_) => "use fewer --processes",
+            RunError::Interrupted => "nothing was recorded",
         }
     }
 }
 
-/// How often a run reports its counts to its progress callback.
+/// How often a run reports its counts to its progress callback (and
+/// flushes the history, so the file is never far behind).
 const PROGRESS_EVERY: Duration = Duration::from_millis(250);
+/// How long the ops under way when the clients must stop (time limit,
+/// Ctrl-C) get to complete before they are abandoned as `:info`.
+pub const GRACE: Duration = Duration::from_secs(2);
+/// How long the nemesis gets, once the clients stopped, to undo its fault
+/// (a restarted server can take seconds to start).
+const NEMESIS_GRACE: Duration = Duration::from_secs(30);
+/// How often the watching thread looks at the clients.
+const TICK: Duration = Duration::from_millis(20);
+
+/// The `:error` of the ops a run abandons, by why it ended: a keyword name
+/// and a message.
+fn abandoned(ended: Ended) -> (&'static str, String) {
+    let grace = GRACE.as_secs_f64();
+    match ended {
+        Ended::InterruptedAgain => ("interrupted", "still under way at the second Ctrl-C".into()),
+        Ended::Interrupted => (
+            "interrupted",
+            format!("still under way {grace} s after Ctrl-C"),
+        ),
+        Ended::TimeLimit | Ended::Done => (
+            "timeout",
+            format!("still under way {grace} s after the run's time limit: outcome unknown"),
+        ),
+    }
+}
 
 /// Runs the workload against the database until `o.txns` transactions
-/// were invoked, the time limit passed or `stop` was set, and writes the
-/// history and `test.edn` into a fresh run directory of the store.
-/// `progress` gets the counts so far a few times a second.
+/// were invoked, the time limit passed or `interrupt` says to stop, and
+/// writes the history and `test.edn` into a fresh run directory of the
+/// store. `progress` gets the counts so far a few times a second.
 pub fn run(
     o: &Options,
-    stop: &AtomicBool,
-    progress: &(dyn Fn(Counts) + Sync),
+    interrupt: &'static Interrupt,
+    progress: &dyn Fn(Counts),
 ) -> Result<Recording, RunError> {
     let dir = store::create_run_dir(&o.store, &o.name)
         .map_err(|e| RunError::Store(o.store.clone(), e))?;
-    let db = open(o, &dir)?;
-    if let Err(e) = db.setup() {
-        // Nothing was recorded: leave no empty run behind.
-        let _ = std::fs::remove_dir_all(&dir);
-        return Err(RunError::Database(e));
-    }
+    let db: Arc<dyn Database> = match open(o, &dir).and_then(|db| set_up(db, interrupt)) {
+        Ok(db) => db,
+        Err(e) => {
+            // Nothing was recorded: leave no empty run behind.
+            store::remove_run_dir(&dir);
+            return Err(e);
+        }
+    };
     let history = dir.join("history.edn");
     let file = std::fs::File::create(&history).map_err(|e| RunError::Store(history.clone(), e))?;
-    let recorder = recorder::Recorder::new(file, o.shape.kind);
+    let recorder = Arc::new(recorder::Recorder::new(file, o.shape.kind));
     let start = Instant::now();
-    let budget = || client::Budget {
-        left: AtomicU64::new(o.txns),
-        deadline: o.time_limit.map(|t| start + t),
-        stop,
-    };
-    let clients_done = AtomicBool::new(false);
-    std::thread::scope(|s| {
-        let clients = match o.cas {
-            Some(keys) => {
-                let job = cas::Registers::new(budget(), keys, o.seed, &recorder);
-                spawn_clients(s, o.processes, &*db, job)
-            }
-            None => {
-                let job = client::Txns {
-                    budget: budget(),
-                    workload: Mutex::new((Workload::new(o.shape.clone()), Rng::new(o.seed))),
-                    recorder: &recorder,
-                };
-                spawn_clients(s, o.processes, &*db, job)
-            }
-        };
-        if let Some(plan) = &o.nemesis {
-            let (db, recorder, done) = (&*db, &recorder, &clients_done);
-            s.spawn(move || nemesis::run(plan, db, recorder, done));
+    let crew = match Crew::start(o, start, interrupt, &db, &recorder) {
+        Ok(crew) => crew,
+        Err(e) => {
+            store::remove_run_dir(&dir);
+            return Err(e);
         }
-        let (recorder, done) = (&recorder, &clients_done);
-        s.spawn(move || every(PROGRESS_EVERY, done, || progress(recorder.counts())));
-        let _ = clients.join();
-        clients_done.store(true, Ordering::Relaxed);
-    });
+    };
+    let ended = crew.watch(interrupt, &recorder, progress);
     let elapsed = start.elapsed();
+    let (name, message) = abandoned(ended);
     let counts = recorder
-        .finish()
+        .close((name, &message))
         .map_err(|e| RunError::Store(history.clone(), e))?;
-    let test = test_edn(o, elapsed);
     let test_path = dir.join("test.edn");
-    std::fs::write(&test_path, test).map_err(|e| RunError::Store(test_path, e))?;
+    store::write_atomic(&test_path, test_edn(o, elapsed, ended).as_bytes())
+        .map_err(|e| RunError::Store(test_path, e))?;
     store::link_latest(&o.store, &dir).map_err(|e| RunError::Store(o.store.clone(), e))?;
+    interrupt.recorded.store(true, Ordering::SeqCst);
     Ok(Recording {
         dir,
         history,
         counts,
         elapsed,
+        ended,
     })
 }
 
-/// Runs `processes` clients doing `job` on `db`, in a thread that ends
-/// when they do.
-fn spawn_clients<'scope, J: client::Job + Send + 'scope>(
-    s: &'scope std::thread::Scope<'scope, '_>,
-    processes: u64,
-    db: &'scope dyn Database,
-    job: J,
-) -> std::thread::ScopedJoinHandle<'scope, ()> {
-    s.spawn(move || {
-        std::thread::scope(|inner| {
-            for index in 0..processes {
-                let job = &job;
-                inner.spawn(move || client::run(index, processes, db, job));
+/// Sets up the database's tables on a thread of its own, which is given
+/// up at Ctrl-C (a server that stopped answering holds it until the
+/// backend's timeouts).
+fn set_up(
+    db: Box<dyn Database>,
+    interrupt: &'static Interrupt,
+) -> Result<Arc<dyn Database>, RunError> {
+    let db: Arc<dyn Database> = Arc::from(db);
+    let (tx, rx) = mpsc::channel();
+    let setup = Arc::clone(&db);
+    std::thread::Builder::new()
+        .name("isocheck-setup".into())
+        .spawn(move || tx.send(setup.setup()))
+        .map_err(RunError::Threads)?;
+    loop {
+        match rx.recv_timeout(TICK) {
+            Ok(Ok(())) => return Ok(db),
+            Ok(Err(e)) => return Err(RunError::Database(e)),
+            Err(mpsc::RecvTimeoutError::Timeout) if interrupt.stop.load(Ordering::SeqCst) => {
+                return Err(RunError::Interrupted)
             }
-        })
-    })
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+            Err(mpsc::RecvTimeoutError::Disconnected) => {
+                let e = DbError::lost("setup", "the setup ended without an answer");
+                return Err(RunError::Database(e));
+            }
+        }
+    }
 }
 
-/// Calls `f` every `period` until `done` is set.
-fn every(period: Duration, done: &AtomicBool, mut f: impl FnMut()) {
-    while nemesis::wait(period, done) {
-        f();
+/// The threads of a run: the clients and the nemesis, started together
+/// behind a [`Gate`] (all of them, or none does anything).
+struct Crew {
+    clients: Vec<JoinHandle<()>>,
+    nemesis: Option<JoinHandle<()>>,
+    /// Tells the nemesis to undo its fault and stop.
+    nemesis_done: Arc<AtomicBool>,
+    deadline: Option<Instant>,
+}
+
+impl Crew {
+    fn start<W: io::Write + Send + 'static>(
+        o: &Options,
+        start: Instant,
+        interrupt: &'static Interrupt,
+        db: &Arc<dyn Database>,
+        recorder: &Arc<recorder::Recorder<W>>,
+    ) -> Result<Crew, RunError> {
+        // A limit past the clock's range is no limit.
+        let deadline = o.time_limit.and_then(|t| start.checked_add(t));
+        let budget = client::Budget::new(o.txns, deadline, interrupt);
+        let gate = Arc::new(Gate::default());
+        let clients = match o.cas {
+            Some(keys) => {
+                let job = cas::Registers::new(budget, keys, o.seed, Arc::clone(recorder));
+                spawn_clients(o.processes, db, Arc::new(job), &gate)
+            }
+            None => {
+                let job = client::Txns {
+                    budget,
+                    workload: Mutex::new((Workload::new(o.shape.clone()), Rng::new(o.seed))),
+                    recorder: Arc::clone(recorder),
+                };
+                spawn_clients(o.processes, db, Arc::new(job), &gate)
+            }
+        };
+        let nemesis_done = Arc::new(AtomicBool::new(false));
+        let nemesis = clients.and_then(|clients| {
+            let nemesis = o.nemesis.clone().map(|plan| {
+                let (db, recorder) = (Arc::clone(db), Arc::clone(recorder));
+                let done = Arc::clone(&nemesis_done);
+                std::thread::Builder::new()
+                    .name("isocheck-nemesis".into())
+                    .spawn(move || nemesis::run(&plan, &*db, &recorder, &done))
+            });
+            Ok((clients, nemesis.transpose()?))
+        });
+        gate.open(nemesis.is_ok());
+        let (clients, nemesis) = nemesis.map_err(RunError::Threads)?;
+        Ok(Crew {
+            clients,
+            nemesis,
+            nemesis_done,
+            deadline,
+        })
     }
+
+    /// Watches the clients until they are done, or until [`GRACE`] after
+    /// the time limit or Ctrl-C, reporting progress and flushing the
+    /// history; then lets the nemesis undo its fault (for at most
+    /// [`NEMESIS_GRACE`]). Threads still running are abandoned.
+    fn watch<W: io::Write>(
+        self,
+        interrupt: &Interrupt,
+        recorder: &recorder::Recorder<W>,
+        progress: &dyn Fn(Counts),
+    ) -> Ended {
+        let ended = self.watch_clients(interrupt, recorder, progress);
+        self.nemesis_done.store(true, Ordering::SeqCst);
+        if let Some(nemesis) = &self.nemesis {
+            let give_up = Instant::now() + NEMESIS_GRACE;
+            while !nemesis.is_finished()
+                && Instant::now() < give_up
+                && !interrupt.now.load(Ordering::SeqCst)
+            {
+                std::thread::sleep(TICK);
+            }
+        }
+        match interrupt.now.load(Ordering::SeqCst) {
+            true => Ended::InterruptedAgain,
+            false => ended,
+        }
+    }
+
+    fn watch_clients<W: io::Write>(
+        &self,
+        interrupt: &Interrupt,
+        recorder: &recorder::Recorder<W>,
+        progress: &dyn Fn(Counts),
+    ) -> Ended {
+        let mut reported = Instant::now();
+        // Why the clients must stop, and when their ops are abandoned.
+        let mut ending: Option<(Ended, Instant)> = None;
+        loop {
+            let now = Instant::now();
+            if self.clients.iter().all(JoinHandle::is_finished) {
+                // They may have stopped for a reason not seen yet.
+                let why = ending.map(|(why, _)| why);
+                return why
+                    .or(self.must_stop(interrupt, now))
+                    .unwrap_or(Ended::Done);
+            }
+            if interrupt.now.load(Ordering::SeqCst) {
+                return Ended::InterruptedAgain;
+            }
+            if ending.is_none() {
+                ending = self.must_stop(interrupt, now).map(|why| (why, now + GRACE));
+                if ending.is_some() {
+                    // A paused or killed server is brought back now, so the
+                    // ops under way can complete.
+                    self.nemesis_done.store(true, Ordering::SeqCst);
+                }
+            }
+            if let Some((why, give_up)) = ending {
+                if now >= give_up {
+                    return why;
+                }
+            }
+            if now.duration_since(reported) >= PROGRESS_EVERY {
+                progress(recorder.counts());
+                recorder.flush();
+                reported = now;
+            }
+            std::thread::sleep(TICK);
+        }
+    }
+
+    /// Why the clients must stop now, if they must.
+    fn must_stop(&self, interrupt: &Interrupt, now: Instant) -> Option<Ended> {
+        if interrupt.stop.load(Ordering::SeqCst) {
+            return Some(Ended::Interrupted);
+        }
+        self.deadline
+            .filter(|d| now >= *d)
+            .map(|_| Ended::TimeLimit)
+    }
+}
+
+/// Holds the clients back until every thread of the run has started: then
+/// they go (`open(true)`), or return at once (`open(false)`).
+#[derive(Default)]
+struct Gate {
+    go: Mutex<Option<bool>>,
+    opened: Condvar,
+}
+
+impl Gate {
+    fn open(&self, go: bool) {
+        *self.go.lock().unwrap_or_else(|e| e.into_inner()) = Some(go);
+        self.opened.notify_all();
+    }
+
+    fn wait(&self) -> bool {
+        let mut go = self.go.lock().unwrap_or_else(|e| e.into_inner());
+        loop {
+            match *go {
+                Some(go) => return go,
+                None => go = self.opened.wait(go).unwrap_or_else(|e| e.into_inner()),
+            }
+        }
+    }
+}
+
+/// Starts `processes` clients doing `job` on `db` once `gate` opens; an
+/// error if a thread cannot be started.
+fn spawn_clients<J: client::Job + 'static>(
+    processes: u64,
+    db: &Arc<dyn Database>,
+    job: Arc<J>,
+    gate: &Arc<Gate>,
+) -> io::Result<Vec<JoinHandle<()>>> {
+    (0..processes)
+        .map(|index| {
+            let (db, job, gate) = (Arc::clone(db), Arc::clone(&job), Arc::clone(gate));
+            std::thread::Builder::new()
+                .name(format!("isocheck-client-{index}"))
+                .spawn(move || {
+                    if gate.wait() {
+                        client::run(index, processes, &*db, &*job);
+                    }
+                })
+        })
+        .collect()
 }
 
 /// The database the options name, its files (SQLite's) in `dir`.
@@ -349,7 +604,7 @@ fn open(o: &Options, dir: &Path) -> Result<Box<dyn Database>, RunError> {
     })
 }
 
-fn test_edn(o: &Options, elapsed: Duration) -> String {
+fn test_edn(o: &Options, elapsed: Duration, ended: Ended) -> String {
     use store::Field;
     let models: Vec<&str> = o.models.iter().map(String::as_str).collect();
     let faults: Vec<&str> = o
@@ -395,6 +650,13 @@ fn test_edn(o: &Options, elapsed: Duration) -> String {
                 .map_or(Field::Nil, |p| Field::Float(p.interval.as_secs_f64())),
         ),
         ("elapsed", Field::Float(elapsed.as_secs_f64())),
+        (
+            "interrupted?",
+            Field::Bool(matches!(
+                ended,
+                Ended::Interrupted | Ended::InterruptedAgain
+            )),
+        ),
     ])
 }
 

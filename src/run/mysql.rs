@@ -4,16 +4,17 @@
 //! the statement failed and the client rolls the transaction back (at
 //! commit: it did not commit), except a connection the server killed
 //! (1927) or shut down (1053); an I/O error or a lost connection leaves
-//! the outcome of a commit unknown.
+//! the outcome of a commit unknown. The socket's read and write timeouts
+//! ([`STATEMENT_TIMEOUT`], from the server's greeting on) bound every call:
+//! a silent server is an I/O error, and the connection is given up.
 
-use super::backend::{parse_list, Connection, Database, DbError, Isolation};
+use super::backend::{
+    from_bigint, parse_list, to_bigint, Connection, Database, DbError, Isolation, CONNECT_TIMEOUT,
+    STATEMENT_TIMEOUT,
+};
 use crate::gen::workload::{Key, Value};
-use mysql::prelude::Queryable;
-use mysql::{Conn, Opts, OptsBuilder, Statement};
-use std::time::Duration;
-
-/// How long connecting may take before the server counts as unreachable.
-const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+use mysql::prelude::{FromValue, Queryable};
+use mysql::{Conn, Opts, OptsBuilder, Row, Statement};
 
 /// Server error codes: deadlock, lock wait timeout, duplicate key, access
 /// denied (table, database, command), killed connection, shutdown.
@@ -41,7 +42,10 @@ impl Mysql {
             definite: true,
             broken: true,
         })?;
-        let opts = OptsBuilder::from_opts(opts).tcp_connect_timeout(Some(CONNECT_TIMEOUT));
+        let opts = OptsBuilder::from_opts(opts)
+            .tcp_connect_timeout(Some(CONNECT_TIMEOUT))
+            .read_timeout(Some(STATEMENT_TIMEOUT))
+            .write_timeout(Some(STATEMENT_TIMEOUT));
         Ok(Mysql {
             opts: opts.into(),
             isolation,
@@ -71,6 +75,9 @@ impl Mysql {
 /// The history's name for an error, and what it says of the transaction.
 fn error(e: mysql::Error) -> DbError {
     let mysql::Error::MySqlError(server) = &e else {
+        if is_timeout(&e) {
+            return DbError::timeout(STATEMENT_TIMEOUT);
+        }
         return DbError::lost("connection-lost", e);
     };
     let name = match server.code {
@@ -84,6 +91,36 @@ fn error(e: mysql::Error) -> DbError {
         _ => "sql-error",
     };
     DbError::rejected(name, &server.message)
+}
+
+/// Whether the socket's read or write timed out (an I/O error, bare or
+/// inside the packet codec's).
+fn is_timeout(e: &mysql::Error) -> bool {
+    use std::error::Error;
+    use std::io;
+    let io = match e {
+        mysql::Error::IoError(io) => Some(io),
+        mysql::Error::CodecError(c) => c.source().and_then(|s| s.downcast_ref::<io::Error>()),
+        _ => None,
+    };
+    io.is_some_and(|io| {
+        matches!(
+            io.kind(),
+            io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+        )
+    })
+}
+
+/// The first column of `row` as a `T`, or an error naming what the
+/// server sent (the client's own conversion panics on a mismatch).
+fn column<T: FromValue>(row: Option<Row>) -> Result<Option<T>, DbError> {
+    let Some(row) = row else {
+        return Ok(None);
+    };
+    match row.get_opt::<Option<T>, usize>(0) {
+        Some(Ok(v)) => Ok(v),
+        _ => Err(DbError::rejected("unreadable-value", format!("{row:?}"))),
+    }
 }
 
 impl Database for Mysql {
@@ -127,18 +164,22 @@ impl Database for Mysql {
             write,
             cas,
             list: self.list,
+            broken: false,
         }))
     }
 
     fn kill_connections(&self) -> Result<bool, DbError> {
         let mut conn = self.conn()?;
-        let ids: Vec<u64> = conn
+        let rows: Vec<Row> = conn
             .query(
                 "SELECT ID FROM information_schema.PROCESSLIST \
                  WHERE ID <> CONNECTION_ID() AND DB = DATABASE()",
             )
             .map_err(error)?;
-        for id in ids {
+        for row in rows {
+            let Some(id) = column::<u64>(Some(row))? else {
+                continue;
+            };
             // A client gone in the meantime is no error.
             let _ = conn.query_drop(format!("KILL CONNECTION {id}"));
         }
@@ -153,46 +194,71 @@ struct MyConnection {
     /// Registers only: `UPDATE ... SET v = new WHERE k = ? AND v = expected`.
     cas: Statement,
     list: bool,
+    /// A call failed without the server's answer (timeout, lost socket):
+    /// no rollback is sent on this connection.
+    broken: bool,
+}
+
+impl MyConnection {
+    /// `result`'s error as the history names it; a connection that lost
+    /// its server is marked broken.
+    fn seen<T>(&mut self, result: mysql::Result<T>) -> Result<T, DbError> {
+        result.map_err(|e| {
+            let e = error(e);
+            self.broken |= e.broken;
+            e
+        })
+    }
 }
 
 impl Connection for MyConnection {
     fn begin(&mut self, _read_only: bool) -> Result<(), DbError> {
-        self.conn.query_drop("START TRANSACTION").map_err(error)
+        let result = self.conn.query_drop("START TRANSACTION");
+        self.seen(result)
     }
 
     fn read(&mut self, key: Key, out: &mut Vec<Value>) -> Result<(), DbError> {
-        let k = key as i64;
+        let k = to_bigint(key)?;
+        let result = self.conn.exec_first::<Row, _, _>(&self.read, (k,));
+        let row = self.seen(result)?;
         if self.list {
-            let text: Option<String> = self.conn.exec_first(&self.read, (k,)).map_err(error)?;
+            let text = column::<String>(row)?;
             return parse_list(text.as_deref().unwrap_or(""), out);
         }
-        let v: Option<i64> = self.conn.exec_first(&self.read, (k,)).map_err(error)?;
-        out.extend(v.map(|v| v as Value));
+        if let Some(v) = column::<i64>(row)? {
+            out.push(from_bigint(v)?);
+        }
         Ok(())
     }
 
     fn write(&mut self, key: Key, value: Value) -> Result<(), DbError> {
-        let k = key as i64;
+        let k = to_bigint(key)?;
         let result = if self.list {
             self.conn.exec_drop(&self.write, (k, value.to_string()))
         } else {
-            self.conn.exec_drop(&self.write, (k, value as i64))
+            let v = to_bigint(value)?;
+            self.conn.exec_drop(&self.write, (k, v))
         };
-        result.map_err(error)
+        self.seen(result)
     }
 
     fn cas(&mut self, key: Key, expected: Value, new: Value) -> Result<bool, DbError> {
-        let args = (new as i64, key as i64, expected as i64);
-        self.conn.exec_drop(&self.cas, args).map_err(error)?;
+        let args = (to_bigint(new)?, to_bigint(key)?, to_bigint(expected)?);
+        let result = self.conn.exec_drop(&self.cas, args);
+        self.seen(result)?;
         // Rows changed, not rows matched: a value is never set to itself.
         Ok(self.conn.affected_rows() == 1)
     }
 
     fn commit(&mut self) -> Result<(), DbError> {
-        self.conn.query_drop("COMMIT").map_err(error)
+        let result = self.conn.query_drop("COMMIT");
+        self.seen(result)
     }
 
     fn abort(&mut self) {
-        let _ = self.conn.query_drop("ROLLBACK");
+        if !self.broken {
+            let result = self.conn.query_drop("ROLLBACK");
+            let _ = self.seen(result);
+        }
     }
 }

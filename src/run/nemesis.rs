@@ -112,18 +112,22 @@ pub fn run<W: Write>(plan: &Plan, db: &dyn Database, recorder: &Recorder<W>, don
     }
 }
 
-/// Sleeps `period`, or less once `done` is set; false if it was.
+/// Sleeps `period`, or less once `done` is set; false if it was. A
+/// period past the clock's range (`--nemesis-interval 1e300`) never ends.
 pub fn wait(period: Duration, done: &AtomicBool) -> bool {
-    let end = Instant::now() + period;
+    let end = Instant::now().checked_add(period);
     loop {
         if done.load(Ordering::Relaxed) {
             return false;
         }
-        let now = Instant::now();
-        if now >= end {
+        let left = match end {
+            Some(end) => end.saturating_duration_since(Instant::now()),
+            None => Duration::MAX,
+        };
+        if left.is_zero() {
             return true;
         }
-        std::thread::sleep((end - now).min(Duration::from_millis(50)));
+        std::thread::sleep(left.min(Duration::from_millis(50)));
     }
 }
 
@@ -166,18 +170,7 @@ fn recorded<W: Write>(recorder: &Recorder<W>, f: &str, act: impl FnOnce() -> Res
 mod tests {
     use super::*;
     use crate::gen::workload::Kind;
-    use crate::run::backend::{Connection, DbError};
-
-    struct NoDb;
-
-    impl Database for NoDb {
-        fn setup(&self) -> Result<(), DbError> {
-            Ok(())
-        }
-        fn connect(&self) -> Result<Box<dyn Connection>, DbError> {
-            Err(DbError::lost("none", "no database"))
-        }
-    }
+    use crate::run::client::tests::Unreachable as NoDb;
 
     #[test]
     fn a_command_needs_a_place_for_the_action() {
@@ -201,7 +194,8 @@ mod tests {
             std::thread::sleep(Duration::from_millis(700));
             done.store(true, Ordering::Relaxed);
         });
-        recorder.finish().unwrap();
+        recorder.close(("abandoned", "test")).unwrap();
+        drop(recorder);
         let history = String::from_utf8(out).unwrap();
         (history, std::fs::read_to_string(log).unwrap_or_default())
     }

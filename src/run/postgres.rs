@@ -1,27 +1,60 @@
-//! The PostgreSQL backend (`postgres`, the synchronous client): tables
-//! `isocheck_lists` and `isocheck_registers`, each transaction begun at the
-//! run's isolation level. An error with an SQLSTATE means the server ended
-//! the transaction (at commit: it did not commit), except those of a
-//! connection ended by an operator (class 57, `pg_terminate_backend`) or
-//! broken (class 08), whose outcome at commit is unknown; so is any error
-//! without one (the socket closed).
+//! The PostgreSQL backend (`tokio-postgres`, each connection driven by a
+//! one-thread runtime of its own, every call bounded by the timeouts of
+//! `backend.rs`): tables `isocheck_lists` and `isocheck_registers`, each
+//! transaction begun at the run's isolation level. An error with an
+//! SQLSTATE means the server ended the transaction (at commit: it did not
+//! commit), except those of a connection ended by an operator (class 57,
+//! `pg_terminate_backend`) or broken (class 08), whose outcome at commit is
+//! unknown; so is any error without one (the socket closed) and a call the
+//! server did not answer in time (the connection is then given up).
 
-use super::backend::{parse_list, Connection, Database, DbError, Isolation};
+use super::backend::{
+    from_bigint, parse_list, to_bigint, Connection, Database, DbError, Isolation, CONNECT_TIMEOUT,
+    STATEMENT_TIMEOUT,
+};
 use crate::gen::workload::{Key, Value};
-use postgres::error::SqlState;
-use postgres::{Client, Config, NoTls, Statement};
+use std::future::Future;
 use std::time::Duration;
+use tokio::runtime::Runtime;
+use tokio_postgres::error::SqlState;
+use tokio_postgres::{Client, Config, NoTls, Statement};
 
 /// The `application_name` of the clients' connections, so the `kill`
 /// fault ends only theirs.
 const CLIENT_NAME: &str = "isocheck-client";
-/// How long connecting may take before the server counts as unreachable.
-const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 
 pub struct Postgres {
     config: Config,
     isolation: Isolation,
     list: bool,
+}
+
+/// A connection: the client and the runtime that drives its socket (a
+/// spawned task, run whenever a call is waited for).
+struct Session {
+    runtime: Runtime,
+    client: Client,
+}
+
+impl Session {
+    /// Waits for one statement's answer, at most [`STATEMENT_TIMEOUT`].
+    fn call<T>(
+        &self,
+        call: impl Future<Output = Result<T, tokio_postgres::Error>>,
+    ) -> Result<T, DbError> {
+        within(&self.runtime, STATEMENT_TIMEOUT, call)?.map_err(error)
+    }
+}
+
+/// Runs `call` on `runtime`, giving up after `limit`.
+fn within<T>(
+    runtime: &Runtime,
+    limit: Duration,
+    call: impl Future<Output = T>,
+) -> Result<T, DbError> {
+    runtime
+        .block_on(async { tokio::time::timeout(limit, call).await })
+        .map_err(|_| DbError::timeout(limit))
 }
 
 impl Postgres {
@@ -42,18 +75,28 @@ impl Postgres {
         })
     }
 
-    fn client(&self, name: &str) -> Result<Client, DbError> {
-        let mut config = self.config.clone();
-        config.application_name(name);
-        config.connect(NoTls).map_err(|e| {
-            let mut err = error(e);
+    fn session(&self, name: &str) -> Result<Session, DbError> {
+        let cannot_connect = |mut err: DbError| {
             if err.name != "cannot-write" {
                 err.name = "cannot-connect";
                 err.message = format!("cannot connect: {}", err.message);
             }
             err.broken = true;
             err
-        })
+        };
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| cannot_connect(DbError::lost("runtime", e)))?;
+        let mut config = self.config.clone();
+        config.application_name(name);
+        let (client, connection) = within(&runtime, CONNECT_TIMEOUT, config.connect(NoTls))
+            .and_then(|r| r.map_err(error))
+            .map_err(cannot_connect)?;
+        // The socket is read and written by this task, which runs while a
+        // call is waited for; it ends when the client is dropped.
+        runtime.spawn(connection);
+        Ok(Session { runtime, client })
     }
 
     fn tables(&self) -> (&'static str, &'static str) {
@@ -66,7 +109,7 @@ impl Postgres {
 }
 
 /// The history's name for an error, and what it says of the transaction.
-fn error(e: postgres::Error) -> DbError {
+fn error(e: tokio_postgres::Error) -> DbError {
     let message = match e.as_db_error() {
         Some(d) => d.message().to_string(),
         None => chain(&e),
@@ -86,9 +129,11 @@ fn error(e: postgres::Error) -> DbError {
         }
         _ => "sql-error",
     };
-    match &code.code()[..2] {
-        "57" => DbError::lost("connection-terminated", message),
-        "08" => DbError::lost("connection-lost", message),
+    // The class is the code's first two characters (the server sends the
+    // code: it may be shorter than SQL's five).
+    match code.code().get(..2) {
+        Some("57") => DbError::lost("connection-terminated", message),
+        Some("08") => DbError::lost("connection-lost", message),
         _ => DbError::rejected(name, message),
     }
 }
@@ -107,19 +152,17 @@ fn chain(e: &dyn std::error::Error) -> String {
 
 impl Database for Postgres {
     fn setup(&self) -> Result<(), DbError> {
-        let mut client = self.client("isocheck-setup")?;
+        let session = self.session("isocheck-setup")?;
         let (table, value) = self.tables();
-        client
-            .batch_execute(&format!(
-                "DROP TABLE IF EXISTS {table}; \
-                 CREATE TABLE {table} (k BIGINT PRIMARY KEY, {value});"
-            ))
-            .map_err(error)
+        let sql = format!(
+            "DROP TABLE IF EXISTS {table}; CREATE TABLE {table} (k BIGINT PRIMARY KEY, {value});"
+        );
+        session.call(session.client.batch_execute(&sql))
     }
 
     fn connect(&self) -> Result<Box<dyn Connection>, DbError> {
         let (table, _) = self.tables();
-        let mut client = self.client(CLIENT_NAME)?;
+        let session = self.session(CLIENT_NAME)?;
         let write = if self.list {
             format!(
                 "INSERT INTO {table} (k, v) VALUES ($1, $2) \
@@ -131,59 +174,69 @@ impl Database for Postgres {
                  ON CONFLICT (k) DO UPDATE SET v = excluded.v"
             )
         };
-        let read = client
-            .prepare(&format!("SELECT v FROM {table} WHERE k = $1"))
-            .map_err(error)?;
-        let write = client.prepare(&write).map_err(error)?;
-        let cas = client
-            .prepare(&format!(
-                "UPDATE {table} SET v = $3 WHERE k = $1 AND v = $2"
-            ))
-            .map_err(error)?;
+        let prepare = |sql: &str| session.call(session.client.prepare(sql));
+        let read = prepare(&format!("SELECT v FROM {table} WHERE k = $1"))?;
+        let write = prepare(&write)?;
+        let cas = prepare(&format!(
+            "UPDATE {table} SET v = $3 WHERE k = $1 AND v = $2"
+        ))?;
         Ok(Box::new(PgConnection {
-            client,
+            session,
             begin: format!("BEGIN ISOLATION LEVEL {}", self.isolation.sql()),
             read,
             write,
             cas,
             list: self.list,
+            broken: false,
         }))
     }
 
     fn kill_connections(&self) -> Result<bool, DbError> {
-        let mut client = self.client("isocheck-nemesis")?;
-        client
-            .execute(
-                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
-                 WHERE application_name = $1 AND pid <> pg_backend_pid()",
-                &[&CLIENT_NAME],
-            )
+        let session = self.session("isocheck-nemesis")?;
+        let sql = "SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
+                   WHERE application_name = $1 AND pid <> pg_backend_pid()";
+        session
+            .call(session.client.execute(sql, &[&CLIENT_NAME]))
             .map(|_| true)
-            .map_err(error)
     }
 }
 
 struct PgConnection {
-    client: Client,
+    session: Session,
     begin: String,
     read: Statement,
     write: Statement,
     /// Registers only: `UPDATE ... WHERE k = $1 AND v = $2` to `$3`.
     cas: Statement,
     list: bool,
+    /// A call failed without the server's answer (timeout, lost socket):
+    /// nothing more is sent on this connection, not even a rollback.
+    broken: bool,
+}
+
+impl PgConnection {
+    /// Passes `result` on, marking the connection broken when the server
+    /// did not answer.
+    fn seen<T>(&mut self, result: Result<T, DbError>) -> Result<T, DbError> {
+        if let Err(e) = &result {
+            self.broken |= e.broken;
+        }
+        result
+    }
 }
 
 impl Connection for PgConnection {
     fn begin(&mut self, _read_only: bool) -> Result<(), DbError> {
-        self.client.batch_execute(&self.begin).map_err(error)
+        let s = &self.session;
+        let result = s.call(s.client.batch_execute(&self.begin));
+        self.seen(result)
     }
 
     fn read(&mut self, key: Key, out: &mut Vec<Value>) -> Result<(), DbError> {
-        let row = self
-            .client
-            .query_opt(&self.read, &[&(key as i64)])
-            .map_err(error)?;
-        let Some(row) = row else {
+        let k = to_bigint(key)?;
+        let s = &self.session;
+        let result = s.call(s.client.query_opt(&self.read, &[&k]));
+        let Some(row) = self.seen(result)? else {
             return Ok(());
         };
         if self.list {
@@ -191,37 +244,41 @@ impl Connection for PgConnection {
             return parse_list(&text, out);
         }
         let v: i64 = row.try_get(0).map_err(error)?;
-        out.push(v as Value);
+        out.push(from_bigint(v)?);
         Ok(())
     }
 
     fn write(&mut self, key: Key, value: Value) -> Result<(), DbError> {
-        let k = key as i64;
+        let k = to_bigint(key)?;
+        let s = &self.session;
         let result = if self.list {
             let v = value.to_string();
-            self.client.execute(&self.write, &[&k, &v])
+            s.call(s.client.execute(&self.write, &[&k, &v]))
         } else {
-            self.client.execute(&self.write, &[&k, &(value as i64)])
+            let v = to_bigint(value)?;
+            s.call(s.client.execute(&self.write, &[&k, &v]))
         };
-        result.map(drop).map_err(error)
+        self.seen(result).map(drop)
     }
 
     fn cas(&mut self, key: Key, expected: Value, new: Value) -> Result<bool, DbError> {
-        let args = [key as i64, expected as i64, new as i64];
-        let changed = self
-            .client
-            .execute(&self.cas, &[&args[0], &args[1], &args[2]])
-            .map_err(error)?;
-        Ok(changed == 1)
+        let args = [to_bigint(key)?, to_bigint(expected)?, to_bigint(new)?];
+        let s = &self.session;
+        let result = s.call(s.client.execute(&self.cas, &[&args[0], &args[1], &args[2]]));
+        Ok(self.seen(result)? == 1)
     }
 
     fn commit(&mut self) -> Result<(), DbError> {
-        self.client.batch_execute("COMMIT").map_err(error)
+        let s = &self.session;
+        let result = s.call(s.client.batch_execute("COMMIT"));
+        self.seen(result)
     }
 
     fn abort(&mut self) {
-        if !self.client.is_closed() {
-            let _ = self.client.batch_execute("ROLLBACK");
+        if !self.broken && !self.session.client.is_closed() {
+            let s = &self.session;
+            let result = s.call(s.client.batch_execute("ROLLBACK"));
+            let _ = self.seen(result);
         }
     }
 }

@@ -5,7 +5,7 @@
 //! `IMMEDIATE` (it takes the write lock first, so it never fails to upgrade
 //! a read lock), a read-only one `DEFERRED`.
 
-use super::backend::{parse_list, Connection, Database, DbError};
+use super::backend::{from_bigint, parse_list, to_bigint, Connection, Database, DbError};
 use crate::gen::workload::{Key, Value};
 use rusqlite::types::Value as SqlValue;
 use rusqlite::{params, ErrorCode, OptionalExtension};
@@ -105,14 +105,14 @@ impl Connection for SqliteConnection {
         };
         let mut stmt = self.conn.prepare_cached(sql).map_err(error)?;
         let v: Option<SqlValue> = stmt
-            .query_row(params![key as i64], |r| r.get(0))
+            .query_row(params![to_bigint(key)?], |r| r.get(0))
             .optional()
             .map_err(error)?;
         match v {
             None => Ok(()),
             Some(SqlValue::Text(list)) => parse_list(&list, out),
             Some(SqlValue::Integer(v)) => {
-                out.push(v as Value);
+                out.push(from_bigint(v)?);
                 Ok(())
             }
             Some(other) => Err(DbError::rejected("unreadable-value", format!("{other:?}"))),
@@ -131,9 +131,9 @@ impl Connection for SqliteConnection {
         let value: SqlValue = if self.list {
             value.to_string().into()
         } else {
-            (value as i64).into()
+            to_bigint(value)?.into()
         };
-        stmt.execute(params![key as i64, value])
+        stmt.execute(params![to_bigint(key)?, value])
             .map(drop)
             .map_err(error)
     }
@@ -142,7 +142,11 @@ impl Connection for SqliteConnection {
         let sql = "UPDATE registers SET v = ?3 WHERE k = ?1 AND v = ?2";
         let mut stmt = self.conn.prepare_cached(sql).map_err(error)?;
         let changed = stmt
-            .execute(params![key as i64, expected as i64, new as i64])
+            .execute(params![
+                to_bigint(key)?,
+                to_bigint(expected)?,
+                to_bigint(new)?
+            ])
             .map_err(error)?;
         Ok(changed == 1)
     }

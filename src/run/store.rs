@@ -3,30 +3,79 @@
 //! `STORE/<test-name>/<timestamp>/` holds `history.edn`, `test.edn` (the
 //! options, with `:consistency-models`) and `results.edn` (the check's
 //! result map under `:workload`), and `STORE/<test-name>/latest` and
-//! `STORE/latest` link to the newest run.
+//! `STORE/latest` link to the newest run. A test's name is one directory
+//! of the store ([`check_name`]), so nothing is written outside it; the
+//! files written whole (`test.edn`, `results.edn`) appear under their names
+//! complete or not at all ([`write_atomic`]).
 
 use crate::gen::edn::push_string;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
+/// Whether `name` can name a test: one directory of the store, so not
+/// empty, `.`, `..` nor `latest` (the store's link to the newest run), and
+/// without `/` or NUL. The error says which rule it breaks.
+pub fn check_name(name: &str) -> Result<(), String> {
+    let why = if name.is_empty() {
+        "is empty"
+    } else if name == "." || name == ".." {
+        "names no directory of its own"
+    } else if name.eq_ignore_ascii_case("latest") {
+        "is the store's link to the newest run"
+    } else if name.contains('/') || name.contains(std::path::MAIN_SEPARATOR) {
+        "has a path separator"
+    } else if name.contains('\0') {
+        "has a NUL character"
+    } else {
+        return Ok(());
+    };
+    Err(format!(
+        "--name `{name}` {why}: a test's name is one directory inside the store (not empty, \
+         `.`, `..` or `latest`, no `/`)"
+    ))
+}
+
 /// Creates a fresh run directory `store/name/<timestamp>` (a suffix is
-/// added if two runs start in the same millisecond).
+/// added if two runs start in the same millisecond); `name` must pass
+/// [`check_name`].
 pub fn create_run_dir(store: &Path, name: &str) -> io::Result<PathBuf> {
+    check_name(name).map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
     let test = store.join(name);
     std::fs::create_dir_all(&test)?;
     let stamp = timestamp(SystemTime::now());
-    for attempt in 0u32.. {
+    let mut attempt = 0u32;
+    loop {
         let dir = match attempt {
             0 => test.join(&stamp),
             n => test.join(format!("{stamp}-{n}")),
         };
         match std::fs::create_dir(&dir) {
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists && attempt < 100 => continue,
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists && attempt < 100 => attempt += 1,
             result => return result.map(|()| dir),
         }
     }
-    unreachable!("the loop returns by its hundredth attempt")
+}
+
+/// Removes a run directory nothing was recorded in, and its test's
+/// directory if no other run is left in it.
+pub fn remove_run_dir(run: &Path) {
+    let _ = std::fs::remove_dir_all(run);
+    if let Some(test) = run.parent() {
+        let _ = std::fs::remove_dir(test);
+    }
+}
+
+/// Writes `contents` to a hidden file beside `path` and renames it over
+/// `path`: a reader (or an interrupted run) sees the whole file or none.
+pub fn write_atomic(path: &Path, contents: &[u8]) -> io::Result<()> {
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
+    let tmp = path.with_file_name(format!(".{name}.tmp{}", std::process::id()));
+    let written = std::fs::write(&tmp, contents).and_then(|()| std::fs::rename(&tmp, path));
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    written
 }
 
 /// Points `store/<test>/latest` at the run and `store/latest` at
@@ -93,6 +142,7 @@ pub enum Field<'a> {
     Keywords(&'a [&'a str]),
     Int(u64),
     Float(f64),
+    Bool(bool),
     Nil,
 }
 
@@ -116,6 +166,7 @@ pub fn test_edn(fields: &[(&str, Field)]) -> String {
             }
             Field::Int(n) => out.extend_from_slice(n.to_string().as_bytes()),
             Field::Float(x) => out.extend_from_slice(format!("{x:?}").as_bytes()),
+            Field::Bool(b) => out.extend_from_slice(b.to_string().as_bytes()),
             Field::Nil => out.extend_from_slice(b"nil"),
         }
     }
@@ -170,6 +221,43 @@ mod tests {
         let recorded = store::recorded_verdict(&results).unwrap();
         assert_eq!(recorded.anomaly_types, ["G1c"]);
         assert_eq!(recorded.not, ["read-committed"]);
+    }
+
+    #[test]
+    fn names_stay_inside_the_store() {
+        for bad in [
+            "", ".", "..", "../x", "/tmp/x", "a/b", "latest", "LATEST", "a\0b",
+        ] {
+            let e = check_name(bad).unwrap_err();
+            assert!(e.contains("one directory inside the store"), "{bad:?}: {e}");
+            let store = Path::new("/nonexistent-isocheck-store");
+            let refused = create_run_dir(store, bad).unwrap_err();
+            assert_eq!(refused.kind(), io::ErrorKind::InvalidInput, "{bad:?}");
+        }
+        for good in [
+            "postgres-list-append",
+            "a..b",
+            "...",
+            ".hidden",
+            "latest-run",
+        ] {
+            assert_eq!(check_name(good), Ok(()), "{good:?}");
+        }
+    }
+
+    #[test]
+    fn atomic_writes_leave_no_temporary_file() {
+        let dir = std::env::temp_dir().join(format!("isocheck-atomic-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("results.edn");
+        write_atomic(&path, b"{:valid? true}").unwrap();
+        write_atomic(&path, b"{:valid? false}").unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "{:valid? false}");
+        let names: Vec<_> = std::fs::read_dir(&dir).unwrap().flatten().collect();
+        assert_eq!(names.len(), 1);
+        assert!(write_atomic(&dir.join("no/such/dir"), b"x").is_err());
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

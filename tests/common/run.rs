@@ -51,3 +51,120 @@ pub fn completions(history: &str) -> (usize, usize) {
     assert!(open.values().all(|&o| !o), "an invocation never completed");
     (invocations, nemesis)
 }
+
+/// A TCP listener on 127.0.0.1 that accepts every connection and never
+/// answers (it holds them open); `forward` connections first are passed
+/// through to `upstream` instead, both ways. Returns its port.
+pub fn silent_listener(forward: usize, upstream: Option<&str>) -> u16 {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind a port");
+    let port = listener.local_addr().expect("its address").port();
+    let upstream = upstream.map(str::to_string);
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for (i, conn) in listener.incoming().enumerate() {
+            let Ok(conn) = conn else { continue };
+            match &upstream {
+                Some(to) if i < forward => pass_through(conn, to),
+                _ => held.push(conn),
+            }
+        }
+    });
+    port
+}
+
+/// Copies bytes both ways between `conn` and a new connection to `to`.
+fn pass_through(conn: std::net::TcpStream, to: &str) {
+    let Ok(server) = std::net::TcpStream::connect(to) else {
+        return;
+    };
+    let (Ok(mut conn2), Ok(mut server2)) = (conn.try_clone(), server.try_clone()) else {
+        return;
+    };
+    let (mut conn, mut server) = (conn, server);
+    std::thread::spawn(move || std::io::copy(&mut conn, &mut server));
+    std::thread::spawn(move || std::io::copy(&mut server2, &mut conn2));
+}
+
+/// Waits for `child` at most `bound`; kills it and fails if it is still
+/// running then. Its output, and how long it took.
+pub fn finishes_within(
+    mut child: std::process::Child,
+    bound: std::time::Duration,
+) -> (Output, std::time::Duration) {
+    let start = std::time::Instant::now();
+    while child.try_wait().expect("poll isocheck").is_none() {
+        if start.elapsed() > bound {
+            let _ = child.kill();
+            let out = child.wait_with_output().expect("killed isocheck");
+            panic!(
+                "isocheck run still running after {bound:?}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let took = start.elapsed();
+    (child.wait_with_output().expect("isocheck's output"), took)
+}
+
+/// Starts `isocheck run` with `args` (stdout and stderr piped).
+pub fn spawn_run(args: &[&str]) -> std::process::Child {
+    Command::new(env!("CARGO_BIN_EXE_isocheck"))
+        .arg("run")
+        .args(args)
+        .env("NO_COLOR", "1")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("start isocheck run")
+}
+
+/// Waits (at most two minutes) until a run of `store` has recorded an op,
+/// and returns its history's path.
+pub fn first_ops(store: &Path) -> PathBuf {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    loop {
+        let found = std::fs::read_dir(store)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .flat_map(|test| {
+                std::fs::read_dir(test.path())
+                    .into_iter()
+                    .flatten()
+                    .flatten()
+            })
+            .map(|run| run.path().join("history.edn"))
+            .find(|h| h.metadata().is_ok_and(|m| m.len() > 0));
+        if let Some(history) = found {
+            return history;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no op recorded after two minutes"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
+/// Sends SIGINT to `child`, as Ctrl-C does.
+#[cfg(unix)]
+pub fn interrupt(child: &std::process::Child) {
+    let sent = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .expect("kill -INT");
+    assert!(sent.success());
+}
+
+/// `isocheck check -m model` of a history succeeds (valid).
+pub fn checks_valid(history: &Path, model: &str) {
+    let path = history.to_str().expect("utf-8 path");
+    let out = isocheck(&["check", "-m", model, path]);
+    assert!(
+        out.status.success(),
+        "check {path}: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        stderr(&out)
+    );
+}
