@@ -725,8 +725,11 @@ fn total_queue_notes(h: &History, r: &TotalQueueResult) -> Vec<Note> {
         .into_iter()
         .flat_map(|(name, m, what)| {
             m.iter().map(move |&(x, n)| {
-                Note::new(name, format!("{} was {what}{}", shown(h, x), times(n)))
-                    .at(h, adds.get(&x).copied(), "enqueued here")
+                Note::new(name, format!("{} was {what}{}", shown(h, x), times(n))).at(
+                    h,
+                    adds.get(&x).copied(),
+                    "enqueued here",
+                )
             })
         })
         .collect()
