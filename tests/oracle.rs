@@ -80,6 +80,13 @@
 //!   oracle says valid; `parallel-snapshot-isolation`'s `model-not-checked`
 //!   (README: decided only where the version order allows) anywhere.
 //!
+//! Two known differences are accepted, counted and listed in the notes
+//! (`compare::known_difference`): read uncommitted's family where the
+//! checker, as Elle, takes an indeterminate transaction whose write was
+//! read as committed (the definition lets it abort); and prefix
+//! consistency's `incompatible-order` over a read that shows the reader's
+//! own appends (the checker holds it to the key's one chain).
+//!
 //! Assumptions where Elle's conventions matter (the weakest models):
 //!
 //! - A read missing the transaction's own earlier write, or returning its

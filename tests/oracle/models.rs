@@ -103,6 +103,17 @@ pub fn decide(h: &History, def: Def, all_subsets: bool) -> Option<bool> {
     (!undecided).then_some(false)
 }
 
+/// Read uncommitted's family decided as isocheck (and Elle) read the
+/// history: an indeterminate transaction some `:ok` read observed is
+/// committed. The definition lets it abort (a dirty read); [`decide`] does.
+pub fn decide_observed_committed(h: &History, def: Def) -> Option<bool> {
+    let Def::Adya(g) = def else {
+        return Option::None;
+    };
+    let committed = committed_sets(h, false, false).pop()?;
+    adya::holds(&facts(h, committed, true)?, g)
+}
+
 /// `(stronger, weaker)`: a history valid under the first is valid under
 /// the second. From Elle's lattice (Adya; Cerone et al.; Biswas and Enea;
 /// Terry et al.), with isocheck's documented changes (README: `causal` is
