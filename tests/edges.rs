@@ -110,7 +110,9 @@ const IMPLIES: &[(&str, &str)] = &[
     ("PRAM", "read-your-writes"),
     ("PRAM", "monotonic-reads"),
     ("PRAM", "monotonic-writes"),
-    ("read-atomic", "read-committed"),
+    // Not read atomic ⇒ read committed: for lists Cerone et al.'s read
+    // atomic lets two reads disagree on the order of appends, Adya's one
+    // chain per key does not (tests/oracle/models.rs, IMPLIES_FOR_REGISTERS).
     ("repeatable-read", "read-committed"),
     ("read-committed", "read-uncommitted"),
 ];
@@ -132,11 +134,15 @@ fn answers_are_monotone_in_the_lattice() {
 fn elle_differences_of_the_fixtures_hold() {
     let text = include_str!("data/elle-differences.tsv");
     let mut rows = 0;
-    for line in text.lines().filter(|l| l.starts_with("fixture:edges/")) {
+    for line in text.lines().filter(|l| l.starts_with("fixture:")) {
         let c: Vec<&str> = line.split('\t').collect();
         assert_eq!(c.len(), 6, "malformed row: {line}");
-        let file = c[0].trim_start_matches("fixture:edges/");
-        let got = answer(&load(file), c[1]);
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures")
+            .join(c[0].trim_start_matches("fixture:"));
+        let h = history::load(&path, &LoadOptions::default())
+            .unwrap_or_else(|e| panic!("{line}: {e:?}"));
+        let got = answer(&h, c[1]);
         assert_eq!(got, (c[2].into(), c[3].into(), c[4].into()), "{line}");
         assert!(
             c[5].contains("Elle"),
@@ -144,5 +150,5 @@ fn elle_differences_of_the_fixtures_hold() {
         );
         rows += 1;
     }
-    assert!(rows >= 9, "only {rows} fixture rows");
+    assert!(rows >= 11, "only {rows} fixture rows");
 }

@@ -217,8 +217,10 @@ pub fn analyze(history: &History, opts: &CheckOptions) -> Result<Analysis, Optio
     let (mut prohibited, mut reportable) = anomaly_types(opts)?;
     let garbage_unasked = elle_compat_without_garbage_reads(history, opts);
     if garbage_unasked {
-        prohibited.remove(lattice::GARBAGE_READ);
-        reportable.remove(lattice::GARBAGE_READ);
+        for a in [lattice::GARBAGE_READ, lattice::OWN_WRITE_UNSEEN] {
+            prohibited.remove(a);
+            reportable.remove(a);
+        }
     }
     let order = order_needed(history, &reportable);
     let models = requested_models(opts)?;
@@ -268,9 +270,12 @@ pub fn analyze(history: &History, opts: &CheckOptions) -> Result<Analysis, Optio
     analysis.levels = levels;
     analysis.anomalies = anomalies;
     if garbage_unasked {
-        analysis
-            .anomalies
-            .retain(|x| !matches!(x, Anomaly::GarbageRead { .. }));
+        analysis.anomalies.retain(|x| {
+            !matches!(
+                x,
+                Anomaly::GarbageRead { .. } | Anomaly::OwnWriteUnseen { .. }
+            )
+        });
     }
     analysis.deps = deps;
     let unchained = || infer::unchained_constraints(history, &opts.infer);
@@ -308,7 +313,8 @@ pub fn analyze(history: &History, opts: &CheckOptions) -> Result<Analysis, Optio
 
 /// Whether garbage reads are left out, as Elle leaves them out: asked for
 /// Elle's rules (`--elle-compat`), on a Jepsen history, without
-/// `--anomalies garbage-read`.
+/// `--anomalies garbage-read`. Unseen own writes go with them (Elle reports
+/// them as `internal`, which stays).
 fn elle_compat_without_garbage_reads(history: &History, opts: &CheckOptions) -> bool {
     let asked = opts
         .anomalies

@@ -46,6 +46,17 @@ pub enum Anomaly {
         mop: u32,
         expected: Expected,
     },
+    /// `:own-write-unseen` (isocheck only): a read after its transaction's
+    /// own write of the key that does not show it (the first such read of a
+    /// transaction; Elle reports it as `internal`, which only read atomic
+    /// and stronger models proscribe). Every model assumes a transaction
+    /// reads its own writes (Adya's histories; Cerone et al.'s INT), so
+    /// read uncommitted proscribes it, and with it every model.
+    OwnWriteUnseen {
+        txn: TxnId,
+        mop: u32,
+        expected: Expected,
+    },
     /// `:future-read`: a read (`mop`, the first one showing `element`)
     /// observed an element its transaction appends later.
     FutureRead { txn: TxnId, mop: u32, element: Val },
@@ -89,7 +100,9 @@ pub enum Anomaly {
     },
     /// `:garbage-read` (isocheck only; Elle does not detect it): a committed
     /// read of a value no transaction wrote (rw-register: a non-`nil` value;
-    /// list-append: a list with an element nobody appended).
+    /// list-append: a list with an element nobody appended, or that no
+    /// sequence of appends produces: a transaction's appends out of order, or
+    /// a later one without the earlier).
     GarbageRead { txn: TxnId, mop: u32 },
 }
 
@@ -100,6 +113,7 @@ impl Anomaly {
             Anomaly::G1a { .. } => "G1a",
             Anomaly::G1b { .. } => "G1b",
             Anomaly::Internal { .. } => "internal",
+            Anomaly::OwnWriteUnseen { .. } => "own-write-unseen",
             Anomaly::FutureRead { .. } => "future-read",
             Anomaly::DirtyUpdate { .. } => "dirty-update",
             Anomaly::DuplicateElements { .. } => "duplicate-elements",

@@ -35,6 +35,9 @@ struct Append {
     pos: u32,
     /// The transaction's last append to the key (else an intermediate one).
     last: bool,
+    /// Its place among the transaction's appends to the key, from 0: a
+    /// read shows a transaction's appends from its first, in order.
+    nth: u32,
     /// Some committed read contains the element.
     observed: bool,
 }
@@ -45,6 +48,8 @@ struct KeyInfo {
     /// The first longest non-empty committed read, and its length.
     longest: u32,
     longest_len: u32,
+    /// The transaction of that read.
+    longest_txn: TxnId,
     /// The same over the reads of every transaction (Elle's dirty-update
     /// order includes aborted and indeterminate reads).
     longest_any: u32,
@@ -61,6 +66,10 @@ struct KeyInfo {
     order_len: u32,
     /// The first position of the longest read repeating an earlier element.
     first_dup: u32,
+    /// The first position of the longest read holding a transaction's
+    /// append that is not its last to the key, followed by another
+    /// transaction's element: a state on top of an intermediate one.
+    first_cut: u32,
     /// Positions of the longest read whose element an aborted transaction
     /// appended, or nobody did: `bad[bad_start..bad_start + bad_len]`.
     bad_start: u32,
@@ -72,6 +81,7 @@ impl KeyInfo {
         KeyInfo {
             longest: NONE,
             longest_len: 0,
+            longest_txn: NONE,
             longest_any: NONE,
             longest_any_len: 0,
             live_appends: 0,
@@ -81,6 +91,7 @@ impl KeyInfo {
             order_start: 0,
             order_len: 0,
             first_dup: NONE,
+            first_cut: NONE,
             bad_start: 0,
             bad_len: 0,
         }
@@ -179,6 +190,9 @@ struct La<'h> {
     /// element (`NONE` for an element nobody appended).
     order: Vec<Val>,
     order_append: Vec<u32>,
+    /// Per position of `order`: the nearest position at or before it whose
+    /// element a transaction in the graph appended (`NONE`: none).
+    installed: Vec<u32>,
     /// Positions in the order of elements nobody appended.
     garbage_pos: FxMap<u64, u32>,
     /// (position in the longest read, aborted appender or `NONE` for nobody).
@@ -198,6 +212,7 @@ struct La<'h> {
     g1a: Vec<Anomaly>,
     g1b: Vec<Anomaly>,
     internal: Vec<Anomaly>,
+    own_unseen: Vec<Anomaly>,
     future: Vec<Anomaly>,
     duplicates: Vec<Anomaly>,
     garbage: Vec<Anomaly>,
@@ -213,6 +228,7 @@ pub fn infer(h: &History) -> Inference {
         mop_ref: vec![NONE; h.mops.len()],
         order: Vec::new(),
         order_append: Vec::new(),
+        installed: Vec::new(),
         garbage_pos: FxMap::default(),
         bad: Vec::new(),
         in_graph: vec![false; h.txns.len()],
@@ -225,6 +241,7 @@ pub fn infer(h: &History) -> Inference {
         g1a: Vec::new(),
         g1b: Vec::new(),
         internal: Vec::new(),
+        own_unseen: Vec::new(),
         future: Vec::new(),
         duplicates: Vec::new(),
         garbage: Vec::new(),
@@ -233,6 +250,7 @@ pub fn infer(h: &History) -> Inference {
     la.orders();
     la.reads();
     la.mark_in_graph();
+    la.mark_installed();
     let deps = la.deps();
     let incompatible = la.incompatible_orders();
     let dirty = la.dirty_updates();
@@ -241,6 +259,7 @@ pub fn infer(h: &History) -> Inference {
     by_mop(&mut la.g1a);
     by_mop(&mut la.g1b);
     by_mop(&mut la.internal);
+    by_mop(&mut la.own_unseen);
     by_mop(&mut la.future);
     by_mop(&mut la.duplicates);
     by_mop(&mut la.garbage);
@@ -248,6 +267,7 @@ pub fn infer(h: &History) -> Inference {
     anomalies.append(&mut la.g1a);
     anomalies.append(&mut la.g1b);
     anomalies.append(&mut la.internal);
+    anomalies.append(&mut la.own_unseen);
     anomalies.append(&mut la.future);
     anomalies.extend(dirty);
     anomalies.append(&mut la.duplicates);
@@ -272,6 +292,7 @@ fn position(a: &Anomaly) -> u32 {
         Anomaly::G1a { mop, .. }
         | Anomaly::G1b { mop, .. }
         | Anomaly::Internal { mop, .. }
+        | Anomaly::OwnWriteUnseen { mop, .. }
         | Anomaly::FutureRead { mop, .. }
         | Anomaly::DuplicateElements { mop, .. }
         | Anomaly::GarbageRead { mop, .. } => *mop,
@@ -296,12 +317,14 @@ impl La<'_> {
     fn index(&mut self) {
         let h = self.h;
         let mut seen: TxnKeys<()> = TxnKeys::default();
+        let mut count: TxnKeys<u32> = TxnKeys::default();
         let mut last = Vec::new();
         for (t, txn) in h.txns.iter().enumerate() {
             crate::limits::tick();
             let mops = h.mops_of(txn);
             // Which appends are the last of their key in the transaction.
             seen.clear();
+            count.clear();
             last.clear();
             last.resize(mops.len(), false);
             for (j, m) in mops.iter().enumerate().rev() {
@@ -326,14 +349,17 @@ impl La<'_> {
                         self.mop_ref[i as usize] = self.appends.len() as u32;
                         self.append_id
                             .insert(pack(m.key, e), self.appends.len() as u32);
+                        let nth = count.slot(m.key, || 0);
                         self.appends.push(Append {
                             txn: t as TxnId,
                             mop: i,
                             kid: kid as u32,
                             pos: NONE,
                             last: last[j],
+                            nth: *nth,
                             observed: false,
                         });
+                        *nth += 1;
                     }
                     MopKind::Read => {
                         self.mop_ref[i as usize] = kid as u32;
@@ -349,6 +375,7 @@ impl La<'_> {
                             && (info.longest == NONE || len > info.longest_len)
                         {
                             info.longest = i;
+                            info.longest_txn = t as TxnId;
                             info.longest_len = len;
                         }
                     }
@@ -377,6 +404,7 @@ impl La<'_> {
     fn orders(&mut self) {
         let h = self.h;
         let mut distinct: FxMap<Val, ()> = FxMap::default();
+        let mut shape = Shape::default();
         for kid in 0..self.keys.len() {
             let k = self.keys.keys[kid];
             let longest = longest_read(h, &self.info[kid]);
@@ -384,7 +412,9 @@ impl La<'_> {
             let order_start = self.order.len() as u32;
             let bad_start = self.bad.len() as u32;
             let mut first_dup = NONE;
+            let first_cut = self.first_cut(k, longest);
             distinct.clear();
+            shape.clear();
             for (j, &e) in longest.iter().enumerate() {
                 let id = self.append_id.get(&pack(k, e)).copied();
                 match id {
@@ -393,6 +423,14 @@ impl La<'_> {
                         a.observed = true;
                         if h.txns[a.txn as usize].status == Status::Aborted {
                             self.bad.push((j as u32, a.txn));
+                        }
+                        // A repeated element is Elle's duplicate-elements;
+                        // an aborted append, G1a.
+                        // The reader's own appends are internal's.
+                        let live = h.txns[a.txn as usize].status != Status::Aborted
+                            && a.txn != self.info[kid].longest_txn;
+                        if !single && live && a.pos == NONE && !shape.follows(a) {
+                            self.bad.push((j as u32, NONE));
                         }
                     }
                     None => self.bad.push((j as u32, NONE)),
@@ -435,6 +473,7 @@ impl La<'_> {
             info.order_start = order_start;
             info.order_len = self.order.len() as u32 - order_start;
             info.first_dup = first_dup;
+            info.first_cut = first_cut;
             info.bad_start = bad_start;
             info.bad_len = self.bad.len() as u32 - bad_start;
         }
@@ -454,7 +493,7 @@ impl La<'_> {
             let t = t as TxnId;
             let mops = h.mops_of(txn);
             ks.clear();
-            let mut internal_found = false;
+            let (mut internal_found, mut own_found) = (false, false);
             let mut future_found = false;
             for (j, m) in mops.iter().enumerate() {
                 let i = txn.mops.start + j as u32;
@@ -471,14 +510,24 @@ impl La<'_> {
                     MopKind::Read => {
                         let l = read_list(h, m);
                         let class = self.read(t, i, kid as usize, m.key, l);
-                        if !internal_found {
+                        if !(internal_found && own_found) {
                             if let Some(expected) = internal(h, mops, j, &*st, m.key, l) {
-                                internal_found = true;
-                                self.internal.push(Anomaly::Internal {
-                                    txn: t,
-                                    mop: i,
-                                    expected,
-                                });
+                                if !own_found && own_unseen(mops, j, m.key, l) {
+                                    own_found = true;
+                                    self.own_unseen.push(Anomaly::OwnWriteUnseen {
+                                        txn: t,
+                                        mop: i,
+                                        expected: expected.clone(),
+                                    });
+                                }
+                                if !internal_found {
+                                    internal_found = true;
+                                    self.internal.push(Anomaly::Internal {
+                                        txn: t,
+                                        mop: i,
+                                        expected,
+                                    });
+                                }
                             }
                         }
                         st.int = Int::Known(i);
@@ -567,12 +616,17 @@ impl La<'_> {
                 .odd_classes
                 .entry((kid as u32, l.to_vec()))
                 .or_insert(next);
+            let mut shape = Shape::default();
+            let mut shown: FxMap<Val, ()> = FxMap::default();
             for &e in l {
                 match self.append_id.get(&pack(key, e)) {
                     None => garbage = true,
                     Some(&id) => {
                         let a = &mut self.appends[id as usize];
                         a.observed = true;
+                        let first = shown.insert(e, ()).is_none();
+                        let live = self.h.txns[a.txn as usize].status != Status::Aborted;
+                        garbage |= first && live && a.txn != t && !shape.follows(a);
                         if self.h.txns[a.txn as usize].status == Status::Aborted {
                             self.g1a.push(Anomaly::G1a {
                                 reader: t,
@@ -603,23 +657,14 @@ impl La<'_> {
         let e = *l.last().expect("non-empty read");
         let id = self.append_id.get(&pack(key, e)).copied();
         let append = id.map(|id| self.appends[id as usize]);
+        self.intermediate(t, i, key, l, prefix.then_some(info.first_cut));
         if let (Some(id), Some(a)) = (id, append) {
-            if a.txn != t {
-                if !a.last {
-                    self.g1b.push(Anomaly::G1b {
-                        reader: t,
-                        mop: i,
-                        writer: a.txn,
-                        element: Some(e),
-                    });
-                }
-                if self.status(a.txn) != Status::Aborted {
-                    self.wr.push(WrRead {
-                        reader: t,
-                        mop: i,
-                        append: id,
-                    });
-                }
+            if a.txn != t && self.status(a.txn) != Status::Aborted {
+                self.wr.push(WrRead {
+                    reader: t,
+                    mop: i,
+                    append: id,
+                });
             }
         }
         let pos = match append {
@@ -635,6 +680,63 @@ impl La<'_> {
             });
         }
         class
+    }
+
+    /// The first position of `list` (of `key`) whose element is not its
+    /// transaction's last append to the key while the next element is
+    /// another's.
+    fn first_cut(&self, key: Val, list: &[Val]) -> u32 {
+        let cut = list.windows(2).position(|w| {
+            let a = self.append_of(key, w[0]);
+            let b = self.append_of(key, w[1]);
+            a.is_some_and(|a| !a.last && b.is_none_or(|b| b.txn != a.txn))
+        });
+        cut.map_or(NONE, |p| p as u32)
+    }
+
+    /// G1b: read `l` shows another transaction's appends up to one that is
+    /// not its last to the key — followed by another transaction's element
+    /// (`cut`, the first such position, known for a prefix of the longest
+    /// read), or at the end of the list before the reader's own appends
+    /// (those are the reader's state, not the version it read).
+    fn intermediate(&mut self, t: TxnId, i: u32, key: Val, l: &[Val], cut: Option<u32>) {
+        let cut = cut.unwrap_or_else(|| self.first_cut(key, l));
+        let inside = (cut as usize) < l.len().saturating_sub(1);
+        let shown = match inside {
+            true => Some((l[cut as usize], self.append_of(key, l[cut as usize]))),
+            false => l.iter().rev().find_map(|&e| match self.append_of(key, e) {
+                Some(a) if a.txn == t => None,
+                a => Some((e, a)),
+            }),
+        };
+        if let Some((e, Some(a))) = shown {
+            if !a.last && a.txn != t {
+                self.g1b.push(Anomaly::G1b {
+                    reader: t,
+                    mop: i,
+                    writer: a.txn,
+                    element: Some(e),
+                });
+            }
+        }
+    }
+
+    /// [`La::installed`], once the graph's transactions are known.
+    fn mark_installed(&mut self) {
+        let mut last = NONE;
+        self.installed = (0..self.order.len())
+            .map(|p| {
+                let w = self.order_append[p];
+                if self
+                    .appends
+                    .get(w as usize)
+                    .is_some_and(|a| self.in_graph[a.txn as usize])
+                {
+                    last = p as u32;
+                }
+                last
+            })
+            .collect();
     }
 
     /// Committed transactions, and indeterminate ones a committed read observed.
@@ -739,22 +841,19 @@ impl La<'_> {
             0 => Version::Init,
             p => Version::Val(self.order[(info.order_start + p - 1) as usize]),
         };
-        if prev > 0 {
-            let w = self.order_append[(info.order_start + prev - 1) as usize];
-            if w != NONE {
-                let w = self.appends[w as usize];
-                if w.txn != t && self.in_graph[w.txn as usize] {
-                    out.push(Dep {
-                        from: w.txn,
-                        to: t,
-                        rel: Rel::Ww,
-                        key: k,
-                        value: prev_version,
-                        value2: Version::Val(e),
-                        a_mop: w.mop,
-                        b_mop: i,
-                    });
-                }
+        if let Some(w) = self.installed_before(info, prev) {
+            if w.txn != t {
+                let value = Version::Val(self.order[(info.order_start + w.pos) as usize]);
+                out.push(Dep {
+                    from: w.txn,
+                    to: t,
+                    rel: Rel::Ww,
+                    key: k,
+                    value,
+                    value2: Version::Val(e),
+                    a_mop: w.mop,
+                    b_mop: i,
+                });
             }
         }
         let v = (info.order_start + kid as u32 + prev) as usize;
@@ -780,6 +879,17 @@ impl La<'_> {
                 });
             }
         }
+    }
+
+    /// The append of the graph's last version before position `prev` of the
+    /// key's order: aborted appends and elements nobody appended are no
+    /// versions of the committed order (Elle links neighbours only, so an
+    /// aborted element between two appends hides their ww edge).
+    fn installed_before(&self, info: &KeyInfo, prev: u32) -> Option<Append> {
+        let p = prev.checked_sub(1)?;
+        let at = self.installed[(info.order_start + p) as usize];
+        let installed_in_key = at != NONE && at >= info.order_start;
+        installed_in_key.then(|| self.appends[self.order_append[at as usize] as usize])
     }
 
     /// Frees the lookups only the edges and the anomalies need, before the
@@ -835,51 +945,60 @@ impl La<'_> {
     }
 
     /// Elle's first violation per key: distinct committed reads sorted by
-    /// length (ties by first appearance), each a prefix of the next.
+    /// length (ties by first appearance), each a prefix of the next, over
+    /// the elements of appends that did not abort.
     fn incompatible_orders(&self) -> Vec<Anomaly> {
         let h = self.h;
         let bad: Vec<bool> = self.info.iter().map(|i| i.incompatible).collect();
         if !bad.contains(&true) {
             return Vec::new();
         }
-        let mut reads: Vec<(u32, u32, u32)> = Vec::new(); // (key id, length, mop)
+        // Aborted elements are G1a's: dirty reads of appends that were
+        // undone need not agree. Committed appends are never undone, so
+        // reads must agree on them (read uncommitted included).
+        let live = |m: &MicroOp| -> Vec<Val> {
+            let l = read_list(h, m).unwrap_or(&[]);
+            l.iter()
+                .copied()
+                .filter(|&e| {
+                    self.append_of(m.key, e)
+                        .is_none_or(|a| self.status(a.txn) != Status::Aborted)
+                })
+                .collect()
+        };
+        // (key id, the read's live elements, mop), by key and length.
+        let mut reads: Vec<(u32, Vec<Val>, u32)> = Vec::new();
         for txn in h.txns.iter().filter(|t| t.status == Status::Committed) {
             for (j, m) in h.mops_of(txn).iter().enumerate() {
-                if m.kind != MopKind::Read {
+                let i = txn.mops.start + j as u32;
+                if m.kind != MopKind::Read || !bad[self.mop_ref[i as usize] as usize] {
                     continue;
                 }
-                let i = txn.mops.start + j as u32;
-                let kid = self.mop_ref[i as usize];
-                if let Some(l) = read_list(h, m).filter(|l| !l.is_empty()) {
-                    if bad[kid as usize] {
-                        reads.push((kid, l.len() as u32, i));
-                    }
+                let l = live(m);
+                if !l.is_empty() {
+                    reads.push((self.mop_ref[i as usize], l, i));
                 }
             }
         }
-        reads.sort_unstable();
-        let list = |i: u32| read_list(h, &h.mops[i as usize]).unwrap_or(&[]);
+        reads.sort_by_key(|r| (r.0, r.1.len(), r.2));
         let mut out = Vec::new();
         for group in reads.chunk_by(|a, b| a.0 == b.0) {
             // Distinct values, in order.
-            let mut values: Vec<u32> = Vec::new();
-            for &(_, len, i) in group {
+            let mut values: Vec<&(u32, Vec<Val>, u32)> = Vec::new();
+            for r in group {
                 let seen = values
                     .iter()
                     .rev()
-                    .take_while(|&&v| list(v).len() == len as usize)
-                    .any(|&v| list(v) == list(i));
+                    .take_while(|v| v.1.len() == r.1.len())
+                    .any(|v| v.1 == r.1);
                 if !seen {
-                    values.push(i);
+                    values.push(r);
                 }
             }
-            if let Some(w) = values.windows(2).find(|w| {
-                let (a, b) = (list(w[0]), list(w[1]));
-                !(a.len() <= b.len() && *a == b[..a.len()])
-            }) {
+            if let Some(w) = values.windows(2).find(|w| !w[1].1.starts_with(&w[0].1)) {
                 out.push(Anomaly::IncompatibleOrder {
                     key: self.keys.keys[group[0].0 as usize],
-                    reads: [w[0], w[1]],
+                    reads: [w[0].2, w[1].2],
                 });
             }
         }
@@ -959,6 +1078,30 @@ impl La<'_> {
 
 /// Elle's `:internal` check of the read at position `j` of a transaction's
 /// micro-ops, given the key's state before it.
+/// Whether a list shows each transaction's appends from its first, in
+/// order: no database state holds a later append of a transaction without
+/// its earlier ones, or holds them out of order (a garbage read).
+#[derive(Default)]
+struct Shape {
+    /// Per transaction, how many of its appends the list showed so far.
+    next: FxMap<TxnId, u32>,
+}
+
+impl Shape {
+    fn clear(&mut self) {
+        self.next.clear();
+    }
+
+    /// Records append `a`, the next element of the list: whether it is the
+    /// one its transaction appended next.
+    fn follows(&mut self, a: &Append) -> bool {
+        let next = self.next.entry(a.txn).or_insert(0);
+        let ok = *next == a.nth;
+        *next = a.nth + 1;
+        ok
+    }
+}
+
 fn internal(
     h: &History,
     mops: &[MicroOp],
@@ -996,6 +1139,18 @@ fn internal(
             })
         }
     }
+}
+
+/// Whether read `l` (at position `j`) misses the transaction's own appends
+/// to `key` before it: they must end the list, in order.
+fn own_unseen(mops: &[MicroOp], j: usize, key: Val, l: Option<&[Val]>) -> bool {
+    let own: Vec<Val> = mops[..j]
+        .iter()
+        .filter(|m| m.kind == MopKind::Append && m.key == key)
+        .map(scalar)
+        .collect();
+    let l = l.unwrap_or(&[]);
+    !own.is_empty() && !l.ends_with(&own)
 }
 
 /// The first read before position `j` of the transaction that shows the

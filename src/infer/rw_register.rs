@@ -193,11 +193,14 @@ impl Rr<'_> {
         let h = self.h;
         let (mut g1a, mut g1b, mut internal, mut future, mut garbage) =
             (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let mut own_unseen = Vec::new();
         // (key id, value of the first read, completion, txn, read mop)
         let mut lost: Vec<(u32, u32, u32, TxnId, u32)> = Vec::new();
         // Per key: Elle's expected value, and lost update's first read.
         struct St {
             state: Option<Val>,
+            /// The state is the transaction's own write.
+            own: bool,
             first_read: Option<(Val, u32)>,
             written: bool,
             /// A future read of the key was found (one per key, as
@@ -215,19 +218,21 @@ impl Rr<'_> {
                 continue;
             }
             ks.clear();
-            let mut internal_found = false;
+            let (mut internal_found, mut own_found) = (false, false);
             for (j, m) in h.mops_of(txn).iter().enumerate() {
                 let i = txn.mops.start + j as u32;
                 let v = scalar(m);
                 let external = m.kind == MopKind::Read && ks.find(m.key).is_none();
                 let st = ks.slot(m.key, || St {
                     state: None,
+                    own: false,
                     first_read: None,
                     written: false,
                     future: false,
                 });
                 if m.kind != MopKind::Read {
                     st.state = Some(v);
+                    st.own = true;
                     if !st.written {
                         if let Some((r, rm)) = st.first_read {
                             st.written = true;
@@ -246,6 +251,14 @@ impl Rr<'_> {
                         if !internal_found {
                             internal_found = true;
                             internal.push(Anomaly::Internal {
+                                txn: t,
+                                mop: i,
+                                expected: Expected::Value(s),
+                            });
+                        }
+                        if st.own && !own_found {
+                            own_found = true;
+                            own_unseen.push(Anomaly::OwnWriteUnseen {
                                 txn: t,
                                 mop: i,
                                 expected: Expected::Value(s),
@@ -327,6 +340,7 @@ impl Rr<'_> {
         let mut out = g1a;
         out.append(&mut g1b);
         out.append(&mut internal);
+        out.append(&mut own_unseen);
         out.append(&mut future);
         out.append(&mut lost_updates);
         (out, garbage)

@@ -153,6 +153,11 @@ fn anomalies(h: &History, inf: &Inference) -> Vec<String> {
                     txn,
                     mop: m,
                     expected,
+                }
+                | Anomaly::OwnWriteUnseen {
+                    txn,
+                    mop: m,
+                    expected,
                 } => {
                     let e = match expected {
                         Expected::List {
@@ -572,6 +577,7 @@ fn la_lost_update() {
         [
             "internal T2 [:r :x []] expected [... 3]",
             "internal T3 [:r :x [5]] expected []",
+            "own-write-unseen T2 [:r :x []] expected [... 3]",
             "future-read T3 [:r :x [5]] element 5",
             "lost-update :x [] [T1 T2 T3]",
         ]
@@ -623,6 +629,11 @@ fn la_incompatible_order_is_the_first_violation_by_length() {
             "G1b T2 [:r :x [1 3]] writer T4 element 3",
             "G1b T3 [:r :x [1 3]] writer T4 element 3",
             "incompatible-order :x [[1 2] [1 3]]",
+            // T4 appended 1, 2, 3 and 4: no state holds 4 without 3, or 3
+            // without 2.
+            "garbage-read T0 [:r :x [1 2 4]]",
+            "garbage-read T2 [:r :x [1 3]]",
+            "garbage-read T3 [:r :x [1 3]]",
         ]
     );
 }
@@ -733,9 +744,15 @@ fn la_internal() {
         (0, "[[:append :x 1] [:append :x 2] [:append :x 4]]"),
         (0, "[[:append :x 3] [:r :x [1 2 3 4]]]"),
     ]));
+    // T1's read shows its own 3 before T0's 4 (no own write last), on
+    // top of T0's intermediate [1 2].
     assert_eq!(
         anomalies(&h, &inf),
-        ["internal T1 [:r :x [1 2 3 4]] expected [... 3]"]
+        [
+            "G1b T1 [:r :x [1 2 3 4]] writer T0 element 2",
+            "internal T1 [:r :x [1 2 3 4]] expected [... 3]",
+            "own-write-unseen T1 [:r :x [1 2 3 4]] expected [... 3]",
+        ]
     );
     // The G0 Elle mentions: 2 -> 3 -> 4 on x.
     assert!(edges(&h, &inf).contains(&"T0 ww T1 :x 2->3 @1/0".to_string()));
@@ -748,7 +765,10 @@ fn la_internal() {
     );
     assert_eq!(
         anomalies(&h, &inf),
-        ["internal T0 [:r 0 nil] expected [... 6]"]
+        [
+            "internal T0 [:r 0 nil] expected [... 6]",
+            "own-write-unseen T0 [:r 0 nil] expected [... 6]",
+        ]
     );
 
     // Elle's internal-cases-test, one key per transaction (appends are
@@ -1063,6 +1083,7 @@ fn rr_internal() {
             "internal T0 [:r :x 2] expected 1",
             "internal T1 [:r :x 1] expected 2",
             "internal T3 [:r :w 3] expected nil",
+            "own-write-unseen T1 [:r :x 1] expected 2",
         ]
     );
 }

@@ -648,7 +648,8 @@ fn anomaly<'a>(h: &'a History, x: &Anomaly, d: Detail) -> Explanation<'a> {
             writer,
             element,
         } => c.dirty_read(true, *reader, *mop, *writer, *element),
-        Anomaly::Internal { txn, mop, expected } => c.internal(*txn, *mop, expected),
+        Anomaly::Internal { txn, mop, expected } => c.internal(*txn, *mop, expected, false),
+        Anomaly::OwnWriteUnseen { txn, mop, expected } => c.internal(*txn, *mop, expected, true),
         Anomaly::FutureRead { txn, mop, element } => c.future_read(*txn, *mop, *element),
         Anomaly::DirtyUpdate { key, values, txns } => c.dirty_update(*key, values, txns),
         Anomaly::DuplicateElements {
@@ -748,7 +749,14 @@ impl<'a> Ctx<'a> {
     }
 
     /// `:internal`.
-    fn internal(&self, txn: TxnId, mop: u32, expected: &Expected) -> Explanation<'a> {
+    /// `:internal`, or with `own_write` `:own-write-unseen`.
+    fn internal(
+        &self,
+        txn: TxnId,
+        mop: u32,
+        expected: &Expected,
+        own_write: bool,
+    ) -> Explanation<'a> {
         let h = self.h;
         let (text, value) = match expected {
             Expected::List {
@@ -768,10 +776,18 @@ impl<'a> Ctx<'a> {
         };
         let text = clip(&text, self.d.op_chars).into_owned();
         let key = self.show(h.mops[mop as usize].key);
-        let help = format!(
-            "internal inconsistency: this read of {key} disagrees with the transaction's own \
-             earlier reads and writes of {key}, which say it should be {text}"
-        );
+        let help = match own_write {
+            false => format!(
+                "internal inconsistency: this read of {key} disagrees with the transaction's own \
+                 earlier reads and writes of {key}, which say it should be {text}"
+            ),
+            true => format!(
+                "own write unseen: this read of {key} does not show the transaction's own \
+                 earlier writes of {key} as the latest (it should be {text}); every model \
+                 assumes a transaction reads its own writes (isocheck's check; Elle reports it \
+                 as internal)"
+            ),
+        };
         let mut b = Labels::new(h);
         b.mop(mop, format!("expected {}", clip(&text, self.d.value_chars)));
         let entry = map(vec![
