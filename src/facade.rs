@@ -155,13 +155,21 @@ impl Outcome {
 
     /// Elle's artifacts in `dir`: `<anomaly>.txt` explanations and a
     /// Graphviz `.dot` (and `.svg` when `dot` is installed) per cycle, and
-    /// the HTML report as `index.html` (the only one for registers).
+    /// the HTML report as `index.html` (the only one for registers). They
+    /// replace those of an earlier run, and only those: the directory
+    /// describes this run, and keeps files of other names
+    /// (`files::replace_dir`).
     pub fn write_directory(&self, dir: &Path, history: &History) -> std::io::Result<()> {
-        if let Outcome::Transactional { analysis, verdict } = self {
-            report::directory::write(dir, history, analysis, verdict)?;
-        }
+        // The page links to the history relative to `dir`, which must
+        // exist for the link to be found.
         std::fs::create_dir_all(dir)?;
-        std::fs::write(dir.join("index.html"), self.html(history, dir))
+        let page = self.html(history, dir);
+        crate::files::replace_dir(dir, report::directory::remove_artifacts, |staging| {
+            if let Outcome::Transactional { analysis, verdict } = self {
+                report::directory::write(staging, history, analysis, verdict)?;
+            }
+            std::fs::write(staging.join(report::directory::INDEX), page)
+        })
     }
 
     /// Per-model solving statistics (construct, prune, encode, solve), for
