@@ -131,13 +131,16 @@ impl<'a> Split<'a> {
     /// before, not after.
     fn batch_bytes(&self, b: usize) -> u64 {
         let members = &self.members[b];
-        let arcs: usize = members
+        let arcs = members
             .iter()
-            .map(|&i| self.p.arcs_bound(self.open[i]))
-            .sum();
-        let per_arc = std::mem::size_of::<Edge>() + std::mem::size_of::<(u32, u32)>();
-        let bytes = arcs * per_arc + members.len() * 32 + self.nodes[b].len() * 64;
-        bytes as u64
+            .map(|&i| self.p.arcs_bound(self.open[i]) as u64)
+            .fold(0u64, u64::saturating_add);
+        let per_arc = (std::mem::size_of::<Edge>() + std::mem::size_of::<(u32, u32)>()) as u64;
+        let per_member = 32u64.saturating_mul(members.len() as u64);
+        let per_node = 64u64.saturating_mul(self.nodes[b].len() as u64);
+        arcs.saturating_mul(per_arc)
+            .saturating_add(per_member)
+            .saturating_add(per_node)
     }
 
     /// Decides every batch, on as many threads as there are cores, each
