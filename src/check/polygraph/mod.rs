@@ -177,8 +177,10 @@ pub fn core(p: &Problem, suspects: &[usize], settings: Settings) -> Option<Vec<u
         let assumptions: Vec<Lit> = set.iter().map(|&c| select[c]).collect();
         match engine.solve(&assumptions) {
             Outcome::Unsat => {
+                // No core (the solver failed finding it) is a stop, never
+                // an empty core, which would blame the known edges alone.
                 let mut core: Vec<usize> = engine
-                    .core_vars()
+                    .core_vars()?
                     .iter()
                     .filter_map(|v| by_var.get(v).copied())
                     .collect();

@@ -324,14 +324,14 @@ impl<T: Theory> Propagating<T> {
         unsafe { iso_val(self.raw, to_int(lit)) == to_int(lit) }
     }
 
-    /// The variables of the assumptions behind the last `Unsat` (none if
-    /// a call failed on the way).
-    pub fn core_vars(&mut self) -> Vec<u32> {
+    /// The variables of the assumptions behind the last `Unsat`; `None`
+    /// when the solver failed finding them (the memory limit).
+    pub fn core_vars(&mut self) -> Option<Vec<u32>> {
         let mut core = Vec::new();
         for i in 0..self.assumptions.len() {
             let l = self.assumptions[i];
             if self.failed.is_some() {
-                return Vec::new();
+                break;
             }
             // SAFETY: `raw` is a live solver after an unsatisfiable call.
             let status = limits::guarded(|| unsafe { iso_failed(self.raw, to_int(l)) });
@@ -340,7 +340,7 @@ impl<T: Theory> Propagating<T> {
                 core.push(l.var());
             }
         }
-        core
+        self.failed.is_none().then_some(core)
     }
 }
 
@@ -433,7 +433,7 @@ mod tests {
         assert!(t.value(z));
         assert!(!(t.value(x) && t.value(y)));
         assert_eq!(t.solve(&[!z]), Outcome::Unsat);
-        assert_eq!(t.core_vars(), vec![z.var()]);
+        assert_eq!(t.core_vars(), Some(vec![z.var()]));
         assert!(t.theory().checks >= 1);
     }
 }

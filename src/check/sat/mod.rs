@@ -158,12 +158,11 @@ impl Sat {
         matches!(self.solver.lit_val(lit.0), Ok(TernaryVal::True))
     }
 
-    /// The variables of the assumptions behind the last `Unsat`.
-    pub fn core_vars(&mut self) -> Vec<u32> {
-        match self.solver.core() {
-            Ok(lits) => lits.iter().map(|l| l.vidx32()).collect(),
-            Err(_) => Vec::new(),
-        }
+    /// The variables of the assumptions behind the last `Unsat`; `None`
+    /// when the solver has none to give.
+    pub fn core_vars(&mut self) -> Option<Vec<u32>> {
+        let lits = self.solver.core().ok()?;
+        Some(lits.iter().map(|l| l.vidx32()).collect())
     }
 }
 
@@ -183,7 +182,7 @@ mod tests {
         assert_eq!(s.solve(&[]), Outcome::Sat);
         assert!(s.value(a) && s.value(c));
         assert_eq!(s.solve(&[!c]), Outcome::Unsat);
-        assert_eq!(s.core_vars(), vec![c.var()]);
+        assert_eq!(s.core_vars(), Some(vec![c.var()]));
         assert_eq!(s.solve(&[]), Outcome::Sat);
     }
 }
