@@ -54,8 +54,9 @@ pub fn write_with<T>(
     }
     let mut tmp = temporary_file(&path)?;
     if let Some(m) = &existing {
-        // The file keeps its permissions, as it did when truncated.
-        fs::set_permissions(tmp.path(), m.permissions())?;
+        // The file keeps its permissions, as it did when truncated; a
+        // failure leaves the default ones, which is no reason to fail.
+        let _ = fs::set_permissions(tmp.path(), m.permissions());
     }
     let mut out = BufWriter::new(tmp.as_file_mut());
     let value = write(&mut out)?;
