@@ -1,13 +1,15 @@
 //! Compiles `cpp/propagator.cpp`, the C face of CaDiCaL's external
-//! propagator, when the CaDiCaL backend is enabled. It links to the CaDiCaL
-//! that `rustsat-cadical` builds.
+//! propagator, and `cpp/memory.cpp`, the global operator new and delete that
+//! count C++ allocations against the memory budget, when the CaDiCaL backend
+//! is enabled. It links to the CaDiCaL that `rustsat-cadical` builds.
 
 fn main() {
     println!("cargo:rerun-if-changed=cpp");
     #[cfg(feature = "cadical")]
     cc::Build::new()
         .cpp(true)
-        .std("c++11")
+        // C++14: sized operator delete.
+        .std("c++14")
         .opt_level(2)
         // Of the flags rustsat-cadical builds CaDiCaL with, `NTRACING` changes
         // the layout of `CaDiCaL::Solver`.
@@ -15,5 +17,6 @@ fn main() {
         .define("NTRACING", None)
         .warnings(false)
         .file("cpp/propagator.cpp")
+        .file("cpp/memory.cpp")
         .compile("isocheck_propagator");
 }

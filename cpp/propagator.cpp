@@ -7,6 +7,7 @@
 #include "cadical/cadical.hpp"
 
 #include <cstddef>
+#include <new>
 
 extern "C" {
 
@@ -21,6 +22,8 @@ struct IsoCallbacks {
   bool (*terminate) (void *);
   int (*decide) (void *);
 };
+
+void iso_guard (bool on) noexcept; // memory.cpp
 }
 
 namespace {
@@ -64,40 +67,100 @@ struct IsoSolver {
   explicit IsoSolver (IsoCallbacks cb) : bridge (cb) {}
 };
 
+// Runs `body` as a guarded call (`memory.cpp`): the status, or
+// `OUT_OF_MEMORY` when an allocation was refused (the budget, or the
+// system), `FAILED` when the solver threw anything else. No exception
+// crosses into Rust. After a failure the solver may be inconsistent: the
+// Rust side only deletes it.
+constexpr int OUT_OF_MEMORY = -1;
+constexpr int FAILED = -2;
+
+template <class Body> int guarded (Body body) noexcept {
+  iso_guard (true);
+  int status;
+  try {
+    status = body ();
+  } catch (const std::bad_alloc &) {
+    status = OUT_OF_MEMORY;
+  } catch (...) {
+    status = FAILED;
+  }
+  iso_guard (false);
+  return status;
+}
+
 } // namespace
 
 extern "C" {
 
-// A solver with the propagator and terminator connected. Running out of
-// memory aborts, as it does in Rust (`noexcept`: no exception crosses
-// into Rust).
-IsoSolver *iso_new (IsoCallbacks cb) noexcept {
-  IsoSolver *s = new IsoSolver (cb);
-  // The propagator keeps its graph as a stack that follows the trail;
-  // chronological backtracking would leave out-of-order assignments behind.
-  s->solver.set ("chrono", 0);
-  s->solver.connect_external_propagator (&s->bridge);
-  s->solver.connect_terminator (&s->bridge);
+// A solver with the propagator and terminator connected, or null when it
+// could not be made (`*status` says why).
+IsoSolver *iso_new (IsoCallbacks cb, int *status) noexcept {
+  IsoSolver *s = nullptr;
+  *status = guarded ([&] {
+    s = new IsoSolver (cb);
+    // The propagator keeps its graph as a stack that follows the trail;
+    // chronological backtracking would leave out-of-order assignments
+    // behind.
+    s->solver.set ("chrono", 0);
+    s->solver.connect_external_propagator (&s->bridge);
+    s->solver.connect_terminator (&s->bridge);
+    return 0;
+  });
+  if (*status != 0) {
+    delete s;
+    return nullptr;
+  }
   return s;
 }
 
-void iso_delete (IsoSolver *s) noexcept {
-  s->solver.disconnect_terminator ();
-  s->solver.disconnect_external_propagator ();
+// Deletes a solver; `failed`: a call failed, and the solver is deleted
+// without being asked anything more.
+void iso_delete (IsoSolver *s, bool failed) noexcept {
+  if (!failed) {
+    s->solver.disconnect_terminator ();
+    s->solver.disconnect_external_propagator ();
+  }
   delete s;
 }
 
-void iso_observe (IsoSolver *s, int var) noexcept { s->solver.add_observed_var (var); }
+int iso_observe (IsoSolver *s, int var) noexcept {
+  return guarded ([&] {
+    s->solver.add_observed_var (var);
+    return 0;
+  });
+}
 
-void iso_add (IsoSolver *s, int lit) noexcept { s->solver.add (lit); }
+int iso_add (IsoSolver *s, int lit) noexcept {
+  return guarded ([&] {
+    s->solver.add (lit);
+    return 0;
+  });
+}
 
-void iso_assume (IsoSolver *s, int lit) noexcept { s->solver.assume (lit); }
+int iso_assume (IsoSolver *s, int lit) noexcept {
+  return guarded ([&] {
+    s->solver.assume (lit);
+    return 0;
+  });
+}
 
-void iso_phase (IsoSolver *s, int lit) noexcept { s->solver.phase (lit); }
+int iso_phase (IsoSolver *s, int lit) noexcept {
+  return guarded ([&] {
+    s->solver.phase (lit);
+    return 0;
+  });
+}
 
-int iso_solve (IsoSolver *s) noexcept { return s->solver.solve (); }
+// 10 satisfiable, 20 unsatisfiable, 0 stopped by the terminator.
+int iso_solve (IsoSolver *s) noexcept {
+  return guarded ([&] { return s->solver.solve (); });
+}
 
 int iso_val (IsoSolver *s, int lit) noexcept { return s->solver.val (lit); }
 
-bool iso_failed (IsoSolver *s, int lit) noexcept { return s->solver.failed (lit); }
+// 1 when `lit` is a failed assumption (the first call computes them).
+int iso_failed (IsoSolver *s, int lit) noexcept {
+  return guarded ([&] { return s->solver.failed (lit) ? 1 : 0; });
+}
 }

@@ -182,19 +182,29 @@ impl Outcome {
 
     /// Elle's artifacts in `dir`: `<anomaly>.txt` explanations and a
     /// Graphviz `.dot` (and `.svg` when `dot` is installed) per cycle, and
-    /// the HTML report as `index.html` (the only one for registers). A
-    /// limit that fires on the way leaves the files written so far and an
-    /// `index.html` that says the report was cut.
+    /// the HTML report as `index.html` (the only one for registers). They
+    /// replace those of an earlier run, and only those: the directory
+    /// describes this run, and keeps files of other names
+    /// (`files::replace_dir`). A limit that fires on the way leaves the
+    /// files written so far and an `index.html` that says the report was
+    /// cut.
     pub fn write_directory(&self, dir: &Path, history: &History) -> std::io::Result<()> {
-        if let Outcome::Transactional { analysis, verdict } = self {
-            let written =
-                limits::rendering(|| report::directory::write(dir, history, analysis, verdict));
-            if let Ok(Err(e)) = written {
-                return Err(e);
-            }
-        }
+        // The page links to the history relative to `dir`, which must
+        // exist for the link to be found.
         std::fs::create_dir_all(dir)?;
-        std::fs::write(dir.join("index.html"), self.html(history, dir))
+        crate::files::replace_dir(dir, report::directory::remove_artifacts, |staging| {
+            if let Outcome::Transactional { analysis, verdict } = self {
+                let written = limits::rendering(|| {
+                    report::directory::write(staging, history, analysis, verdict)
+                });
+                if let Ok(Err(e)) = written {
+                    return Err(e);
+                }
+            }
+            // After a cut, the page is the verdict and the note of the cut.
+            let page = self.html(history, dir);
+            std::fs::write(staging.join(report::directory::INDEX), page)
+        })
     }
 
     /// Per-model solving statistics (construct, prune, encode, solve), for

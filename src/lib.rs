@@ -21,7 +21,8 @@
 //! orders; [`infer`] finds the edges a history implies and the non-cycle
 //! anomalies; [`check`](mod@check) decides the models (cycle search, the solver over
 //! unknown version orders, the register check); [`report`] renders the
-//! results. Beside them: [`limits`] (`--timeout`, `--max-memory`), [`store`]
+//! results. Beside them: [`limits`] (`--timeout`, `--max-memory`), [`files`]
+//! (files written whole or not at all), [`store`]
 //! (Jepsen stores, for `isocheck recheck`), [`gen`] (generated histories) and
 //! [`cli`], the command line. `docs/design.md` holds the design notes the
 //! code cites as `SPEC §n`.
@@ -29,6 +30,7 @@
 pub mod check;
 pub mod cli;
 mod facade;
+pub mod files;
 pub mod gen;
 pub mod graph;
 pub mod history;

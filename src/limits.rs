@@ -12,14 +12,19 @@
 //! do nothing, so library callers see no limit.
 //!
 //! Memory is what [`CountingAlloc`] (the binary's global allocator) has
-//! handed out and not taken back. Rust collections cannot see an allocation
-//! fail, so the budget is soft: polls compare the count with it. When the
-//! system itself refuses an allocation (an address-space limit), the
-//! allocator frees a ballast reserved at [`arm_memory`] and retries, so the
-//! check can reach its next poll; if even that fails, it writes the
+//! handed out and not taken back, plus what C++ code (the SAT solver) holds
+//! through `cpp/memory.cpp`'s operator new. Rust collections cannot see an
+//! allocation fail, so the budget is soft: polls compare the count with it.
+//! When the system itself refuses an allocation (an address-space limit),
+//! the allocator frees a ballast reserved at [`arm_memory`] and retries, so
+//! the check can reach its next poll; if even that fails, it writes the
 //! memory-limit answer without allocating and exits with status 2 rather
 //! than abort. Polls must not run in code the SAT solver calls back into
-//! (unwinding across C++ would abort); the solver has its own deadline.
+//! (unwinding across C++ would abort); the solver has its own deadline, and
+//! asks [`over_budget`]. Inside the solver's *guarded* calls (those whose
+//! C++ entry point catches `std::bad_alloc`, see [`guarded`]) the budget is
+//! hard: a C++ allocation that would exceed it fails, and the solver stops
+//! with the memory limit.
 //!
 //! Also how many threads a stage may use ([`cores`], [`threads_for`]),
 //! the one place the machine's parallelism is read.
@@ -130,11 +135,15 @@ pub enum Reason {
     },
 }
 
+/// The names of the reasons, as the result map and the solver give them.
+pub const TIMEOUT: &str = "timeout";
+pub const MEMORY_LIMIT: &str = "memory-limit";
+
 impl Reason {
     pub fn name(self) -> &'static str {
         match self {
-            Reason::Timeout(_) => "timeout",
-            Reason::MemoryLimit { .. } => "memory-limit",
+            Reason::Timeout(_) => TIMEOUT,
+            Reason::MemoryLimit { .. } => MEMORY_LIMIT,
         }
     }
 }
@@ -368,7 +377,7 @@ pub fn reading(bytes: u64) {
 /// Stops the check before it allocates `bytes` (a structure whose size is
 /// known in advance) when they would not fit in the budget.
 pub fn will_allocate(bytes: u64) {
-    stop_over_budget(ALLOCATED.load(Ordering::Relaxed).saturating_add(bytes));
+    stop_over_budget(in_use().saturating_add(bytes));
 }
 
 /// Stops the check when `used` bytes would be over the budget.
@@ -392,7 +401,7 @@ fn memory_exceeded() -> Option<Reason> {
         return Some(refusal());
     }
     let budget = BUDGET.load(Ordering::Relaxed);
-    let used = ALLOCATED.load(Ordering::Relaxed);
+    let used = in_use();
     let refused = false;
     (used > budget).then_some(Reason::MemoryLimit {
         budget,
@@ -435,9 +444,39 @@ static ASKED: AtomicU64 = AtomicU64::new(0);
 static FORMAT: AtomicU8 = AtomicU8::new(0);
 
 /// Bytes currently allocated through [`CountingAlloc`] (0 when the binary
-/// does not use it).
+/// does not use it) and by C++ code.
 pub fn allocated() -> u64 {
-    ALLOCATED.load(Ordering::Relaxed)
+    in_use()
+}
+
+fn in_use() -> u64 {
+    ALLOCATED
+        .load(Ordering::Relaxed)
+        .saturating_add(cpp::allocated())
+}
+
+/// Whether a check is running and the memory in use is over its budget:
+/// what the SAT solver's terminator asks, since it cannot poll.
+pub fn over_budget() -> bool {
+    RUNNING.load(Ordering::Relaxed) > 0 && in_use() > BUDGET.load(Ordering::Relaxed)
+}
+
+/// Whether `bytes` more would fit in the budget of the running check (any
+/// amount fits outside one): asked before building a structure whose size
+/// is known, where a stop cannot unwind.
+pub fn room_for(bytes: u64) -> bool {
+    RUNNING.load(Ordering::Relaxed) == 0
+        || in_use().saturating_add(bytes) <= BUDGET.load(Ordering::Relaxed)
+}
+
+/// Runs `call`, a call into the SAT solver whose C++ entry point catches
+/// `std::bad_alloc`, with the budget enforced on the solver's allocations:
+/// one that would exceed it fails, and `call` reports it as the solver
+/// does. Only such calls may be guarded: a `std::bad_alloc` that reaches
+/// Rust aborts the process.
+pub fn guarded<T>(call: impl FnOnce() -> T) -> T {
+    let _on = cpp::Guard::new();
+    call()
 }
 
 /// Sets the memory budget, reserves the ballast, and says how the answer is
@@ -445,6 +484,7 @@ pub fn allocated() -> u64 {
 pub fn arm_memory(budget: u64, format: crate::report::stop::Format) {
     BUDGET.store(budget, Ordering::Relaxed);
     FORMAT.store(format as u8, Ordering::Relaxed);
+    cpp::install_hooks();
     let layout = ballast_layout();
     if BALLAST.load(Ordering::Relaxed).is_null() {
         // SAFETY: the layout has a non-zero size; the block is freed only
@@ -584,16 +624,102 @@ fn retrying(size: usize, mut allocate: impl FnMut() -> *mut u8) -> *mut u8 {
     if !p.is_null() || RUNNING.load(Ordering::SeqCst) == 0 {
         return p;
     }
-    let given = ALLOCATED.load(Ordering::Relaxed);
-    GIVEN.store(given, Ordering::Relaxed);
-    ASKED.store(given.saturating_add(size as u64), Ordering::Relaxed);
-    if release_ballast() {
+    if refused_once(size) {
         let p = allocate();
         if !p.is_null() {
             return p;
         }
     }
     out_of_memory()
+}
+
+/// Records a refusal of `size` more bytes, and frees the ballast; whether
+/// there was one to free (then the allocation is worth retrying).
+fn refused_once(size: usize) -> bool {
+    let given = in_use();
+    GIVEN.store(given, Ordering::Relaxed);
+    ASKED.store(given.saturating_add(size as u64), Ordering::Relaxed);
+    release_ballast()
+}
+
+/// The C++ allocations of `cpp/memory.cpp`: their count, the hooks that
+/// apply the budget to them, and the guard of the solver's calls.
+#[cfg(feature = "cadical")]
+mod cpp {
+    use super::{in_use, out_of_memory, refused_once, BUDGET, RUNNING};
+    use std::sync::atomic::Ordering;
+
+    extern "C" {
+        fn iso_cpp_allocated() -> usize;
+        fn iso_memory_hooks(
+            admit: extern "C" fn(usize) -> bool,
+            refused: extern "C" fn(usize, bool) -> bool,
+        );
+        fn iso_guard(on: bool);
+    }
+
+    pub(super) fn allocated() -> u64 {
+        // SAFETY: reads an atomic counter.
+        unsafe { iso_cpp_allocated() as u64 }
+    }
+
+    pub(super) fn install_hooks() {
+        // SAFETY: both are plain functions that never unwind.
+        unsafe { iso_memory_hooks(admit, refused) };
+    }
+
+    /// Whether a guarded C++ allocation of `bytes` more fits the budget.
+    extern "C" fn admit(bytes: usize) -> bool {
+        let budget = BUDGET.load(Ordering::Relaxed);
+        RUNNING.load(Ordering::Relaxed) == 0 || in_use().saturating_add(bytes as u64) <= budget
+    }
+
+    /// The system refused a C++ allocation of `bytes`: whether to retry
+    /// (the ballast was freed). A guarded one fails instead, and the solver
+    /// stops; an unguarded one inside a check that even the ballast cannot
+    /// help ends the process with the memory-limit answer.
+    extern "C" fn refused(bytes: usize, guarded: bool) -> bool {
+        if RUNNING.load(Ordering::SeqCst) == 0 || guarded {
+            return false;
+        }
+        refused_once(bytes) || out_of_memory()
+    }
+
+    /// Marks this thread's C++ calls as guarded while it lives.
+    pub(super) struct Guard;
+
+    impl Guard {
+        pub(super) fn new() -> Guard {
+            // SAFETY: sets a thread-local flag.
+            unsafe { iso_guard(true) };
+            Guard
+        }
+    }
+
+    impl Drop for Guard {
+        fn drop(&mut self) {
+            // SAFETY: as in `new`.
+            unsafe { iso_guard(false) };
+        }
+    }
+}
+
+/// Without CaDiCaL there is no C++ code to count.
+#[cfg(not(feature = "cadical"))]
+mod cpp {
+    pub(super) fn allocated() -> u64 {
+        0
+    }
+
+    pub(super) fn install_hooks() {}
+
+    pub(super) struct Guard;
+
+    impl Guard {
+        pub(super) fn new() -> Guard {
+            Guard
+        }
+    }
 }
 
 /// Writes the memory-limit answer without allocating and exits with

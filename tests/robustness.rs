@@ -605,8 +605,10 @@ mod output {
         }
     }
 
+    /// The verdict is printed, then the directory asked for cannot be
+    /// written: one line says so, and the exit status 3 that it is missing.
     #[test]
-    fn an_unwritable_directory_keeps_the_verdicts_status() {
+    fn an_unwritable_directory_is_one_line_and_status_3() {
         let scratch = Scratch::new("unwritable-dir");
         // A directory below a regular file cannot be created.
         let file = scratch.file("not-a-directory", "");
@@ -617,18 +619,20 @@ mod output {
             .output()
             .expect("run isocheck");
         assert_no_panic(&o);
-        assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+        assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
         let err = stderr(&o);
         assert!(err.starts_with("invalid: G1c"), "{err}");
+        let errors: Vec<&str> = err.lines().filter(|l| l.starts_with("error:")).collect();
+        assert_eq!(errors.len(), 1, "{err}");
         assert!(
-            err.contains(&format!("error: cannot write to {dir}: ")),
+            errors[0].starts_with(&format!("error: cannot write to {dir}: ")),
             "{err}"
         );
         let o = isocheck()
             .args(["check", VALID, "--directory", &dir])
             .output()
             .expect("run isocheck");
-        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
     }
 }
 

@@ -105,10 +105,7 @@ fn bench_file(a: &BenchArgs) -> Result<PathBuf, String> {
             processes: 20,
             ..Params::default()
         };
-        let tmp = path.with_extension("partial");
-        std::fs::File::create(&tmp)
-            .and_then(|f| gen::write(f, &params))
-            .and_then(|_| std::fs::rename(&tmp, &path))
+        crate::files::write_with(&path, |w| gen::write(w, &params))
             .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     }
     Ok(path)
@@ -289,8 +286,7 @@ fn generate(args: &str) -> Result<(PathBuf, GenBench, u64), String> {
         std::env::temp_dir().join(format!("isocheck-bench-gen-{:016x}.edn", hasher.finish()))
     });
     let start = Instant::now();
-    let summary = std::fs::File::create(&path)
-        .and_then(|f| gen::write(f, &params))
+    let summary = crate::files::write_with(&path, |w| gen::write(w, &params))
         .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     let seconds = start.elapsed().as_secs_f64();
     let report = GenBench {

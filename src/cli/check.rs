@@ -9,7 +9,7 @@ use crate::infer::InferOptions;
 use crate::limits;
 use crate::report::{self, diagnostic};
 use clap::ValueEnum;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -334,6 +334,10 @@ pub fn run(a: &CheckArgs) -> ExitCode {
         output::say(format_args!("error: {e}\n  help: {}", option_help(&e)));
         return ExitCode::from(EXIT_INPUT);
     }
+    if let Some(e) = overwrites_input(a) {
+        output::say(format_args!("error: {e}"));
+        return ExitCode::from(EXIT_INPUT);
+    }
     let format = match a.format {
         CheckFormat::Human => report::stop::Format::Human,
         CheckFormat::Edn => report::stop::Format::Edn,
@@ -343,21 +347,63 @@ pub fn run(a: &CheckArgs) -> ExitCode {
     let progress = report::progress::Progress::new(history::input_size(&a.file));
     let outcome = limits::run(a.model.timeout, || check_file(a, &opts, &progress));
     progress.done();
-    outcome.unwrap_or_else(|stop| stopped(&stop, format, a.html.as_deref()))
+    outcome.unwrap_or_else(|stop| stopped(&stop, format, a))
 }
 
-/// Writes the answer of a check a limit stopped (and, with `--html`, the
-/// page that says so, so that the file asked for is there).
-fn stopped(stop: &limits::Stop, format: report::stop::Format, html: Option<&Path>) -> ExitCode {
+/// Why `--html` or `--directory` would overwrite the history being checked
+/// (the same file, or a file named as one of the directory's artifacts),
+/// if they would.
+fn overwrites_input(a: &CheckArgs) -> Option<String> {
+    if a.file.as_os_str() == "-" {
+        return None;
+    }
+    let help = "  help: write the report elsewhere; the history is left as it is";
+    if let Some(html) = a
+        .html
+        .as_deref()
+        .filter(|h| crate::files::same_file(h, &a.file))
+    {
+        let (html, file) = (html.display(), a.file.display());
+        return Some(format!(
+            "--html {html} is the history being checked ({file})\n{help}"
+        ));
+    }
+    let dir = a.directory.as_deref()?;
+    let (Ok(dir), Ok(file)) = (dir.canonicalize(), a.file.canonicalize()) else {
+        return None;
+    };
+    report::directory::is_artifact(&dir, &file).then(|| {
+        let (dir, file) = (dir.display(), file.display());
+        format!(
+            "--directory {dir} would replace the history being checked ({file}): it has the name \
+             of a file isocheck writes there\n{help}"
+        )
+    })
+}
+
+/// Writes the answer of a check a limit stopped (and, with `--html` and
+/// `--directory`, the page that says so, so that the file asked for is
+/// there and the directory describes this check, not an earlier one).
+fn stopped(stop: &limits::Stop, format: report::stop::Format, a: &CheckArgs) -> ExitCode {
     let text = report::stop::render(stop, format);
     let written = match format {
         report::stop::Format::Human => output::to_stderr(&text),
         _ => output::to_stdout(&text),
     };
-    if let Some(file) = html {
-        let answer = report::stop::render(stop, report::stop::Format::Human);
-        let page = std::fs::write(file, report::html::stopped(&answer));
-        if let Err(code) = report_write(page, file) {
+    let answer = report::stop::render(stop, report::stop::Format::Human);
+    let page = report::html::stopped(&answer);
+    if let Some(dir) = &a.directory {
+        let index = report::directory::INDEX;
+        let remove = report::directory::remove_artifacts;
+        let replaced = crate::files::replace_dir(dir, remove, |staging| {
+            std::fs::write(staging.join(index), &page)
+        });
+        if let Err(e) = replaced {
+            return output::file_failed(&e, dir);
+        }
+    }
+    if let Some(file) = &a.html {
+        if let Err(code) = output::to_file(file, |w| w.write_all(page.as_bytes())) {
             return code;
         }
     }
@@ -403,12 +449,11 @@ fn check_file(
     if let Err(code) = print_report(a.format, &text) {
         return code;
     }
-    // The verdict is out already: a file that cannot be written is
-    // reported, and the exit status stays the verdict's.
+    // The verdict is out already; a file asked for that cannot be written
+    // is one line of error, and the exit status 3 says it is missing.
     if let Some(dir) = &a.directory {
-        let written = outcome.write_directory(dir, &history);
-        if let Err(code) = report_write(written, dir) {
-            return code;
+        if let Err(e) = outcome.write_directory(dir, &history) {
+            return output::file_failed(&e, dir);
         }
     }
     if let Some(file) = &a.html {
@@ -416,8 +461,8 @@ fn check_file(
             Some(d) if !d.as_os_str().is_empty() => d,
             _ => std::path::Path::new("."),
         };
-        let written = std::fs::write(file, outcome.html(&history, page_dir));
-        if let Err(code) = report_write(written, file) {
+        let page = outcome.html(&history, page_dir);
+        if let Err(code) = output::to_file(file, |w| w.write_all(page.as_bytes())) {
             return code;
         }
     }
@@ -430,14 +475,6 @@ fn check_file(
     std::mem::forget(outcome);
     std::mem::forget(history);
     status
-}
-
-/// Says on stderr that `path` could not be written, if so.
-fn report_write(written: std::io::Result<()>, path: &std::path::Path) -> Result<(), ExitCode> {
-    match written {
-        Ok(()) => Ok(()),
-        Err(e) => output::to_stderr(&format!("error: cannot write to {}: {e}\n", path.display())),
-    }
 }
 
 /// The report for people goes to stderr, result maps to stdout, each

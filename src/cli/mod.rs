@@ -484,13 +484,7 @@ fn write_output(
     write: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
 ) -> ExitCode {
     let result = match &a.output {
-        Some(path) => match std::fs::File::create(path) {
-            Ok(mut f) => output::write_with(&mut f, "the history", |w| write(w)),
-            Err(e) => {
-                output::say(format_args!("error: cannot create {}: {e}", path.display()));
-                return ExitCode::from(EXIT_INPUT);
-            }
-        },
+        Some(path) => output::to_file(path, write),
         None => output::write_with(&mut std::io::stdout().lock(), "the history", |w| write(w)),
     };
     output::status(result, ExitCode::SUCCESS)

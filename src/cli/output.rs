@@ -1,10 +1,14 @@
 //! Where the subcommands' output goes: every report, result map and table
 //! is written through [`to_stdout`], [`to_stderr`] or [`write_with`], so
 //! that a reader that closed the pipe ends the command quietly and a full
-//! disk is one line of error, never a panic of `print!`.
+//! disk is one line of error, never a panic of `print!`. Files go through
+//! [`to_file`] (written whole or not at all, `crate::files`); a failure to
+//! write a file or a directory is one line ([`file_failed`]) and exit
+//! status 3.
 
 use super::EXIT_INPUT;
 use std::io::{self, Write};
+use std::path::Path;
 use std::process::ExitCode;
 
 /// Exit status when the reader of stdout or stderr closed its pipe: what a
@@ -36,6 +40,28 @@ pub fn write_with<W: Write + ?Sized>(
     write(out)
         .and_then(|()| out.flush())
         .map_err(|e| failed(&e, what))
+}
+
+/// Writes the file `path` with `write`, whole or not at all; a failure is
+/// one line naming the file, and `Err` the exit status 3.
+pub fn to_file<T>(
+    path: &Path,
+    write: impl FnOnce(&mut dyn Write) -> io::Result<T>,
+) -> Result<T, ExitCode> {
+    crate::files::write_with(path, write).map_err(|e| file_failed(&e, path))
+}
+
+/// Reports a failed write of the file or directory `path` (anything but a
+/// closed pipe) in one line; the exit status.
+pub fn file_failed(e: &io::Error, path: &Path) -> ExitCode {
+    if e.kind() == io::ErrorKind::BrokenPipe {
+        return ExitCode::from(EXIT_CLOSED_PIPE);
+    }
+    say(format_args!(
+        "error: cannot write to {}: {e}",
+        path.display()
+    ));
+    ExitCode::from(EXIT_INPUT)
 }
 
 /// The exit status for a failed write, after saying why (unless the pipe

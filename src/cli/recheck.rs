@@ -168,12 +168,8 @@ pub fn run(a: &RecheckArgs) -> ExitCode {
     }
     if let Some(file) = &a.html {
         let page = table_page(&a.store, &rows);
-        if let Err(e) = std::fs::write(file, page) {
-            output::say(format_args!(
-                "error: cannot write to {}: {e}",
-                file.display()
-            ));
-            return ExitCode::from(EXIT_INPUT);
+        if let Err(code) = output::to_file(file, |w| w.write_all(page.as_bytes())) {
+            return code;
         }
     }
     output::status(output::to_stdout(&text), exit_status(&rows))
@@ -266,14 +262,21 @@ impl Pages {
         }
     }
 
+    /// Creates the directory, without the pages an earlier recheck left
+    /// there (`<i>.html`; other files stay).
     fn create(&self) -> Result<(), ExitCode> {
-        std::fs::create_dir_all(&self.dir).map_err(|e| {
-            output::say(format_args!(
-                "error: cannot create {}: {e}",
-                self.dir.display()
-            ));
-            ExitCode::from(EXIT_INPUT)
-        })
+        let failed = |e: std::io::Error| output::file_failed(&e, &self.dir);
+        std::fs::create_dir_all(&self.dir).map_err(failed)?;
+        for entry in std::fs::read_dir(&self.dir).map_err(failed)? {
+            let path = entry.map_err(failed)?.path();
+            let stem = path.file_stem().map(|s| s.to_string_lossy());
+            let numbered =
+                stem.is_some_and(|s| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()));
+            if numbered && path.extension().is_some_and(|e| e == "html") && path.is_file() {
+                std::fs::remove_file(&path).map_err(failed)?;
+            }
+        }
+        Ok(())
     }
 
     fn file(&self, i: usize) -> PathBuf {
@@ -684,7 +687,7 @@ fn verdict(
     if let Some(file) = html {
         // No page is no link in the table; the verdict stands.
         let dir = file.parent().unwrap_or(Path::new("."));
-        let _ = std::fs::write(file, outcome.html(&h, dir));
+        let _ = crate::files::write(file, outcome.html(&h, dir));
     }
     let strings = |names: Vec<&str>| names.into_iter().map(String::from).collect();
     Ok(Ours {

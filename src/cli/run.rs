@@ -354,9 +354,8 @@ fn check_recording(a: &RunArgs, o: &run::Options, rec: &Recording) -> ExitCode {
     ];
     let results = store::results_edn(valid, &outcome.edn(&history), &stats);
     let path = rec.dir.join("results.edn");
-    if let Err(e) = store::write_atomic(&path, results.as_bytes()) {
-        output::say(format_args!("error: cannot write {}: {e}", path.display()));
-        return ExitCode::from(EXIT_INPUT);
+    if let Err(code) = output::to_file(&path, |w| w.write_all(results.as_bytes())) {
+        return code;
     }
     let text = outcome.human(&history, diagnostic::stderr_color());
     if let Err(code) = output::to_stderr(&text) {

@@ -1,11 +1,18 @@
 //! Elle-like artifacts in a directory: `<Type>.txt` with Elle's explanation
 //! of every cycle of that type, and `<Type>/<i>.dot` (plus `<i>.svg` when
-//! Graphviz's `dot` is installed) drawing each cycle. Ops and values are
-//! whole in them unless longer than anyone reads (`explain::clip`).
+//! Graphviz's `dot` is installed) drawing each cycle; the facade adds the
+//! HTML report as `index.html`. Ops and values are whole in them unless
+//! longer than anyone reads (`explain::clip`).
+//!
+//! These names are the artifacts isocheck owns in a `--directory`: before a
+//! run moves its own in, [`remove_artifacts`] removes those of an earlier
+//! run (so that the directory describes this run only), and nothing else —
+//! a file of the user's with another name stays.
 
 use super::explain::{
     clip, cycle_explanation, names, txn_text, value_text, FILE_OP_CHARS, FILE_VALUE_CHARS,
 };
+use crate::check::lattice;
 use crate::check::{Analysis, Entry, FoundCycle, Verdict};
 use crate::graph::Rel;
 use crate::history::History;
@@ -55,6 +62,66 @@ pub fn write(
         }
     }
     Ok(())
+}
+
+/// The page every `--directory` holds.
+pub const INDEX: &str = "index.html";
+
+/// Removes from `dir` the artifacts a run of isocheck writes there (see
+/// [`is_artifact`]), and the `<Type>/` directories they leave empty.
+pub fn remove_artifacts(dir: &Path) -> std::io::Result<()> {
+    for entry in std::fs::read_dir(dir)? {
+        let entry = entry?;
+        let path = entry.path();
+        let kind = entry.file_type()?;
+        if kind.is_dir() && is_type(&entry.file_name()) {
+            remove_drawings(&path)?;
+        } else if kind.is_file() && is_artifact(dir, &path) {
+            std::fs::remove_file(&path)?;
+        }
+    }
+    Ok(())
+}
+
+/// Removes the cycle drawings in a `<Type>/` directory, and the directory
+/// once empty.
+fn remove_drawings(sub: &Path) -> std::io::Result<()> {
+    for entry in std::fs::read_dir(sub)? {
+        let entry = entry?;
+        if entry.file_type()?.is_file() && is_drawing(&entry.file_name()) {
+            std::fs::remove_file(entry.path())?;
+        }
+    }
+    // Not empty: it holds a file of the user's, which stays.
+    let _ = std::fs::remove_dir(sub);
+    Ok(())
+}
+
+/// Whether `path` names an artifact isocheck writes in `dir`: `index.html`,
+/// `<Type>.txt`, or `<Type>/<i>.dot` or `.svg`, `<Type>` an anomaly type.
+pub fn is_artifact(dir: &Path, path: &Path) -> bool {
+    let (Some(name), Some(parent)) = (path.file_name(), path.parent()) else {
+        return false;
+    };
+    if parent == dir {
+        let name = name.to_string_lossy();
+        let txt = name.strip_suffix(".txt");
+        return name == INDEX || txt.is_some_and(lattice::is_known_anomaly);
+    }
+    parent.parent() == Some(dir) && parent.file_name().is_some_and(is_type) && is_drawing(name)
+}
+
+fn is_type(name: &std::ffi::OsStr) -> bool {
+    lattice::is_known_anomaly(&name.to_string_lossy())
+}
+
+/// `<i>.dot` or `<i>.svg`.
+fn is_drawing(name: &std::ffi::OsStr) -> bool {
+    let name = name.to_string_lossy();
+    let Some((stem, ext)) = name.rsplit_once('.') else {
+        return false;
+    };
+    !stem.is_empty() && stem.bytes().all(|b| b.is_ascii_digit()) && matches!(ext, "dot" | "svg")
 }
 
 /// A cycle as a Graphviz digraph: transactions as nodes `T1`, `T2`, …
@@ -163,5 +230,29 @@ fn render_svg(dot: &Path, input: &Path, output: &Path) {
             "warning: cannot run {}: {e}",
             dot.display()
         )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn artifacts_are_the_names_isocheck_writes() {
+        let dir = Path::new("/out");
+        for own in ["index.html", "G1c.txt", "G1c/0.dot", "G-single-item/12.svg"] {
+            assert!(is_artifact(dir, &dir.join(own)), "{own}");
+        }
+        for other in [
+            "history.edn",
+            "notes.txt",
+            "G1c/notes.txt",
+            "G1c/.dot",
+            "notes/0.dot",
+            "G1c/0/0.dot",
+            "index.html/0.dot",
+        ] {
+            assert!(!is_artifact(dir, &dir.join(other)), "{other}");
+        }
     }
 }

@@ -355,7 +355,7 @@ pub fn run(
         .close((name, &message))
         .map_err(|e| RunError::Store(history.clone(), e))?;
     let test_path = dir.join("test.edn");
-    store::write_atomic(&test_path, test_edn(o, elapsed, ended).as_bytes())
+    crate::files::write(&test_path, test_edn(o, elapsed, ended))
         .map_err(|e| RunError::Store(test_path, e))?;
     store::link_latest(&o.store, &dir).map_err(|e| RunError::Store(o.store.clone(), e))?;
     interrupt.recorded.store(true, Ordering::SeqCst);

@@ -6,7 +6,7 @@
 //! `STORE/latest` link to the newest run. A test's name is one directory
 //! of the store ([`check_name`]), so nothing is written outside it; the
 //! files written whole (`test.edn`, `results.edn`) appear under their names
-//! complete or not at all ([`write_atomic`]).
+//! complete or not at all (`files::write`).
 
 use crate::gen::edn::push_string;
 use std::io;
@@ -64,18 +64,6 @@ pub fn remove_run_dir(run: &Path) {
     if let Some(test) = run.parent() {
         let _ = std::fs::remove_dir(test);
     }
-}
-
-/// Writes `contents` to a hidden file beside `path` and renames it over
-/// `path`: a reader (or an interrupted run) sees the whole file or none.
-pub fn write_atomic(path: &Path, contents: &[u8]) -> io::Result<()> {
-    let name = path.file_name().unwrap_or_default().to_string_lossy();
-    let tmp = path.with_file_name(format!(".{name}.tmp{}", std::process::id()));
-    let written = std::fs::write(&tmp, contents).and_then(|()| std::fs::rename(&tmp, path));
-    if written.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    written
 }
 
 /// Points `store/<test>/latest` at the run and `store/latest` at
@@ -243,21 +231,6 @@ mod tests {
         ] {
             assert_eq!(check_name(good), Ok(()), "{good:?}");
         }
-    }
-
-    #[test]
-    fn atomic_writes_leave_no_temporary_file() {
-        let dir = std::env::temp_dir().join(format!("isocheck-atomic-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("results.edn");
-        write_atomic(&path, b"{:valid? true}").unwrap();
-        write_atomic(&path, b"{:valid? false}").unwrap();
-        assert_eq!(std::fs::read_to_string(&path).unwrap(), "{:valid? false}");
-        let names: Vec<_> = std::fs::read_dir(&dir).unwrap().flatten().collect();
-        assert_eq!(names.len(), 1);
-        assert!(write_atomic(&dir.join("no/such/dir"), b"x").is_err());
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -35,3 +35,30 @@ impl Rng {
         self.0 % n
     }
 }
+
+/// A path in the temporary directory, unique to this process and `name`,
+/// removed (file or directory) when dropped.
+pub struct TempPath(pub PathBuf);
+
+impl TempPath {
+    pub fn new(name: &str) -> TempPath {
+        let path = std::env::temp_dir().join(format!("isocheck-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&path);
+        let _ = std::fs::remove_file(&path);
+        TempPath(path)
+    }
+}
+
+impl Drop for TempPath {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+impl std::ops::Deref for TempPath {
+    type Target = std::path::Path;
+    fn deref(&self) -> &std::path::Path {
+        &self.0
+    }
+}

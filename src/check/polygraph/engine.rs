@@ -85,7 +85,9 @@ impl<'p> Engine<'p> {
         }
     }
 
-    pub(super) fn core_vars(&mut self) -> Vec<u32> {
+    /// The variables of the last `Unsat`'s core; `None` when the solver
+    /// failed finding them.
+    pub(super) fn core_vars(&mut self) -> Option<Vec<u32>> {
         match self {
             Engine::Loop { sat, .. } => sat.core_vars(),
             #[cfg(feature = "cadical")]

@@ -24,6 +24,7 @@ mod prune;
 mod reach;
 
 use super::sat::{Lit, Outcome};
+use crate::limits;
 use engine::Engine;
 use parts::Split;
 pub use parts::MIN_BATCH;
@@ -51,6 +52,21 @@ impl Decided {
             suspects,
         }
     }
+
+    fn stopped(stats: Stats, why: String) -> Decided {
+        Decided {
+            decision: Decision::Stopped(why),
+            stats,
+            suspects: Vec::new(),
+        }
+    }
+}
+
+/// Whether the memory in use is over the check's budget, as a reason to
+/// stop: the solver's structures are checked before the next is built
+/// (this code may run on threads that cannot poll).
+fn over_budget() -> Option<String> {
+    limits::over_budget().then(|| limits::MEMORY_LIMIT.to_string())
 }
 
 /// Decides the problem. A violation comes with the constraints it was found
@@ -80,11 +96,7 @@ pub fn decide(p: &Problem, settings: Settings) -> Decided {
             }
             Err(stop) => {
                 stats.prune = started.elapsed();
-                return Decided {
-                    decision: Decision::Stopped(stop),
-                    stats,
-                    suspects: Vec::new(),
-                };
+                return Decided::stopped(stats, stop);
             }
         }
     }
@@ -102,6 +114,9 @@ pub fn decide(p: &Problem, settings: Settings) -> Decided {
             .collect();
         return Decided::violated(stats, suspects);
     };
+    if let Some(why) = over_budget() {
+        return Decided::stopped(stats, why);
+    }
     // Hint each constraint toward a topological order of the known graph:
     // an order the database may well have used, so that the first model
     // is often nearly acyclic.
@@ -120,6 +135,9 @@ pub fn decide(p: &Problem, settings: Settings) -> Decided {
     // Decided in independent parts (`parts.rs`), on every core.
     let split = Split::new(p, &reach.csr, &open, settings.min_batch);
     stats.encode = encoding.elapsed();
+    if let Some(why) = over_budget() {
+        return Decided::stopped(stats, why);
+    }
     let solving = Instant::now();
     let outcome = split.solve(&first, &settings, &mut stats);
     stats.solve = solving.elapsed();
@@ -159,8 +177,10 @@ pub fn core(p: &Problem, suspects: &[usize], settings: Settings) -> Option<Vec<u
         let assumptions: Vec<Lit> = set.iter().map(|&c| select[c]).collect();
         match engine.solve(&assumptions) {
             Outcome::Unsat => {
+                // No core (the solver failed finding it) is a stop, never
+                // an empty core, which would blame the known edges alone.
                 let mut core: Vec<usize> = engine
-                    .core_vars()
+                    .core_vars()?
                     .iter()
                     .filter_map(|v| by_var.get(v).copied())
                     .collect();

@@ -21,6 +21,7 @@ use super::reach::{Csr, Reach};
 use super::{Edge, Problem, Settings, Stats, NONE};
 use crate::check::sat::Outcome;
 use crate::graph::tarjan;
+use crate::limits;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
@@ -124,6 +125,24 @@ impl<'a> Split<'a> {
         problem
     }
 
+    /// About the bytes batch `b`'s problem and its solver's theory take
+    /// (each holds every arc once; per constraint and per node a few
+    /// words), asked before building them: the memory budget is checked
+    /// before, not after.
+    fn batch_bytes(&self, b: usize) -> u64 {
+        let members = &self.members[b];
+        let arcs = members
+            .iter()
+            .map(|&i| self.p.arcs_bound(self.open[i]) as u64)
+            .fold(0u64, u64::saturating_add);
+        let per_arc = (std::mem::size_of::<Edge>() + std::mem::size_of::<(u32, u32)>()) as u64;
+        let per_member = 32u64.saturating_mul(members.len() as u64);
+        let per_node = 64u64.saturating_mul(self.nodes[b].len() as u64);
+        arcs.saturating_mul(per_arc)
+            .saturating_add(per_member)
+            .saturating_add(per_node)
+    }
+
     /// Decides every batch, on as many threads as there are cores, each
     /// constraint's solver phase from `first` (by position in `open`):
     /// `Unsat` if some batch is, else `Stopped` if one stopped, else `Sat`.
@@ -173,8 +192,11 @@ impl<'a> Split<'a> {
         settings: &Settings,
         local: &mut [u32],
     ) -> (Outcome, Stats) {
-        let problem = self.problem(b, local);
         let mut figures = Stats::default();
+        if !limits::room_for(self.batch_bytes(b)) {
+            return (Outcome::Stopped(limits::MEMORY_LIMIT.into()), figures);
+        }
+        let problem = self.problem(b, local);
         // Part of the acyclic known graph: always acyclic.
         let Some(reach) = Reach::new(problem.nodes(), problem.known_arcs(&[])) else {
             let why = "a part of the known graph has a cycle".to_string();

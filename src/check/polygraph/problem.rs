@@ -118,6 +118,12 @@ impl Problem {
         &self.side_edges[self.side_starts[i] as usize..self.side_starts[i + 1] as usize]
     }
 
+    /// At most how many arcs the sides of constraint `c` make.
+    pub(super) fn arcs_bound(&self, c: usize) -> usize {
+        let [s0, s1] = self.sides(c);
+        (s0.len() + s1.len()) * self.states() as usize
+    }
+
     /// Both sides of constraint `c`.
     pub fn sides(&self, c: usize) -> [&[Edge]; 2] {
         [self.side(c, 0), self.side(c, 1)]

@@ -42,6 +42,9 @@ pub(super) fn prune(
     let indexed_for = |open: usize| open * 8 >= p.nodes();
     loop {
         stats.prune_rounds += 1;
+        if let Some(why) = super::over_budget() {
+            return Err(why);
+        }
         let Some(reach) = Reach::new(p.nodes(), p.known_arcs(forced_arcs)) else {
             return Ok(Some(suspects(forced, None)));
         };

@@ -3,8 +3,16 @@
 //! assignment and backtrack of the variables it observes, and the theory
 //! answers with clauses as soon as a partial assignment breaks it, instead
 //! of waiting for a complete model.
+//!
+//! Every call into the solver is guarded (`limits::guarded`): a C++
+//! allocation over the memory budget, or one the system refuses, fails
+//! inside CaDiCaL, the C face catches it, and the solver stops with the
+//! memory limit; after that the solver is asked nothing more. The
+//! terminator stops it too at the deadline, or when the memory in use
+//! (the theory's included) goes over the budget.
 
 use super::{Lit, Outcome};
+use crate::limits;
 use std::os::raw::{c_int, c_void};
 use std::time::Instant;
 
@@ -46,16 +54,30 @@ struct RawSolver {
     _private: [u8; 0],
 }
 
+// The calls that can allocate return a status: negative when they failed.
 extern "C" {
-    fn iso_new(cb: Callbacks) -> *mut RawSolver;
-    fn iso_delete(s: *mut RawSolver);
-    fn iso_observe(s: *mut RawSolver, var: c_int);
-    fn iso_add(s: *mut RawSolver, lit: c_int);
-    fn iso_assume(s: *mut RawSolver, lit: c_int);
-    fn iso_phase(s: *mut RawSolver, lit: c_int);
+    fn iso_new(cb: Callbacks, status: *mut c_int) -> *mut RawSolver;
+    fn iso_delete(s: *mut RawSolver, failed: bool);
+    fn iso_observe(s: *mut RawSolver, var: c_int) -> c_int;
+    fn iso_add(s: *mut RawSolver, lit: c_int) -> c_int;
+    fn iso_assume(s: *mut RawSolver, lit: c_int) -> c_int;
+    fn iso_phase(s: *mut RawSolver, lit: c_int) -> c_int;
     fn iso_solve(s: *mut RawSolver) -> c_int;
     fn iso_val(s: *mut RawSolver, lit: c_int) -> c_int;
-    fn iso_failed(s: *mut RawSolver, lit: c_int) -> bool;
+    fn iso_failed(s: *mut RawSolver, lit: c_int) -> c_int;
+}
+
+/// The C face's status when an allocation failed (`OUT_OF_MEMORY`), and
+/// when the solver threw anything else (`FAILED`).
+const OUT_OF_MEMORY: c_int = -1;
+
+/// Why a call failed, from its status; `None` when it did not.
+fn failure(status: c_int) -> Option<String> {
+    match status {
+        OUT_OF_MEMORY => Some(limits::MEMORY_LIMIT.to_string()),
+        s if s < 0 => Some("SAT solver error: CaDiCaL threw an exception".to_string()),
+        _ => None,
+    }
 }
 
 /// The theory and the state of the clause being handed over, as the
@@ -63,6 +85,8 @@ extern "C" {
 struct Host<T> {
     theory: T,
     deadline: Option<Instant>,
+    /// The terminator stopped the solver because memory ran over.
+    over_budget: bool,
     clause: Vec<c_int>,
     next: usize,
     lits: Vec<Lit>,
@@ -70,7 +94,11 @@ struct Host<T> {
 
 /// A CaDiCaL solver with a theory connected.
 pub struct Propagating<T: Theory> {
+    /// Null when the solver could not be made.
     raw: *mut RawSolver,
+    /// Why a call failed: every later call does nothing, and `solve` stops
+    /// with it.
+    failed: Option<String>,
     host: *mut Host<T>,
     vars: u32,
     assumptions: Vec<Lit>,
@@ -164,7 +192,8 @@ extern "C" fn on_clause_lit<T: Theory>(data: *mut c_void) -> c_int {
 extern "C" fn on_terminate<T: Theory>(data: *mut c_void) -> bool {
     // SAFETY: see `host`.
     let h = unsafe { host::<T>(data) };
-    h.deadline.is_some_and(|d| Instant::now() >= d)
+    h.over_budget = limits::over_budget();
+    h.over_budget || h.deadline.is_some_and(|d| Instant::now() >= d)
 }
 
 extern "C" fn on_decide<T: Theory>(data: *mut c_void) -> c_int {
@@ -178,6 +207,7 @@ impl<T: Theory> Propagating<T> {
         let host = Box::into_raw(Box::new(Host {
             theory,
             deadline,
+            over_budget: false,
             clause: Vec::new(),
             next: 0,
             lits: Vec::new(),
@@ -193,11 +223,13 @@ impl<T: Theory> Propagating<T> {
             terminate: on_terminate::<T>,
             decide: on_decide::<T>,
         };
+        let mut status = 0;
         // SAFETY: the callbacks match the C declarations; `host` outlives
         // the solver (both are freed in `drop`, the solver first).
-        let raw = unsafe { iso_new(callbacks) };
+        let raw = limits::guarded(|| unsafe { iso_new(callbacks, &mut status) });
         Propagating {
             raw,
+            failed: failure(status),
             host,
             vars: 0,
             assumptions: Vec::new(),
@@ -223,72 +255,104 @@ impl<T: Theory> Propagating<T> {
         self.vars += 1;
         let lit = Lit(rustsat::types::Lit::positive(self.vars - 1));
         if observed {
-            // SAFETY: `raw` is a live solver.
-            unsafe { iso_observe(self.raw, to_int(lit)) };
+            self.call(iso_observe, to_int(lit));
         }
         lit
     }
 
     pub fn clause(&mut self, lits: &[Lit]) {
         for &l in lits {
-            // SAFETY: `raw` is a live solver; literals are non-zero.
-            unsafe { iso_add(self.raw, to_int(l)) };
+            self.call(iso_add, to_int(l));
         }
-        // SAFETY: as above; 0 ends the clause.
-        unsafe { iso_add(self.raw, 0) };
+        // 0 ends the clause.
+        self.call(iso_add, 0);
     }
 
     /// Asks the solver to try `lit` true first.
     pub fn prefer(&mut self, lit: Lit) {
-        // SAFETY: `raw` is a live solver.
-        unsafe { iso_phase(self.raw, to_int(lit)) };
+        self.call(iso_phase, to_int(lit));
+    }
+
+    /// Calls `f` on the solver with `arg` (a literal, or 0 to end a
+    /// clause), guarded, unless a call failed before; records a failure.
+    fn call(&mut self, f: unsafe extern "C" fn(*mut RawSolver, c_int) -> c_int, arg: c_int) {
+        if self.failed.is_some() {
+            return;
+        }
+        // SAFETY: `raw` is a live solver (not null: `failed` would say
+        // so), and `f` one of the C face's calls taking a literal.
+        let status = limits::guarded(|| unsafe { f(self.raw, arg) });
+        self.failed = failure(status);
     }
 
     pub fn solve(&mut self, assumptions: &[Lit]) -> Outcome {
         // SAFETY: `host` is live; no solver call is running.
         let deadline = unsafe { (*self.host).deadline };
         if deadline.is_some_and(|d| Instant::now() >= d) {
-            return Outcome::Stopped("timeout".into());
+            return Outcome::Stopped(limits::TIMEOUT.into());
         }
         self.calls += 1;
         self.assumptions = assumptions.to_vec();
         for &l in assumptions {
-            // SAFETY: `raw` is a live solver.
-            unsafe { iso_assume(self.raw, to_int(l)) };
+            self.call(iso_assume, to_int(l));
+        }
+        if let Some(why) = &self.failed {
+            return Outcome::Stopped(why.clone());
         }
         // SAFETY: `raw` is a live solver; the callbacks reach `host` only
         // during this call.
-        match unsafe { iso_solve(self.raw) } {
-            10 => Outcome::Sat,
-            20 => Outcome::Unsat,
-            _ => Outcome::Stopped("timeout".into()),
+        let status = limits::guarded(|| unsafe { iso_solve(self.raw) });
+        self.failed = failure(status);
+        // SAFETY: the call is over; `host` is live.
+        let over_budget = unsafe { (*self.host).over_budget };
+        match (status, &self.failed) {
+            (10, _) => Outcome::Sat,
+            (20, _) => Outcome::Unsat,
+            (_, Some(why)) => Outcome::Stopped(why.clone()),
+            _ if over_budget => Outcome::Stopped(limits::MEMORY_LIMIT.into()),
+            _ => Outcome::Stopped(limits::TIMEOUT.into()),
         }
     }
 
-    /// The value of a literal in the last model.
+    /// The value of a literal in the last model (after `Sat`, so no call
+    /// failed).
     pub fn value(&self, lit: Lit) -> bool {
-        // SAFETY: `raw` is a live solver.
+        if self.failed.is_some() {
+            return false;
+        }
+        // SAFETY: `raw` is a live solver; `val` does not allocate.
         unsafe { iso_val(self.raw, to_int(lit)) == to_int(lit) }
     }
 
-    /// The variables of the assumptions behind the last `Unsat`.
-    pub fn core_vars(&mut self) -> Vec<u32> {
-        let raw = self.raw;
-        self.assumptions
-            .iter()
+    /// The variables of the assumptions behind the last `Unsat`; `None`
+    /// when the solver failed finding them (the memory limit).
+    pub fn core_vars(&mut self) -> Option<Vec<u32>> {
+        let mut core = Vec::new();
+        for i in 0..self.assumptions.len() {
+            let l = self.assumptions[i];
+            if self.failed.is_some() {
+                break;
+            }
             // SAFETY: `raw` is a live solver after an unsatisfiable call.
-            .filter(|&&l| unsafe { iso_failed(raw, to_int(l)) })
-            .map(|l| l.var())
-            .collect()
+            let status = limits::guarded(|| unsafe { iso_failed(self.raw, to_int(l)) });
+            self.failed = failure(status);
+            if status == 1 {
+                core.push(l.var());
+            }
+        }
+        self.failed.is_none().then_some(core)
     }
 }
 
 impl<T: Theory> Drop for Propagating<T> {
     fn drop(&mut self) {
         // SAFETY: both were created in `new` and are freed once, the solver
-        // first because it calls back into the host.
+        // first because it calls back into the host; a solver that failed
+        // is deleted without being asked anything more.
         unsafe {
-            iso_delete(self.raw);
+            if !self.raw.is_null() {
+                iso_delete(self.raw, self.failed.is_some());
+            }
             drop(Box::from_raw(self.host));
         }
     }
@@ -369,7 +433,7 @@ mod tests {
         assert!(t.value(z));
         assert!(!(t.value(x) && t.value(y)));
         assert_eq!(t.solve(&[!z]), Outcome::Unsat);
-        assert_eq!(t.core_vars(), vec![z.var()]);
+        assert_eq!(t.core_vars(), Some(vec![z.var()]));
         assert!(t.theory().checks >= 1);
     }
 }

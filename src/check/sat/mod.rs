@@ -3,6 +3,13 @@
 //! the default; Kissat (`--features kissat` without the default features)
 //! is not incremental, so `rustsat`'s simulator re-solves it from scratch
 //! every round. The two cannot be linked into one binary.
+//!
+//! Memory: CaDiCaL's allocations count against the check's budget
+//! (`limits`). Adding a clause is a guarded call (over the budget it fails,
+//! and the solver stops with the memory limit); `solve_assumps` is not (it
+//! asks for the failed assumptions through a call that does not catch
+//! `std::bad_alloc`), so there the terminator stops the solver once the
+//! memory in use goes over the budget.
 
 #[cfg(all(feature = "cadical", feature = "kissat"))]
 compile_error!(
@@ -15,6 +22,7 @@ compile_error!("enable one SAT backend: the `cadical` feature (default) or `kiss
 #[cfg(feature = "cadical")]
 pub mod external;
 
+use crate::limits;
 use rustsat::solvers::{Solve, SolveIncremental, SolverResult};
 use rustsat::types::{Clause, TernaryVal};
 use std::time::Instant;
@@ -75,14 +83,14 @@ impl Sat {
     pub fn new(deadline: Option<Instant>) -> Sat {
         #[allow(unused_mut)]
         let mut solver = Backend::default();
+        // Stops at the deadline, or when memory runs over the budget.
         #[cfg(feature = "cadical")]
-        if let Some(d) = deadline {
+        {
             use rustsat::solvers::{ControlSignal, Terminate};
             solver.attach_terminator(move || {
-                if Instant::now() >= d {
-                    ControlSignal::Terminate
-                } else {
-                    ControlSignal::Continue
+                match deadline.is_some_and(|d| Instant::now() >= d) || limits::over_budget() {
+                    true => ControlSignal::Terminate,
+                    false => ControlSignal::Continue,
                 }
             });
         }
@@ -100,9 +108,16 @@ impl Sat {
         Lit(rustsat::types::Lit::positive(self.vars - 1))
     }
 
+    /// Adds a clause; `Err` says why the solver stopped (the memory limit).
     pub fn clause(&mut self, lits: &[Lit]) -> Result<(), String> {
         let clause: Clause = lits.iter().map(|l| l.0).collect();
-        self.solver.add_clause(clause).map_err(|e| e.to_string())
+        // rustsat-cadical's `add_clause` calls CaDiCaL only through
+        // `ccadical_add_mem`, which catches `std::bad_alloc`.
+        let added = limits::guarded(|| self.solver.add_clause(clause));
+        added.map_err(|e| match e.downcast_ref::<rustsat::OutOfMemory>() {
+            Some(_) => limits::MEMORY_LIMIT.to_string(),
+            None => format!("SAT solver error: {e}"),
+        })
     }
 
     /// Asks the solver to try `lit` true first (CaDiCaL only; Kissat has no
@@ -120,14 +135,20 @@ impl Sat {
 
     pub fn solve(&mut self, assumptions: &[Lit]) -> Outcome {
         if self.deadline.is_some_and(|d| Instant::now() >= d) {
-            return Outcome::Stopped("timeout".into());
+            return Outcome::Stopped(limits::TIMEOUT.into());
         }
         self.calls += 1;
         let assumps: Vec<_> = assumptions.iter().map(|l| l.0).collect();
         match self.solver.solve_assumps(&assumps) {
             Ok(SolverResult::Sat) => Outcome::Sat,
             Ok(SolverResult::Unsat) => Outcome::Unsat,
-            Ok(SolverResult::Interrupted) => Outcome::Stopped("timeout".into()),
+            Ok(SolverResult::Interrupted) if limits::over_budget() => {
+                Outcome::Stopped(limits::MEMORY_LIMIT.into())
+            }
+            Ok(SolverResult::Interrupted) => Outcome::Stopped(limits::TIMEOUT.into()),
+            Err(e) if e.downcast_ref::<rustsat::OutOfMemory>().is_some() => {
+                Outcome::Stopped(limits::MEMORY_LIMIT.into())
+            }
             Err(e) => Outcome::Stopped(format!("SAT solver error: {e}")),
         }
     }
@@ -137,12 +158,11 @@ impl Sat {
         matches!(self.solver.lit_val(lit.0), Ok(TernaryVal::True))
     }
 
-    /// The variables of the assumptions behind the last `Unsat`.
-    pub fn core_vars(&mut self) -> Vec<u32> {
-        match self.solver.core() {
-            Ok(lits) => lits.iter().map(|l| l.vidx32()).collect(),
-            Err(_) => Vec::new(),
-        }
+    /// The variables of the assumptions behind the last `Unsat`; `None`
+    /// when the solver has none to give.
+    pub fn core_vars(&mut self) -> Option<Vec<u32>> {
+        let lits = self.solver.core().ok()?;
+        Some(lits.iter().map(|l| l.vidx32()).collect())
     }
 }
 
@@ -162,7 +182,7 @@ mod tests {
         assert_eq!(s.solve(&[]), Outcome::Sat);
         assert!(s.value(a) && s.value(c));
         assert_eq!(s.solve(&[!c]), Outcome::Unsat);
-        assert_eq!(s.core_vars(), vec![c.var()]);
+        assert_eq!(s.core_vars(), Some(vec![c.var()]));
         assert_eq!(s.solve(&[]), Outcome::Sat);
     }
 }
