@@ -86,11 +86,16 @@
 
 (defn- fixture-case
   "{:file :tokens :opts :elle} for a fixture whose header gives its options and
-  Elle's verdict; nil otherwise."
+  Elle's verdict; nil otherwise. Where isocheck answers by a model's
+  definition otherwise (tests/data/elle-differences.tsv), an `isocheck:` line
+  gives its verdict, which :elle then holds."
   [file]
   (let [lines   (header file)
-        elle    (some #(when-let [[_ m] (re-find #"^Elle: (.*)$" %)] (edn/read-string m)) lines)
-        options (some->> (remove #(str/starts-with? % "Elle:") lines)
+        verdict (fn [who] (some #(when-let [[_ m] (re-find (re-pattern (str "^" who ": (\\{.*\\})")) %)]
+                                   (edn/read-string m))
+                                lines))
+        elle    (or (verdict "isocheck") (verdict "Elle"))
+        options (some->> (remove #(re-find #"^(Elle|isocheck):" %) lines)
                          (str/join " ")
                          (re-find #"Options: (.*)$")
                          second
