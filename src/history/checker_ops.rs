@@ -289,6 +289,7 @@ impl Sink<'_> {
         }
     }
 
+    /// Past `u32`, `history::build` refuses the history.
     fn elems(&mut self, items: &[Val]) -> CheckerValue {
         let start = self.ops.elems.len() as u32;
         self.ops.elems.extend_from_slice(items);
@@ -303,7 +304,7 @@ impl Sink<'_> {
         entries: &[(Node<'_>, Node<'_>)],
         base: usize,
     ) -> Result<CheckerValue, HistoryError> {
-        let start = self.balances.len() as u32;
+        let start = self.balances.len();
         for (account, balance) in entries {
             let balance = match &balance.untagged().kind {
                 Kind::Nil => None,
@@ -321,9 +322,10 @@ impl Sink<'_> {
             let account = self.ops.values.node(account).map_err(|e| e.shifted(base))?;
             self.balances.push((account, balance));
         }
+        // Past `u32`, `history::build` refuses the history.
         Ok(CheckerValue::Balances {
-            start,
-            len: self.balances.len() as u32 - start,
+            start: start as u32,
+            len: (self.balances.len() - start) as u32,
         })
     }
 }

@@ -738,13 +738,17 @@ impl OpsBuilder {
         let value = match parts.get(2).map(|v| &v.kind) {
             None => MopValue::Val(Val::NIL),
             Some(JKind::Arr(elems)) if kind == MopKind::Read => {
-                let start = self.out.elems.len() as u32;
+                let start = self.out.elems.len();
                 for e in elems {
                     let v = self.val(e, Context::Op)?;
                     self.out.elems.push(v);
                 }
-                let len = self.out.elems.len() as u32 - start;
-                MopValue::List { start, len }
+                // Past `u32`, `history::build` refuses the history.
+                let len = (self.out.elems.len() - start) as u32;
+                MopValue::List {
+                    start: start as u32,
+                    len,
+                }
             }
             Some(_) => MopValue::Val(self.val(&parts[2], Context::Op)?),
         };
