@@ -875,6 +875,95 @@ mod long_lines {
     }
 }
 
+/// Values longer than a span holds (16 MiB): the checkers that read an
+/// op's value again read all of it, and EDN reports quote it whole.
+mod long_values {
+    use super::*;
+
+    /// The most bytes a span covers; a longer one is clipped to this.
+    const SPAN_MAX: usize = (1 << 24) - 1;
+
+    /// A string literal of `SPAN_MAX + 1` bytes whose `é` starts at byte
+    /// `SPAN_MAX - 1`: a span clipped at 16 MiB ends inside it.
+    fn long_string() -> String {
+        let s = format!("\"{}é\"", "a".repeat(SPAN_MAX - 2));
+        assert!(!s.is_char_boundary(SPAN_MAX));
+        s
+    }
+
+    /// `isocheck check <args>` of `text`, which is invalid (exit status 1,
+    /// no panic on the way): its output.
+    fn invalid(name: &str, text: &str, args: &[&str]) -> Vec<u8> {
+        let scratch = Scratch::new(name);
+        let path = scratch.file("h.edn", text);
+        let o = isocheck()
+            .arg("check")
+            .args(args)
+            .arg(&path)
+            .output()
+            .expect("run");
+        assert_no_panic(&o);
+        assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+        o.stdout
+    }
+
+    #[test]
+    fn a_set_read_past_16_mib_is_read_whole() {
+        // The read's value starts at `#{`: the string takes its place two
+        // bytes further, so the clip falls two bytes later in it.
+        let value = format!("#{{{}}}", long_string());
+        assert!(!value.is_char_boundary(SPAN_MAX + 2));
+        let text = format!(
+            "{{:index 0, :type :invoke, :process 0, :f :add, :value 1}}\n\
+             {{:index 1, :type :ok, :process 0, :f :add, :value 1}}\n\
+             {{:index 2, :type :invoke, :process 1, :f :read, :value nil}}\n\
+             {{:index 3, :type :ok, :process 1, :f :read, :value {value}}}\n"
+        );
+        // 1 was added and lost; the long string, never added, is unexpected.
+        let out = invalid("long-set-read", &text, &["--format", "json"]);
+        let json: serde_json::Value = serde_json::from_slice(&out).expect("JSON");
+        assert_eq!(json["valid?"], false);
+        assert_eq!(json["lost-count"], 1);
+        assert_eq!(json["unexpected-count"], 1);
+    }
+
+    #[test]
+    fn a_register_value_past_16_mib_is_read_and_quoted_whole() {
+        let long = long_string();
+        let text = format!(
+            "{{:type :invoke, :process 0, :f :write, :value 1}}\n\
+             {{:type :ok, :process 0, :f :write, :value 1}}\n\
+             {{:type :invoke, :process 1, :f :read, :value nil}}\n\
+             {{:type :ok, :process 1, :f :read, :value {long}}}\n"
+        );
+        // A read of a value nobody wrote.
+        let out = invalid("long-register-value", &text, &["--format", "edn"]);
+        let edn = String::from_utf8(out).expect("UTF-8");
+        let head: String = edn.chars().take(300).collect();
+        assert!(edn.starts_with("{:valid? false"), "{head}");
+        let read = format!("{{:type :ok, :process 1, :f :read, :value {long}}}");
+        assert!(edn.contains(&read), "the read is not quoted whole");
+    }
+
+    #[test]
+    fn a_micro_op_past_16_mib_is_quoted_whole() {
+        let long = format!("\"{}é\"", "a".repeat(SPAN_MAX));
+        let text = format!(
+            "{{:type :invoke, :process 0, :f :txn, :value [[:w :x {long}]]}}\n\
+             {{:type :fail, :process 0, :f :txn, :value [[:w :x {long}]]}}\n\
+             {{:type :invoke, :process 1, :f :txn, :value [[:r :x nil]]}}\n\
+             {{:type :ok, :process 1, :f :txn, :value [[:r :x {long}]]}}\n"
+        );
+        // An aborted read (G1a): the result map quotes the read and the writer.
+        let args = ["-m", "read-committed", "--format", "edn"];
+        let edn = String::from_utf8(invalid("long-micro-op", &text, &args)).expect("UTF-8");
+        assert!(edn.contains(&format!(":mop [:r :x {long}]")), "the read");
+        let writer =
+            format!(":writer {{:type :fail, :process 0, :f :txn, :value [[:w :x {long}]]}}");
+        assert!(edn.contains(&writer), "the writer");
+    }
+}
+
 /// Control characters from a history are escaped on the terminal.
 mod control_characters {
     use super::*;

@@ -91,12 +91,44 @@ pub fn polysi_text(data: &[u8]) {
 /// stall the run. Nothing asserts on time; an `:unknown` verdict is fine.
 const CHECK_TIMEOUT: Duration = Duration::from_millis(200);
 
+/// The consistency models `check_history` checks an input under, one set
+/// per input, picked by [`variant`]: the default (strict-serializable), and
+/// models decided every other way (the solver's graphs, the axiomatic
+/// levels of `check::weak`, session and real-time orders).
+const MODEL_SETS: [&[&str]; 16] = [
+    &[],
+    &["serializable"],
+    &["snapshot-isolation"],
+    &["repeatable-read"],
+    &["read-committed"],
+    &["read-atomic"],
+    &["causal-cerone"],
+    &["prefix"],
+    &["PRAM"],
+    &["monotonic-writes"],
+    &["writes-follow-reads"],
+    &["monotonic-reads"],
+    &["strong-session-snapshot-isolation"],
+    &["parallel-snapshot-isolation"],
+    &["read-uncommitted", "update-serializable"],
+    &["sequential", "linearizable"],
+];
+
+/// A number drawn from the whole input, so that a mutation anywhere may
+/// change the model set and options an input is checked with.
+fn variant(data: &[u8]) -> usize {
+    data.iter().fold(0usize, |h, &b| {
+        h.wrapping_mul(31).wrapping_add(usize::from(b))
+    })
+}
+
 /// `check_history`: the whole path `isocheck check` takes on a small history:
 /// the format told from the first bytes as `history::load` does (`r(`/`w(`
 /// is PolySI text, an object with a string key JSON, anything else EDN),
 /// the same `;;workload=` hint, then the
-/// check with default options and every report (human, EDN, JSON), or the
-/// cas-register path for register histories.
+/// check under one of [`MODEL_SETS`] (with or without the fast paths, as
+/// [`variant`] picks) and every report (human, EDN, JSON), or the
+/// cas-register path for register histories, or the Jepsen checker's.
 pub fn check_history(data: &[u8]) {
     let mut text = String::from_utf8_lossy(data).into_owned();
     let workload = workload_hint(&text);
@@ -110,14 +142,19 @@ pub fn check_history(data: &[u8]) {
         _ => Format::Edn,
     };
     match parse_text(format, "fuzz-input", text, workload) {
-        Ok(history) => check_and_report(&history),
+        Ok(history) => check_and_report(&history, variant(data)),
         Err(diag) => check_diagnostic(&diag),
     }
 }
 
-fn check_and_report(history: &History) {
+fn check_and_report(history: &History, variant: usize) {
     let mut opts = CheckOptions::default();
     opts.solve.timeout = Some(CHECK_TIMEOUT);
+    let models = MODEL_SETS[variant % MODEL_SETS.len()];
+    if !models.is_empty() {
+        opts.consistency_models = Some(models.iter().map(|m| m.to_string()).collect());
+    }
+    opts.no_fast_path = variant / MODEL_SETS.len() % 2 == 1;
     let outcome = isocheck::check(history, &opts).expect("the default options are valid");
     let _ = outcome.human(history, false);
     let _ = outcome.edn(history);

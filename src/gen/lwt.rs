@@ -161,7 +161,7 @@ impl<W: Write> Writer<W> {
         let s = format!(
             "{{:index {}, :time {}, :type :{ty}, :process {process}, :f :{name}, :value {v}}}\n",
             self.index,
-            self.index * 1000
+            self.index.saturating_mul(1000)
         );
         self.index += 1;
         self.bytes += s.len() as u64;

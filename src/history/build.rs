@@ -4,81 +4,141 @@
 
 use super::checker_ops;
 use super::error::{ErrorKind, HistoryError};
+use super::formats::format_error;
 use super::jepsen::Ops;
 use super::model::{
     History, MicroOp, MopKind, MopValue, Op, OpId, OpType, OpValue, Process, Status, Txn, TxnId,
-    Workload, WorkloadSource,
+    Workload, WorkloadSource, MAX_ITEMS,
 };
 use super::register::{self, Pair};
 use super::source::SourceFile;
 use super::span::Span;
-use super::value::Val;
+use super::value::{Val, ValueTable};
 use std::collections::HashMap;
 
 /// Builds the history from the ops of a file.
 pub fn build(
     source: SourceFile,
-    mut ops: Ops,
+    ops: Ops,
     workload: Option<Workload>,
 ) -> Result<History, HistoryError> {
+    build_within(source, ops, workload, MAX_ITEMS)
+}
+
+/// [`build`], refusing a history of more than `max_items` items (see
+/// [`MAX_ITEMS`]).
+pub(super) fn build_within(
+    source: SourceFile,
+    mut ops: Ops,
+    workload: Option<Workload>,
+    max_items: usize,
+) -> Result<History, HistoryError> {
     crate::limits::stage(crate::limits::Stage::Pairing);
+    fits(ops.items(), &ops.values, max_items)?;
+    // Register values and the checkers' elements and balances are read
+    // while judging, and count too. Once the value table is full, values
+    // read since stand for `nil`: what was decided on them, an error among
+    // them, is not to be trusted, so the limit is the answer.
+    match judge(source, &mut ops, workload) {
+        Ok(h) => {
+            let items = h.ops.len() + h.mops_read + h.elems.len() + h.extras.len();
+            fits(items + h.balances.len(), &h.values, max_items)?;
+            Ok(h)
+        }
+        Err(e) => {
+            fits(ops.items(), &ops.values, max_items)?;
+            Err(e)
+        }
+    }
+}
+
+/// Refuses a history past what isocheck holds: more than `max_items` ops,
+/// micro-ops, read elements, extra keys and bank balances, or more
+/// distinct values than the value table numbers.
+fn fits(items: usize, values: &ValueTable, max_items: usize) -> Result<(), HistoryError> {
+    if items > max_items {
+        return Err(format_error(
+            format!(
+                "the history holds {items} ops, micro-ops and read elements; \
+                 isocheck holds at most {max_items}"
+            ),
+            "split the history, e.g. by keys or by time",
+        ));
+    }
+    if values.overflowed() {
+        return Err(format_error(
+            "the history holds more than 2^31 - 1 distinct values \
+             (small non-negative integers apart); isocheck holds no more",
+            "split the history, e.g. by keys or by time",
+        ));
+    }
+    Ok(())
+}
+
+/// Pairs the ops, decides the workload, reads register and checker ops,
+/// checks reads and writes, and moves the arenas into the history.
+fn judge(
+    source: SourceFile,
+    ops: &mut Ops,
+    workload: Option<Workload>,
+) -> Result<History, HistoryError> {
     let txn_f = ops.values.intern_canonical(":txn");
-    let (mut txns, others) = pair(&ops, txn_f)?;
+    let (mut txns, others) = pair(ops, txn_f)?;
     let other_client_ops = others.iter().filter_map(|&(i, c)| c.or(i)).collect();
     let (mut registers, mut independent_keys) = (Vec::new(), false);
     let (mut checker_ops, mut balances) = (Vec::new(), Vec::new());
     let detected = match (workload, txns.is_empty()) {
-        (None, true) => register::detect(&mut ops, &others),
+        (None, true) => register::detect(ops, &others),
         _ => None,
     };
     let (workload, workload_source) = match (workload, detected) {
         (Some(w @ (Workload::CasRegister | Workload::Mutex)), _) => {
             if let Some(t) = txns.first() {
-                return Err(transactions_in_registers(&ops, t, w));
+                return Err(transactions_in_registers(ops, t, w));
             }
             (w, WorkloadSource::Flag)
         }
         (Some(w), _) if w.is_checker() && w != Workload::LongFork => {
             if let Some(t) = txns.iter().find(|t| !t.mops.is_empty()) {
-                return Err(transactions_in_registers(&ops, t, w));
+                return Err(transactions_in_registers(ops, t, w));
             }
             (w, WorkloadSource::Flag)
         }
         (None, Some(w)) => (w, WorkloadSource::Detected),
         (None, None) if txns.iter().all(|t| t.mops.is_empty()) => {
             let pairs = checker_pairs(&txns, &others);
-            match checker_ops::detect(&mut ops, source.text(), &pairs) {
+            match checker_ops::detect(ops, source.text(), &pairs) {
                 Some(w) => (w, WorkloadSource::Detected),
-                None => decide_workload(&ops, &txns, None)?,
+                None => decide_workload(ops, &txns, None)?,
             }
         }
-        (flag, _) => decide_workload(&ops, &txns, flag)?,
+        (flag, _) => decide_workload(ops, &txns, flag)?,
     };
     if matches!(workload, Workload::CasRegister | Workload::Mutex) {
-        (registers, independent_keys) = register::read(&mut ops, source.text(), &others, workload)?;
+        (registers, independent_keys) = register::read(ops, source.text(), &others, workload)?;
     }
     if workload.is_checker() && workload != Workload::LongFork {
         // Empty reads (`[]`) were read as empty transactions.
         let pairs = checker_pairs(&txns, &others);
-        (checker_ops, balances) = checker_ops::read(&mut ops, source.text(), &pairs, workload)?;
+        (checker_ops, balances) = checker_ops::read(ops, source.text(), &pairs, workload)?;
         txns.clear();
     }
-    shape_reads(&mut ops, &txns, workload)?;
+    shape_reads(ops, &txns, workload)?;
     // Long-fork writes every key once, but Jepsen's checker reports a
     // second write as an unknown result rather than refusing the history.
     if workload != Workload::LongFork {
-        check_unique_writes(&ops, &txns)?;
+        check_unique_writes(ops, &txns)?;
     }
     let mops_read = ops.mops.len();
-    keep_judged_mops(&mut ops, &mut txns);
+    keep_judged_mops(ops, &mut txns);
     Ok(History {
         source,
-        ops: ops.ops,
-        mops: ops.mops,
+        ops: std::mem::take(&mut ops.ops),
+        mops: std::mem::take(&mut ops.mops),
         mops_read,
-        elems: ops.elems,
-        extras: ops.extras,
-        values: ops.values,
+        elems: std::mem::take(&mut ops.elems),
+        extras: std::mem::take(&mut ops.extras),
+        values: std::mem::take(&mut ops.values),
         txns,
         other_client_ops,
         registers,

@@ -76,10 +76,9 @@ fn adds_workload(ops: &Ops, fs: &Fs, text: &str, pairs: &[Pair]) -> Option<Workl
         .collect();
     let first = *reads.first()?;
     let integer = match ops.ops[first as usize].value {
-        OpValue::Other(span) => with_value(&text[span.start()..span.end()], ops.json, |n| {
-            n.integer().is_some()
-        })
-        .unwrap_or(false),
+        OpValue::Other(span) => {
+            with_value(span.text_from(text), ops.json, |n| n.integer().is_some()).unwrap_or(false)
+        }
         _ => false,
     };
     Some(match (integer, reads.len()) {
@@ -89,16 +88,14 @@ fn adds_workload(ops: &Ops, fs: &Fs, text: &str, pairs: &[Pair]) -> Option<Workl
     })
 }
 
-/// `f` of the one value `text` holds, `None` when it holds none or
-/// several: EDN, or JSON read as elle-cli reads it (`json`).
+/// `f` of the value at the front of `text` (see [`Span::text_from`]),
+/// `None` when there is none: EDN, or JSON read as elle-cli reads it
+/// (`json`).
 fn with_value<R>(text: &str, json: bool, f: impl FnOnce(&Node<'_>) -> R) -> Option<R> {
     if json {
         return json::with_node(text, json::Context::Value, f);
     }
-    match edn::read_all(text).as_deref() {
-        Ok([node]) => Some(f(node)),
-        _ => None,
-    }
+    edn::read_first(text).ok().map(|node| f(&node))
 }
 
 /// What a checker reads of an op's value.
@@ -227,19 +224,16 @@ impl Sink<'_> {
             OpValue::Other(s) => s,
             _ => return Err(bad_value(span, shape)),
         };
-        let all: &str = self.text;
-        let text = &all[node_span.start()..node_span.end()];
+        // The value is read from its front: a clipped span would cut it short.
+        let text = node_span.text_from(self.text);
         if self.ops.json {
             return json::with_node(text, json::Context::Value, |node| {
                 self.shaped(node, shape, span, node_span)
             })
             .unwrap_or_else(|| Err(bad_value(span, shape)));
         }
-        let nodes = edn::read_all(text).map_err(HistoryError::from)?;
-        let [node] = nodes.as_slice() else {
-            return Err(bad_value(span, shape));
-        };
-        self.shaped(node, shape, span, node_span)
+        let node = edn::read_first(text).map_err(|e| e.shifted(node_span.start()))?;
+        self.shaped(&node, shape, span, node_span)
     }
 
     /// `node`, the value of the op at `span` (the value itself at
@@ -295,6 +289,7 @@ impl Sink<'_> {
         }
     }
 
+    /// Past `u32`, `history::build` refuses the history.
     fn elems(&mut self, items: &[Val]) -> CheckerValue {
         let start = self.ops.elems.len() as u32;
         self.ops.elems.extend_from_slice(items);
@@ -309,7 +304,7 @@ impl Sink<'_> {
         entries: &[(Node<'_>, Node<'_>)],
         base: usize,
     ) -> Result<CheckerValue, HistoryError> {
-        let start = self.balances.len() as u32;
+        let start = self.balances.len();
         for (account, balance) in entries {
             let balance = match &balance.untagged().kind {
                 Kind::Nil => None,
@@ -327,9 +322,10 @@ impl Sink<'_> {
             let account = self.ops.values.node(account).map_err(|e| e.shifted(base))?;
             self.balances.push((account, balance));
         }
+        // Past `u32`, `history::build` refuses the history.
         Ok(CheckerValue::Balances {
-            start,
-            len: self.balances.len() as u32 - start,
+            start: start as u32,
+            len: (self.balances.len() - start) as u32,
         })
     }
 }

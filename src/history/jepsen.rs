@@ -38,6 +38,14 @@ pub struct Ops {
     pub json: bool,
 }
 
+impl Ops {
+    /// Ops, micro-ops, read elements and extra keys: what
+    /// [`crate::history::model::MAX_ITEMS`] bounds.
+    pub fn items(&self) -> usize {
+        self.ops.len() + self.mops.len() + self.elems.len() + self.extras.len()
+    }
+}
+
 /// Reads every op of a Jepsen EDN history.
 pub fn read_ops(text: &str) -> Result<Ops, HistoryError> {
     let mut r = OpReader {

@@ -10,6 +10,13 @@ use super::span::Span;
 use super::value::{Val, ValueTable};
 use std::ops::Range;
 
+/// The most ops, micro-ops, read elements, extra op keys and bank balances
+/// a history holds, all together. Every arena is indexed by `u32`, and the
+/// stages after reading number what they derive from these (versions, key
+/// touches, reads: at most twice as many) by `u32` too; a history this big
+/// would be over 50 GB in memory. Checked by `history::build`.
+pub const MAX_ITEMS: usize = 1 << 31;
+
 /// Position of an op in [`History::ops`] (file order).
 pub type OpId = u32;
 /// Position of a transaction in [`History::txns`].
@@ -126,7 +133,8 @@ impl Op {
     }
 
     pub fn extras_range(&self) -> Range<usize> {
-        self.extras_start as usize..(self.extras_start + self.extras_len) as usize
+        let start = self.extras_start as usize;
+        start..start + self.extras_len as usize
     }
 }
 

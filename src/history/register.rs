@@ -111,7 +111,8 @@ fn shape(
     let OpValue::Other(span) = value else {
         return Ok(Shape::Nil);
     };
-    let slice = &text[span.start()..span.end()];
+    // The value is read from its front: a clipped span would cut it short.
+    let slice = span.text_from(text);
     // Small integers, the common case, without the generic reader; not
     // `017`, which EDN reads as octal 15.
     let octal = slice.len() > 1 && slice.starts_with('0');
@@ -121,13 +122,7 @@ fn shape(
     let shape = match json {
         true => json::with_node(slice, json::Context::Value, |n| node_shape(values, n))
             .unwrap_or(Ok(Shape::Nil)),
-        false => {
-            let nodes = edn::read_all(slice).map_err(HistoryError::from)?;
-            match nodes.as_slice() {
-                [node] => node_shape(values, node),
-                _ => Ok(Shape::Nil),
-            }
-        }
+        false => edn::read_first(slice).and_then(|node| node_shape(values, &node)),
     };
     shape.map_err(|e| e.shifted(span.start()).into())
 }

@@ -36,6 +36,26 @@ impl Span {
         self.len() == 0
     }
 
+    /// Whether the span may have been clipped: it is as long as a span can
+    /// be, so the text it stands for may go on past [`Span::end`].
+    pub const fn is_clipped(&self) -> bool {
+        self.len() == MAX_LEN
+    }
+
+    /// The text of a value this span starts, for a reader that reads one
+    /// value from the front of a text and stops where its syntax ends: the
+    /// span's own text, or from its start to the end of `text` when the span
+    /// was clipped (cut there, the value would end too early, perhaps inside
+    /// a character). Empty when the span is not in `text`.
+    pub fn text_from<'t>(&self, text: &'t str) -> &'t str {
+        let end = if self.is_clipped() {
+            text.len()
+        } else {
+            self.end()
+        };
+        text.get(self.start()..end).unwrap_or("")
+    }
+
     /// The smallest span that covers both.
     pub fn to(self, other: Span) -> Span {
         Span::new(self.start().min(other.start()), self.end().max(other.end()))
@@ -67,5 +87,19 @@ mod tests {
         assert_eq!(big.len(), MAX_LEN);
         assert_eq!(Span::new(3, 1).len(), 0);
         assert_eq!(Span::new(2, 4).to(Span::new(8, 9)), Span::new(2, 9));
+    }
+
+    #[test]
+    fn a_clipped_span_gives_the_text_to_the_end() {
+        let text = "ab[1 2]cd";
+        assert_eq!(Span::new(2, 7).text_from(text), "[1 2]");
+        assert!(!Span::new(2, 7).is_clipped());
+        let long = format!("x{}é]", "a".repeat(MAX_LEN - 1));
+        let clipped = Span::new(1, long.len());
+        assert!(clipped.is_clipped());
+        // Cut at 16 MiB, the span would end inside `é`.
+        assert!(long.get(clipped.start()..clipped.end()).is_none());
+        assert_eq!(clipped.text_from(&long), &long[1..]);
+        assert_eq!(Span::new(20, 30).text_from(text), "");
     }
 }

@@ -288,3 +288,58 @@ fn mutex_histories_are_detected_and_kept_apart_from_registers() {
     let txn = "{:type :ok, :process 0, :value [[:r 1 nil]]}\n";
     assert!(flagged(txn, Workload::Mutex).1.contains("--workload mutex"));
 }
+
+/// `build::build_within` of `text` with at most `max_items` items.
+fn build_limited(text: &str, max_items: usize) -> Result<History, HistoryError> {
+    let ops = jepsen::read_ops(text).expect("reads");
+    build::build_within(SourceFile::new("t.edn", text), ops, None, max_items)
+}
+
+#[test]
+fn a_history_past_the_item_limit_is_refused() {
+    // Two ops, four micro-ops, one read element.
+    assert!(build_limited(PAIR, 7).is_ok());
+    let e = build_limited(PAIR, 6).unwrap_err();
+    assert_eq!(e.code(), "isocheck::format");
+    assert_eq!(
+        e.kind.to_string(),
+        "the history holds 7 ops, micro-ops and read elements; isocheck holds at most 6"
+    );
+    // A set's final read is read while building: its elements count too.
+    let set = "{:type :invoke, :process 0, :f :add, :value 1}\n\
+               {:type :ok, :process 0, :f :add, :value 1}\n\
+               {:type :invoke, :process 1, :f :read}\n\
+               {:type :ok, :process 1, :f :read, :value #{1 2 3}}\n";
+    assert_eq!(
+        build_limited(set, 7).map(|h| h.workload).ok(),
+        Some(Workload::Set)
+    );
+    let e = build_limited(set, 6).unwrap_err();
+    assert!(e.kind.to_string().contains("holds 7 "), "{e}");
+}
+
+#[test]
+fn a_full_value_table_refuses_the_history() {
+    // Register values are interned while building: with room for six
+    // names (`:txn`, `:cas`, `:acquire`, `:release`, `:free`, `:held`) and
+    // one string, `"b"` finds the table full and stands for `nil`.
+    let text = "{:type :invoke, :process 0, :f :write, :value \"a\"}\n\
+                {:type :ok, :process 0, :f :write, :value \"a\"}\n\
+                {:type :invoke, :process 1, :f :read}\n\
+                {:type :ok, :process 1, :f :read, :value \"b\"}\n";
+    let mut ops = jepsen::read_ops(text).expect("reads");
+    ops.values.limit_to(ops.values.len() as u32 + 7);
+    let source = SourceFile::new("t.edn", text);
+    let e = build::build_within(source, ops, None, usize::MAX).unwrap_err();
+    assert_eq!(e.code(), "isocheck::format");
+    assert!(
+        e.kind.to_string().contains("2^31 - 1 distinct values"),
+        "{e}"
+    );
+    // With room for one more value the history reads, and `"b"` is `"b"`.
+    let mut ops = jepsen::read_ops(text).expect("reads");
+    ops.values.limit_to(ops.values.len() as u32 + 8);
+    let h =
+        build::build_within(SourceFile::new("t.edn", text), ops, None, usize::MAX).expect("builds");
+    assert_eq!(h.values.display(h.registers[1].value), "\"b\"");
+}

@@ -98,13 +98,23 @@ impl fmt::Debug for Val {
 pub struct ValueTable {
     canon: Vec<Box<str>>,
     index: HashMap<Box<str>, u32>,
+    /// How many values it holds at most: [`MAX_INTERNED`] but in tests.
+    limit: u32,
+    /// A value was refused for want of numbers (see [`ValueTable::overflowed`]).
+    overflowed: bool,
 }
+
+/// The most values a table interns: their numbers are below 2^31, and the
+/// last one, `u32::MAX` once stored, is no value's.
+const MAX_INTERNED: u32 = INTERNED - 1;
 
 impl Default for ValueTable {
     fn default() -> Self {
         let mut t = ValueTable {
             canon: Vec::new(),
             index: HashMap::new(),
+            limit: MAX_INTERNED,
+            overflowed: false,
         };
         let nil = t.intern_canonical("nil");
         debug_assert_eq!(nil, Val::NIL);
@@ -124,16 +134,33 @@ impl ValueTable {
         if let Some(&i) = self.index.get(canon) {
             return Val::from_raw(i | INTERNED);
         }
+        // Below the limit, so within `u32` and never `u32::MAX`.
         let i = self.canon.len() as u32;
-        // The last number would be `u32::MAX`, which no value may have.
-        assert!(
-            i < INTERNED - 1,
-            "more than 2^31 - 1 distinct non-integer values"
-        );
+        if i >= self.limit {
+            // Out of numbers (a history of more than 2^31 - 1 distinct
+            // values, over 100 GB of them): the value gets a stand-in, and
+            // `history::build` refuses the history before anything is
+            // decided on values.
+            self.overflowed = true;
+            return Val::NIL;
+        }
         let boxed: Box<str> = canon.into();
         self.canon.push(boxed.clone());
         self.index.insert(boxed, i);
         Val::from_raw(i | INTERNED)
+    }
+
+    /// Whether a value was refused because the table was full: every value
+    /// interned since then stands for `nil`, and the history must be
+    /// refused.
+    pub fn overflowed(&self) -> bool {
+        self.overflowed
+    }
+
+    /// Holds at most `limit` values from now on, to reach the limit in tests.
+    #[cfg(test)]
+    pub(crate) fn limit_to(&mut self, limit: u32) {
+        self.limit = limit;
     }
 
     /// The value of a 64-bit integer.
@@ -248,6 +275,19 @@ mod tests {
         let l = t.list(&[Val::small_int(1).unwrap(), x]);
         assert_eq!(t.display(l), "[1 :x]");
         assert_eq!(l, t.intern_canonical("[1 :x]"));
+    }
+
+    #[test]
+    fn a_full_table_refuses_new_values_and_says_so() {
+        // `nil` is the first value.
+        let mut t = ValueTable::new();
+        t.limit_to(3);
+        let (x, y) = (t.intern_canonical(":x"), t.intern_canonical(":y"));
+        assert!(!t.overflowed());
+        assert_eq!(t.intern_canonical(":z"), Val::NIL);
+        assert!(t.overflowed());
+        assert_eq!((t.intern_canonical(":x"), t.intern_canonical(":y")), (x, y));
+        assert_eq!(t.len(), 3);
     }
 
     #[test]

@@ -6,7 +6,7 @@ use crate::check::{Analysis, FoundCycle};
 use crate::graph::{Dep, Rel, Version, NO_MOP};
 use crate::history::edn::{self, Kind};
 use crate::history::formats::json;
-use crate::history::{History, MopValue, OpId, OpValue, Process, TxnId, Val, Workload};
+use crate::history::{History, MopValue, OpId, OpValue, Process, Span, TxnId, Val, Workload};
 use std::borrow::Cow;
 use std::fmt::Write;
 
@@ -15,7 +15,7 @@ use std::fmt::Write;
 /// whose text is not EDN (PolySI) or that have no text (dbcop, Cobra).
 pub(crate) fn op_text(h: &History, id: OpId) -> Cow<'_, str> {
     let op = h.op(id);
-    let text = h.text(op.span);
+    let text = whole_text(h, op.span);
     if let Some(edn) = json_as_edn(h, text, json::Context::Op) {
         return Cow::Owned(edn);
     }
@@ -46,6 +46,20 @@ pub(crate) fn op_text(h: &History, id: OpId) -> Cow<'_, str> {
     Cow::Owned(s)
 }
 
+/// The text an op or a micro-op was read from, whole: a span longer than
+/// 16 MiB is clipped (see [`Span`]), and such a form is read again from its
+/// start to find its end, so that EDN and JSON reports quote it whole.
+fn whole_text(h: &History, span: Span) -> &str {
+    let text = h.source.text();
+    if !(h.json && span.is_clipped()) {
+        return edn::form_text(text, span);
+    }
+    let tail = span.text_from(text);
+    json::value_end(tail)
+        .and_then(|end| tail.get(..end))
+        .unwrap_or("")
+}
+
 /// The EDN of a JSON history's text, as elle-cli reads it.
 fn json_as_edn(h: &History, text: &str, cx: json::Context) -> Option<String> {
     h.json.then(|| json::to_edn(text, cx)).flatten()
@@ -59,7 +73,7 @@ pub(crate) fn txn_text(h: &History, t: TxnId) -> Cow<'_, str> {
 /// The EDN text of a micro-op, as written or rebuilt from the model.
 pub(crate) fn mop_text(h: &History, m: u32) -> Cow<'_, str> {
     let mop = &h.mops[m as usize];
-    let text = h.text(mop.span);
+    let text = whole_text(h, mop.span);
     if let Some(edn) = json_as_edn(h, text, json::Context::MicroOp) {
         return Cow::Owned(edn);
     }
@@ -100,18 +114,18 @@ pub(crate) fn list_text(h: &History, elems: &[crate::history::Val]) -> String {
 pub(crate) fn mop_value_text(h: &History, m: u32) -> String {
     let mop = &h.mops[m as usize];
     let edn;
-    let text = match json_as_edn(h, h.text(mop.span), json::Context::MicroOp) {
+    let text = match json_as_edn(h, whole_text(h, mop.span), json::Context::MicroOp) {
         Some(converted) => {
             edn = converted;
             edn.as_str()
         }
-        None => h.text(mop.span),
+        None => whole_text(h, mop.span),
     };
     if text.starts_with('[') || text.starts_with('(') {
         if let Ok(nodes) = edn::read_all(text) {
             if let Some(Kind::Vector(items) | Kind::List(items)) = nodes.first().map(|n| &n.kind) {
                 return match items.get(2) {
-                    Some(v) => text[v.span.start()..v.span.end()].to_string(),
+                    Some(v) => edn::form_text(text, v.span).to_string(),
                     None => "nil".to_string(),
                 };
             }

@@ -128,8 +128,11 @@ pub fn decide(p: &Problem, settings: Settings) -> Decided {
         })
         .collect();
     let mut settings = settings;
-    if let Some(budget) = settings.solve_for {
-        let end = Instant::now() + budget;
+    // A budget too long to represent is no budget.
+    if let Some(end) = settings
+        .solve_for
+        .and_then(|b| Instant::now().checked_add(b))
+    {
         settings.deadline = Some(settings.deadline.map_or(end, |d| d.min(end)));
     }
     // Decided in independent parts (`parts.rs`), on every core.

@@ -90,6 +90,50 @@ pub fn read_all(text: &str) -> Result<Vec<Node<'_>>, SyntaxError> {
     }
 }
 
+/// Reads the first form of `text` (whitespace and comments may come before
+/// it), and nothing after it: what the readers use to read again a value
+/// the op reader spanned, from [`Span::text_from`].
+pub fn read_first(text: &str) -> Result<Node<'_>, SyntaxError> {
+    first(text).map(|(node, _)| node)
+}
+
+/// Where the first form of `text` ends (a byte offset), when it reads: its
+/// whole text, which a span longer than 16 MiB does not give.
+pub fn first_form_end(text: &str) -> Option<usize> {
+    first(text).ok().map(|(_, end)| end)
+}
+
+/// The text of the form `span` covers in `text`, whole: a span clipped at
+/// 16 MiB is followed to the end of the form. Empty when the span is not in
+/// `text`.
+pub fn form_text(text: &str, span: Span) -> &str {
+    let tail = span.text_from(text);
+    match span.is_clipped() {
+        false => tail,
+        true => first_form_end(tail)
+            .and_then(|end| tail.get(..end))
+            .unwrap_or(""),
+    }
+}
+
+fn first(text: &str) -> Result<(Node<'_>, usize), SyntaxError> {
+    let r = lex::Reader::new(text);
+    let step = r
+        .skip_ws(lex::without_bom(r.full), 0)
+        .and_then(|(rest, ())| match rest.first() {
+            None => Err(nom::Err::Failure(EdnError::new(
+                rest,
+                0,
+                Problem::Eof("a value"),
+            ))),
+            Some(_) => r.value(rest, 0),
+        });
+    match step {
+        Ok((rest, node)) => Ok((node, r.pos(rest))),
+        Err(e) => Err(SyntaxError::from_nom(r.full, e)),
+    }
+}
+
 /// Reads top-level forms up to the first error: the forms before it, and
 /// the error if there was one.
 pub fn read_forms(text: &str) -> (Vec<Node<'_>>, Option<SyntaxError>) {

@@ -236,3 +236,18 @@ fn deep_nesting_is_an_error_not_a_crash() {
     let deep_discard = "#_".repeat(100_000) + "1";
     assert!(read_all(&deep_discard).is_err());
 }
+
+#[test]
+fn read_first_reads_one_form_and_form_text_follows_a_clipped_span() {
+    let node = read_first(" ; note\n[1 2] :rest").expect("reads");
+    assert_eq!(node.canonical(), "[1 2]");
+    assert!(read_first("   ").is_err());
+    assert_eq!(first_form_end("#{1} 2"), Some(4));
+    // A form longer than a span holds: its span is clipped, its text whole.
+    let long = format!("x [\"{}é\"] y", "a".repeat(1 << 24));
+    let nodes = read_all(&long).expect("reads");
+    let span = nodes[1].span;
+    assert!(span.is_clipped());
+    assert_eq!(form_text(&long, span), &long[2..long.len() - 2]);
+    assert_eq!(form_text("[1]", crate::history::Span::new(0, 3)), "[1]");
+}

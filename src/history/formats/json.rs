@@ -563,6 +563,14 @@ pub fn with_node<R>(text: &str, cx: Context, f: impl FnOnce(&Node<'_>) -> R) -> 
     Some(f(&node(&j, cx)))
 }
 
+/// Where the JSON value at the front of `text` ends (a byte offset), when
+/// it reads: its whole text, which a span longer than 16 MiB does not give.
+pub fn value_end(text: &str) -> Option<usize> {
+    let mut p = Parser::new(text);
+    p.value(0).ok()?;
+    Some(p.pos)
+}
+
 /// The EDN text of the JSON `text` (an op, a micro-op or a value), its
 /// maps' entries in the file's order: what reports print for it.
 pub fn to_edn(text: &str, cx: Context) -> Option<String> {
@@ -730,13 +738,17 @@ impl OpsBuilder {
         let value = match parts.get(2).map(|v| &v.kind) {
             None => MopValue::Val(Val::NIL),
             Some(JKind::Arr(elems)) if kind == MopKind::Read => {
-                let start = self.out.elems.len() as u32;
+                let start = self.out.elems.len();
                 for e in elems {
                     let v = self.val(e, Context::Op)?;
                     self.out.elems.push(v);
                 }
-                let len = self.out.elems.len() as u32 - start;
-                MopValue::List { start, len }
+                // Past `u32`, `history::build` refuses the history.
+                let len = (self.out.elems.len() - start) as u32;
+                MopValue::List {
+                    start: start as u32,
+                    len,
+                }
             }
             Some(_) => MopValue::Val(self.val(&parts[2], Context::Op)?),
         };
