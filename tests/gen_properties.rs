@@ -5,9 +5,9 @@
 //! renaming keys and values or permuting processes changes no verdict.
 
 use isocheck::check::{self, lattice, CheckOptions, Validity};
-use isocheck::gen::rng::Rng;
-use isocheck::gen::{self, Distribution, Fault, Kind, Level, Params, Shape};
 use isocheck::history::{parse_edn, History};
+use isocheck_gen::rng::Rng;
+use isocheck_gen::{self as gen, Distribution, Fault, Kind, Level, Params, Shape};
 use proptest::prelude::*;
 use proptest::test_runner::RngSeed;
 use std::collections::BTreeSet;

@@ -17,8 +17,8 @@ use std::fmt::Debug;
 
 const GRAMMAR: &str = include_str!("../grammar/edn.ebnf");
 const GRAMMAR_PATH: &str = "grammar/edn.ebnf";
-const EDN_MOD: &str = include_str!("../src/history/edn/mod.rs");
-const EDN_ERROR: &str = include_str!("../src/history/edn/error.rs");
+const EDN_MOD: &str = include_str!("../crates/isocheck/src/history/edn/mod.rs");
+const EDN_ERROR: &str = include_str!("../crates/isocheck/src/history/edn/error.rs");
 const EXAMPLES_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/grammar/examples");
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

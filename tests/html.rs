@@ -4,9 +4,9 @@
 //! grow with the history (only the involved transactions are drawn).
 
 use isocheck::check::{CheckOptions, Entry};
-use isocheck::gen::{self, Fault, Kind, Params};
 use isocheck::history::{self, Format, History};
 use isocheck::Outcome;
+use isocheck_gen::{self as gen, Fault, Kind, Params};
 use std::path::Path;
 
 fn parse(name: &str, text: String) -> History {

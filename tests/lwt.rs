@@ -6,9 +6,9 @@
 use isocheck::check::linearizable;
 use isocheck::check::lwt::{self, LwtAnalysis};
 use isocheck::check::Validity;
-use isocheck::gen::lwt as gen;
 use isocheck::history::{self, Format, History, RegisterF, Status, Workload};
 use isocheck::report::lwt as report;
+use isocheck_gen::lwt as gen;
 use proptest::prelude::*;
 use std::path::Path;
 
@@ -146,7 +146,7 @@ fn brute_force_with<S: Copy>(h: &History, init: S, step: Step<S>) -> bool {
 /// invocations in op order. `(op, is_invocation)`.
 fn interleave(n: usize, seed: u64) -> Vec<(usize, bool)> {
     let mut events: Vec<(usize, bool)> = Vec::new();
-    let mut rng = isocheck::gen::rng::Rng::new(seed);
+    let mut rng = isocheck_gen::rng::Rng::new(seed);
     let mut pending: Vec<usize> = (0..n).collect();
     let mut open: Vec<usize> = Vec::new();
     while !pending.is_empty() || !open.is_empty() {
@@ -249,7 +249,7 @@ fn simulated_mutex(seed: u64, steps: usize, processes: usize, crash: f64) -> Str
         Invoked(bool),
         Applied(bool, bool),
     }
-    let mut rng = isocheck::gen::rng::Rng::new(seed);
+    let mut rng = isocheck_gen::rng::Rng::new(seed);
     let mut ids: Vec<usize> = (0..processes).collect();
     let mut pending = vec![Pending::Idle; processes];
     let (mut holder, mut next_id, mut out) = (None, processes, String::new());

@@ -697,10 +697,10 @@ fn weak_reports() {
 fn generated(
     seed: u64,
     salt: u64,
-    faults: &[Option<isocheck::gen::Fault>],
-    kind_for: fn(Option<isocheck::gen::Fault>, isocheck::gen::Kind) -> isocheck::gen::Kind,
-) -> (Option<isocheck::gen::Fault>, String) {
-    use isocheck::gen::{self, Distribution, Kind, Level as DbLevel, Params, Shape};
+    faults: &[Option<isocheck_gen::Fault>],
+    kind_for: fn(Option<isocheck_gen::Fault>, isocheck_gen::Kind) -> isocheck_gen::Kind,
+) -> (Option<isocheck_gen::Fault>, String) {
+    use isocheck_gen::{self as gen, Distribution, Kind, Level as DbLevel, Params, Shape};
     let mut r = Rng(seed * 2654435761 + salt);
     let kind = [Kind::ListAppend, Kind::RwRegister][r.below(2) as usize];
     let level = [DbLevel::Serializable, DbLevel::SnapshotIsolation][r.below(2) as usize];
@@ -734,7 +734,7 @@ fn generated(
 /// stale session read is not.
 #[test]
 fn generated_databases_against_causal_consistency() {
-    use isocheck::gen::Fault;
+    use isocheck_gen::Fault;
     let faults = [
         None,
         Some(Fault::LongFork),
@@ -764,7 +764,7 @@ fn generated_databases_against_causal_consistency() {
 /// open, never the wrong way.
 #[test]
 fn generated_databases_against_prefix_and_parallel_snapshot_isolation() {
-    use isocheck::gen::{Fault, Kind};
+    use isocheck_gen::{Fault, Kind};
     let faults = [
         None,
         Some(Fault::LongFork),

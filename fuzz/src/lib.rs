@@ -13,13 +13,13 @@
 //! `ISOCHECK_FUZZ_LAX=1` to skip that check.
 
 use isocheck::check::CheckOptions;
-use isocheck::cli::stats::Stats;
 use isocheck::history::edn::{self, Kind, Node};
 use isocheck::history::formats::{cobra, dbcop, json};
 use isocheck::history::{
     build, jepsen, parse_text, Format, History, HistoryError, InputDiagnostic, SourceFile, Workload,
 };
 use isocheck::report::diagnostic::render;
+use isocheck::stats::Stats;
 use std::path::PathBuf;
 use std::time::Duration;
 

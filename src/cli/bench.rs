@@ -4,8 +4,8 @@
 //! any `isocheck gen` arguments and times that too).
 
 use super::output;
-use crate::gen::{self, Params};
-use crate::history::{self, jepsen, Format};
+use isocheck::history::{self, jepsen, Format};
+use isocheck_gen::{self as gen, Params};
 use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -105,7 +105,7 @@ fn bench_file(a: &BenchArgs) -> Result<PathBuf, String> {
             processes: 20,
             ..Params::default()
         };
-        crate::files::write_with(&path, |w| gen::write(w, &params))
+        isocheck::files::write_with(&path, |w| gen::write(w, &params))
             .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     }
     Ok(path)
@@ -286,7 +286,7 @@ fn generate(args: &str) -> Result<(PathBuf, GenBench, u64), String> {
         std::env::temp_dir().join(format!("isocheck-bench-gen-{:016x}.edn", hasher.finish()))
     });
     let start = Instant::now();
-    let summary = crate::files::write_with(&path, |w| gen::write(w, &params))
+    let summary = isocheck::files::write_with(&path, |w| gen::write(w, &params))
         .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     let seconds = start.elapsed().as_secs_f64();
     let report = GenBench {

@@ -2,13 +2,13 @@
 
 use super::output;
 use super::{InputArgs, EXIT_INPUT};
-use crate::check::jepsen::JepsenOptions;
-use crate::check::{self, CheckOptions, SolveOptions, Validity};
-use crate::history;
-use crate::infer::InferOptions;
-use crate::limits;
-use crate::report::{self, diagnostic};
 use clap::ValueEnum;
+use isocheck::check::jepsen::JepsenOptions;
+use isocheck::check::{self, CheckOptions, SolveOptions, Validity};
+use isocheck::history;
+use isocheck::infer::InferOptions;
+use isocheck::limits;
+use isocheck::report::{self, diagnostic};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -361,7 +361,7 @@ fn overwrites_input(a: &CheckArgs) -> Option<String> {
     if let Some(html) = a
         .html
         .as_deref()
-        .filter(|h| crate::files::same_file(h, &a.file))
+        .filter(|h| isocheck::files::same_file(h, &a.file))
     {
         let (html, file) = (html.display(), a.file.display());
         return Some(format!(
@@ -395,7 +395,7 @@ fn stopped(stop: &limits::Stop, format: report::stop::Format, a: &CheckArgs) -> 
     if let Some(dir) = &a.directory {
         let index = report::directory::INDEX;
         let remove = report::directory::remove_artifacts;
-        let replaced = crate::files::replace_dir(dir, remove, |staging| {
+        let replaced = isocheck::files::replace_dir(dir, remove, |staging| {
             std::fs::write(staging.join(index), &page)
         });
         if let Err(e) = replaced {
@@ -418,7 +418,7 @@ fn check_file(
     progress: &report::progress::Progress,
 ) -> ExitCode {
     progress.phase("reading");
-    let history = match crate::load(&a.file, &a.input.load_options()) {
+    let history = match isocheck::load(&a.file, &a.input.load_options()) {
         Ok(h) => h,
         Err(d) => {
             progress.done();
@@ -427,7 +427,7 @@ fn check_file(
         }
     };
     progress.phase("checking");
-    let outcome = match crate::check(&history, opts) {
+    let outcome = match isocheck::check(&history, opts) {
         Ok(x) => x,
         Err(e) => {
             progress.done();

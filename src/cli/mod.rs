@@ -5,14 +5,13 @@ mod check;
 mod output;
 mod recheck;
 mod run;
-pub mod stats;
 
-use crate::gen;
-use crate::history::{self, Format, LoadOptions, Workload};
-use crate::report::diagnostic;
 use clap::parser::ValueSource;
 use clap::{ArgMatches, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
-use stats::Stats;
+use isocheck::history::{self, Format, LoadOptions, Workload};
+use isocheck::report::diagnostic;
+use isocheck::stats::{self, Stats};
+use isocheck_gen as gen;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;

@@ -2,7 +2,7 @@
 //! is written through [`to_stdout`], [`to_stderr`] or [`write_with`], so
 //! that a reader that closed the pipe ends the command quietly and a full
 //! disk is one line of error, never a panic of `print!`. Files go through
-//! [`to_file`] (written whole or not at all, `crate::files`); a failure to
+//! [`to_file`] (written whole or not at all, `isocheck::files`); a failure to
 //! write a file or a directory is one line ([`file_failed`]) and exit
 //! status 3.
 
@@ -48,7 +48,7 @@ pub fn to_file<T>(
     path: &Path,
     write: impl FnOnce(&mut dyn Write) -> io::Result<T>,
 ) -> Result<T, ExitCode> {
-    crate::files::write_with(path, write).map_err(|e| file_failed(&e, path))
+    isocheck::files::write_with(path, write).map_err(|e| file_failed(&e, path))
 }
 
 /// Reports a failed write of the file or directory `path` (anything but a

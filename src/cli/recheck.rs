@@ -10,13 +10,13 @@
 
 use super::check::{option_help, ModelArgs};
 use super::{output, OutputFormat, EXIT_INPUT};
-use crate::check::Validity;
-use crate::check::{self, CheckOptions};
-use crate::history::LoadOptions;
-use crate::limits;
-use crate::report::html::{self, TableRow};
-use crate::report::progress::Progress;
-use crate::store::{self, Agreement, Recorded, Run, RunOptions};
+use isocheck::check::Validity;
+use isocheck::check::{self, CheckOptions};
+use isocheck::history::LoadOptions;
+use isocheck::limits;
+use isocheck::report::html::{self, TableRow};
+use isocheck::report::progress::Progress;
+use isocheck::store::{self, Agreement, Recorded, Run, RunOptions};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
@@ -121,7 +121,7 @@ pub fn run(a: &RecheckArgs) -> ExitCode {
             return ExitCode::from(EXIT_INPUT);
         }
     };
-    let jobs = a.jobs.map_or_else(crate::limits::cores, |j| {
+    let jobs = a.jobs.map_or_else(isocheck::limits::cores, |j| {
         usize::try_from(j).unwrap_or(usize::MAX)
     });
     let human = a.format == OutputFormat::Human;
@@ -159,7 +159,7 @@ pub fn run(a: &RecheckArgs) -> ExitCode {
     let text = match a.format {
         // Notes quote histories and stores: their control characters escaped.
         OutputFormat::Human => {
-            crate::report::excerpt::escape(&notes_and_summary(&rows)).into_owned()
+            isocheck::report::excerpt::escape(&notes_and_summary(&rows)).into_owned()
         }
         OutputFormat::Json => super::check::json_line(&rows),
     };
@@ -183,7 +183,7 @@ pub fn run_history(a: &HistoryArgs) -> ExitCode {
         None => Ok(a.model.options()),
     };
     let result = opts.and_then(|opts| {
-        a.model.arm_memory(crate::report::stop::Format::Json);
+        a.model.arm_memory(isocheck::report::stop::Format::Json);
         // Also with --certain-only, which takes no --timeout.
         let timeout = opts.solve.timeout.or(Some(DEFAULT_TIMEOUT));
         let load = a.input.load_options();
@@ -628,21 +628,21 @@ impl ChildOptions {
         Ok(CheckOptions {
             consistency_models: c.consistency_models,
             anomalies: c.anomalies,
-            infer: crate::infer::InferOptions {
+            infer: isocheck::infer::InferOptions {
                 sequential_keys: c.sequential_keys,
                 linearizable_keys: c.linearizable_keys,
                 wfr_keys: c.wfr_keys,
             },
-            solve: crate::check::SolveOptions {
+            solve: isocheck::check::SolveOptions {
                 enabled: c.solve,
                 pruning: c.pruning,
                 reduce: c.reduce,
                 timeout: c.timeout,
-                ..crate::check::SolveOptions::default()
+                ..isocheck::check::SolveOptions::default()
             },
             no_fast_path: c.no_fast_path,
             elle_compat: c.elle_compat,
-            jepsen: crate::check::jepsen::JepsenOptions {
+            jepsen: isocheck::check::jepsen::JepsenOptions {
                 total_amount: c.total_amount,
                 accounts: c.accounts,
                 negative_balances: c.negative_balances,
@@ -681,13 +681,13 @@ fn verdict(
     html: Option<&Path>,
     workload: &mut Option<String>,
 ) -> Result<Ours, String> {
-    let h = crate::load(path, load).map_err(|d| d.to_string())?;
+    let h = isocheck::load(path, load).map_err(|d| d.to_string())?;
     workload.get_or_insert_with(|| h.workload.name().to_string());
-    let outcome = crate::check(&h, opts).map_err(|e| format!("{e} (recorded in test.edn)"))?;
+    let outcome = isocheck::check(&h, opts).map_err(|e| format!("{e} (recorded in test.edn)"))?;
     if let Some(file) = html {
         // No page is no link in the table; the verdict stands.
         let dir = file.parent().unwrap_or(Path::new("."));
-        let _ = crate::files::write(file, outcome.html(&h, dir));
+        let _ = isocheck::files::write(file, outcome.html(&h, dir));
     }
     let strings = |names: Vec<&str>| names.into_iter().map(String::from).collect();
     Ok(Ours {
@@ -744,7 +744,7 @@ impl Table {
                 _ => text.push_str(&format!("{cell:<w$}  ")),
             }
         }
-        let line = crate::report::excerpt::escape(text.trim_end()).into_owned() + "\n";
+        let line = isocheck::report::excerpt::escape(text.trim_end()).into_owned() + "\n";
         self.failed.set(output::to_stdout(&line).err());
     }
 }
@@ -820,8 +820,8 @@ fn summary(rows: &[Row]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::check::SolveOptions;
-    use crate::infer::InferOptions;
+    use isocheck::check::SolveOptions;
+    use isocheck::infer::InferOptions;
 
     fn round_trip(opts: &CheckOptions) -> CheckOptions {
         ChildOptions::parse(&ChildOptions::json(opts)).unwrap_or_else(|e| panic!("{e}"))
@@ -851,7 +851,7 @@ mod tests {
                 },
                 no_fast_path: true,
                 elle_compat: true,
-                jepsen: crate::check::jepsen::JepsenOptions {
+                jepsen: isocheck::check::jepsen::JepsenOptions {
                     total_amount: Some(-5),
                     accounts: Some(vec!["0".into(), ":a".into()]),
                     negative_balances: true,
@@ -874,7 +874,7 @@ mod tests {
                     timeout: Some(Duration::new(1, 123_456_789)),
                     ..SolveOptions::default()
                 },
-                jepsen: crate::check::jepsen::JepsenOptions {
+                jepsen: isocheck::check::jepsen::JepsenOptions {
                     accounts: Some(vec!["\"a,b\"".into(), "\"c, d\"".into(), ":e".into()]),
                     ..Default::default()
                 },

@@ -7,11 +7,11 @@
 
 use super::check::{option_help, parse_seconds, ModelArgs};
 use super::{output, parse_fraction, parse_ops, EXIT_INPUT};
-use crate::check::{self, Validity};
-use crate::gen::{self, Distribution, Kind};
-use crate::report::diagnostic;
-use crate::report::progress::Progress;
-use crate::run::{self, store, Ended, Interrupt, Isolation, Recording, Target};
+use isocheck::check::{self, Validity};
+use isocheck::report::diagnostic;
+use isocheck::report::progress::Progress;
+use isocheck_gen::{self as gen, Distribution, Kind};
+use isocheck_run::{self as run, store, Ended, Interrupt, Isolation, Recording, Target};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::Ordering;
@@ -326,14 +326,14 @@ fn summarise(rec: &Recording) {
 fn check_recording(a: &RunArgs, o: &run::Options, rec: &Recording) -> ExitCode {
     let mut opts = a.model.options();
     opts.consistency_models = Some(o.models.clone());
-    let history = match crate::load(&rec.history, &Default::default()) {
+    let history = match isocheck::load(&rec.history, &Default::default()) {
         Ok(h) => h,
         Err(d) => {
             let text = diagnostic::render(&d, diagnostic::stderr_color());
             return output::status(output::to_stderr(&text), ExitCode::from(EXIT_INPUT));
         }
     };
-    let outcome = match crate::check(&history, &opts) {
+    let outcome = match isocheck::check(&history, &opts) {
         Ok(x) => x,
         Err(e) => {
             output::say(format_args!("error: {e}"));

@@ -359,7 +359,7 @@ mod tests {
         }
     }
 
-    const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/formats/cobra");
+    const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../fixtures/formats/cobra");
 
     /// The logs of `fixtures/formats/cobra`: T1 writes key 7 and reads it
     /// back; T2 reads key 7 from T1, key 8 initial (INIT) and key 9 missing

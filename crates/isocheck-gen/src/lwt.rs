@@ -406,21 +406,21 @@ mod tests {
             };
             assert_eq!(write(&mut out, &p).unwrap(), 300);
             let text = String::from_utf8(out).unwrap();
-            let h = crate::history::parse_edn("g.edn", &text).unwrap_or_else(|d| panic!("{d}"));
-            assert_eq!(h.workload, crate::history::Workload::CasRegister);
+            let h = isocheck::history::parse_edn("g.edn", &text).unwrap_or_else(|d| panic!("{d}"));
+            assert_eq!(h.workload, isocheck::history::Workload::CasRegister);
             assert_eq!(h.independent_keys, keys > 1);
             assert_eq!(h.registers.len(), 300);
-            let a = crate::check::lwt::check(&h);
-            assert_eq!(a.validity(), crate::check::Validity::True, "{a:?}");
+            let a = isocheck::check::lwt::check(&h);
+            assert_eq!(a.validity(), isocheck::check::Validity::True, "{a:?}");
         }
     }
 
-    fn validity(p: &Params) -> crate::check::Validity {
+    fn validity(p: &Params) -> isocheck::check::Validity {
         let mut out = Vec::new();
         write(&mut out, p).expect("written");
         let text = String::from_utf8(out).expect("UTF-8");
-        let h = crate::history::parse_edn("g.edn", &text).unwrap_or_else(|d| panic!("{d}"));
-        crate::check::lwt::check(&h).validity()
+        let h = isocheck::history::parse_edn("g.edn", &text).unwrap_or_else(|d| panic!("{d}"));
+        isocheck::check::lwt::check(&h).validity()
     }
 
     /// Each fault lwt injects makes the history not linearizable, whatever
@@ -428,7 +428,7 @@ mod tests {
     /// size limit ending the run first); the same run without it is.
     #[test]
     fn every_lwt_fault_is_a_violation() {
-        use crate::check::Validity;
+        use isocheck::check::Validity;
         for fault in LWT_FAULTS {
             for seed in 0..12 {
                 for (keys, values, max_bytes) in [

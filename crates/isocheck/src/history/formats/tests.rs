@@ -109,7 +109,10 @@ fn counts(ops: &Ops) -> Counts {
 }
 
 fn corpus() -> Option<PathBuf> {
-    let dir = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus"));
+    let dir = Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../../shared/corpus"
+    ));
     if dir.is_dir() {
         Some(dir.to_path_buf())
     } else {

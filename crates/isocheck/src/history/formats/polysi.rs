@@ -259,7 +259,7 @@ mod tests {
     fn fixture_builds() {
         let path = concat!(
             env!("CARGO_MANIFEST_DIR"),
-            "/fixtures/formats/small.polysi.txt"
+            "/../../fixtures/formats/small.polysi.txt"
         );
         let text = std::fs::read_to_string(path).unwrap();
         let ops = read(&text).unwrap();

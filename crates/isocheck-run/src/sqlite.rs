@@ -6,7 +6,7 @@
 //! a read lock), a read-only one `DEFERRED`.
 
 use super::backend::{from_bigint, parse_list, to_bigint, Connection, Database, DbError};
-use crate::gen::workload::{Key, Value};
+use isocheck_gen::workload::{Key, Value};
 use rusqlite::types::Value as SqlValue;
 use rusqlite::{params, ErrorCode, OptionalExtension};
 use std::path::PathBuf;

@@ -3,7 +3,7 @@
 //! buffer, counting bytes so a run can stop at a size.
 
 use super::workload::{Kind, Mop, Value};
-pub use crate::history::OpType;
+pub use isocheck::history::OpType;
 use std::io::{self, BufWriter, Write};
 
 /// What a transaction's reads returned: per micro-op, a range of `values`
@@ -298,16 +298,16 @@ mod tests {
         w.finish().unwrap();
         let text = String::from_utf8(buf).unwrap();
         assert!(text.contains(", :error [:serialization-failure \"quote \\\" backslash"));
-        let h = crate::history::parse_edn("h.edn", &text).expect("reads back");
+        let h = isocheck::history::parse_edn("h.edn", &text).expect("reads back");
         assert_eq!(h.ops.len(), 4);
         assert_eq!(h.txns.len(), 1);
-        let forms = crate::history::edn::read_all(&text).unwrap();
+        let forms = isocheck::history::edn::read_all(&text).unwrap();
         let error = forms[2].get("error").expect(":error");
-        let crate::history::edn::Kind::Vector(items) = &error.kind else {
+        let isocheck::history::edn::Kind::Vector(items) = &error.kind else {
             panic!("{error:?}");
         };
         assert!(
-            matches!(&items[1].kind, crate::history::edn::Kind::Str(s) if s.as_ref() == message)
+            matches!(&items[1].kind, isocheck::history::edn::Kind::Str(s) if s.as_ref() == message)
         );
     }
 

@@ -15,9 +15,9 @@
 use super::backend::{Connection, DbError};
 use super::client::{Budget, Job, NO_CLIENT};
 use super::recorder::Recorder;
-use crate::gen::edn::OpType;
-use crate::gen::rng::Rng;
-use crate::gen::workload::{Key, Value};
+use isocheck_gen::edn::OpType;
+use isocheck_gen::rng::Rng;
+use isocheck_gen::workload::{Key, Value};
 use std::io::Write;
 use std::sync::{Arc, Mutex};
 

@@ -6,9 +6,9 @@
 //! at a time, each at an instant within its interval.
 
 use super::backend::{Connection, Database, DbError};
-use crate::gen::db::{Conflict, Db};
-use crate::gen::workload::{Key, Value};
-use crate::gen::Level;
+use isocheck_gen::db::{Conflict, Db};
+use isocheck_gen::workload::{Key, Value};
+use isocheck_gen::Level;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
 /// Connections beyond the run's processes (a client reconnecting before

@@ -22,22 +22,22 @@
 //! anomalies; [`check`](mod@check) decides the models (cycle search, the solver over
 //! unknown version orders, the register check); [`report`] renders the
 //! results. Beside them: [`limits`] (`--timeout`, `--max-memory`), [`files`]
-//! (files written whole or not at all), [`store`]
-//! (Jepsen stores, for `isocheck recheck`), [`gen`] (generated histories) and
-//! [`cli`], the command line. `docs/design.md` holds the design notes the
-//! code cites as `SPEC §n`.
+//! (files written whole or not at all) and [`store`] (Jepsen stores, for
+//! `isocheck recheck`). The generator (`isocheck-gen`), `isocheck run`'s
+//! drivers (`isocheck-run`) and the command line (`isocheck-cli`) are crates
+//! of their own: this one parses no arguments, drives no database and
+//! handles no signal. `docs/design.md` holds the design notes the code cites
+//! as `SPEC §n`.
 
 pub mod check;
-pub mod cli;
 mod facade;
 pub mod files;
-pub mod gen;
 pub mod graph;
 pub mod history;
 pub mod infer;
 pub mod limits;
 pub mod report;
-pub mod run;
+pub mod stats;
 pub mod store;
 
 pub use facade::{check, load, Outcome};

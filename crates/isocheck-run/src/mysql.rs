@@ -12,7 +12,7 @@ use super::backend::{
     from_bigint, parse_list, to_bigint, Connection, Database, DbError, Isolation, CONNECT_TIMEOUT,
     STATEMENT_TIMEOUT,
 };
-use crate::gen::workload::{Key, Value};
+use isocheck_gen::workload::{Key, Value};
 use mysql::prelude::{FromValue, Queryable};
 use mysql::{Conn, Opts, OptsBuilder, Row, Statement};
 

@@ -263,7 +263,7 @@ impl<'a, W: Write> Run<'a, W> {
 
 impl Level {
     /// The view a transaction of this level starts with.
-    pub(crate) fn view(self, clock: u64) -> View {
+    pub fn view(self, clock: u64) -> View {
         match self {
             Level::SnapshotIsolation => View {
                 snapshot: Some(clock),
@@ -277,7 +277,7 @@ impl Level {
         }
     }
 
-    pub(crate) fn rules(self, fault: Option<super::Fault>) -> Rules {
+    pub fn rules(self, fault: Option<super::Fault>) -> Rules {
         match self {
             Level::SnapshotIsolation => Rules {
                 first_committer_wins: fault != Some(super::Fault::LostUpdate),
@@ -293,7 +293,7 @@ impl Level {
 
     /// Serializable levels run a transaction's micro-ops at its commit, all
     /// at once; the others one step at a time.
-    pub(crate) fn at_commit(self) -> bool {
+    pub fn at_commit(self) -> bool {
         matches!(self, Level::StrictSerializable | Level::Serializable)
     }
 }

@@ -10,8 +10,8 @@
 //! as Jepsen records an op whose outcome is unknown; after that, whatever
 //! an abandoned client still reports is dropped.
 
-use crate::gen::edn::{HistoryWriter, OpType, Reads};
-use crate::gen::workload::{Kind, Mop};
+use isocheck_gen::edn::{HistoryWriter, OpType, Reads};
+use isocheck_gen::workload::{Kind, Mop};
 use std::collections::BTreeMap;
 use std::io::{self, Write};
 use std::sync::Mutex;

@@ -13,9 +13,9 @@
 use super::backend::{Connection, Database, DbError};
 use super::recorder::Recorder;
 use super::Interrupt;
-use crate::gen::edn::{OpType, Reads};
-use crate::gen::rng::Rng;
-use crate::gen::workload::{Mop, Workload};
+use isocheck_gen::edn::{OpType, Reads};
+use isocheck_gen::rng::Rng;
+use isocheck_gen::workload::{Mop, Workload};
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -323,11 +323,11 @@ pub(super) mod tests {
     fn an_op_without_a_connection_fails_and_uses_up_the_budget() {
         static NEVER: Interrupt = Interrupt::new();
         let mut out = Vec::new();
-        let recorder = Arc::new(Recorder::new(&mut out, crate::gen::Kind::ListAppend));
+        let recorder = Arc::new(Recorder::new(&mut out, isocheck_gen::Kind::ListAppend));
         let job = Txns {
             budget: Budget::new(3, None, &NEVER),
             workload: Mutex::new((
-                Workload::new(crate::gen::Params::default().shape),
+                Workload::new(isocheck_gen::Params::default().shape),
                 Rng::new(1),
             )),
             recorder: Arc::clone(&recorder),

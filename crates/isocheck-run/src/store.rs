@@ -8,7 +8,7 @@
 //! files written whole (`test.edn`, `results.edn`) appear under their names
 //! complete or not at all (`files::write`).
 
-use crate::gen::edn::push_string;
+use isocheck_gen::edn::push_string;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -175,7 +175,7 @@ pub fn results_edn(valid: &str, workload: &str, stats: &[(&str, u64)]) -> String
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store;
+    use isocheck::store;
     use std::time::Duration;
 
     #[test]

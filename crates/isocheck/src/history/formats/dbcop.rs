@@ -267,7 +267,7 @@ mod tests {
     fn fixture_builds() {
         let path = concat!(
             env!("CARGO_MANIFEST_DIR"),
-            "/fixtures/formats/small.bincode"
+            "/../../fixtures/formats/small.bincode"
         );
         let bytes = std::fs::read(path).unwrap();
         assert_eq!(

@@ -169,8 +169,8 @@ fn recorded<W: Write>(recorder: &Recorder<W>, f: &str, act: impl FnOnce() -> Res
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::gen::workload::Kind;
-    use crate::run::client::tests::Unreachable as NoDb;
+    use crate::client::tests::Unreachable as NoDb;
+    use isocheck_gen::workload::Kind;
 
     #[test]
     fn a_command_needs_a_place_for_the_action() {

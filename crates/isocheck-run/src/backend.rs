@@ -6,7 +6,7 @@
 //! after [`CONNECT_TIMEOUT`] and [`STATEMENT_TIMEOUT`], so that a silent or
 //! stopped server cannot hold a client for ever.
 
-use crate::gen::workload::{Key, Value};
+use isocheck_gen::workload::{Key, Value};
 use std::fmt;
 use std::time::Duration;
 

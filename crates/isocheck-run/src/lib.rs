@@ -33,11 +33,11 @@ pub mod store;
 pub use backend::{DbError, Isolation};
 pub use recorder::Counts;
 
-use crate::gen::rng::Rng;
-use crate::gen::workload::{Shape, Workload};
-use crate::gen::Level;
 use backend::Database;
 use clap::ValueEnum;
+use isocheck_gen::rng::Rng;
+use isocheck_gen::workload::{Shape, Workload};
+use isocheck_gen::Level;
 use std::fmt;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -355,7 +355,7 @@ pub fn run(
         .close((name, &message))
         .map_err(|e| RunError::Store(history.clone(), e))?;
     let test_path = dir.join("test.edn");
-    crate::files::write(&test_path, test_edn(o, elapsed, ended))
+    isocheck::files::write(&test_path, test_edn(o, elapsed, ended))
         .map_err(|e| RunError::Store(test_path, e))?;
     store::link_latest(&o.store, &dir).map_err(|e| RunError::Store(o.store.clone(), e))?;
     interrupt.recorded.store(true, Ordering::SeqCst);

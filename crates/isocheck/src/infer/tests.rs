@@ -1166,13 +1166,13 @@ fn acyclic(h: &History, inf: &Inference) -> bool {
 }
 
 fn la_simulated(seed: u64, txns: u64) -> String {
-    let p = crate::gen::Params {
+    let p = isocheck_gen::Params {
         seed,
         txns,
         ..Default::default()
     };
     let mut buf = Vec::new();
-    crate::gen::write(&mut buf, &p).expect("generate");
+    isocheck_gen::write(&mut buf, &p).expect("generate");
     String::from_utf8(buf).expect("utf-8")
 }
 
@@ -1196,7 +1196,7 @@ fn la_serializable_database_is_clean() {
 /// when it completes; some fail, some crash (`:info`, effect or not).
 fn rr_simulated(seed: u64, txns: usize) -> String {
     use std::fmt::Write as _;
-    let mut rng = crate::gen::rng::Rng::new(seed);
+    let mut rng = isocheck_gen::rng::Rng::new(seed);
     let (procs, keys) = (6u64, 5usize);
     let mut state: Vec<Option<u64>> = vec![None; keys];
     let mut next = vec![0u64; keys];
