@@ -9,6 +9,7 @@ use isocheck::history;
 use isocheck::infer::InferOptions;
 use isocheck::limits;
 use isocheck::report::{self, diagnostic};
+use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -256,7 +257,8 @@ impl ModelArgs {
     /// Sets the memory budget, `--max-memory` or the memory available.
     pub fn arm_memory(&self, format: report::stop::Format) {
         let budget = self.max_memory.or_else(limits::available_memory);
-        limits::arm_memory(budget.unwrap_or(u64::MAX), format);
+        super::exhausted::answer_as(format);
+        limits::arm_memory(budget.unwrap_or(u64::MAX));
     }
 
     /// Why the lists of models and anomalies ask for nothing sensible, if
@@ -344,7 +346,7 @@ pub fn run(a: &CheckArgs) -> ExitCode {
         CheckFormat::Json => report::stop::Format::Json,
     };
     a.model.arm_memory(format);
-    let progress = report::progress::Progress::new(history::input_size(&a.file));
+    let progress = super::progress::Progress::new(history::input_size(&a.file));
     let outcome = limits::run(a.model.timeout, || check_file(a, &opts, &progress));
     progress.done();
     outcome.unwrap_or_else(|stop| stopped(&stop, format, a))
@@ -415,14 +417,14 @@ fn stopped(stop: &limits::Stop, format: report::stop::Format, a: &CheckArgs) -> 
 fn check_file(
     a: &CheckArgs,
     opts: &CheckOptions,
-    progress: &report::progress::Progress,
+    progress: &super::progress::Progress,
 ) -> ExitCode {
     progress.phase("reading");
     let history = match isocheck::load(&a.file, &a.input.load_options()) {
         Ok(h) => h,
         Err(d) => {
             progress.done();
-            let text = diagnostic::render(&d, diagnostic::stderr_color());
+            let text = diagnostic::render(&d, super::stderr_color());
             return output::status(output::to_stderr(&text), ExitCode::from(EXIT_INPUT));
         }
     };
@@ -436,7 +438,7 @@ fn check_file(
         }
     };
     let text = match a.format {
-        CheckFormat::Human => outcome.human(&history, diagnostic::stderr_color()),
+        CheckFormat::Human => outcome.human(&history, super::stderr_color()),
         CheckFormat::Edn => outcome.edn(&history),
         CheckFormat::Json => outcome.json(&history),
     };
@@ -452,8 +454,12 @@ fn check_file(
     // The verdict is out already; a file asked for that cannot be written
     // is one line of error, and the exit status 3 says it is missing.
     if let Some(dir) = &a.directory {
-        if let Err(e) = outcome.write_directory(dir, &history) {
-            return output::file_failed(&e, dir);
+        match outcome.write_directory(dir, &history) {
+            // A closed or full stderr loses a warning, nothing more.
+            Ok(warnings) => warnings
+                .iter()
+                .for_each(|w| drop(writeln!(std::io::stderr(), "warning: {w}"))),
+            Err(e) => return output::file_failed(&e, dir),
         }
     }
     if let Some(file) = &a.html {

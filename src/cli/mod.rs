@@ -2,7 +2,9 @@
 
 mod bench;
 mod check;
+pub mod exhausted;
 mod output;
+mod progress;
 mod recheck;
 mod run;
 
@@ -369,7 +371,7 @@ fn stats_cmd(a: &StatsArgs) -> ExitCode {
                 all.push(Stats::of(&h, format, size, secs));
             }
             Err(d) => {
-                let text = diagnostic::render(&d, diagnostic::stderr_color());
+                let text = diagnostic::render(&d, stderr_color());
                 if let Err(code) = output::to_stderr(&text) {
                     return code;
                 }
@@ -487,4 +489,10 @@ fn write_output(
         None => output::write_with(&mut std::io::stdout().lock(), "the history", |w| write(w)),
     };
     output::status(result, ExitCode::SUCCESS)
+}
+
+/// Whether stderr wants colour: a terminal, and `NO_COLOR` unset.
+fn stderr_color() -> bool {
+    use std::io::IsTerminal;
+    std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none()
 }

@@ -9,13 +9,13 @@
 //! flags, which would split a bank account named `"a,b"` in two.
 
 use super::check::{option_help, ModelArgs};
+use super::progress::Progress;
 use super::{output, OutputFormat, EXIT_INPUT};
 use isocheck::check::Validity;
 use isocheck::check::{self, CheckOptions};
 use isocheck::history::LoadOptions;
 use isocheck::limits;
 use isocheck::report::html::{self, TableRow};
-use isocheck::report::progress::Progress;
 use isocheck::store::{self, Agreement, Recorded, Run, RunOptions};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};

@@ -6,10 +6,10 @@
 //! Ctrl-C once the store is written (while checking) exits at once.
 
 use super::check::{option_help, parse_seconds, ModelArgs};
+use super::progress::Progress;
 use super::{output, parse_fraction, parse_ops, EXIT_INPUT};
 use isocheck::check::{self, Validity};
 use isocheck::report::diagnostic;
-use isocheck::report::progress::Progress;
 use isocheck_gen::{self as gen, Distribution, Kind};
 use isocheck_run::{self as run, store, Ended, Interrupt, Isolation, Recording, Target};
 use std::path::PathBuf;
@@ -329,7 +329,7 @@ fn check_recording(a: &RunArgs, o: &run::Options, rec: &Recording) -> ExitCode {
     let history = match isocheck::load(&rec.history, &Default::default()) {
         Ok(h) => h,
         Err(d) => {
-            let text = diagnostic::render(&d, diagnostic::stderr_color());
+            let text = diagnostic::render(&d, super::stderr_color());
             return output::status(output::to_stderr(&text), ExitCode::from(EXIT_INPUT));
         }
     };
@@ -357,7 +357,7 @@ fn check_recording(a: &RunArgs, o: &run::Options, rec: &Recording) -> ExitCode {
     if let Err(code) = output::to_file(&path, |w| w.write_all(results.as_bytes())) {
         return code;
     }
-    let text = outcome.human(&history, diagnostic::stderr_color());
+    let text = outcome.human(&history, super::stderr_color());
     if let Err(code) = output::to_stderr(&text) {
         return code;
     }

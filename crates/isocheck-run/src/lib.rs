@@ -22,11 +22,14 @@
 pub mod backend;
 mod cas;
 mod client;
+#[cfg(feature = "mysql")]
 mod mysql;
 pub mod nemesis;
+#[cfg(feature = "postgres")]
 mod postgres;
 mod recorder;
 mod sim;
+#[cfg(feature = "sqlite")]
 mod sqlite;
 pub mod store;
 
@@ -63,6 +66,7 @@ impl Target {
     /// Parses `--db`; the error is one line saying what is accepted.
     pub fn parse(s: &str) -> Result<Target, String> {
         if let Some(path) = s.strip_prefix("sqlite:") {
+            built("sqlite")?;
             let path = path.trim_start_matches("//");
             return match path {
                 "" => Ok(Target::Sqlite(None)),
@@ -75,10 +79,10 @@ impl Target {
                 .map_err(|_| format!("`{level}` is not a simulated level: {}", sim_levels()));
         }
         if s.starts_with("postgres://") || s.starts_with("postgresql://") {
-            return Ok(Target::Postgres(s.to_string()));
+            return built("postgres").map(|()| Target::Postgres(s.to_string()));
         }
         if s.starts_with("mysql://") || s.starts_with("mariadb://") {
-            return Ok(Target::Mysql(s.to_string()));
+            return built("mysql").map(|()| Target::Mysql(s.to_string()));
         }
         Err(format!(
             "`{s}` is not a database URL: use sqlite:PATH, postgres://USER@HOST:PORT/DB, \
@@ -589,19 +593,74 @@ fn open(o: &Options, dir: &Path) -> Result<Box<dyn Database>, RunError> {
     Ok(match &o.target {
         Target::Sqlite(path) => {
             let path = path.clone().unwrap_or_else(|| dir.join("db.sqlite"));
-            Box::new(sqlite::Sqlite::new(path, list))
+            open_sqlite(path, list)?
         }
         Target::Sim(level) => Box::new(sim::Sim::new(*level, o.processes as usize, list)),
         Target::Postgres(url) => {
             let isolation = o.isolation.unwrap_or(Isolation::Serializable);
-            let db = postgres::Postgres::new(url, isolation, list).map_err(RunError::Database)?;
-            Box::new(db)
+            open_postgres(url, isolation, list)?
         }
         Target::Mysql(url) => {
             let isolation = o.isolation.unwrap_or(Isolation::Serializable);
-            Box::new(mysql::Mysql::new(url, isolation, list).map_err(RunError::Database)?)
+            open_mysql(url, isolation, list)?
         }
     })
+}
+
+/// Whether this build drives the database of `feature`; the error says how
+/// to build one that does.
+fn built(feature: &'static str) -> Result<(), String> {
+    let on = match feature {
+        "sqlite" => cfg!(feature = "sqlite"),
+        "postgres" => cfg!(feature = "postgres"),
+        _ => cfg!(feature = "mysql"),
+    };
+    match on {
+        true => Ok(()),
+        false => Err(format!(
+            "this isocheck was built without the `{feature}` feature: \
+             rebuild it with `cargo build --release --features {feature}`"
+        )),
+    }
+}
+
+/// The error of a database this build cannot drive.
+#[allow(dead_code)] // used only by builds without one of the databases
+fn not_built(feature: &'static str) -> RunError {
+    let message = built(feature).err().unwrap_or_default();
+    RunError::Database(DbError::rejected("not-built", message))
+}
+
+#[cfg(feature = "sqlite")]
+fn open_sqlite(path: PathBuf, list: bool) -> Result<Box<dyn Database>, RunError> {
+    Ok(Box::new(sqlite::Sqlite::new(path, list)))
+}
+
+#[cfg(not(feature = "sqlite"))]
+fn open_sqlite(_: PathBuf, _: bool) -> Result<Box<dyn Database>, RunError> {
+    Err(not_built("sqlite"))
+}
+
+#[cfg(feature = "postgres")]
+fn open_postgres(url: &str, level: Isolation, list: bool) -> Result<Box<dyn Database>, RunError> {
+    let db = postgres::Postgres::new(url, level, list).map_err(RunError::Database)?;
+    Ok(Box::new(db))
+}
+
+#[cfg(not(feature = "postgres"))]
+fn open_postgres(_: &str, _: Isolation, _: bool) -> Result<Box<dyn Database>, RunError> {
+    Err(not_built("postgres"))
+}
+
+#[cfg(feature = "mysql")]
+fn open_mysql(url: &str, level: Isolation, list: bool) -> Result<Box<dyn Database>, RunError> {
+    let db = mysql::Mysql::new(url, level, list).map_err(RunError::Database)?;
+    Ok(Box::new(db))
+}
+
+#[cfg(not(feature = "mysql"))]
+fn open_mysql(_: &str, _: Isolation, _: bool) -> Result<Box<dyn Database>, RunError> {
+    Err(not_built("mysql"))
 }
 
 fn test_edn(o: &Options, elapsed: Duration, ended: Ended) -> String {

@@ -187,24 +187,28 @@ impl Outcome {
     /// describes this run, and keeps files of other names
     /// (`files::replace_dir`). A limit that fires on the way leaves the
     /// files written so far and an `index.html` that says the report was
-    /// cut.
-    pub fn write_directory(&self, dir: &Path, history: &History) -> std::io::Result<()> {
+    /// cut. Returns the warnings of drawings Graphviz could not render.
+    pub fn write_directory(&self, dir: &Path, history: &History) -> std::io::Result<Vec<String>> {
         // The page links to the history relative to `dir`, which must
         // exist for the link to be found.
         std::fs::create_dir_all(dir)?;
+        let mut warnings = Vec::new();
         crate::files::replace_dir(dir, report::directory::remove_artifacts, |staging| {
             if let Outcome::Transactional { analysis, verdict } = self {
                 let written = limits::rendering(|| {
                     report::directory::write(staging, history, analysis, verdict)
                 });
-                if let Ok(Err(e)) = written {
-                    return Err(e);
+                match written {
+                    Ok(Err(e)) => return Err(e),
+                    Ok(Ok(w)) => warnings = w,
+                    Err(_) => {}
                 }
             }
             // After a cut, the page is the verdict and the note of the cut.
             let page = self.html(history, dir);
             std::fs::write(staging.join(report::directory::INDEX), page)
-        })
+        })?;
+        Ok(warnings)
     }
 
     /// Per-model solving statistics (construct, prune, encode, solve), for

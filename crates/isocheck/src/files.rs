@@ -10,24 +10,12 @@
 //! device such as `/dev/null`, a FIFO) is written in place: renaming over it
 //! would replace it.
 //!
-//! [`ignore_file_size_signal`] makes a file size limit (`ulimit -f`) an
-//! error of the write that passes it, reported as any other, rather than
-//! the signal that kills the process.
+//! A file size limit (`ulimit -f`) is an error of the write that passes it
+//! once the binary ignores SIGXFSZ (it does at startup).
 
 use std::fs::{self, Permissions};
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
-
-/// Ignores SIGXFSZ, so that a write past the file size limit fails with
-/// `EFBIG` instead of killing the process. Called once at startup.
-pub fn ignore_file_size_signal() {
-    #[cfg(unix)]
-    // SAFETY: sets the disposition of one signal to "ignore", before any
-    // thread is started; no handler runs.
-    unsafe {
-        libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
-    }
-}
 
 /// Writes `bytes` to `path`, whole or not at all.
 pub fn write(path: &Path, bytes: impl AsRef<[u8]>) -> io::Result<()> {

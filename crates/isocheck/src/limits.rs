@@ -17,8 +17,9 @@
 //! allocation fail, so the budget is soft: polls compare the count with it.
 //! When the system itself refuses an allocation (an address-space limit),
 //! the allocator frees a ballast reserved at [`arm_memory`] and retries, so
-//! the check can reach its next poll; if even that fails, it writes the
-//! memory-limit answer without allocating and exits with status 2 rather
+//! the check can reach its next poll; if even that fails, it hands the
+//! [`Stop`] to the function given to [`on_exhausted`] (the binary writes the
+//! memory-limit answer without allocating and exits with status 2) rather
 //! than abort. Polls must not run in code the SAT solver calls back into
 //! (unwinding across C++ would abort); the solver has its own deadline, and
 //! asks [`over_budget`]. Inside the solver's *guarded* calls (those whose
@@ -33,6 +34,7 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, AtomicU8, AtomicUsize, Ordering};
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 /// Hot loops poll the clock and the allocation count this seldom.
@@ -440,8 +442,13 @@ static INPUT_BYTES: AtomicU64 = AtomicU64::new(0);
 /// the refused request.
 static GIVEN: AtomicU64 = AtomicU64::new(0);
 static ASKED: AtomicU64 = AtomicU64::new(0);
-/// How the out-of-memory answer is written (a [`crate::report::stop::Format`]).
-static FORMAT: AtomicU8 = AtomicU8::new(0);
+/// What the process does when the system runs out inside a check: the
+/// caller of [`on_exhausted`] says (the library neither prints nor exits).
+static EXHAUSTED_HOOK: OnceLock<Exhausted> = OnceLock::new();
+
+/// Ends the process when the system has run out of memory inside a check.
+/// It runs inside the global allocator, so it must not allocate.
+pub type Exhausted = fn(&Stop) -> !;
 
 /// Bytes currently allocated through [`CountingAlloc`] (0 when the binary
 /// does not use it) and by C++ code.
@@ -479,11 +486,15 @@ pub fn guarded<T>(call: impl FnOnce() -> T) -> T {
     call()
 }
 
-/// Sets the memory budget, reserves the ballast, and says how the answer is
-/// written should the system run out.
-pub fn arm_memory(budget: u64, format: crate::report::stop::Format) {
+/// Says what ends the process should the system run out of memory inside
+/// a check (the first function given holds); without one, it aborts.
+pub fn on_exhausted(exhausted: Exhausted) {
+    let _ = EXHAUSTED_HOOK.set(exhausted);
+}
+
+/// Sets the memory budget and reserves the ballast.
+pub fn arm_memory(budget: u64) {
     BUDGET.store(budget, Ordering::Relaxed);
-    FORMAT.store(format as u8, Ordering::Relaxed);
     cpp::install_hooks();
     let layout = ballast_layout();
     if BALLAST.load(Ordering::Relaxed).is_null() {
@@ -722,8 +733,8 @@ mod cpp {
     }
 }
 
-/// Writes the memory-limit answer without allocating and exits with
-/// status 2 (unknown).
+/// Hands the memory-limit [`Stop`] to the function [`on_exhausted`] was
+/// given, or aborts as Rust does when none was.
 fn out_of_memory() -> ! {
     let stop = Stop {
         reason: refusal(),
@@ -731,60 +742,11 @@ fn out_of_memory() -> ! {
         ops: OPS.load(Ordering::Relaxed),
         input_bytes: INPUT_BYTES.load(Ordering::Relaxed),
     };
-    let format = crate::report::stop::Format::from_u8(FORMAT.load(Ordering::Relaxed));
-    let mut text = StackText::default();
-    let _ = crate::report::stop::write(&mut text, &stop, format);
-    write_raw(format.fd(), text.as_bytes());
-    std::process::exit(2)
-}
-
-/// Text written on the stack, cut short when it would not fit.
-struct StackText {
-    bytes: [u8; 1024],
-    len: usize,
-}
-
-impl Default for StackText {
-    fn default() -> Self {
-        StackText {
-            bytes: [0; 1024],
-            len: 0,
-        }
+    match EXHAUSTED_HOOK.get() {
+        Some(exhausted) => exhausted(&stop),
+        None => std::process::abort(),
     }
 }
-
-impl StackText {
-    fn as_bytes(&self) -> &[u8] {
-        &self.bytes[..self.len]
-    }
-}
-
-impl std::fmt::Write for StackText {
-    fn write_str(&mut self, s: &str) -> std::fmt::Result {
-        let end = self.len + s.len();
-        let Some(room) = self.bytes.get_mut(self.len..end) else {
-            return Err(std::fmt::Error);
-        };
-        room.copy_from_slice(s.as_bytes());
-        self.len = end;
-        Ok(())
-    }
-}
-
-/// Writes to a file descriptor without std's locks or buffers (which may be
-/// held, or allocate, when the system runs out).
-#[cfg(unix)]
-fn write_raw(fd: i32, bytes: &[u8]) {
-    use std::io::Write;
-    use std::os::fd::FromRawFd;
-    // SAFETY: fd 1 or 2, open for the life of the process; ManuallyDrop
-    // keeps it open.
-    let mut file = std::mem::ManuallyDrop::new(unsafe { std::fs::File::from_raw_fd(fd) });
-    let _ = file.write_all(bytes);
-}
-
-#[cfg(not(unix))]
-fn write_raw(_fd: i32, _bytes: &[u8]) {}
 
 /// The cores this process may use (1 when the system does not say).
 pub fn cores() -> usize {

@@ -2,7 +2,6 @@
 
 use super::excerpt::Excerpted;
 use miette::{Diagnostic, GraphicalReportHandler, GraphicalTheme};
-use std::io::IsTerminal;
 
 /// Renders a diagnostic as miette's graphical report. `color` adds ANSI
 /// colours and Unicode art; without it the output is plain and stable (the
@@ -23,9 +22,4 @@ pub fn render(diag: &dyn Diagnostic, color: bool) -> String {
         out = format!("{diag}\n");
     }
     out
-}
-
-/// Whether stderr wants colour: a terminal, and `NO_COLOR` unset.
-pub fn stderr_color() -> bool {
-    std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none()
 }

@@ -17,18 +17,20 @@ use crate::check::{Analysis, Entry, FoundCycle, Verdict};
 use crate::graph::Rel;
 use crate::history::History;
 use std::fmt::Write as _;
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+/// Writes each cycle's text, DOT and (when Graphviz's `dot` is on the
+/// `PATH`) SVG into `dir`; the warnings of SVGs `dot` could not render.
 pub fn write(
     dir: &Path,
     history: &History,
     analysis: &Analysis,
     verdict: &Verdict,
-) -> std::io::Result<()> {
+) -> std::io::Result<Vec<String>> {
     std::fs::create_dir_all(dir)?;
     let dot = find_dot();
+    let mut warnings = Vec::new();
     for (t, entries) in &verdict.anomalies {
         // A cycle every write order closes is drawn once per order.
         let cycles: Vec<&FoundCycle> = entries
@@ -57,11 +59,11 @@ pub fn write(
             let path = sub.join(format!("{i}.dot"));
             std::fs::write(&path, graphviz(history, analysis, c, &format!("{t} #{i}")))?;
             if let Some(dot) = &dot {
-                render_svg(dot, &path, &sub.join(format!("{i}.svg")));
+                warnings.extend(render_svg(dot, &path, &sub.join(format!("{i}.svg"))));
             }
         }
     }
-    Ok(())
+    Ok(warnings)
 }
 
 /// The page every `--directory` holds.
@@ -209,7 +211,7 @@ fn find_dot() -> Option<PathBuf> {
 }
 
 /// Runs `dot -Tsvg`; a failure is a warning, never a failed check.
-fn render_svg(dot: &Path, input: &Path, output: &Path) {
+fn render_svg(dot: &Path, input: &Path, output: &Path) -> Option<String> {
     let result = Command::new(dot)
         .arg("-Tsvg")
         .arg(input)
@@ -217,19 +219,13 @@ fn render_svg(dot: &Path, input: &Path, output: &Path) {
         .arg(output)
         .output();
     match result {
-        Ok(o) if o.status.success() => {}
-        // A closed or full stderr loses the warning, nothing more.
-        Ok(o) => drop(writeln!(
-            std::io::stderr(),
-            "warning: dot could not render {}: {}",
+        Ok(o) if o.status.success() => None,
+        Ok(o) => Some(format!(
+            "dot could not render {}: {}",
             input.display(),
             String::from_utf8_lossy(&o.stderr).trim()
         )),
-        Err(e) => drop(writeln!(
-            std::io::stderr(),
-            "warning: cannot run {}: {e}",
-            dot.display()
-        )),
+        Err(e) => Some(format!("cannot run {}: {e}", dot.display())),
     }
 }
 

@@ -13,6 +13,5 @@ pub mod human;
 pub mod jepsen;
 pub mod json;
 pub mod lwt;
-pub mod progress;
 mod result;
 pub mod stop;
