@@ -1522,8 +1522,8 @@ fn print_text(forms: &[V], seed: u64) -> String {
 
 proptest! {
     #![proptest_config(ProptestConfig {
-        // PROPTEST_CASES=100000 for a longer hunt.
-        cases: std::env::var("PROPTEST_CASES").ok().and_then(|n| n.parse().ok()).unwrap_or(2500),
+        // 100,000 in the nightly run; PROPTEST_CASES=N for another hunt.
+        cases: common::cases(2500, 100_000),
         failure_persistence: None,
         ..ProptestConfig::default()
     })]
