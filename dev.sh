@@ -44,9 +44,12 @@ cmd_test() {
 }
 
 cmd_ci() {
-    # The browser test skips without Chromium on a developer's machine; in
-    # CI, which installed it above, a skip is a failure.
-    export ISOCHECK_BROWSER_TEST=required
+    # A test that needs the corpus (../shared, beside a CI clone), a database
+    # server (started below) or Chromium (installed above) skips, saying why,
+    # on a developer's machine; under CI=true every such skip is a failure
+    # (tests/common/skip.rs). ISOCHECK_BROWSER_TEST=required and
+    # ISOCHECK_REQUIRE_DB=1 say the same of Chromium and of the servers alone.
+    export CI=true ISOCHECK_BROWSER_TEST=required
     cargo fmt --check
     cargo clippy --all-targets -- -D warnings
     # `isocheck run`'s tests against PostgreSQL and MariaDB: the servers are

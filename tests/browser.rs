@@ -12,7 +12,10 @@
 //! and clicking one runs no script.
 //!
 //! Without Chromium the test prints why and passes, unless
-//! `ISOCHECK_BROWSER_TEST=required` (set by `.ci/run`), which makes it fail.
+//! `ISOCHECK_BROWSER_TEST=required` or `CI=true` (both set by `dev.sh ci`)
+//! makes it fail (`common::skip`).
+
+mod common;
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -191,16 +194,12 @@ fn open(exe: &Path, dir: &Path, fixture: &str, models: &str, anomaly: &str) -> V
     r
 }
 
-/// Chromium, or `None` (having said why) when the test is to be skipped;
-/// with `ISOCHECK_BROWSER_TEST=required` a missing browser fails the test.
+/// Chromium, or `None` after [`common::skip`] when it is not installed.
 fn chromium_or_skip() -> Option<PathBuf> {
     let exe = chromium();
     if exe.is_none() {
         let why = "chromium is not installed (`apt-get install chromium`)";
-        if std::env::var("ISOCHECK_BROWSER_TEST").as_deref() == Ok("required") {
-            panic!("ISOCHECK_BROWSER_TEST=required, but {why}");
-        }
-        eprintln!("skipped: {why}");
+        common::skip(common::Need::Browser, why);
     }
     exe
 }

@@ -27,7 +27,7 @@ use std::time::Instant;
 
 mod common;
 
-use common::CORPUS;
+use common::skip::corpus_root;
 
 // ---------------------------------------------------------------------------
 // Reading with both readers
@@ -556,8 +556,7 @@ fn canon_into(e: &Edn<'_>, out: &mut String) {
 // The corpus
 // ---------------------------------------------------------------------------
 
-fn corpus_files() -> Option<Vec<PathBuf>> {
-    let root = common::corpus_dir()?;
+fn corpus_files(root: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
     let mut dirs = vec![root.to_path_buf()];
     while let Some(d) = dirs.pop() {
@@ -571,11 +570,14 @@ fn corpus_files() -> Option<Vec<PathBuf>> {
         }
     }
     out.sort();
-    Some(out)
+    out
 }
 
 fn rel(p: &Path) -> String {
-    p.strip_prefix(CORPUS).unwrap_or(p).display().to_string()
+    p.strip_prefix(corpus_root())
+        .unwrap_or(p)
+        .display()
+        .to_string()
 }
 
 /// A line of text around byte `at`, for reports.
@@ -754,54 +756,53 @@ fn check_file(file: usize, path: &Path, out: &mut Outcome) {
     }
 }
 
-static CORPUS_OUTCOME: OnceLock<Option<Outcome>> = OnceLock::new();
+static CORPUS_OUTCOME: OnceLock<Outcome> = OnceLock::new();
 
-/// Reads the corpus once (on all cores; clojure-reader is slow in debug
-/// builds) for both corpus tests; `None` when there is no corpus.
-fn corpus_outcome() -> Option<&'static Outcome> {
-    CORPUS_OUTCOME
-        .get_or_init(|| {
-            let files = corpus_files()?;
-            let started = Instant::now();
-            let mut order: Vec<usize> = (0..files.len()).collect();
-            let size = |i: usize| std::fs::metadata(&files[i]).map_or(0, |m| m.len());
-            order.sort_by_key(|&i| std::cmp::Reverse(size(i)));
-            let next = AtomicUsize::new(0);
-            let workers = std::thread::available_parallelism().map_or(2, |n| n.get().min(4));
-            let mut total = Outcome::default();
-            std::thread::scope(|s| {
-                let handles: Vec<_> = (0..workers)
-                    .map(|_| {
-                        s.spawn(|| {
-                            let mut out = Outcome::default();
-                            while let Some(&i) = order.get(next.fetch_add(1, Ordering::Relaxed)) {
-                                check_file(i, &files[i], &mut out);
-                            }
-                            out
-                        })
+/// Reads the corpus at `root` once (on all cores; clojure-reader is slow in
+/// debug builds) for both corpus tests.
+fn corpus_outcome(root: &Path) -> &'static Outcome {
+    CORPUS_OUTCOME.get_or_init(|| {
+        let files = corpus_files(root);
+        let started = Instant::now();
+        let mut order: Vec<usize> = (0..files.len()).collect();
+        let size = |i: usize| std::fs::metadata(&files[i]).map_or(0, |m| m.len());
+        order.sort_by_key(|&i| std::cmp::Reverse(size(i)));
+        let next = AtomicUsize::new(0);
+        let workers = std::thread::available_parallelism().map_or(2, |n| n.get().min(4));
+        let mut total = Outcome::default();
+        std::thread::scope(|s| {
+            let handles: Vec<_> = (0..workers)
+                .map(|_| {
+                    s.spawn(|| {
+                        let mut out = Outcome::default();
+                        while let Some(&i) = order.get(next.fetch_add(1, Ordering::Relaxed)) {
+                            check_file(i, &files[i], &mut out);
+                        }
+                        out
                     })
-                    .collect();
-                for h in handles {
-                    total.merge(h.join().expect("a corpus worker panicked"));
-                }
-            });
-            total.form_disagreements.sort();
-            total.op_disagreements.sort();
-            eprintln!(
-                "corpus read by both readers in {:.1?} ({workers} threads)",
-                started.elapsed()
-            );
-            Some(total)
-        })
-        .as_ref()
+                })
+                .collect();
+            for h in handles {
+                total.merge(h.join().expect("a corpus worker panicked"));
+            }
+        });
+        total.form_disagreements.sort();
+        total.op_disagreements.sort();
+        eprintln!(
+            "corpus read by both readers in {:.1?} ({workers} threads)",
+            started.elapsed()
+        );
+        total
+    })
 }
 
 /// Every form of every corpus file, read by both readers.
 #[test]
 fn corpus_forms_agree() {
-    let Some(out) = corpus_outcome() else {
+    let Some(root) = common::corpus_dir() else {
         return;
     };
+    let out = corpus_outcome(&root);
     eprintln!(
         "corpus: {} files, {} forms compared, {} files read whole by both readers",
         out.files, out.forms_compared, out.whole_files
@@ -810,7 +811,7 @@ fn corpus_forms_agree() {
         .print("forms we accept and clojure-reader rejects (by its error)");
     out.ours_rejects
         .print("forms clojure-reader accepts and we reject (by our problem)");
-    assert!(out.files > 0, "no .edn files under {CORPUS}");
+    assert!(out.files > 0, "no .edn files under {}", root.display());
     let msgs: Vec<&str> = out
         .form_disagreements
         .iter()
@@ -1078,16 +1079,17 @@ fn compare_ops(
 /// a transaction, other values, and the extra keys.
 #[test]
 fn corpus_ops_agree() {
-    let Some(out) = corpus_outcome() else {
+    let Some(root) = common::corpus_dir() else {
         return;
     };
+    let out = corpus_outcome(&root);
     eprintln!(
         "corpus ops: {} histories, {} ops compared",
         out.histories, out.ops_compared
     );
     out.ops_skipped
         .print("histories not compared, or only in part");
-    assert!(out.histories > 0, "no histories under {CORPUS}");
+    assert!(out.histories > 0, "no histories under {}", root.display());
     let msgs: Vec<&str> = out
         .op_disagreements
         .iter()
@@ -1520,8 +1522,8 @@ fn print_text(forms: &[V], seed: u64) -> String {
 
 proptest! {
     #![proptest_config(ProptestConfig {
-        // PROPTEST_CASES=100000 for a longer hunt.
-        cases: std::env::var("PROPTEST_CASES").ok().and_then(|n| n.parse().ok()).unwrap_or(2500),
+        // 100,000 in the nightly run; PROPTEST_CASES=N for another hunt.
+        cases: common::cases(2500, 100_000),
         failure_persistence: None,
         ..ProptestConfig::default()
     })]

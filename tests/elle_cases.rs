@@ -8,6 +8,8 @@
 //! `garbage-read` and Elle does not detect. The cases that do are also run
 //! without it.
 
+mod common;
+
 use isocheck::check::{self, CheckOptions, Validity};
 use isocheck::history::parse_edn;
 use isocheck::infer::InferOptions;
@@ -523,23 +525,15 @@ fn case_17_future_read() {
 
 #[test]
 fn case_18_si_without_g_single() {
-    let Some(dir) = corpus() else { return };
+    let Some(dir) = common::corpus_dir() else {
+        return;
+    };
     let path = dir.join("elle/histories/si-without-g-single.edn");
     let text = std::fs::read_to_string(path).expect("corpus file");
     let m = models(&["snapshot-isolation", "repeatable-read"]);
     expect(&text, m, False, &["G2-item"], &["repeatable-read"]);
     // Derived, not asserted by Elle: SI alone holds.
     expect_valid(&text, models(&["snapshot-isolation"]));
-}
-
-fn corpus() -> Option<std::path::PathBuf> {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!("skipped: ../shared/corpus is absent (a user's clone has no ../shared)");
-        None
-    }
 }
 
 #[test]

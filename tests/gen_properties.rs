@@ -1,8 +1,11 @@
-//! The generator against the checker, over thousands of small seeded
-//! histories: a history from a database at a level is accepted for the
-//! level's model and every weaker one (Elle's lattice); a forced fault is
+//! The generator against the checker, over hundreds of small seeded
+//! histories (thousands in the nightly run): a history from a database at a
+//! level is accepted for the level's model and every weaker one (Elle's
+//! lattice); a forced fault is
 //! rejected by every model that forbids it, with the anomaly Elle would name;
 //! renaming keys and values or permuting processes changes no verdict.
+
+mod common;
 
 use isocheck::check::{self, lattice, CheckOptions, Validity};
 use isocheck::history::{parse_edn, History};
@@ -196,9 +199,10 @@ fn expected_present(found: &[&str], expected: &str) -> bool {
 }
 
 proptest! {
-    // A fixed seed: the same thousands of histories on every run.
+    // A fixed seed: the same histories on every run, hundreds in `cargo
+    // test`, more in the nightly run (`common::cases`).
     #![proptest_config(ProptestConfig {
-        cases: 1000,
+        cases: common::cases(300, 10_000),
         rng_seed: RngSeed::Fixed(20240605),
         ..ProptestConfig::default()
     })]

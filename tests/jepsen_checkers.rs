@@ -954,11 +954,44 @@ proptest! {
             .map(|(p, ty, f, value)| format!("{{:type :{}, :f :{}{value}, :process {p}}}\n", TYPES[*ty], FS[*f]))
             .collect();
         let flag = Workload::CHECKERS.get(workload).copied();
-        if let Ok(h) = history::parse_text(Format::Edn, "junk", text, flag) {
-            let opts = CheckOptions { jepsen: JepsenOptions { total_amount: Some(3), ..JepsenOptions::default() }, ..CheckOptions::default() };
-            if let Ok(outcome) = isocheck::check(&h, &opts) {
-                let _ = (outcome.human(&h, false), outcome.edn(&h), outcome.json(&h), outcome.validity());
-            }
-        }
+        let h = match history::parse_text(Format::Edn, "junk", text.clone(), flag) {
+            Ok(h) => h,
+            Err(d) => return input_diagnostic(&d, &text),
+        };
+        let opts = CheckOptions { jepsen: JepsenOptions { total_amount: Some(3), ..JepsenOptions::default() }, ..CheckOptions::default() };
+        // The options are valid whatever the history: an error is a bug.
+        let outcome = isocheck::check(&h, &opts)
+            .map_err(|e| TestCaseError::fail(format!("check refused valid options: {e}\n{text}")))?;
+        let edn = outcome.edn(&h);
+        let json: serde_json::Value = serde_json::from_str(&outcome.json(&h))
+            .map_err(|e| TestCaseError::fail(format!("{e}: the JSON report of\n{text}")))?;
+        let _ = outcome.human(&h, false);
+        let valid = match outcome.validity() {
+            Validity::True => "true",
+            Validity::False => "false",
+            Validity::Unknown => ":unknown",
+        };
+        prop_assert!(edn.contains(&format!(":valid? {valid}")), "{}", edn);
+        let json_valid = json["valid?"].to_string();
+        prop_assert_eq!(json_valid.trim_matches('"'), valid.trim_start_matches(':'));
     }
+}
+
+/// A history the reader refuses gets a diagnostic about the input: a
+/// reader's error code (not an I/O error: the text was given whole), every
+/// label inside the text, and a rendering that names the code.
+fn input_diagnostic(d: &history::InputDiagnostic, text: &str) -> Result<(), TestCaseError> {
+    let code = d.error.code();
+    prop_assert_ne!(code, "isocheck::io", "{}", d);
+    for label in &d.error.labels {
+        prop_assert!(
+            label.span.end() <= text.len(),
+            "{:?} past the text: {}",
+            label.span,
+            d
+        );
+    }
+    let plain = diagnostic::render(d, false);
+    prop_assert!(plain.contains(code), "{}", plain);
+    Ok(())
 }

@@ -112,9 +112,9 @@
 //!   shows all of a visible transaction's appends to the key, in program
 //!   order, one after the other.
 //!
-//! `ORACLE_CASES` (default 1500) histories of each workload are drawn from
-//! seeds `ORACLE_SEED` (default 0) onward, so every model is compared on
-//! 3,000 histories; a disagreement is reported by class with the seed of
+//! `ORACLE_CASES` (default 1500; 100,000 under `ISOCHECK_LARGE_TESTS=1`)
+//! histories of each workload are drawn from seeds `ORACLE_SEED` (default 0)
+//! onward, so every model is compared on 3,000 histories; a disagreement is reported by class with the seed of
 //! its first history and that history shrunk. The nightly run is in
 //! fuzz/README.md. `issue_32_minimal_histories` runs on its own:
 //! `cargo test --test oracle issue_32`.

@@ -8,11 +8,10 @@ mod common;
 
 use isocheck::check::{self, CheckOptions, Validity};
 use isocheck::history::{self, LoadOptions, MopKind, MopValue, Val};
+use std::path::Path;
 
-fn check_si(rel: &str) -> (Validity, Vec<String>) {
-    let Some(dir) = common::corpus_dir() else {
-        return (Validity::Unknown, Vec::new());
-    };
+/// The verdict under snapshot isolation of `rel` in the corpus at `dir`.
+fn check_si(dir: &Path, rel: &str) -> (Validity, Vec<String>) {
     let path = dir.join("PolySIHistories").join(rel);
     let h =
         history::load(&path, &LoadOptions::default()).unwrap_or_else(|d| panic!("{rel}: {d:?}"));
@@ -27,16 +26,16 @@ fn check_si(rel: &str) -> (Validity, Vec<String>) {
 
 #[test]
 fn violations_are_named() {
-    if common::corpus_dir().is_none() {
+    let Some(dir) = common::corpus_dir() else {
         return;
-    }
+    };
     for (rel, types) in [
         ("violations/dgraph/history.bincode", ["G-single-item"]),
         ("violations/galera/galera.txt", ["lost-update"]),
         ("violations/yugabyte/yugabyte.txt", ["G-single-item"]),
     ] {
         assert_eq!(
-            check_si(rel),
+            check_si(&dir, rel),
             (Validity::False, types.map(String::from).to_vec()),
             "{rel}"
         );
@@ -45,10 +44,7 @@ fn violations_are_named() {
 
 /// Every history of fig7 and fig8_9_10: the bincode file when there is
 /// one, else the Cobra log directory.
-fn valid_histories() -> Vec<String> {
-    let Some(dir) = common::corpus_dir() else {
-        return Vec::new();
-    };
+fn valid_histories(dir: &Path) -> Vec<String> {
     let mut out = Vec::new();
     for fig in ["fig7", "fig8_9_10"] {
         let Ok(entries) = std::fs::read_dir(dir.join("PolySIHistories").join(fig)) else {
@@ -68,14 +64,14 @@ fn valid_histories() -> Vec<String> {
 
 #[test]
 fn valid_histories_satisfy_snapshot_isolation() {
-    if common::corpus_dir().is_none() {
+    let Some(dir) = common::corpus_dir() else {
         return;
-    }
-    let all = valid_histories();
+    };
+    let all = valid_histories(&dir);
     assert_eq!(all.len(), 37, "31 fig7 and 6 fig8_9_10 histories");
     for rel in all {
         // `_1_uniform` among them: see `a_read_only_log_is_decided`.
-        assert_eq!(check_si(&rel), (Validity::True, Vec::new()), "{rel}");
+        assert_eq!(check_si(&dir, &rel), (Validity::True, Vec::new()), "{rel}");
     }
 }
 
@@ -110,11 +106,8 @@ fn a_read_only_log_is_decided() {
 }
 
 /// The human reports of three corpus violations with unknown write orders,
-/// under the default strict-serializable, by path; none without the corpus.
-fn forced_reports() -> Vec<(&'static str, String)> {
-    let Some(dir) = common::corpus_dir() else {
-        return Vec::new();
-    };
+/// under the default strict-serializable, by path, from the corpus at `dir`.
+fn forced_reports(dir: &Path) -> Vec<(&'static str, String)> {
     let rels = [
         "PolySIHistories/violations/yugabyte/yugabyte.txt",
         "PolySIHistories/violations/dgraph/history.bincode",
@@ -137,10 +130,10 @@ fn forced_reports() -> Vec<(&'static str, String)> {
 /// not strong snapshot isolation's (the model the solver decided).
 #[test]
 fn forced_headlines_name_the_proven_model() {
-    let reports = forced_reports();
-    if reports.is_empty() {
+    let Some(dir) = common::corpus_dir() else {
         return;
-    }
+    };
+    let reports = forced_reports(&dir);
     let mut out = String::new();
     for (rel, text) in reports {
         let words: Vec<&str> = text.split_whitespace().collect();
@@ -162,9 +155,10 @@ fn forced_headlines_name_the_proven_model() {
 /// search met there had 6).
 #[test]
 fn forced_cases_show_their_shortest_cycles() {
-    if let Some(out) = report_lines(case_cycles) {
-        insta::assert_snapshot!("forced_case_cycles", out);
-    }
+    let Some(dir) = common::corpus_dir() else {
+        return;
+    };
+    insta::assert_snapshot!("forced_case_cycles", report_lines(&dir, case_cycles));
 }
 
 /// Each case of a human report's forced anomalies: the name of its cycle
@@ -188,21 +182,16 @@ fn case_cycles(text: &str) -> Vec<String> {
     out
 }
 
-/// The lines `pick` takes from each forced report, under its path; `None`
-/// without the corpus.
-fn report_lines(pick: fn(&str) -> Vec<String>) -> Option<String> {
-    let reports = forced_reports();
-    if reports.is_empty() {
-        return None;
-    }
+/// The lines `pick` takes from each forced report, under its path.
+fn report_lines(dir: &Path, pick: fn(&str) -> Vec<String>) -> String {
     let mut out = String::new();
-    for (rel, text) in reports {
+    for (rel, text) in forced_reports(dir) {
         out.push_str(&format!("{rel}:\n"));
         for s in pick(&text) {
             out.push_str(&format!("  {s}\n"));
         }
     }
-    Some(out)
+    out
 }
 
 /// The sentences the forced anomalies' help gives for orders no case
@@ -214,9 +203,13 @@ fn report_lines(pick: fn(&str) -> Vec<String>) -> Option<String> {
 /// checked.
 #[test]
 fn forced_explanations_say_why_orders_hold() {
-    if let Some(out) = report_lines(order_sentences) {
-        insta::assert_snapshot!("forced_order_sentences", out);
-    }
+    let Some(dir) = common::corpus_dir() else {
+        return;
+    };
+    insta::assert_snapshot!(
+        "forced_order_sentences",
+        report_lines(&dir, order_sentences)
+    );
 }
 
 /// The pair lines, mixed-order lines and noted steps of a human report,

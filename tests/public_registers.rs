@@ -1,7 +1,8 @@
 //! Public register histories with known verdicts, checked and held to
 //! them. They are other projects' data, so they stay out of the repository:
 //! each test reads a checkout named by an environment variable and, without
-//! it, says so and passes.
+//! it, says so and passes (`common::Need::OptIn`: even under `CI=true`, which
+//! has neither checkout).
 //! - `ISOCHECK_PORCUPINE`, a Porcupine checkout: the 102 etcd cas-register
 //!   histories it tests itself on (`test_data/jepsen/etcd_NNN.log`, Jepsen
 //!   text logs from Knossos's data), each converted by
@@ -9,6 +10,8 @@
 //! - `ISOCHECK_ELLE_CLI`, an elle-cli checkout: the Knossos histories its
 //!   test suite checks (`histories/knossos/{cas-register,mutex}/{good,bad}/`),
 //!   the directory giving the verdict.
+
+mod common;
 
 use isocheck::check::lwt;
 use isocheck::check::Validity;
@@ -67,12 +70,13 @@ fn check_log(log: &Path) -> Validity {
     )
 }
 
-/// The checkout an environment variable names, or `None` after saying why
-/// the test is skipped.
+/// The checkout an environment variable names, or `None` after
+/// [`common::skip`] when it is not set.
 fn checkout(var: &str, what: &str) -> Option<PathBuf> {
     let root = std::env::var_os(var).map(PathBuf::from);
     if root.is_none() {
-        eprintln!("skipped: set {var} to {what} to check its histories");
+        let why = format!("set {var} to {what} to check its histories");
+        common::skip(common::Need::OptIn, &why);
     }
     root
 }

@@ -1,6 +1,8 @@
 //! Regression tests for "never a wrong verdict, never a crash": each
 //! `mod` below is one area, run against the built binary.
 
+mod common;
+
 mod input {
     //! Reading input: every input read once (pipes, FIFOs, `-`), keyword
     //! fields exactly, a byte order mark, processes beyond 64 bits, ratios.
@@ -570,10 +572,12 @@ mod output {
         }
     }
 
-    /// Runs `args` with stdout `/dev/full`, where every write fails with ENOSPC.
+    /// Runs `args` with stdout `/dev/full`, where every write fails with
+    /// ENOSPC; `None` after [`crate::common::skip`] without it.
     fn to_full_disk(args: &[&str]) -> Option<Output> {
         let Ok(full) = std::fs::OpenOptions::new().write(true).open("/dev/full") else {
-            eprintln!("skipping: no /dev/full on this system");
+            let why = "no /dev/full on this system";
+            crate::common::skip(crate::common::Need::Device, why);
             return None;
         };
         let o = isocheck()

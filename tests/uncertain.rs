@@ -243,8 +243,10 @@ fn has_non_cycle_anomaly(h: &History, model: &str) -> bool {
     a.anomalies.iter().any(|x| a.prohibited.contains(x.name()))
 }
 
+// Each property's case count: what `cargo test` runs, and the nightly run's
+// (`ISOCHECK_LARGE_TESTS=1`, `common::cases`).
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(400))]
+    #![proptest_config(ProptestConfig::with_cases(common::cases(400, 10_000)))]
 
     #[test]
     fn sat_verdict_equals_brute_force(seed in any::<u64>()) {
@@ -296,7 +298,7 @@ fn full_verdict(a: &check::Analysis) -> (Validity, Vec<String>, Vec<String>) {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(3000))]
+    #![proptest_config(ProptestConfig::with_cases(common::cases(1000, 30_000)))]
 
     /// Collapsing read-modify-write chains and leaving unread pairs out
     /// change no verdict in any model, and where they are applied they are
@@ -353,7 +355,7 @@ fn forced(a: &check::Analysis) -> Vec<(&'static str, &'static str, String)> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(2000))]
+    #![proptest_config(ProptestConfig::with_cases(common::cases(500, 20_000)))]
 
     /// Deciding every independent part of the open constraints alone
     /// (`polygraph/parts.rs`) decides each model as one problem does, and
@@ -540,7 +542,9 @@ fn a_forced_anomaly_names_the_model_brute_force_rules_out() {
 #[test]
 fn order_sentences_are_true_of_their_history() {
     let (mut mixed, mut notes) = (0, 0);
-    for seed in 0..3000 {
+    // Seeds 0..1000 hold both kinds; the nightly run takes more.
+    let seeds = if common::large_tests() { 30_000 } else { 1000 };
+    for seed in 0..seeds {
         let (text, _) = random_history(seed);
         let h = parse_edn("random.edn", &text).expect("generated history parses");
         let a = check::analyze(&h, &options("serializable", true)).expect("valid options");

@@ -2,8 +2,8 @@
 //! against a brute-force checker written straight from Biswas and Enea's
 //! definitions — some total commit order, tried in every order, contains
 //! session order and reads-from and makes every read return the
-//! commit-latest write the reader sees — on thousands of small random
-//! register and list-append histories; every model name the command line
+//! commit-latest write the reader sees — on a thousand small random
+//! register and list-append histories (thousands in the nightly run); every model name the command line
 //! knows against a brute force of its definition (Adya's by every version
 //! order, the axiomatic ones by every commit order) or, for a name not
 //! checked, never `:valid? true`; and every model name's answer on a known
@@ -379,7 +379,8 @@ fn holds(text: &str, level: Level) -> bool {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(3000))]
+    // Case counts: `cargo test`'s, and the nightly run's (`common::cases`).
+    #![proptest_config(ProptestConfig::with_cases(common::cases(1000, 30_000)))]
 
     #[test]
     fn saturation_equals_brute_force(seed in any::<u64>(), lists in any::<bool>()) {
@@ -449,7 +450,7 @@ fn orders(txns: &[Txn]) -> usize {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(256))]
+    #![proptest_config(ProptestConfig::with_cases(common::cases(100, 2_560)))]
 
     /// Every name `--help` lists (`lattice::known_models`, the list the
     /// command line reports): an axiomatic model's answer is its level's
@@ -510,7 +511,7 @@ fn cerone_answer(text: &str, model: &str) -> Result<bool, Vec<&'static str>> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(3000))]
+    #![proptest_config(ProptestConfig::with_cases(common::cases(1000, 30_000)))]
 
     /// Prefix consistency and parallel snapshot isolation as the check
     /// decides them (over every version order the history allows) against

@@ -6,21 +6,30 @@
 use std::path::PathBuf;
 
 pub mod run;
+pub mod skip;
 
-/// The shared corpus, beside the project checkout.
-pub const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus");
+#[allow(unused_imports)] // not every test crate skips
+pub use skip::{corpus_dir, skip, Need};
 
-/// [`CORPUS`], or `None` (with the reason printed) on a clone that does not have it.
-pub fn corpus_dir() -> Option<PathBuf> {
-    let dir = PathBuf::from(CORPUS);
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!(
-            "skipping: {} not found (the shared corpus sits beside the project checkout)",
-            dir.display()
-        );
-        None
+/// Whether the large runs of the brute-force and property suites are asked
+/// for: `ISOCHECK_LARGE_TESTS=1`, which the nightly run
+/// (`scripts/nightly.sh`, described in `fuzz/README.md`) sets.
+pub fn large_tests() -> bool {
+    std::env::var("ISOCHECK_LARGE_TESTS").is_ok_and(|v| v == "1")
+}
+
+/// How many cases a brute-force or property suite runs: `ci` in a plain
+/// `cargo test` (what CI runs, sized for two cores), `large` under
+/// [`large_tests`]; `PROPTEST_CASES`, when set, overrides both.
+pub fn cases(ci: u32, large: u32) -> u32 {
+    if let Ok(n) = std::env::var("PROPTEST_CASES") {
+        return n
+            .parse()
+            .unwrap_or_else(|_| panic!("PROPTEST_CASES={n}: a number expected"));
+    }
+    match large_tests() {
+        true => large,
+        false => ci,
     }
 }
 

@@ -766,10 +766,26 @@ pub fn threads_for(items: usize, from: usize) -> usize {
 mod tests {
     use super::*;
 
+    /// Outside [`run`] a poll is due and still stops nothing, and what it
+    /// marks does not carry over: the same ticks inside a check that has no
+    /// time at all stop it, in the check's own first stage.
     #[test]
     fn a_poll_outside_a_check_does_nothing() {
-        stage(Stage::Inference);
-        tick();
+        let outside = catch_unwind(|| {
+            stage(Stage::Inference);
+            for _ in 0..TICKS_PER_POLL {
+                tick();
+            }
+            (deadline(), cut())
+        });
+        assert_eq!(outside.ok(), Some((None, None)));
+        let inside = run(Some(Duration::ZERO), || {
+            for _ in 0..TICKS_PER_POLL {
+                tick();
+            }
+        });
+        let stop = inside.err().map(|s| (s.reason.name(), s.stage));
+        assert_eq!(stop, Some(("timeout", Stage::Reading)));
     }
 
     #[test]

@@ -108,18 +108,14 @@ fn counts(ops: &Ops) -> Counts {
     }
 }
 
-fn corpus() -> Option<PathBuf> {
-    let dir = Path::new(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/corpus"
-    ));
-    if dir.is_dir() {
-        Some(dir.to_path_buf())
-    } else {
-        eprintln!("skipping: ../shared not found");
-        None
-    }
+/// The integration tests' skip helper, so that a missing corpus is skipped
+/// (and fails under `CI=true`) the same way here; only the corpus is used.
+#[allow(dead_code)]
+mod skip {
+    include!(concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/common/skip.rs"));
 }
+
+use skip::corpus_dir as corpus;
 
 /// The directories of `dir`, sorted.
 fn subdirs(dir: &Path) -> Vec<PathBuf> {
