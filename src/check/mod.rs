@@ -1,6 +1,6 @@
-//! Checking: the table of cycle anomalies, Elle's consistency-model
-//! lattice, the dependency graph of a history, the search for cycles, and
-//! the verdict as Elle's result map computes it.
+//! Checking: the table of cycle anomalies, the table of consistency models
+//! and Elle's lattice derived from it, the dependency graph of a history,
+//! the search for cycles, and the verdict as Elle's result map computes it.
 
 pub mod cycles;
 pub mod jepsen;
@@ -8,6 +8,7 @@ pub mod lattice;
 pub mod linearizable;
 pub mod lwt;
 pub mod mini;
+pub mod models;
 pub mod polygraph;
 pub mod sat;
 pub mod taxonomy;
