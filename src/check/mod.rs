@@ -27,6 +27,7 @@ use crate::graph::{
 use crate::history::{History, Status, TxnId, Val};
 use crate::infer::{self, Anomaly, InferOptions, Inference};
 use crate::limits::{self, Stage};
+use models::Model;
 use std::collections::BTreeSet;
 use taxonomy::Variant;
 
@@ -299,12 +300,12 @@ pub fn analyze(history: &History, opts: &CheckOptions) -> Result<Analysis, Optio
     // it cannot decide, the cycle search and the weak check decide the
     // rest). Its graph prunes more pairs than prefix consistency's, so it
     // is also the quicker way to prefix consistency's `Holds`.
-    let si = "strong-session-snapshot-isolation";
+    let si = Model::StrongSessionSnapshotIsolation.name();
     if order_open
         && !analysis.characterised.is_empty()
         && uncertain::holds(&mut analysis, si, &implied, &open, &session, &opts.solve)
     {
-        undecided.retain(|&m| m != "parallel-snapshot-isolation");
+        undecided.retain(|&m| m != Model::ParallelSnapshotIsolation.name());
     }
     uncertain::decide_all(&mut analysis, &implied, &open, &session, &opts.solve);
     analysis.unchecked.extend(undecided);
