@@ -8,15 +8,16 @@
 //!
 //! Everything else is derived from the rows: the lattice's graphs and
 //! closures (`lattice.rs`), the subgraphs the cycle search and the solver
-//! decide (`taxonomy::MODEL_GRAPHS`), `--help`'s list of names, the HTML
-//! report's drawing of the lattice and the README's table of models, which
-//! a test checks against the rows (`tests/models.rs`).
+//! decide (`taxonomy::MODEL_GRAPHS`), `--help`'s list of names and the HTML
+//! report's drawing of the lattice. `tests/models.rs` checks those two and
+//! the README's table of models against the rows.
 //!
 //! A model is named by [`Model`], so a misspelled name does not compile;
 //! its strings (`"PL-3"`, `"serializable"`) are spelled once, in its row.
 //! A new model is a variant of [`Model`] and its row of [`ROWS`], plus the
 //! function that decides it when that is neither Adya's cycle search nor
-//! an existing saturation.
+//! an existing saturation, and its line in the README's table (the test
+//! fails until it has one).
 
 use super::taxonomy::{Subgraph, P, RT, WW, WWR, WWRRW};
 use super::weak::Level;
