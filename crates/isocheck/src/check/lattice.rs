@@ -1,27 +1,28 @@
 //! Elle's consistency-model lattice (`elle.consistency-model`, Elle 0.2.x).
 //!
-//! The static tables below mirror the Clojure maps verbatim: the anomaly
-//! implication DAG (`implied-anomalies`), the search-order DAG
-//! (`anomaly-severity-graph`), the model-name aliases
-//! (`canonical-model-names`), the model implication DAG (`models`) and the
-//! anomalies each model directly proscribes (`direct-proscribed-anomalies`),
-//! with isocheck's additions: read-uncommitted proscribes
-//! [`GARBAGE_READ`], [`OWN_WRITE_UNSEEN`] and `future-read`, which no
-//! execution produces at any level.
-//! The graphs and closures over them are built once, on first use.
+//! The anomaly tables below mirror the Clojure maps verbatim: the anomaly
+//! implication DAG (`implied-anomalies`) and the search-order DAG
+//! (`anomaly-severity-graph`). What Elle's maps say of models
+//! (`canonical-model-names`, `models`, `direct-proscribed-anomalies`) is
+//! the model table's (`models::ROWS`), with isocheck's additions and
+//! exceptions; this module derives from the rows the graphs and the
+//! closures over them, built once, on first use, and answers every
+//! question of the lattice by name.
 //!
 //! Names are plain strings without Clojure's leading colon (`"G-single-item"`,
 //! `"PL-SI"`, `"strong-session-snapshot-isolation"`).
 //!
 //! As in Elle, the vertices of `models` and the keys of
-//! `direct-proscribed-anomalies` are canonicalised, so `serializable`,
-//! `conflict-serializable` and `PL-3` are one vertex whose edges (and
-//! proscribed-anomaly lists) are merged.
+//! `direct-proscribed-anomalies` are canonical names, so `serializable`,
+//! `conflict-serializable` and `PL-3` are one vertex (one row).
 //!
 //! All closures are reachability sets that include their start vertices
 //! (Bifurcan's `Graphs/bfsVertices`). A name that is not a vertex of a graph
 //! simply has no edges there, as with Elle's `g/in`/`g/out`.
 
+pub use super::models::Definition;
+use super::models::Model;
+use super::taxonomy::ModelGraph;
 use super::weak::Level;
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet};
@@ -125,332 +126,21 @@ const ANOMALY_SEVERITY: Table = &[
     ("G2-process", &["G0-realtime"]),
 ];
 
-/// `canonical-model-names`: friendly name → canonical name.
-const CANONICAL_MODEL_NAMES: &[(&str, &str)] = &[
-    ("consistent-view", "PL-2+"),
-    ("conflict-serializable", "PL-3"),
-    ("cursor-stability", "PL-CS"),
-    ("forward-consistent-view", "PL-FCV"),
-    ("monotonic-snapshot-read", "PL-MSR"),
-    ("monotonic-view", "PL-2L"),
-    ("read-committed", "PL-2"),
-    ("read-uncommitted", "PL-1"),
-    ("repeatable-read", "PL-2.99"),
-    ("serializable", "PL-3"),
-    ("snapshot-isolation", "PL-SI"),
-    ("strict-serializable", "PL-SS"),
-    ("strong-serializable", "PL-SS"),
-    ("update-serializable", "PL-3U"),
-    ("strong-session-read-uncommitted", "strong-session-PL-1"),
-    ("strong-session-read-committed", "strong-session-PL-2"),
-    ("strong-read-uncommitted", "strong-PL-1"),
-    ("strong-read-committed", "strong-PL-2"),
-];
-
-/// `friendly-model-names`: the inverse of [`CANONICAL_MODEL_NAMES`], with
-/// `PL-3 → serializable` forced and `PL-SS → strong-serializable` (what Elle
-/// prints).
-const FRIENDLY_MODEL_NAMES: &[(&str, &str)] = &[
-    ("PL-2+", "consistent-view"),
-    ("PL-3", "serializable"),
-    ("PL-CS", "cursor-stability"),
-    ("PL-FCV", "forward-consistent-view"),
-    ("PL-MSR", "monotonic-snapshot-read"),
-    ("PL-2L", "monotonic-view"),
-    ("PL-2", "read-committed"),
-    ("PL-1", "read-uncommitted"),
-    ("PL-2.99", "repeatable-read"),
-    ("PL-SI", "snapshot-isolation"),
-    ("PL-SS", "strong-serializable"),
-    ("PL-3U", "update-serializable"),
-    ("strong-session-PL-1", "strong-session-read-uncommitted"),
-    ("strong-session-PL-2", "strong-session-read-committed"),
-    ("strong-PL-1", "strong-read-uncommitted"),
-    ("strong-PL-2", "strong-read-committed"),
-];
-
-/// `models`: `a → b` means a history satisfying `a` also satisfies `b`.
-/// Names as written in Elle; vertices are canonicalised when built.
-const MODELS: Table = &[
-    ("causal-cerone", &["read-atomic"]),
-    ("consistent-view", &["cursor-stability", "monotonic-view"]),
-    ("conflict-serializable", &["view-serializable"]),
-    ("cursor-stability", &["read-committed", "PL-2"]),
-    ("forward-consistent-view", &["consistent-view"]),
-    ("PL-2", &["PL-1"]),
-    ("PL-3", &["repeatable-read", "update-serializable"]),
-    ("update-serializable", &["forward-consistent-view"]),
-    ("monotonic-atomic-view", &["read-committed"]),
-    ("monotonic-view", &["PL-2"]),
-    ("monotonic-snapshot-read", &["PL-2"]),
-    (
-        "parallel-snapshot-isolation",
-        &["causal-cerone", "update-atomic"],
-    ),
-    ("prefix", &["causal-cerone"]),
-    // isocheck's: read atomic implies Biswas and Enea's read committed
-    // (see `axiomatic_levels` for why its check is not run for it).
-    (
-        "read-atomic",
-        &["monotonic-atomic-view", "read-committed-be"],
-    ),
-    ("read-committed", &["read-uncommitted"]),
-    (
-        "repeatable-read",
-        &["cursor-stability", "monotonic-atomic-view"],
-    ),
-    ("update-atomic", &["read-atomic"]),
-    (
-        "serializable",
-        &["repeatable-read", "snapshot-isolation", "view-serializable"],
-    ),
-    ("session-serializable", &["1SR"]),
-    // isocheck's: Elle's snapshot-isolation → parallel-snapshot-isolation,
-    // prefix moves to strong-session-snapshot-isolation. Cerone et al.'s
-    // models include session order and Adya's snapshot isolation does not:
-    // one session writing x=2, then x=3, then reading x=2 is snapshot
-    // isolated (and serializable) without sessions, yet not read atomic.
-    (
-        "snapshot-isolation",
-        &[
-            "forward-consistent-view",
-            "monotonic-atomic-view",
-            "monotonic-snapshot-read",
-        ],
-    ),
-    (
-        "strict-serializable",
-        &[
-            "PL-3",
-            "serializable",
-            "linearizable",
-            "snapshot-isolation",
-            "strong-snapshot-isolation",
-            "strong-session-serializable",
-        ],
-    ),
-    ("strong-session-PL-1", &["PL-1"]),
-    ("strong-session-PL-2", &["PL-2", "strong-session-PL-1"]),
-    ("strong-PL-1", &["strong-session-PL-1"]),
-    ("strong-PL-2", &["strong-session-PL-2", "strong-PL-1"]),
-    (
-        "strong-session-serializable",
-        &["serializable", "strong-session-snapshot-isolation"],
-    ),
-    (
-        "strong-session-snapshot-isolation",
-        &[
-            "snapshot-isolation",
-            "strong-session-PL-2",
-            "parallel-snapshot-isolation",
-            "prefix",
-        ],
-    ),
-    ("strong-serializable", &["session-serializable"]),
-    (
-        "strong-snapshot-isolation",
-        &["strong-session-snapshot-isolation", "strong-PL-2"],
-    ),
-    ("linearizable", &["sequential"]),
-    ("sequential", &["causal"]),
-    // isocheck's: causal is checked as causal-cerone's definition.
-    ("causal", &["writes-follow-reads", "PRAM", "causal-cerone"]),
-    (
-        "PRAM",
-        &["monotonic-reads", "monotonic-writes", "read-your-writes"],
-    ),
-    // Read your writes is decided as read atomic (see DEFINITIONS).
-    ("read-your-writes", &["read-committed-be"]),
-];
-
-/// `direct-proscribed-anomalies`: model → anomalies it forbids on top of the
-/// models it implies. Keys as written in Elle; canonicalised when built
-/// (`serializable` and `PL-3` merge).
-const DIRECT_PROSCRIBED: Table = &[
-    ("causal-cerone", &["internal", "G1a", "causality-violation"]),
-    ("cursor-stability", &["G1", "G-cursor", "lost-update"]),
-    ("monotonic-view", &["G1", "G-monotonic"]),
-    ("monotonic-snapshot-read", &["G1", "G-MSR"]),
-    ("consistent-view", &["G1", "G-single"]),
-    ("forward-consistent-view", &["G1", "G-SIb"]),
-    ("parallel-snapshot-isolation", &["internal", "G1a"]),
-    (
-        "PL-3",
-        &["G1", "G2", "predicate-read-miss", "PL-3-cycle-exists"],
-    ),
-    ("PL-2", &["G1", "PL-2-cycle-exists"]),
-    (
-        "PL-1",
-        &[
-            "G0",
-            "duplicate-elements",
-            "cyclic-versions",
-            "PL-1-cycle-exists",
-            // isocheck's additions (see GARBAGE_READ, OWN_WRITE_UNSEEN).
-            "garbage-read",
-            "own-write-unseen",
-            "future-read",
-            // A committed transaction's appends are never undone: two reads
-            // neither a prefix of the other saw versions of two chains.
-            "incompatible-order",
-        ],
-    ),
-    // isocheck's: prefix consistency's graph (`taxonomy::MODEL_GRAPHS`).
-    ("prefix", &["internal", "G1a", "prefix-cycle-exists"]),
-    ("serializable", &["internal"]),
-    (
-        "snapshot-isolation",
-        &[
-            "internal",
-            "G1",
-            "G-SI",
-            "G-nonadjacent",
-            "PL-SI-cycle-exists",
-        ],
-    ),
-    (
-        "read-atomic",
-        &["internal", "G1a", "future-read", "fractured-read"],
-    ),
-    (
-        "repeatable-read",
-        &["G1", "G2-item", "PL-2.99-cycle-exists", "lost-update"],
-    ),
-    ("update-atomic", &["lost-update"]),
-    (
-        "strict-serializable",
-        &["G1", "G1c-realtime", "G2-realtime", "PL-SS-cycle-exists"],
-    ),
-    (
-        "strong-session-PL-1",
-        &["strong-session-PL-1-cycle-exists", "G0-process"],
-    ),
-    (
-        "strong-session-PL-2",
-        &["strong-session-PL-2-cycle-exists", "G1c-process"],
-    ),
-    ("strong-PL-1", &["strong-PL-1-cycle-exists", "G0-realtime"]),
-    ("strong-PL-2", &["strong-PL-2-cycle-exists", "G1c-realtime"]),
-    (
-        "strong-session-snapshot-isolation",
-        &[
-            "internal",
-            "G1-process",
-            "G-nonadjacent-process",
-            "strong-session-snapshot-isolation-cycle-exists",
-        ],
-    ),
-    (
-        "strong-snapshot-isolation",
-        &[
-            "internal",
-            "G1-realtime",
-            "G-nonadjacent-realtime",
-            "strong-snapshot-isolation-cycle-exists",
-        ],
-    ),
-    (
-        "strong-session-serializable",
-        &[
-            "G1-process",
-            "G2-process",
-            "strong-session-serializable-cycle-exists",
-        ],
-    ),
-    ("update-serializable", &["G1", "G-update"]),
-    // isocheck's: the session guarantees (`check::weak`); see also
-    // SESSION_BASE.
-    ("read-your-writes", &["fractured-read"]),
-    ("monotonic-reads", &["monotonic-reads-violation"]),
-    ("monotonic-writes", &["monotonic-writes-violation"]),
-    ("PRAM", &["PRAM-violation"]),
-    ("writes-follow-reads", &["writes-follow-reads-violation"]),
-    ("read-committed-be", &["read-committed-be-violation"]),
-];
-
-/// isocheck's: the anomalies the session guarantees (read your writes,
-/// monotonic reads and writes, writes follow reads, so PRAM) and Biswas and
-/// Enea's read committed prohibit besides their own. Their check
-/// (`check::weak`) leaves to inference every read that is not of another
-/// committed transaction's final write, which no abstract execution has;
-/// read atomic prohibits these through Adya's read committed, but these
-/// models imply no Adya level above read uncommitted. They are prohibited (reported, and the
-/// verdict false) but not in [`DIRECT_PROSCRIBED`], so that finding one
-/// rules out the same models as in Elle, whose lattice proscribes nothing
-/// for the session guarantees: the `:not` boundary of a G1a stays
-/// `read-committed` alone.
-const SESSION_BASE: &[&str] = &[
-    "internal",
-    "G1a",
-    "G1b",
-    "future-read",
-    "duplicate-elements",
-    "garbage-read",
-    "own-write-unseen",
-];
-
-/// The models [`SESSION_BASE`] applies to.
-const SESSION_MODELS: &[&str] = &[
-    "read-your-writes",
-    "monotonic-reads",
-    "monotonic-writes",
-    "writes-follow-reads",
-    "read-committed-be",
-];
-
-/// The one model [`SESSION_BASE`]'s `internal` does not apply to: Biswas
-/// and Enea's read committed lets a read disagree with an earlier read of
-/// the key in its transaction (a non-repeatable read), which Elle's
-/// `internal` rejects; its check finds a read missing the transaction's
-/// own write itself (`check::weak::Found::OwnWrite`).
-const REPEATABLE_READS_NOT_REQUIRED: &str = "read-committed-be";
-
 /// isocheck's: two reads of a list, neither a prefix of the other. Elle
 /// takes it for a G1a (`implied-anomalies`): under one version order per
 /// key, one of the reads saw a version that never existed. In Cerone et
 /// al.'s and Biswas and Enea's framework a read shows the appends it sees,
 /// in commit order, and two transactions may see different sets (appends
 /// 1, 2, 3 in that order; one reader sees 1 and 2, another 1 and 3), so the
-/// models below allow it: it is not prohibited when they are all that is
-/// asked for, and finding one rules none of them out (Cerone et al.'s
-/// update atomic and parallel snapshot isolation allow it too; they are
-/// not decided yet). Prefix consistency,
-/// where what a transaction sees is a prefix of the commit order, and the
-/// models of one order (sequential, snapshot isolation, serializability)
-/// still prohibit it.
+/// models whose row says so (`models::ModelRow::incompatible_orders`: the
+/// axiomatic ones and monotonic atomic view) allow it: it is not prohibited
+/// when they are all that is asked for, and finding one rules none of them
+/// out (Cerone et al.'s update atomic and parallel snapshot isolation allow
+/// it too; they are not decided yet). Prefix consistency, where what a
+/// transaction sees is a prefix of the commit order, and the models of one
+/// order (sequential, snapshot isolation, serializability) still prohibit
+/// it.
 const INCOMPATIBLE_ORDER: &str = "incompatible-order";
-
-/// The models (canonical names) that allow [`INCOMPATIBLE_ORDER`].
-const INCOMPATIBLE_ORDERS_ALLOWED: &[&str] = &[
-    // Monotonic atomic view is read atomic's visibility without its session
-    // order (Bailis et al.): read atomic implies it.
-    "monotonic-atomic-view",
-    "read-committed-be",
-    "read-atomic",
-    "read-your-writes",
-    "monotonic-reads",
-    "monotonic-writes",
-    "writes-follow-reads",
-    "PRAM",
-    "causal-cerone",
-    "causal",
-];
-
-/// isocheck's: the cycles parallel snapshot isolation prohibits besides
-/// those of its lattice entry. Cerone and Gotsman's (PODC 2016)
-/// characterisation forbids every cycle of ww, wr and session order with at
-/// most one rw edge: Elle's `G1c-process` and `G-single-item-process` (with
-/// what implies them), and over unknown write orders strong-session-PL-2's
-/// graph. As with [`SESSION_BASE`], they are prohibited but not in
-/// [`DIRECT_PROSCRIBED`], so that finding one rules out the same models as
-/// in Elle (whose `:not` for a G-single-item stays consistent-view and
-/// repeatable-read); every model implying parallel snapshot isolation
-/// prohibits them already.
-const PSI_CYCLES: &[&str] = &[
-    "G1c-process",
-    "G-single-item-process",
-    "strong-session-PL-2-cycle-exists",
-];
 
 /// isocheck's addition: a committed read of a value no transaction wrote.
 /// No database can produce one, so read-uncommitted proscribes it and with
@@ -479,151 +169,10 @@ pub const CYCLE_SEARCH_TIMEOUT: &str = "cycle-search-timeout";
 /// and prohibited by no model, so validity stays unknown rather than true.
 pub const MODEL_NOT_CHECKED: &str = "model-not-checked";
 
-/// What the check of a model name follows.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Definition {
-    /// Adya's definition as Elle decides it: the anomalies the model
-    /// proscribes and its `<model>-cycle-exists` graph, decided over every
-    /// write order the history allows.
-    Adya,
-    /// Cerone et al.'s axioms over session order and reads-from, decided
-    /// by `check::weak` (Biswas and Enea's saturation).
-    Axiomatic(Level),
-    /// Cerone et al.'s axioms decided by the dependency-graph
-    /// characterisation this text cites: the model's `<model>-cycle-exists`
-    /// graph over every write order the history allows, besides the
-    /// axiomatic levels it implies.
-    Characterised(&'static str),
-    /// Cerone et al.'s axioms decided by the dependency-graph
-    /// characterisation this text cites where the history fixes every
-    /// version order (the cycles it forbids are found among the certain
-    /// dependencies); where it leaves one open, a history without a
-    /// violation is `:valid? :unknown`.
-    OrderKnown(&'static str),
-    /// Not decided: a history without a violation is `:valid? :unknown`,
-    /// with this reason.
-    NotChecked(&'static str),
-}
-
-const NO_CURSORS: &str = "Adya's G-cursor needs cursor reads, which histories do not record";
-const SINGLE_UNDECIDED: &str = "G-single is searched among the certain dependencies only; \
-     orders of writes the history leaves open are not decided for it";
-
-/// The definition each canonical model name is checked by: the one list of
-/// which names the check decides. Every model of the lattice has a row.
-const DEFINITIONS: &[(&str, Definition)] = &[
-    (
-        "1SR",
-        Definition::NotChecked("one-copy serializability is not checked"),
-    ),
-    ("PL-1", Definition::Adya),
-    ("PL-2", Definition::Adya),
-    ("PL-2+", Definition::NotChecked(SINGLE_UNDECIDED)),
-    ("PL-2.99", Definition::Adya),
-    (
-        "PL-2L",
-        Definition::NotChecked("Adya's G-monotonic is not searched"),
-    ),
-    ("PL-3", Definition::Adya),
-    (
-        "PL-3U",
-        Definition::NotChecked("Adya's G-update is not searched"),
-    ),
-    ("PL-CS", Definition::NotChecked(NO_CURSORS)),
-    (
-        "PL-FCV",
-        Definition::NotChecked("Adya's G-SIb is not searched"),
-    ),
-    (
-        "PL-MSR",
-        Definition::NotChecked("Adya's G-MSR is not searched"),
-    ),
-    ("PL-SI", Definition::Adya),
-    ("PL-SS", Definition::Adya),
-    ("PRAM", Definition::Axiomatic(Level::Pram)),
-    ("causal", Definition::Axiomatic(Level::Causal)),
-    ("causal-cerone", Definition::Axiomatic(Level::Causal)),
-    (
-        "linearizable",
-        Definition::NotChecked("transactional histories are not checked for linearizability"),
-    ),
-    (
-        "monotonic-atomic-view",
-        Definition::NotChecked("monotonic atomic view (Bailis et al. 2013) is not checked"),
-    ),
-    (
-        "monotonic-reads",
-        Definition::Axiomatic(Level::MonotonicReads),
-    ),
-    (
-        "monotonic-writes",
-        Definition::Axiomatic(Level::MonotonicWrites),
-    ),
-    (
-        "parallel-snapshot-isolation",
-        Definition::OrderKnown(
-            "parallel snapshot isolation (Cerone et al. 2015: causal consistency and no \
-             concurrent writers of a key), as Cerone and Gotsman (PODC 2016) characterise it: \
-             no cycle of ww, wr and session order with at most one rw edge; decided where \
-             the history fixes every version order, or where some order satisfies snapshot \
-             isolation, which implies it",
-        ),
-    ),
-    (
-        "prefix",
-        Definition::Characterised(
-            "prefix consistency (Cerone et al. 2015: causal consistency and co ; vis ⊆ vis), \
-             as Cerone, Gotsman and Yang (CONCUR 2017) characterise it: some version order \
-             leaves ((session ∪ wr) ; rw?) ∪ ww acyclic",
-        ),
-    ),
-    ("read-atomic", Definition::Axiomatic(Level::ReadAtomic)),
-    (
-        "read-committed-be",
-        Definition::Axiomatic(Level::ReadCommitted),
-    ),
-    // Read your writes (`so ⊆ vis`) is read atomic in Cerone et al.'s
-    // framework, where what a transaction read from is visible whole.
-    ("read-your-writes", Definition::Axiomatic(Level::ReadAtomic)),
-    (
-        "sequential",
-        Definition::NotChecked(
-            "transactional histories are not checked for sequential consistency",
-        ),
-    ),
-    (
-        "session-serializable",
-        Definition::NotChecked("session serializability is not checked"),
-    ),
-    ("strong-PL-1", Definition::Adya),
-    ("strong-PL-2", Definition::Adya),
-    ("strong-session-PL-1", Definition::Adya),
-    ("strong-session-PL-2", Definition::Adya),
-    ("strong-session-serializable", Definition::Adya),
-    ("strong-session-snapshot-isolation", Definition::Adya),
-    ("strong-snapshot-isolation", Definition::Adya),
-    (
-        "update-atomic",
-        Definition::NotChecked("update atomic (Cerone et al. 2015) is not checked"),
-    ),
-    (
-        "view-serializable",
-        Definition::NotChecked("view serializability is not checked"),
-    ),
-    (
-        "writes-follow-reads",
-        Definition::Axiomatic(Level::WritesFollowReads),
-    ),
-];
-
 /// The definition a model name is checked by; `None` for a name the lattice
 /// does not know.
 pub fn definition(model: &str) -> Option<Definition> {
-    let canonical = canonical_model(model)?;
-    DEFINITIONS
-        .iter()
-        .find(|&&(m, _)| m == canonical)
-        .map(|&(_, d)| d)
+    Model::parse(model).map(|m| m.row().definition)
 }
 
 /// The requested models (Elle's default when `None`) that the check does
@@ -718,7 +267,7 @@ pub fn characterisation(model: &str) -> Option<&'static str> {
 pub fn drop_covered_characterisations(prohibited: &mut BTreeSet<&str>, models: Option<&[&str]>) {
     let wanted = implied_beyond_adya(models);
     prohibited.retain(|a| {
-        let Some(m) = super::taxonomy::ModelGraph::of_anomaly(a) else {
+        let Some(m) = ModelGraph::of_anomaly(a) else {
             return true;
         };
         !matches!(definition(m.model), Some(Definition::Characterised(_)))
@@ -737,13 +286,12 @@ struct Graph {
 }
 
 impl Graph {
-    /// Builds the graph of `table`, mapping every vertex through `f` (Elle's
-    /// `g/map-vertices`); parallel edges merge.
-    fn build(table: Table, f: impl Fn(&'static str) -> &'static str) -> Graph {
+    /// Builds the graph of `table`.
+    fn build(table: Table) -> Graph {
         let mut g = Graph::default();
         for &(from, tos) in table {
             for &to in tos {
-                g.link(f(from), f(to));
+                g.link(from, to);
             }
         }
         g
@@ -834,7 +382,7 @@ impl Graph {
 struct Lattice {
     /// `implied-anomalies`.
     implied: Graph,
-    /// `models`, with canonical vertices.
+    /// `models`: the model table's implications, by canonical name.
     models: Graph,
     /// `direct-proscribed-anomalies`: canonical model → anomaly.
     proscribed: Graph,
@@ -849,42 +397,35 @@ struct Lattice {
 fn lattice() -> &'static Lattice {
     static LATTICE: OnceLock<Lattice> = OnceLock::new();
     LATTICE.get_or_init(|| {
-        let canon = |m: &'static str| canonical_of(m).unwrap_or(m);
-        let implied = Graph::build(IMPLIED_ANOMALIES, |a| a);
-        let models = Graph::build(MODELS, canon);
+        let implied = Graph::build(IMPLIED_ANOMALIES);
+        let mut models = Graph::default();
         let mut proscribed = Graph::default();
-        for &(model, anomalies) in DIRECT_PROSCRIBED {
-            for &a in anomalies {
-                proscribed.link(canon(model), a);
+        for m in Model::all() {
+            for &n in m.row().implies {
+                models.link(m.name(), n.name());
+            }
+            for a in direct_proscribed(m) {
+                proscribed.link(m.name(), a);
             }
         }
 
         // anomaly-depths: topological depths over implied ∪ severity,
         // merged (max) with depth 0 for every directly proscribed anomaly.
-        let mut merged = Graph::build(IMPLIED_ANOMALIES, |a| a);
+        let mut merged = Graph::build(IMPLIED_ANOMALIES);
         for &(from, tos) in ANOMALY_SEVERITY {
             for &to in tos {
                 merged.link(from, to);
             }
         }
         let mut depths = merged.topo_depths();
-        for &(_, anomalies) in DIRECT_PROSCRIBED {
-            for &a in anomalies {
-                depths.entry(a).or_insert(0);
-            }
+        for a in Model::all().flat_map(direct_proscribed) {
+            depths.entry(a).or_insert(0);
         }
 
-        let all_models = models
-            .vertices()
-            .chain(CANONICAL_MODEL_NAMES.iter().flat_map(|&(f, c)| [f, c]))
-            .collect();
+        let all_models = Model::all().flat_map(Model::names).collect();
         let anomalies = merged
             .vertices()
-            .chain(
-                DIRECT_PROSCRIBED
-                    .iter()
-                    .flat_map(|&(_, a)| a.iter().copied()),
-            )
+            .chain(Model::all().flat_map(direct_proscribed))
             .chain([
                 EMPTY_TRANSACTION_GRAPH,
                 CYCLE_SEARCH_TIMEOUT,
@@ -903,37 +444,33 @@ fn lattice() -> &'static Lattice {
     })
 }
 
-/// `canonical-model-names` lookup: the canonical name of a friendly alias.
-fn canonical_of(name: &str) -> Option<&'static str> {
-    CANONICAL_MODEL_NAMES
-        .iter()
-        .find(|&&(f, _)| f == name)
-        .map(|&(_, c)| c)
+/// What a model proscribes directly: its row's anomalies and its
+/// subgraph's `<model>-cycle-exists`.
+fn direct_proscribed(m: Model) -> impl Iterator<Item = &'static str> {
+    let cycle_exists = ModelGraph::of(m.name()).map(ModelGraph::anomaly);
+    m.row().proscribes.iter().copied().chain(cycle_exists)
 }
 
 /// Elle's `canonical-model-name` without validation: the canonical name of a
 /// known model, or the name itself.
 fn canonical_or_self(name: &str) -> &str {
-    canonical_of(name).unwrap_or(name)
+    Model::parse(name).map_or(name, |m| m.name())
 }
 
 /// Validates a model name (any of [`known_models`]) and returns its canonical
 /// name (`serializable → PL-3`, `read-atomic → read-atomic`); `None` if the
 /// model is unknown (Elle throws "Unknown consistency model").
 pub fn canonical_model(name: &str) -> Option<&'static str> {
-    let l = lattice();
-    let known = l.all_models.get(name)?;
-    Some(canonical_of(known).unwrap_or(known))
+    Model::parse(name).map(Model::name)
 }
 
 /// Elle's `friendly-model-name`: the friendly name of a canonical model
 /// (`PL-3 → serializable`, `PL-SS → strong-serializable`); any other name is
 /// returned unchanged.
 pub fn friendly_model(canonical: &str) -> &str {
-    FRIENDLY_MODEL_NAMES
-        .iter()
-        .find(|&&(c, _)| c == canonical)
-        .map_or(canonical, |&(_, f)| f)
+    Model::parse(canonical)
+        .filter(|m| m.name() == canonical)
+        .map_or(canonical, |m| m.friendly())
 }
 
 /// Elle's `all-models`, sorted: every model vertex plus every friendly and
@@ -993,7 +530,7 @@ pub fn all_implied_models<'a>(models: impl IntoIterator<Item = &'a str>) -> BTre
 ///
 /// isocheck's: a model decided axiomatically (`check::weak`) prohibits
 /// what its own level and the axiomatic levels it implies proscribe, and
-/// the reads no abstract execution has ([`SESSION_BASE`]), not the Adya
+/// the reads no abstract execution has (their rows' `also_prohibits`), not the Adya
 /// models Elle's lattice places under it: their cycles are over the write
 /// order Elle infers from one chain per key (a list's unobserved appends
 /// after its longest read), which these models do not have. The cycles of
@@ -1008,10 +545,10 @@ pub fn anomalies_prohibited_by<'a>(
         .map(canonical_or_self)
         .partition(|m| matches!(definition(m), Some(Definition::Axiomatic(_))));
     // Monotonic atomic view allows incompatible orders as read atomic does,
-    // though Elle's lattice puts read committed under it.
+    // though Elle's lattice puts read committed under it (see its row).
     let (lenient, others): (Vec<&str>, Vec<&str>) = others
         .into_iter()
-        .partition(|m| INCOMPATIBLE_ORDERS_ALLOWED.contains(m));
+        .partition(|&m| allows_incompatible_orders(m));
     let mut prohibited = closed_prohibitions(all_implied_models(others));
     let mut by_lenient = closed_prohibitions(all_implied_models(lenient));
     by_lenient.remove(INCOMPATIBLE_ORDER);
@@ -1025,29 +562,27 @@ pub fn anomalies_prohibited_by<'a>(
     prohibited
 }
 
-/// What these models (closed under implication) proscribe, with
-/// [`SESSION_BASE`] for the session models among them, and every anomaly
-/// implying one of those.
+/// What these models (closed under implication) proscribe and prohibit
+/// besides (`models::ModelRow::also_prohibits`), and every anomaly implying
+/// one of those.
 fn closed_prohibitions(implied: BTreeSet<&str>) -> BTreeSet<&'static str> {
     let l = lattice();
-    let session: Vec<&str> = SESSION_MODELS
-        .iter()
-        .copied()
-        .filter(|m| implied.contains(m))
-        .collect();
-    let internal = session.iter().any(|&m| m != REPEATABLE_READS_NOT_REQUIRED);
-    let psi = implied.contains("parallel-snapshot-isolation");
-    let base = SESSION_BASE
-        .iter()
-        .copied()
-        .filter(|&a| !session.is_empty() && (a != "internal" || internal));
     let direct: Vec<&'static str> = implied
         .iter()
         .flat_map(|m| l.proscribed.out(m))
-        .chain(base)
-        .chain(PSI_CYCLES.iter().copied().filter(|_| psi))
+        .chain(implied.iter().flat_map(|&m| also_prohibited(m)).copied())
         .collect();
     l.implied.reach(direct, false)
+}
+
+/// What a model (canonical name) prohibits outside the proscription table.
+fn also_prohibited(model: &str) -> &'static [&'static str] {
+    Model::parse(model).map_or(&[], |m| m.row().also_prohibits)
+}
+
+/// Whether a model (canonical name) allows [`INCOMPATIBLE_ORDER`].
+fn allows_incompatible_orders(model: &str) -> bool {
+    Model::parse(model).is_some_and(|m| m.row().incompatible_orders)
 }
 
 /// Elle's `elle.txn/prohibited-anomaly-types`:
@@ -1101,7 +636,7 @@ pub fn impossible_models<'a>(found: impl IntoIterator<Item = &'a str>) -> BTreeS
     ruled_out.extend(
         ruled_out_by(incompatible)
             .into_iter()
-            .filter(|m| !INCOMPATIBLE_ORDERS_ALLOWED.contains(m)),
+            .filter(|&m| !allows_incompatible_orders(m)),
     );
     ruled_out
 }
@@ -1234,18 +769,13 @@ mod tests {
                 assert!(!outs.contains(v), "self-loop at {v}");
             }
         }
-        for t in [
-            IMPLIED_ANOMALIES,
-            ANOMALY_SEVERITY,
-            MODELS,
-            DIRECT_PROSCRIBED,
-        ] {
+        for t in [IMPLIED_ANOMALIES, ANOMALY_SEVERITY] {
             let keys: BTreeSet<_> = t.iter().map(|&(k, _)| k).collect();
             assert_eq!(keys.len(), t.len());
         }
         // Every friendly name maps back to its canonical name.
-        for &(f, c) in CANONICAL_MODEL_NAMES {
-            assert_eq!(canonical_of(friendly_model(c)), Some(c), "{f}");
+        for m in Model::all() {
+            assert_eq!(canonical_model(friendly_model(m.name())), Some(m.name()));
         }
     }
 
@@ -1255,7 +785,7 @@ mod tests {
             .into_iter()
             .filter_map(canonical_model)
             .collect();
-        let rows: Vec<&str> = DEFINITIONS.iter().map(|&(m, _)| m).collect();
+        let rows: Vec<&str> = Model::all().map(Model::name).collect();
         assert_eq!(rows.iter().copied().collect::<BTreeSet<_>>(), canonical);
         assert_eq!(rows.len(), canonical.len(), "a model has two rows");
         // Every model with a cycle-exists graph is decided as Adya's, or
@@ -1343,10 +873,17 @@ mod tests {
         // G1a rules out what it does in Elle; the session guarantees still
         // prohibit it.
         assert!(!impossible_models(["G1a"]).contains("monotonic-reads"));
-        for m in SESSION_MODELS.iter().chain(&["PRAM"]) {
-            let prohibited = anomalies_prohibited_by([*m]);
-            for a in SESSION_BASE {
-                let allowed = *m == REPEATABLE_READS_NOT_REQUIRED && *a == "internal";
+        let session = words(
+            "read-your-writes monotonic-reads monotonic-writes writes-follow-reads \
+             read-committed-be PRAM",
+        );
+        let base =
+            words("internal G1a G1b future-read duplicate-elements garbage-read own-write-unseen");
+        for m in session {
+            let prohibited = anomalies_prohibited_by([m]);
+            for a in &base {
+                // Biswas and Enea's read committed allows a non-repeatable read.
+                let allowed = m == "read-committed-be" && *a == "internal";
                 assert_eq!(prohibited.contains(a), !allowed, "{m} {a}");
             }
         }
@@ -1517,8 +1054,12 @@ mod tests {
     fn incompatible_orders_rule_out_no_axiomatic_model() {
         let b = friendly_boundary([INCOMPATIBLE_ORDER]);
         assert_eq!(b.not, words("read-uncommitted"));
-        for m in INCOMPATIBLE_ORDERS_ALLOWED {
-            assert!(!b.also_not.contains(m), "{m}");
+        let allowed: Vec<Model> = Model::all()
+            .filter(|m| m.row().incompatible_orders)
+            .collect();
+        assert_eq!(allowed.len(), 10);
+        for m in allowed {
+            assert!(!b.also_not.contains(m.friendly()), "{m:?}");
         }
         for m in ["prefix", "sequential", "snapshot-isolation", "serializable"] {
             assert!(b.also_not.contains(m), "{m}");

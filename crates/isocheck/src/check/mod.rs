@@ -1,6 +1,6 @@
-//! Checking: the table of cycle anomalies, Elle's consistency-model
-//! lattice, the dependency graph of a history, the search for cycles, and
-//! the verdict as Elle's result map computes it.
+//! Checking: the table of cycle anomalies, the table of consistency models
+//! and Elle's lattice derived from it, the dependency graph of a history,
+//! the search for cycles, and the verdict as Elle's result map computes it.
 
 pub mod cycles;
 pub mod jepsen;
@@ -8,6 +8,7 @@ pub mod lattice;
 pub mod linearizable;
 pub mod lwt;
 pub mod mini;
+pub mod models;
 pub mod polygraph;
 pub mod sat;
 pub mod taxonomy;
@@ -26,6 +27,7 @@ use crate::graph::{
 use crate::history::{History, Status, TxnId, Val};
 use crate::infer::{self, Anomaly, InferOptions, Inference};
 use crate::limits::{self, Stage};
+use models::Model;
 use std::collections::BTreeSet;
 use taxonomy::Variant;
 
@@ -298,12 +300,12 @@ pub fn analyze(history: &History, opts: &CheckOptions) -> Result<Analysis, Optio
     // it cannot decide, the cycle search and the weak check decide the
     // rest). Its graph prunes more pairs than prefix consistency's, so it
     // is also the quicker way to prefix consistency's `Holds`.
-    let si = "strong-session-snapshot-isolation";
+    let si = Model::StrongSessionSnapshotIsolation.name();
     if order_open
         && !analysis.characterised.is_empty()
         && uncertain::holds(&mut analysis, si, &implied, &open, &session, &opts.solve)
     {
-        undecided.retain(|&m| m != "parallel-snapshot-isolation");
+        undecided.retain(|&m| m != Model::ParallelSnapshotIsolation.name());
     }
     uncertain::decide_all(&mut analysis, &implied, &open, &session, &opts.solve);
     analysis.unchecked.extend(undecided);

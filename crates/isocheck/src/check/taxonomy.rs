@@ -2,9 +2,9 @@
 //! `base-cycle-anomaly-specs` (`elle.txn`), with the relations its cycles
 //! may, must and may only once use, and where it is defined; the `-process`
 //! and `-realtime` variants derived from the rows, as Elle's
-//! `cycle-anomaly-spec-variant` does; and the subgraph each model must keep
-//! acyclic (Elle's `cycle-exists-specs`), the one list of the
-//! `<model>-cycle-exists` anomalies.
+//! `cycle-anomaly-spec-variant` does; and the subgraphs models must keep
+//! acyclic (Elle's `cycle-exists-specs`), [`MODEL_GRAPHS`], derived from the
+//! model table (`models.rs`): the `<model>-cycle-exists` anomalies.
 //!
 //! A cycle anomaly is a [`CycleAnomaly`] (a base and a [`Variant`]), named by
 //! [`CycleAnomaly::name`] and parsed back by [`CycleAnomaly::parse`], which
@@ -12,9 +12,11 @@
 //! the names; the cycle search (`cycles.rs`) reads the relations here.
 //!
 //! A new cycle anomaly is a row of [`BASES`] (and its edges in the lattice's
-//! tables); a new model with a cycle-exists anomaly is a row of
-//! [`MODEL_GRAPHS`].
+//! tables); a new model with a cycle-exists anomaly is a row of the model
+//! table (`models::ROWS`) with a [`Subgraph`], from which [`MODEL_GRAPHS`]
+//! is derived.
 
+use super::models::{GRAPH_COUNT, ROWS};
 use crate::graph::{Rel, RelSet};
 use std::sync::OnceLock;
 
@@ -64,8 +66,12 @@ pub struct BaseSpec {
     pub cite: &'static str,
 }
 
-const WW: RelSet = RelSet::of(&[Rel::Ww]);
-const WWR: RelSet = RelSet::of(&[Rel::Ww, Rel::Wr]);
+// The relation sets of the rows here and of the model table's subgraphs.
+pub(super) const WW: RelSet = RelSet::of(&[Rel::Ww]);
+pub(super) const WWR: RelSet = RelSet::of(&[Rel::Ww, Rel::Wr]);
+pub(super) const WWRRW: RelSet = RelSet::of(&[Rel::Ww, Rel::Wr, Rel::Rw]);
+pub(super) const P: RelSet = RelSet::of(&[Rel::Process]);
+pub(super) const RT: RelSet = RelSet::of(&[Rel::Realtime]);
 
 /// Elle's `base-cycle-anomaly-specs`, one row per base, in [`Base`] order.
 pub const BASES: [BaseSpec; 8] = [
@@ -306,12 +312,11 @@ impl CycleAnomaly {
 }
 
 /// The subgraph whose acyclicity a model requires (a row of Elle's
-/// `cycle-exists-specs`): `base` relations, and with `extension` the
-/// sequential extension `base ; rw?`.
+/// `cycle-exists-specs`), as its row of the model table
+/// (`models::ModelRow::graph`) gives it: `base` relations, and with
+/// `extension` the sequential extension `base ; rw?`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ModelGraph {
-    /// The canonical model name.
-    pub model: &'static str,
+pub struct Subgraph {
     pub base: RelSet,
     pub extension: bool,
     /// With `extension`, ww edges stay outside it: the graph is
@@ -323,65 +328,93 @@ pub struct ModelGraph {
     /// only repeatable read's does not. isocheck infers none, so this only
     /// changes how the subgraph is printed.
     pub predicate_rw: bool,
+}
+
+impl Subgraph {
+    /// The union of `base`'s relations.
+    pub const fn of(base: RelSet) -> Subgraph {
+        Subgraph {
+            base,
+            extension: false,
+            plain_ww: false,
+            predicate_rw: true,
+        }
+    }
+
+    /// `base ; rw?`.
+    pub const fn extended(base: RelSet) -> Subgraph {
+        Subgraph {
+            extension: true,
+            ..Subgraph::of(base)
+        }
+    }
+
+    /// See [`Subgraph::plain_ww`].
+    pub const fn with_plain_ww(self) -> Subgraph {
+        Subgraph {
+            plain_ww: true,
+            ..self
+        }
+    }
+
+    /// See [`Subgraph::predicate_rw`].
+    pub const fn without_predicate_rw(self) -> Subgraph {
+        Subgraph {
+            predicate_rw: false,
+            ..self
+        }
+    }
+}
+
+/// A model's [`Subgraph`] with the model's name: a row of
+/// [`MODEL_GRAPHS`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ModelGraph {
+    /// The canonical model name.
+    pub model: &'static str,
+    /// See [`Subgraph::base`].
+    pub base: RelSet,
+    /// See [`Subgraph::extension`].
+    pub extension: bool,
+    /// See [`Subgraph::plain_ww`].
+    pub plain_ww: bool,
+    /// See [`Subgraph::predicate_rw`].
+    pub predicate_rw: bool,
     /// Its position in [`MODEL_GRAPHS`]; private, so that every
     /// `ModelGraph` is a row of it.
     row: usize,
 }
 
-const WWRRW: RelSet = RelSet::of(&[Rel::Ww, Rel::Wr, Rel::Rw]);
-const P: RelSet = RelSet::of(&[Rel::Process]);
-const RT: RelSet = RelSet::of(&[Rel::Realtime]);
+/// Elle's `cycle-exists-specs`, in Elle's order: the models with a
+/// `<model>-cycle-exists` anomaly, derived from the model table's rows
+/// with a subgraph (`models::ROWS`, which puts them first in this order).
+pub const MODEL_GRAPHS: [ModelGraph; GRAPH_COUNT] = model_graphs();
 
-/// Elle's `cycle-exists-specs`, in Elle's order: the only list of the models
-/// with a `<model>-cycle-exists` anomaly.
-pub const MODEL_GRAPHS: [ModelGraph; 14] = numbered([
-    mg("PL-1", WW, false),
-    mg("PL-2", WWR, false),
-    mg("PL-SI", WWR, true),
-    ModelGraph {
-        predicate_rw: false,
-        ..mg("PL-2.99", WWRRW, false)
-    },
-    mg("PL-3", WWRRW, false),
-    mg("strong-session-PL-1", WW.union(P), false),
-    mg("strong-session-PL-2", WWR.union(P), false),
-    mg("strong-session-snapshot-isolation", WWR.union(P), true),
-    // isocheck's: prefix consistency (Cerone et al. 2015) as Cerone,
-    // Gotsman and Yang (CONCUR 2017) characterise it, `((so ∪ wr) ; rw?) ∪
-    // ww` acyclic; after Elle's rows it was derived from, so that their
-    // cycle-exists reports stay Elle's.
-    ModelGraph {
-        plain_ww: true,
-        ..mg("prefix", WWR.union(P), true)
-    },
-    mg("strong-session-serializable", WWRRW.union(P), false),
-    mg("strong-PL-1", WW.union(RT), false),
-    mg("strong-PL-2", WWR.union(RT), false),
-    mg("strong-snapshot-isolation", WWR.union(RT), true),
-    mg("PL-SS", WWRRW.union(RT), false),
-]);
-
-const fn numbered<const N: usize>(mut rows: [ModelGraph; N]) -> [ModelGraph; N] {
-    let mut i = 0;
-    while i < N {
-        rows[i].row = i;
+const fn model_graphs() -> [ModelGraph; GRAPH_COUNT] {
+    let mut out = [ModelGraph::new("", Subgraph::of(RelSet::of(&[])), 0); GRAPH_COUNT];
+    let (mut i, mut n) = (0, 0);
+    while i < ROWS.len() {
+        if let Some(g) = ROWS[i].graph {
+            out[n] = ModelGraph::new(ROWS[i].name, g, n);
+            n += 1;
+        }
         i += 1;
     }
-    rows
-}
-
-const fn mg(model: &'static str, base: RelSet, extension: bool) -> ModelGraph {
-    ModelGraph {
-        model,
-        base,
-        extension,
-        plain_ww: false,
-        predicate_rw: true,
-        row: 0,
-    }
+    out
 }
 
 impl ModelGraph {
+    const fn new(model: &'static str, g: Subgraph, row: usize) -> ModelGraph {
+        ModelGraph {
+            model,
+            base: g.base,
+            extension: g.extension,
+            plain_ww: g.plain_ww,
+            predicate_rw: g.predicate_rw,
+            row,
+        }
+    }
+
     /// The row of a canonical model, `None` if it has no cycle-exists
     /// anomaly.
     pub fn of(model: &str) -> Option<&'static ModelGraph> {
