@@ -4,7 +4,7 @@
 //! here, and must agree with what the binary, the report and the README
 //! show.
 
-use isocheck::check::lattice::Definition;
+use isocheck::check::lattice::{self, Definition};
 use isocheck::check::models::{Model, ROWS};
 use isocheck::check::CheckOptions;
 use isocheck::history::{self, Format};
@@ -57,6 +57,8 @@ fn help_lists_the_names_of_the_rows() {
     let listed = listed.split("\n\n").next().unwrap_or_default();
     let listed: Vec<&str> = listed.split(',').map(str::trim).collect();
     assert_eq!(listed, names_of_rows());
+    // The names weak_models.rs's every-model property goes through.
+    assert_eq!(listed, lattice::known_models());
 }
 
 /// A box of the drawing: a model's name and its rectangle.

@@ -112,7 +112,10 @@ fn counts(ops: &Ops) -> Counts {
 /// (and fails under `CI=true`) the same way here; only the corpus is used.
 #[allow(dead_code)]
 mod skip {
-    include!(concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/common/skip.rs"));
+    include!(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/common/skip.rs"
+    ));
 }
 
 use skip::corpus_dir as corpus;
