@@ -4,9 +4,9 @@
 //! simulated stores: a correct counter, set, queue, bank or id generator is
 //! always accepted, and an injected fault is always found.
 
-use isocheck::check::jepsen::set_full::Outcome as Element;
-use isocheck::check::jepsen::{JepsenOptions, JepsenResult};
 use isocheck::check::{CheckOptions, Validity};
+use isocheck::checkers::set_full::Outcome as Element;
+use isocheck::checkers::{JepsenOptions, JepsenResult};
 use isocheck::history::{self, Format, History, Workload};
 use isocheck::report::diagnostic;
 use isocheck::Outcome;

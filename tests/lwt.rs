@@ -3,10 +3,10 @@
 //! brute-force linearizability search on small random histories, and
 //! histories of a simulated linearizable register (and mutex) accepted.
 
-use isocheck::check::linearizable;
-use isocheck::check::lwt::{self, LwtAnalysis};
 use isocheck::check::Validity;
 use isocheck::history::{self, Format, History, RegisterF, Status, Workload};
+use isocheck::registers::linearizable;
+use isocheck::registers::{self as lwt, LwtAnalysis};
 use isocheck::report::lwt as report;
 use isocheck_gen::lwt as gen;
 use proptest::prelude::*;

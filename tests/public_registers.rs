@@ -13,9 +13,9 @@
 
 mod common;
 
-use isocheck::check::lwt;
 use isocheck::check::Validity;
 use isocheck::history::{self, Format, Workload};
+use isocheck::registers as lwt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 

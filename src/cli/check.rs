@@ -3,8 +3,8 @@
 use super::output;
 use super::{InputArgs, EXIT_INPUT};
 use clap::ValueEnum;
-use isocheck::check::jepsen::JepsenOptions;
 use isocheck::check::{self, CheckOptions, SolveOptions, Validity};
+use isocheck::checkers::JepsenOptions;
 use isocheck::history;
 use isocheck::infer::InferOptions;
 use isocheck::limits;

@@ -642,7 +642,7 @@ impl ChildOptions {
             },
             no_fast_path: c.no_fast_path,
             elle_compat: c.elle_compat,
-            jepsen: isocheck::check::jepsen::JepsenOptions {
+            jepsen: isocheck::checkers::JepsenOptions {
                 total_amount: c.total_amount,
                 accounts: c.accounts,
                 negative_balances: c.negative_balances,
@@ -851,7 +851,7 @@ mod tests {
                 },
                 no_fast_path: true,
                 elle_compat: true,
-                jepsen: isocheck::check::jepsen::JepsenOptions {
+                jepsen: isocheck::checkers::JepsenOptions {
                     total_amount: Some(-5),
                     accounts: Some(vec!["0".into(), ":a".into()]),
                     negative_balances: true,
@@ -874,7 +874,7 @@ mod tests {
                     timeout: Some(Duration::new(1, 123_456_789)),
                     ..SolveOptions::default()
                 },
-                jepsen: isocheck::check::jepsen::JepsenOptions {
+                jepsen: isocheck::checkers::JepsenOptions {
                     accounts: Some(vec!["\"a,b\"".into(), "\"c, d\"".into(), ":e".into()]),
                     ..Default::default()
                 },

@@ -410,7 +410,7 @@ mod tests {
             assert_eq!(h.workload, isocheck::history::Workload::CasRegister);
             assert_eq!(h.independent_keys, keys > 1);
             assert_eq!(h.registers.len(), 300);
-            let a = isocheck::check::lwt::check(&h);
+            let a = isocheck::registers::check(&h);
             assert_eq!(a.validity(), isocheck::check::Validity::True, "{a:?}");
         }
     }
@@ -420,7 +420,7 @@ mod tests {
         write(&mut out, p).expect("written");
         let text = String::from_utf8(out).expect("UTF-8");
         let h = isocheck::history::parse_edn("g.edn", &text).unwrap_or_else(|d| panic!("{d}"));
-        isocheck::check::lwt::check(&h).validity()
+        isocheck::registers::check(&h).validity()
     }
 
     /// Each fault lwt injects makes the history not linearizable, whatever

@@ -3,7 +3,7 @@
 //! `gen lwt` does, each register is written once, first, then read or
 //! compare-and-set from the value last seen to a fresh one (`Connection::cas`: `UPDATE ... WHERE v = expected`, the
 //! rows it changed saying whether it took). Values are unique per key, so
-//! the linearizability check (`check::lwt`, per key) stays cheap: a
+//! the linearizability check (`registers`, per key) stays cheap: a
 //! register's only blind write is its first (many would leave the check a
 //! search over their orders). Ops are
 //! recorded as Jepsen's `jepsen.independent` cas-register ops:

@@ -8,11 +8,11 @@
 //! [`load`], [`check()`] and the rendering inside [`limits::run`], and these
 //! poll the limits at each stage (outside `run` the polls do nothing).
 
-use crate::check::jepsen::{self, JepsenResult};
-use crate::check::lwt::{self, LwtAnalysis};
 use crate::check::{self, Analysis, CheckOptions, OptionError, Validity, Verdict};
+use crate::checkers::{self, JepsenResult};
 use crate::history::{self, History, InputDiagnostic, LoadOptions, Workload};
 use crate::limits::{self, Stage};
+use crate::registers::{self, LwtAnalysis};
 use crate::report;
 use std::path::Path;
 
@@ -47,10 +47,10 @@ pub fn load(path: &Path, options: &LoadOptions) -> Result<History, InputDiagnost
 pub fn check(history: &History, options: &CheckOptions) -> Result<Outcome, OptionError> {
     let outcome = if matches!(history.workload, Workload::CasRegister | Workload::Mutex) {
         limits::stage(Stage::Lwt);
-        Outcome::Register(lwt::check(history))
+        Outcome::Register(registers::check(history))
     } else if history.workload.is_checker() {
         limits::stage(Stage::Checker);
-        Outcome::Jepsen(jepsen::check(history, &options.jepsen))
+        Outcome::Jepsen(checkers::check(history, &options.jepsen))
     } else {
         Outcome::of_analysis(check::analyze(history, options)?)
     };

@@ -30,14 +30,17 @@
 //! as `SPEC §n`.
 
 pub mod check;
+pub mod checkers;
 mod facade;
 pub mod files;
 pub mod graph;
 pub mod history;
 pub mod infer;
 pub mod limits;
+pub mod registers;
 pub mod report;
 pub mod stats;
 pub mod store;
+pub mod validity;
 
 pub use facade::{check, load, Outcome};

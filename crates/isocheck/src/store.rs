@@ -6,8 +6,8 @@
 //! sometimes a `test.edn` (the test map). `latest`/`current` symlinks point
 //! back into the tree, so the walk never follows symlinks below the root.
 
-use crate::check::jepsen::JepsenOptions;
 use crate::check::{CheckOptions, Validity};
+use crate::checkers::JepsenOptions;
 use crate::history::edn::{self, Kind, Node};
 use crate::history::Workload;
 use crate::infer::InferOptions;

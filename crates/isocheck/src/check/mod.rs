@@ -3,10 +3,7 @@
 //! the search for cycles, and the verdict as Elle's result map computes it.
 
 pub mod cycles;
-pub mod jepsen;
 pub mod lattice;
-pub mod linearizable;
-pub mod lwt;
 pub mod mini;
 pub mod models;
 pub mod polygraph;
@@ -49,7 +46,7 @@ pub struct CheckOptions {
     /// the check.
     pub elle_compat: bool,
     /// The options of Jepsen's standard checkers (bank, long-fork, set-full).
-    pub jepsen: jepsen::JepsenOptions,
+    pub jepsen: crate::checkers::JepsenOptions,
 }
 
 /// Options that name no model or anomaly Elle knows.

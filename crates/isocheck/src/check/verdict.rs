@@ -7,25 +7,7 @@ use super::{lattice, Analysis, Forced};
 use crate::graph::{Rel, RelSet};
 use std::collections::{BTreeMap, BTreeSet};
 
-/// `:valid?`
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Validity {
-    True,
-    False,
-    /// Only `:empty-transaction-graph` (or a stopped search) was reportable.
-    Unknown,
-}
-
-impl Validity {
-    pub fn name(self) -> &'static str {
-        match self {
-            Validity::True => "true",
-            Validity::False => "false",
-            Validity::Unknown => "unknown",
-        }
-    }
-}
+pub use crate::validity::Validity;
 
 /// One entry of the `:anomalies` map, pointing into the [`Analysis`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,7 +1,7 @@
 //! The ops of Jepsen's standard checkers (bank, counter, set, set-full,
 //! unique-ids, total-queue): which checker a history is for, told from its
 //! `:f`s, and each op's `:value` read in the shape that checker needs.
-//! Reading only: what the values mean is `check::jepsen`'s business.
+//! Reading only: what the values mean is `checkers`'s business.
 //!
 //! Long-fork histories are transactions and are read as such (`build`).
 

@@ -3,7 +3,7 @@
 //! and Knossos's mutex ops, `:acquire` and `:release`, each held as a
 //! compare-and-set between the interned states `:free` and `:held`.
 //! Reading only: each invocation/completion pair becomes a [`RegisterOp`]
-//! with its key and values; what they mean is `check::lwt`'s business.
+//! with its key and values; what they mean is `registers`'s business.
 //!
 //! The form is decided once per history: it is independent when every
 //! non-nil value of every register op is a two-element vector (or list) and

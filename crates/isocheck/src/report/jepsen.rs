@@ -1,4 +1,4 @@
-//! Reports of Jepsen's standard checkers (`check::jepsen`): the result map
+//! Reports of Jepsen's standard checkers (`checkers`): the result map
 //! with the keys Jepsen's checker writes in `results.edn` (so that
 //! `recheck` and people can compare them), as EDN and JSON, and the report
 //! for people, a diagnostic per finding with labels on the ops.
@@ -12,15 +12,15 @@ use super::explain::{clip, op_text, value_text, PROSE};
 use super::explanation::Explanation;
 use super::human::{lay_out, SHOWN_PER_TYPE};
 use super::result::{edn, kws, map, valid, R};
-use crate::check::jepsen::bank::{BankError, BankResult};
-use crate::check::jepsen::counter::CounterResult;
-use crate::check::jepsen::long_fork::{Finding, LongForkResult};
-use crate::check::jepsen::set::SetResult;
-use crate::check::jepsen::set_full::{Element, Outcome, SetFullResult};
-use crate::check::jepsen::total_queue::{self, Multiset, TotalQueueResult};
-use crate::check::jepsen::unique_ids::UniqueIdsResult;
-use crate::check::jepsen::{element, integer, JepsenResult};
 use crate::check::Validity;
+use crate::checkers::bank::{BankError, BankResult};
+use crate::checkers::counter::CounterResult;
+use crate::checkers::long_fork::{Finding, LongForkResult};
+use crate::checkers::set::SetResult;
+use crate::checkers::set_full::{Element, Outcome, SetFullResult};
+use crate::checkers::total_queue::{self, Multiset, TotalQueueResult};
+use crate::checkers::unique_ids::UniqueIdsResult;
+use crate::checkers::{element, integer, JepsenResult};
 use crate::history::{CheckerF, CheckerOp, History, OpId, Span, Status, Val};
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -120,7 +120,7 @@ fn bank_map<'a>(h: &'a History, r: &BankResult) -> R<'a> {
 }
 
 fn counter_map(r: &CounterResult) -> R<'static> {
-    let triple = |x: &crate::check::jepsen::counter::Read| {
+    let triple = |x: &crate::checkers::counter::Read| {
         R::Vec(vec![wide(x.lower), wide(x.value), wide(x.upper)])
     };
     map(vec![

@@ -35,9 +35,9 @@ use super::diagnostic;
 use super::explanation::lwt::{undecided, violation};
 use super::human::{lay_out, SHOWN_PER_TYPE};
 use super::result::{kws, map, R};
-use crate::check::lwt::{LwtAnalysis, NONLINEARIZABLE, OUTSIDE_FRAGMENT};
 use crate::check::Validity;
 use crate::history::{History, Workload};
+use crate::registers::{LwtAnalysis, NONLINEARIZABLE, OUTSIDE_FRAGMENT};
 use std::fmt::Write;
 
 /// The result map.

@@ -9,8 +9,8 @@ use super::super::explain::{op_text, value_text, PROSE};
 use super::super::human::SHOWN_PER_TYPE;
 use super::super::result::{edn, kws, map, R};
 use super::Explanation;
-use crate::check::lwt::{chain_value, is_read, written, RegId, Undecided, Violation, MAX_PERMUTED};
 use crate::history::{History, RegisterF, RegisterOp, Val, Workload};
+use crate::registers::{chain_value, is_read, written, RegId, Undecided, Violation, MAX_PERMUTED};
 use std::fmt::Write;
 
 /// How many ops an entry lists: the blind writes of an `:outside-fragment`

@@ -5,8 +5,8 @@
 //! are recovered. A last read of `nil` counts as no read, as in Jepsen.
 
 use super::{element, elements, named, valid_if};
-use crate::check::Validity;
 use crate::history::{CheckerF, CheckerOp, History, OpValue, Status, Val};
+use crate::validity::Validity;
 use std::collections::HashSet;
 
 #[derive(Debug)]

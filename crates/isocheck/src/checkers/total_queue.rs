@@ -6,8 +6,8 @@
 //! one dequeued whose enqueue was not acknowledged recovered.
 
 use super::{element, elements, named, valid_if, value_order};
-use crate::check::Validity;
 use crate::history::{CheckerF, History, Status, Val};
+use crate::validity::Validity;
 use std::collections::HashMap;
 
 /// A multiset: each element with its multiplicity, sorted by element.

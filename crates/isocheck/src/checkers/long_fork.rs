@@ -9,8 +9,8 @@
 //! and elle-cli reports them as `:valid? :unknown`).
 
 use super::named;
-use crate::check::Validity;
 use crate::history::{History, MopKind, MopValue, Status, TxnId, Val};
+use crate::validity::Validity;
 
 #[derive(Debug)]
 pub enum Finding {

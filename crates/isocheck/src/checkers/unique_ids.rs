@@ -2,8 +2,8 @@
 //! `:generate` must return an id no other returned.
 
 use super::{element, valid_if, value_order};
-use crate::check::Validity;
 use crate::history::{CheckerF, History, Status, Val};
+use crate::validity::Validity;
 use std::collections::HashMap;
 
 #[derive(Debug)]

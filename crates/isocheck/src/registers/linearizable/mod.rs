@@ -1,5 +1,5 @@
 //! Complete linearizability of registers: the general search behind the
-//! value-chain check of `check::lwt`. That check decides keys whose written
+//! value-chain check of `registers`. That check decides keys whose written
 //! values tell the writes apart; the keys it leaves undecided (a value
 //! written twice, too many blind writes) are decided here by
 //! [`search::search`], one key at a time (linearizability is local:
@@ -17,7 +17,7 @@
 
 pub mod search;
 
-use super::lwt::{self, LwtAnalysis, RegId, Violation};
+use super::{self as lwt, LwtAnalysis, RegId, Violation};
 use crate::history::{RegisterF, RegisterOp, Status, Val};
 use crate::limits::{self, Stage};
 use search::{Call, Counterexample};
@@ -33,7 +33,7 @@ pub fn settle(regs: &[RegisterOp], out: &mut LwtAnalysis) {
     search_keys(regs, keys, out);
 }
 
-/// Decides every key by search (a mutex's: see [`crate::check::lwt::check`]).
+/// Decides every key by search (a mutex's: see [`crate::registers::check`]).
 pub fn search_every_key(regs: &[RegisterOp]) -> LwtAnalysis {
     let mut seen = std::collections::HashSet::new();
     let keys: Vec<Val> = regs

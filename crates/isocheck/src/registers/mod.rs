@@ -41,12 +41,14 @@
 //!   effect wrote; cas ops whose values form a cycle; a real-time violation.
 //! - Undecided here: a value written twice to a key (or `nil` written),
 //!   where values no longer identify writes, or more blind writes than
-//!   [`MAX_PERMUTED`]. `check::linearizable` then decides the key by search
+//!   [`MAX_PERMUTED`]. `registers::linearizable` then decides the key by search
 //!   ([`Violation::NoLinearization`] when it is not linearizable); only a
 //!   `--timeout` or `--max-memory` stop leaves it unknown.
 
-use super::Validity;
+pub mod linearizable;
+
 use crate::history::{History, RegisterF, RegisterOp, Status, Val, Workload};
+use crate::validity::Validity;
 use std::collections::HashMap;
 
 /// Position of an op in [`History::registers`].
@@ -87,7 +89,7 @@ pub enum Violation {
     /// No order of the blind writes (and the cas ops following each) is
     /// consistent with real time.
     NoOrder { key: Val, writes: Vec<RegId> },
-    /// Found by the general search (`check::linearizable`) on a key this
+    /// Found by the general search (`registers::linearizable`) on a key this
     /// check leaves undecided: no linearizable prefix extends past `op`.
     NoLinearization {
         key: Val,
@@ -245,10 +247,10 @@ fn comp(o: &RegisterOp) -> i64 {
 /// keys go to the search at once.
 pub fn check(h: &History) -> LwtAnalysis {
     if h.workload == Workload::Mutex {
-        return super::linearizable::search_every_key(&h.registers);
+        return linearizable::search_every_key(&h.registers);
     }
     let mut out = check_chains(h);
-    super::linearizable::settle(&h.registers, &mut out);
+    linearizable::settle(&h.registers, &mut out);
     out
 }
 

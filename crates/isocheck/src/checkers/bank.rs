@@ -6,8 +6,8 @@
 //! sum are taken, as elle-cli does.
 
 use super::{valid_if, JepsenOptions};
-use crate::check::Validity;
 use crate::history::{Balance, CheckerF, CheckerValue, History, OpId, Status, Val};
+use crate::validity::Validity;
 
 /// What is wrong with one read, in the order the checker tries the rules.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -14,8 +14,8 @@
 //! documentation and keys (`:duplicated-count`, `:duplicated`) intend.
 
 use super::{element, elements, events, named, value_order};
-use crate::check::Validity;
 use crate::history::{CheckerF, History, OpId, Status, Val};
+use crate::validity::Validity;
 use std::collections::HashMap;
 
 /// What became of one element.

@@ -16,9 +16,9 @@ pub mod set_full;
 pub mod total_queue;
 pub mod unique_ids;
 
-use super::Validity;
 use crate::history::edn::{self, Kind, Node};
 use crate::history::{CheckerOp, CheckerValue, History, OpId, Val, Workload};
+use crate::validity::Validity;
 use std::cmp::Ordering;
 
 /// The checkers' options, as Jepsen's test map and elle-cli name them.

@@ -5,8 +5,8 @@
 //! then, but those that failed).
 
 use super::{events, named, valid_if};
-use crate::check::Validity;
 use crate::history::{CheckerF, CheckerValue, History, OpId, Status};
+use crate::validity::Validity;
 
 /// One `:ok` read: `[lower value upper]`, and its completion. The bounds
 /// are sums of adds, wide so that they cannot overflow.
