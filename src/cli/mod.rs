@@ -8,6 +8,7 @@ mod progress;
 mod recheck;
 mod run;
 
+use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::parser::ValueSource;
 use clap::{ArgMatches, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 use isocheck::history::{self, Format, LoadOptions, Workload};
@@ -60,15 +61,15 @@ pub struct InputArgs {
     pub input_format: Option<FormatArg>,
     /// Workload (detected from the micro-ops, or for Jepsen's checkers from
     /// the ops' :f, by default).
-    #[arg(long, value_enum)]
-    pub workload: Option<WorkloadArg>,
+    #[arg(long, value_parser = workload_parser())]
+    pub workload: Option<Workload>,
 }
 
 impl InputArgs {
     pub fn load_options(&self) -> LoadOptions {
         LoadOptions {
             format: self.input_format.map(Into::into),
-            workload: self.workload.map(Into::into),
+            workload: self.workload,
         }
     }
 }
@@ -95,46 +96,15 @@ impl From<FormatArg> for Format {
     }
 }
 
-#[derive(ValueEnum, Clone, Copy, Debug)]
-pub enum WorkloadArg {
-    ListAppend,
-    RwRegister,
-    /// Register ops (:read, :write, :cas), checked for linearizability.
-    CasRegister,
-    /// Jepsen's bank checker (:transfer, and :read of every balance).
-    Bank,
-    /// Jepsen's counter checker (:add n, :read).
-    Counter,
-    /// Jepsen's set checker (:add, then a final :read).
-    Set,
-    /// Jepsen's set-full checker (:add and :read throughout).
-    SetFull,
-    /// Jepsen's long-fork checker (single writes, reads of --group-size keys).
-    LongFork,
-    /// Jepsen's unique-ids checker (:generate).
-    UniqueIds,
-    /// Jepsen's total-queue checker (:enqueue, :dequeue, :drain).
-    TotalQueue,
-    /// Knossos's mutex (:acquire, :release), checked for linearizability.
-    Mutex,
-}
-
-impl From<WorkloadArg> for Workload {
-    fn from(w: WorkloadArg) -> Workload {
-        match w {
-            WorkloadArg::ListAppend => Workload::ListAppend,
-            WorkloadArg::RwRegister => Workload::RwRegister,
-            WorkloadArg::CasRegister => Workload::CasRegister,
-            WorkloadArg::Bank => Workload::Bank,
-            WorkloadArg::Counter => Workload::Counter,
-            WorkloadArg::Set => Workload::Set,
-            WorkloadArg::SetFull => Workload::SetFull,
-            WorkloadArg::LongFork => Workload::LongFork,
-            WorkloadArg::UniqueIds => Workload::UniqueIds,
-            WorkloadArg::TotalQueue => Workload::TotalQueue,
-            WorkloadArg::Mutex => Workload::Mutex,
-        }
-    }
+/// `--workload`'s values: the library's workloads ([`Workload::ALL`]),
+/// each with its help, so that a new workload needs no line here.
+fn workload_parser() -> impl TypedValueParser<Value = Workload> {
+    let values = Workload::ALL.map(|w| match w.help() {
+        Some(help) => PossibleValue::new(w.name()).help(help),
+        None => PossibleValue::new(w.name()),
+    });
+    PossibleValuesParser::new(values)
+        .try_map(|name| Workload::from_name(&name).ok_or("not a workload"))
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]

@@ -304,6 +304,51 @@ impl Workload {
         }
     }
 
+    /// Every workload, in the order `--workload` lists them.
+    pub const ALL: [Workload; 11] = [
+        Workload::ListAppend,
+        Workload::RwRegister,
+        Workload::CasRegister,
+        Workload::Bank,
+        Workload::Counter,
+        Workload::Set,
+        Workload::SetFull,
+        Workload::LongFork,
+        Workload::UniqueIds,
+        Workload::TotalQueue,
+        Workload::Mutex,
+    ];
+
+    /// The workload named `name` (as [`Workload::name`] spells it).
+    pub fn from_name(name: &str) -> Option<Workload> {
+        Workload::ALL.into_iter().find(|w| w.name() == name)
+    }
+
+    /// What the command line's `--workload` says of it, where the name
+    /// alone does not say enough.
+    pub fn help(self) -> Option<&'static str> {
+        match self {
+            Workload::ListAppend | Workload::RwRegister => None,
+            Workload::CasRegister => {
+                Some("Register ops (:read, :write, :cas), checked for linearizability")
+            }
+            Workload::Bank => Some("Jepsen's bank checker (:transfer, and :read of every balance)"),
+            Workload::Counter => Some("Jepsen's counter checker (:add n, :read)"),
+            Workload::Set => Some("Jepsen's set checker (:add, then a final :read)"),
+            Workload::SetFull => Some("Jepsen's set-full checker (:add and :read throughout)"),
+            Workload::LongFork => {
+                Some("Jepsen's long-fork checker (single writes, reads of --group-size keys)")
+            }
+            Workload::UniqueIds => Some("Jepsen's unique-ids checker (:generate)"),
+            Workload::TotalQueue => {
+                Some("Jepsen's total-queue checker (:enqueue, :dequeue, :drain)")
+            }
+            Workload::Mutex => {
+                Some("Knossos's mutex (:acquire, :release), checked for linearizability")
+            }
+        }
+    }
+
     /// The workloads one of Jepsen's standard checkers decides (not Elle's,
     /// not linearizability).
     pub const CHECKERS: [Workload; 7] = [
