@@ -16,8 +16,8 @@
 //! the wanted type remains. Nothing is time-limited.
 
 use super::lattice;
+pub use super::model_graphs::{ModelGraph, MODEL_GRAPHS};
 use super::taxonomy::{Antidependency, CycleAnomaly, Variant};
-pub use super::taxonomy::{ModelGraph, MODEL_GRAPHS};
 use crate::graph::{nontrivial, tarjan, Graph, Rel, RelSet};
 use crate::limits;
 use std::collections::BTreeSet;

@@ -20,9 +20,9 @@
 //! (Bifurcan's `Graphs/bfsVertices`). A name that is not a vertex of a graph
 //! simply has no edges there, as with Elle's `g/in`/`g/out`.
 
+use super::model_graphs::ModelGraph;
 pub use super::models::Definition;
 use super::models::Model;
-use super::taxonomy::ModelGraph;
 use super::weak::Level;
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet};
@@ -715,7 +715,8 @@ pub fn depth_order(a: &str, b: &str) -> Ordering {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::check::taxonomy::{CycleAnomaly, ModelGraph, MODEL_GRAPHS};
+    use crate::check::model_graphs::{ModelGraph, MODEL_GRAPHS};
+    use crate::check::taxonomy::CycleAnomaly;
 
     /// The 24 cycle anomaly names, base-major.
     fn cycle_anomalies() -> Vec<&'static str> {

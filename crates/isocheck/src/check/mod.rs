@@ -5,6 +5,7 @@
 pub mod cycles;
 pub mod lattice;
 pub mod mini;
+pub mod model_graphs;
 pub mod models;
 pub mod polygraph;
 pub mod sat;
@@ -331,7 +332,7 @@ fn order_needed(history: &History, reportable: &BTreeSet<&'static str>) -> Optio
     // anomaly of its own.
     let session_graph = reportable
         .iter()
-        .filter_map(|a| taxonomy::ModelGraph::of_anomaly(a))
+        .filter_map(|a| model_graphs::ModelGraph::of_anomaly(a))
         .any(|m| m.base.contains(Rel::Process));
     if wants(Variant::Realtime) && history.has_realtime {
         Some(Rel::Realtime)

@@ -8,7 +8,7 @@
 //!
 //! Everything else is derived from the rows: the lattice's graphs and
 //! closures (`lattice.rs`), the subgraphs the cycle search and the solver
-//! decide (`taxonomy::MODEL_GRAPHS`), `--help`'s list of names and the HTML
+//! decide (`model_graphs::MODEL_GRAPHS`), `--help`'s list of names and the HTML
 //! report's drawing of the lattice. `tests/models.rs` checks those two and
 //! the README's table of models against the rows.
 //!
@@ -569,7 +569,7 @@ pub const ROWS: [ModelRow; 37] = [
     },
 ];
 
-/// How many rows have a subgraph: the length of `taxonomy::MODEL_GRAPHS`.
+/// How many rows have a subgraph: the length of `model_graphs::MODEL_GRAPHS`.
 pub const GRAPH_COUNT: usize = {
     let mut n = 0;
     let mut i = 0;
