@@ -327,7 +327,7 @@ const SHORTEST_BUDGET: usize = 200_000;
 /// Each type's anchored search gives a first bound (its shortest closed
 /// walks need not be simple, so it can miss the shortest cycle); a
 /// depth-first search over simple paths shorter than the bound then makes
-/// the answer exact, unless it follows more than [`SHORTEST_BUDGET`] edges
+/// the answer exact, unless it follows more than `SHORTEST_BUDGET` edges
 /// in a component, when the shortest cycle found so far is the answer.
 /// Meant for the small graphs of a forced anomaly's cases.
 pub fn shortest(g: &Graph, specs: &[Spec]) -> Option<FoundCycle> {

@@ -536,7 +536,7 @@ pub fn all_implied_models<'a>(models: impl IntoIterator<Item = &'a str>) -> BTre
 /// after its longest read), which these models do not have. The cycles of
 /// the orders they do have (session order, reads-from, each list read's
 /// order) are their check's. Nor does it prohibit
-/// [`INCOMPATIBLE_ORDER`].
+/// `incompatible-order`.
 pub fn anomalies_prohibited_by<'a>(
     models: impl IntoIterator<Item = &'a str>,
 ) -> BTreeSet<&'static str> {

@@ -231,7 +231,7 @@ struct Part {
 
 /// Every constraint of a history, in the order inference first met each
 /// transaction pair (key by key): per pair,
-/// the versions each key orders ([`Part`]s, 16 bytes a key), in one array,
+/// the versions each key orders (`Part`s, 16 bytes a key), in one array,
 /// and the versions' table. A history of a million transactions has tens
 /// of millions of constraints' dependencies: an allocation per constraint,
 /// or the dependencies themselves, cost gigabytes.

@@ -55,12 +55,12 @@ fn result_map(valid: Validity, types: &[&str], not: &[&str], stop: &Stop) -> R<'
     ])
 }
 
-/// [`result_map`] as EDN.
+/// `result_map` as EDN.
 pub fn edn(valid: Validity, types: &[&str], not: &[&str], stop: &Stop) -> String {
     super::edn::print(&result_map(valid, types, not, stop))
 }
 
-/// [`result_map`] as JSON.
+/// `result_map` as JSON.
 pub fn json(valid: Validity, types: &[&str], not: &[&str], stop: &Stop) -> serde_json::Value {
     super::json::to_json(&result_map(valid, types, not, stop))
 }

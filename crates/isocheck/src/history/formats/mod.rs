@@ -4,9 +4,9 @@
 //! transactions become completion-only `:ok`/`:fail` ops, one process per
 //! session, so pairing and everything after treat them like EDN.
 //!
-//! This module owns what the three readers share: [`TxnOps`], which turns a
+//! This module owns what the three readers share: `TxnOps`, which turns a
 //! transaction into an op (and the "a read of 0 is the initial version"
-//! rule), and [`Bytes`], a bounds-checked cursor over binary input.
+//! rule), and `Bytes`, a bounds-checked cursor over binary input.
 
 pub mod cobra;
 pub mod dbcop;
