@@ -63,10 +63,16 @@ pub enum Target {
 }
 
 impl Target {
-    /// Parses `--db`; the error is one line saying what is accepted.
+    /// Parses `--db`; the error is one line saying what is accepted, or
+    /// that this build has no client for the database.
     pub fn parse(s: &str) -> Result<Target, String> {
+        let target = Target::named(s)?;
+        target.client_built()?;
+        Ok(target)
+    }
+
+    fn named(s: &str) -> Result<Target, String> {
         if let Some(path) = s.strip_prefix("sqlite:") {
-            built("sqlite")?;
             let path = path.trim_start_matches("//");
             return match path {
                 "" => Ok(Target::Sqlite(None)),
@@ -79,16 +85,35 @@ impl Target {
                 .map_err(|_| format!("`{level}` is not a simulated level: {}", sim_levels()));
         }
         if s.starts_with("postgres://") || s.starts_with("postgresql://") {
-            return built("postgres").map(|()| Target::Postgres(s.to_string()));
+            return Ok(Target::Postgres(s.to_string()));
         }
         if s.starts_with("mysql://") || s.starts_with("mariadb://") {
-            return built("mysql").map(|()| Target::Mysql(s.to_string()));
+            return Ok(Target::Mysql(s.to_string()));
         }
         Err(format!(
             "`{s}` is not a database URL: use sqlite:PATH, postgres://USER@HOST:PORT/DB, \
              mysql://USER@HOST:PORT/DB or sim:LEVEL ({})",
             sim_levels()
         ))
+    }
+
+    /// Whether this build has the database's client (each is a cargo
+    /// feature of the database's name); the error says how to build one
+    /// that does.
+    fn client_built(&self) -> Result<(), String> {
+        let (feature, built) = match self {
+            Target::Sim(_) => return Ok(()),
+            Target::Sqlite(_) => ("sqlite", cfg!(feature = "sqlite")),
+            Target::Postgres(_) => ("postgres", cfg!(feature = "postgres")),
+            Target::Mysql(_) => ("mysql", cfg!(feature = "mysql")),
+        };
+        match built {
+            true => Ok(()),
+            false => Err(format!(
+                "this isocheck was built without the `{feature}` feature: \
+                 rebuild it with `cargo build --release --features {feature}`"
+            )),
+        }
     }
 
     /// A short name for the test's name and `test.edn`.
@@ -588,79 +613,34 @@ fn spawn_clients<J: client::Job + 'static>(
 }
 
 /// The database the options name, its files (SQLite's) in `dir`.
+#[cfg_attr(not(feature = "sqlite"), allow(unused_variables))]
 fn open(o: &Options, dir: &Path) -> Result<Box<dyn Database>, RunError> {
+    let no_client = |e| RunError::Database(DbError::rejected("not-built", e));
+    // The default target (no `--db`) is not parsed: asked here.
+    o.target.client_built().map_err(no_client)?;
     let list = o.shape.kind.is_list();
     Ok(match &o.target {
+        Target::Sim(level) => Box::new(sim::Sim::new(*level, o.processes as usize, list)),
+        #[cfg(feature = "sqlite")]
         Target::Sqlite(path) => {
             let path = path.clone().unwrap_or_else(|| dir.join("db.sqlite"));
-            open_sqlite(path, list)?
+            Box::new(sqlite::Sqlite::new(path, list))
         }
-        Target::Sim(level) => Box::new(sim::Sim::new(*level, o.processes as usize, list)),
+        #[cfg(feature = "postgres")]
         Target::Postgres(url) => {
             let isolation = o.isolation.unwrap_or(Isolation::Serializable);
-            open_postgres(url, isolation, list)?
+            let db = postgres::Postgres::new(url, isolation, list).map_err(RunError::Database)?;
+            Box::new(db)
         }
+        #[cfg(feature = "mysql")]
         Target::Mysql(url) => {
             let isolation = o.isolation.unwrap_or(Isolation::Serializable);
-            open_mysql(url, isolation, list)?
+            Box::new(mysql::Mysql::new(url, isolation, list).map_err(RunError::Database)?)
         }
+        // A database without its client in this build: refused above.
+        #[allow(unreachable_patterns)]
+        _ => return Err(no_client(String::from("no client for this database"))),
     })
-}
-
-/// Whether this build drives the database of `feature`; the error says how
-/// to build one that does.
-fn built(feature: &'static str) -> Result<(), String> {
-    let on = match feature {
-        "sqlite" => cfg!(feature = "sqlite"),
-        "postgres" => cfg!(feature = "postgres"),
-        _ => cfg!(feature = "mysql"),
-    };
-    match on {
-        true => Ok(()),
-        false => Err(format!(
-            "this isocheck was built without the `{feature}` feature: \
-             rebuild it with `cargo build --release --features {feature}`"
-        )),
-    }
-}
-
-/// The error of a database this build cannot drive.
-#[allow(dead_code)] // used only by builds without one of the databases
-fn not_built(feature: &'static str) -> RunError {
-    let message = built(feature).err().unwrap_or_default();
-    RunError::Database(DbError::rejected("not-built", message))
-}
-
-#[cfg(feature = "sqlite")]
-fn open_sqlite(path: PathBuf, list: bool) -> Result<Box<dyn Database>, RunError> {
-    Ok(Box::new(sqlite::Sqlite::new(path, list)))
-}
-
-#[cfg(not(feature = "sqlite"))]
-fn open_sqlite(_: PathBuf, _: bool) -> Result<Box<dyn Database>, RunError> {
-    Err(not_built("sqlite"))
-}
-
-#[cfg(feature = "postgres")]
-fn open_postgres(url: &str, level: Isolation, list: bool) -> Result<Box<dyn Database>, RunError> {
-    let db = postgres::Postgres::new(url, level, list).map_err(RunError::Database)?;
-    Ok(Box::new(db))
-}
-
-#[cfg(not(feature = "postgres"))]
-fn open_postgres(_: &str, _: Isolation, _: bool) -> Result<Box<dyn Database>, RunError> {
-    Err(not_built("postgres"))
-}
-
-#[cfg(feature = "mysql")]
-fn open_mysql(url: &str, level: Isolation, list: bool) -> Result<Box<dyn Database>, RunError> {
-    let db = mysql::Mysql::new(url, level, list).map_err(RunError::Database)?;
-    Ok(Box::new(db))
-}
-
-#[cfg(not(feature = "mysql"))]
-fn open_mysql(_: &str, _: Isolation, _: bool) -> Result<Box<dyn Database>, RunError> {
-    Err(not_built("mysql"))
 }
 
 fn test_edn(o: &Options, elapsed: Duration, ended: Ended) -> String {

@@ -369,10 +369,8 @@ impl Workload {
     /// The workload a Jepsen test map's `:workload` (or a checker's name)
     /// stands for, among [`Workload::CHECKERS`] and the register workload.
     pub fn of_jepsen_name(name: &str) -> Option<Workload> {
-        Workload::CHECKERS
-            .into_iter()
-            .chain([Workload::CasRegister])
-            .find(|w| w.name() == name)
+        Workload::from_name(name)
+            .filter(|&w| w.is_checker() || w == Workload::CasRegister)
             .or(match name {
                 "queue" => Some(Workload::TotalQueue),
                 _ => None,
