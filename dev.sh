@@ -52,6 +52,9 @@ cmd_ci() {
     export CI=true ISOCHECK_BROWSER_TEST=required
     cargo fmt --check
     cargo clippy --all-targets -- -D warnings
+    # The library as a program using it builds it, without the tests'
+    # `internals` feature: there `deny(missing_docs)` holds every public item.
+    cargo clippy -p isocheck --lib -- -D warnings
     # `isocheck run`'s tests against PostgreSQL and MariaDB: the servers are
     # started here, one after the other (scripts/db.sh installs what is
     # missing), and in CI a server that cannot start fails the tests instead

@@ -7,8 +7,8 @@
 
 mod common;
 
-use isocheck::check::{self, CheckOptions};
 use isocheck::history::{self, History, LoadOptions};
+use isocheck::internals::check::{self, CheckOptions};
 use isocheck::store;
 use std::collections::BTreeMap;
 

@@ -6,11 +6,11 @@
 //! hand-built analyses (the dependencies Elle's tests assert), so that the
 //! renderers are pinned independently of the inference.
 
-use isocheck::check::taxonomy::CycleAnomaly;
-use isocheck::check::{Analysis, CheckOptions, FoundCycle};
-use isocheck::graph::{Dep, Rel, Version, NO_MOP};
 use isocheck::history::{self, Format, History, Val};
-use isocheck::infer::{Anomaly, InferOptions};
+use isocheck::internals::check::taxonomy::CycleAnomaly;
+use isocheck::internals::check::{Analysis, CheckOptions, FoundCycle};
+use isocheck::internals::graph::{Dep, Rel, Version, NO_MOP};
+use isocheck::internals::infer::{Anomaly, InferOptions};
 use isocheck::Outcome;
 use std::path::Path;
 
@@ -356,7 +356,7 @@ fn lost_update_by_hand() {
 /// Non-cycle anomalies of every shape, on small histories.
 #[test]
 fn anomalies_by_hand() {
-    use isocheck::infer::anomaly::Expected;
+    use isocheck::internals::infer::anomaly::Expected;
     let none = CheckOptions {
         consistency_models: Some(NO_MODELS.iter().map(|s| s.to_string()).collect()),
         anomalies: vec![

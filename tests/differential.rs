@@ -14,7 +14,7 @@
 //! Run with `-- --nocapture` to see the reports.
 
 use clojure_reader::edn::{self as clj, Edn};
-use isocheck::history::edn::{self, lex, read_all, Kind, Node};
+use isocheck::history::edn::{self, ratio_value, read_all, Kind, Node};
 use isocheck::history::jepsen::{read_ops, Ops};
 use isocheck::history::{MopValue, Op, OpValue, Process};
 use proptest::prelude::*;
@@ -197,7 +197,7 @@ fn exact_into(n: &Node<'_>, out: &mut String) {
         }
         Kind::Float(f) => float_exact(*f, out),
         Kind::BigDec(t) => dec_exact(big_dec_parts(t), out),
-        Kind::Ratio(t) => ratio_exact(lex::ratio_value(t), out),
+        Kind::Ratio(t) => ratio_exact(ratio_value(t), out),
         Kind::Str(s) => {
             let _ = write!(out, "{s:?}");
         }
@@ -353,7 +353,7 @@ fn same(o: &Node<'_>, c: &Edn<'_>, path: &str) -> Result<(), String> {
             a.to_bits() == b.0.to_bits() || (a.is_nan() && b.0.is_nan())
         }
         (Kind::BigDec(a), Edn::BigDec(_)) => big_dec_same(a, c),
-        (Kind::Ratio(a), Edn::Rational((n, d))) => lex::ratio_value(a) == Some(clj_ratio(*n, *d)),
+        (Kind::Ratio(a), Edn::Rational((n, d))) => ratio_value(a) == Some(clj_ratio(*n, *d)),
         (Kind::Str(a), Edn::Str(b)) => a.as_ref() == b.as_ref(),
         (Kind::Char(a), Edn::Char(b)) => a == b,
         (Kind::Keyword(a), Edn::Key(b)) => *a == b.as_ref(),

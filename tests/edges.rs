@@ -9,8 +9,8 @@
 //! `fixture:` rows of `tests/data/elle-differences.tsv` (where Elle 0.2.7
 //! answers otherwise, and why) agree with them.
 
-use isocheck::check::{self, CheckOptions};
 use isocheck::history::{self, History, LoadOptions};
+use isocheck::internals::check::{self, CheckOptions};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 

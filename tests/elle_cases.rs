@@ -10,9 +10,9 @@
 
 mod common;
 
-use isocheck::check::{self, CheckOptions, Validity};
 use isocheck::history::parse_edn;
-use isocheck::infer::InferOptions;
+use isocheck::internals::check::{self, CheckOptions, Validity};
+use isocheck::InferOptions;
 
 /// Builds an op map from Elle's test DSL: `ax1` appends 1 to `:x`; `rx12`
 /// reads `[1 2]` (list-append) or 12 (register); `rx` / `rx_` reads nil;

@@ -7,8 +7,8 @@
 
 mod common;
 
-use isocheck::check::{self, lattice, CheckOptions, Validity};
 use isocheck::history::{parse_edn, History};
+use isocheck::internals::check::{self, lattice, CheckOptions, Validity};
 use isocheck_gen::rng::Rng;
 use isocheck_gen::{self as gen, Distribution, Fault, Kind, Level, Params, Shape};
 use proptest::prelude::*;

@@ -3,8 +3,8 @@
 //! outside the page, the history's text escaped, and a page that does not
 //! grow with the history (only the involved transactions are drawn).
 
-use isocheck::check::{CheckOptions, Entry};
 use isocheck::history::{self, Format, History};
+use isocheck::internals::check::{CheckOptions, Entry};
 use isocheck::Outcome;
 use isocheck_gen::{self as gen, Fault, Kind, Params};
 use std::path::Path;

@@ -4,12 +4,12 @@
 //! simulated stores: a correct counter, set, queue, bank or id generator is
 //! always accepted, and an injected fault is always found.
 
-use isocheck::check::{CheckOptions, Validity};
-use isocheck::checkers::set_full::Outcome as Element;
-use isocheck::checkers::{JepsenOptions, JepsenResult};
 use isocheck::history::{self, Format, History, Workload};
+use isocheck::internals::checkers::set_full::Outcome as Element;
+use isocheck::internals::checkers::{JepsenOptions, JepsenResult};
 use isocheck::report::diagnostic;
 use isocheck::Outcome;
+use isocheck::{CheckOptions, Validity};
 use proptest::prelude::*;
 use std::path::Path;
 
@@ -173,7 +173,7 @@ fn bank_options_are_the_test_maps() {
         panic!("not bank")
     };
     assert_eq!(
-        b.error_types(),
+        b.anomaly_types(),
         ["nil-balance", "unexpected-key", "wrong-total"]
     );
     assert_eq!(b.error_count(), 5, "{b:?}");

@@ -6,8 +6,8 @@
 //! detected as JSON by its content. Every fixture of Jepsen's checkers
 //! (`fixtures/jepsen/`) has a JSON twin held to the same reports.
 
-use isocheck::check::CheckOptions;
 use isocheck::history::{self, Format, History, LoadOptions, Workload};
+use isocheck::CheckOptions;
 use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Stdio};

@@ -6,8 +6,8 @@
 mod common;
 
 use common::Rng;
-use isocheck::check::{self, CheckOptions, Path, Validity};
 use isocheck::history::{parse_edn, History};
+use isocheck::internals::check::{self, CheckOptions, Path, Validity};
 use std::fmt::Write;
 
 /// `(valid?, anomaly types, not)` and the path that decided.

@@ -4,10 +4,10 @@
 //! here, and must agree with what the binary, the report and the README
 //! show.
 
-use isocheck::check::lattice::{self, Definition};
-use isocheck::check::models::{Model, ROWS};
-use isocheck::check::CheckOptions;
 use isocheck::history::{self, Format};
+use isocheck::internals::check::lattice::{self, Definition};
+use isocheck::internals::check::models::{Model, ROWS};
+use isocheck::CheckOptions;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 

@@ -6,8 +6,8 @@
 
 mod common;
 
-use isocheck::check::{self, CheckOptions, Validity};
 use isocheck::history::{self, LoadOptions, MopKind, MopValue, Val};
+use isocheck::internals::check::{self, CheckOptions, Validity};
 use std::path::Path;
 
 /// The verdict under snapshot isolation of `rel` in the corpus at `dir`.

@@ -13,9 +13,8 @@
 
 mod common;
 
-use isocheck::check::Validity;
 use isocheck::history::{self, Format, Workload};
-use isocheck::registers as lwt;
+use isocheck::Validity;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -59,7 +58,9 @@ fn check_text(name: &str, text: String, workload: Workload) -> Validity {
     let h = history::parse_text(Format::Edn, name, text, None)
         .unwrap_or_else(|d| panic!("{name}: {d}"));
     assert_eq!(h.workload, workload, "{name}");
-    lwt::check(&h).validity()
+    isocheck::check(&h, &Default::default())
+        .expect("no model options")
+        .validity()
 }
 
 fn check_log(log: &Path) -> Validity {

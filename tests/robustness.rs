@@ -1419,8 +1419,8 @@ mod limits {
 /// the verdict (issue 32): the answer stays invalid, and says the report
 /// was cut and by which limit.
 mod report_cut {
-    use isocheck::check::{CheckOptions, Validity};
     use isocheck::limits;
+    use isocheck::{CheckOptions, Validity};
     use std::path::Path;
     use std::time::Duration;
 

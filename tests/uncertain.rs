@@ -6,10 +6,10 @@
 mod common;
 
 use common::Rng;
-use isocheck::check::polygraph::Decision;
-use isocheck::check::{self, CheckOptions, SolveOptions, Solved, Validity};
-use isocheck::graph::Rel;
 use isocheck::history::{parse_edn, History};
+use isocheck::internals::check::polygraph::Decision;
+use isocheck::internals::check::{self, CheckOptions, SolveOptions, Solved, Validity};
+use isocheck::internals::graph::Rel;
 use proptest::prelude::*;
 
 fn options(model: &str, pruning: bool) -> CheckOptions {

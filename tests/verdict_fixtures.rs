@@ -5,8 +5,8 @@
 //! complete logs, Elle's `:empty-transaction-graph` in Jepsen EDN), and
 //! which model a forced anomaly's headline names.
 
-use isocheck::check::{self, CheckOptions, Validity};
 use isocheck::history::{self, History, LoadOptions};
+use isocheck::internals::check::{self, CheckOptions, Validity};
 use isocheck::report::human;
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -14,10 +14,10 @@ mod adya;
 mod common;
 
 use common::Rng;
-use isocheck::check::lattice::Definition;
-use isocheck::check::weak::{self, Level};
-use isocheck::check::{self, lattice, CheckOptions, Validity};
 use isocheck::history::{self, parse_edn, LoadOptions};
+use isocheck::internals::check::lattice::Definition;
+use isocheck::internals::check::weak::{self, Level};
+use isocheck::internals::check::{self, lattice, CheckOptions, Validity};
 use proptest::prelude::*;
 
 /// One micro-op: a read of a key (the values seen, at most one for a

@@ -12,7 +12,6 @@
 //! snippet and `render` silently falls back to a one-line message). Set
 //! `ISOCHECK_FUZZ_LAX=1` to skip that check.
 
-use isocheck::check::CheckOptions;
 use isocheck::history::edn::{self, Kind, Node};
 use isocheck::history::formats::{cobra, dbcop, json};
 use isocheck::history::{
@@ -20,6 +19,7 @@ use isocheck::history::{
 };
 use isocheck::report::diagnostic::render;
 use isocheck::stats::Stats;
+use isocheck::CheckOptions;
 use std::path::PathBuf;
 use std::time::Duration;
 

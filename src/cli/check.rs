@@ -3,12 +3,12 @@
 use super::output;
 use super::{InputArgs, EXIT_INPUT};
 use clap::ValueEnum;
-use isocheck::check::{self, CheckOptions, SolveOptions, Validity};
-use isocheck::checkers::JepsenOptions;
 use isocheck::history;
-use isocheck::infer::InferOptions;
 use isocheck::limits;
 use isocheck::report::{self, diagnostic};
+use isocheck::{
+    models, CheckOptions, InferOptions, JepsenOptions, OptionError, SolveOptions, Validity,
+};
 use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -36,7 +36,7 @@ pub struct CheckArgs {
     /// SAT backend for uncertain version orders. Only the one compiled in is
     /// available (CaDiCaL by default; Kissat with `--no-default-features
     /// --features kissat`).
-    #[arg(long, value_enum, default_value = check::sat::BACKEND)]
+    #[arg(long, value_enum, default_value = isocheck::SAT_BACKEND)]
     pub solver: Solver,
     /// Print per-model solving statistics (construct, prune, encode, solve)
     /// on stderr.
@@ -323,16 +323,16 @@ pub fn run(a: &CheckArgs) -> ExitCode {
         .solver
         .to_possible_value()
         .map(|v| v.get_name().to_string());
-    if wanted.as_deref() != Some(check::sat::BACKEND) {
+    if wanted.as_deref() != Some(isocheck::SAT_BACKEND) {
         output::say(format_args!(
             "error: this isocheck was built with the {} SAT backend only\n  help: rebuild with \
              `cargo build --release --no-default-features --features {}`",
-            check::sat::BACKEND,
+            isocheck::SAT_BACKEND,
             wanted.unwrap_or_default()
         ));
         return ExitCode::from(EXIT_INPUT);
     }
-    if let Err(e) = check::anomaly_types(&opts) {
+    if let Err(e) = isocheck::anomaly_types(&opts) {
         output::say(format_args!("error: {e}\n  help: {}", option_help(&e)));
         return ExitCode::from(EXIT_INPUT);
     }
@@ -514,19 +514,17 @@ fn models_help() -> String {
         "Consistency models the history must satisfy, comma-separated, with Elle's names \
          (`none` for no model). Default: strict-serializable. Each name's definition is in \
          the README's table.\n\nKnown models: {}",
-        check::lattice::known_models().join(", ")
+        models::known_models().join(", ")
     )
 }
 
-pub(super) fn option_help(e: &check::OptionError) -> String {
+pub(super) fn option_help(e: &OptionError) -> String {
     match e {
-        check::OptionError::UnknownModel(_) => format!(
-            "known models: {}",
-            check::lattice::known_models().join(", ")
-        ),
-        check::OptionError::UnknownAnomaly(_) => format!(
-            "known anomalies: {}",
-            check::lattice::known_anomalies().join(", ")
-        ),
+        OptionError::UnknownModel(_) => {
+            format!("known models: {}", models::known_models().join(", "))
+        }
+        OptionError::UnknownAnomaly(_) => {
+            format!("known anomalies: {}", models::known_anomalies().join(", "))
+        }
     }
 }

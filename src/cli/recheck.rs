@@ -11,12 +11,11 @@
 use super::check::{option_help, ModelArgs};
 use super::progress::Progress;
 use super::{output, OutputFormat, EXIT_INPUT};
-use isocheck::check::Validity;
-use isocheck::check::{self, CheckOptions};
 use isocheck::history::LoadOptions;
 use isocheck::limits;
 use isocheck::report::html::{self, TableRow};
 use isocheck::store::{self, Agreement, Recorded, Run, RunOptions};
+use isocheck::{CheckOptions, Validity};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
@@ -100,7 +99,7 @@ pub fn run(a: &RecheckArgs) -> ExitCode {
         return ExitCode::from(EXIT_INPUT);
     }
     let base = a.model.options();
-    if let Err(e) = check::anomaly_types(&base) {
+    if let Err(e) = isocheck::anomaly_types(&base) {
         output::say(format_args!("error: {e}\n  help: {}", option_help(&e)));
         return ExitCode::from(EXIT_INPUT);
     }
@@ -628,21 +627,21 @@ impl ChildOptions {
         Ok(CheckOptions {
             consistency_models: c.consistency_models,
             anomalies: c.anomalies,
-            infer: isocheck::infer::InferOptions {
+            infer: isocheck::InferOptions {
                 sequential_keys: c.sequential_keys,
                 linearizable_keys: c.linearizable_keys,
                 wfr_keys: c.wfr_keys,
             },
-            solve: isocheck::check::SolveOptions {
+            solve: isocheck::SolveOptions {
                 enabled: c.solve,
                 pruning: c.pruning,
                 reduce: c.reduce,
                 timeout: c.timeout,
-                ..isocheck::check::SolveOptions::default()
+                ..isocheck::SolveOptions::default()
             },
             no_fast_path: c.no_fast_path,
             elle_compat: c.elle_compat,
-            jepsen: isocheck::checkers::JepsenOptions {
+            jepsen: isocheck::JepsenOptions {
                 total_amount: c.total_amount,
                 accounts: c.accounts,
                 negative_balances: c.negative_balances,
@@ -820,8 +819,8 @@ fn summary(rows: &[Row]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use isocheck::check::SolveOptions;
-    use isocheck::infer::InferOptions;
+    use isocheck::InferOptions;
+    use isocheck::SolveOptions;
 
     fn round_trip(opts: &CheckOptions) -> CheckOptions {
         ChildOptions::parse(&ChildOptions::json(opts)).unwrap_or_else(|e| panic!("{e}"))
@@ -851,7 +850,7 @@ mod tests {
                 },
                 no_fast_path: true,
                 elle_compat: true,
-                jepsen: isocheck::checkers::JepsenOptions {
+                jepsen: isocheck::JepsenOptions {
                     total_amount: Some(-5),
                     accounts: Some(vec!["0".into(), ":a".into()]),
                     negative_balances: true,
@@ -874,7 +873,7 @@ mod tests {
                     timeout: Some(Duration::new(1, 123_456_789)),
                     ..SolveOptions::default()
                 },
-                jepsen: isocheck::checkers::JepsenOptions {
+                jepsen: isocheck::JepsenOptions {
                     accounts: Some(vec!["\"a,b\"".into(), "\"c, d\"".into(), ":e".into()]),
                     ..Default::default()
                 },

@@ -8,8 +8,8 @@
 use super::check::{option_help, parse_seconds, ModelArgs};
 use super::progress::Progress;
 use super::{output, parse_fraction, parse_ops, EXIT_INPUT};
-use isocheck::check::{self, Validity};
 use isocheck::report::diagnostic;
+use isocheck::Validity;
 use isocheck_gen::{self as gen, Distribution, Kind};
 use isocheck_run::{self as run, store, Ended, Interrupt, Isolation, Recording, Target};
 use std::path::PathBuf;
@@ -197,7 +197,8 @@ impl RunArgs {
         let isolation = target.isolation(self.isolation)?;
         self.model.validate()?;
         let check_options = self.model.options();
-        check::anomaly_types(&check_options).map_err(|e| format!("{e} ({})", option_help(&e)))?;
+        isocheck::anomaly_types(&check_options)
+            .map_err(|e| format!("{e} ({})", option_help(&e)))?;
         let cas = self.workload == RunWorkload::CasRegister;
         let promised = match cas {
             true => "linearizable",

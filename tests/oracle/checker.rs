@@ -3,8 +3,8 @@
 //! `check -m MODEL`, `--no-fast-path` and `--every-pair`.
 
 use super::history::{History, Kind};
-use isocheck::check::{CheckOptions, SolveOptions, Validity};
 use isocheck::history::{self, Format, Workload};
+use isocheck::internals::check::{CheckOptions, SolveOptions, Validity};
 
 /// The command-line variants compared.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -6,8 +6,8 @@
 use super::checker::{self, Answer, Way};
 use super::history::{self, History, Kind, Mop, Status};
 use super::models::{self, Def};
-use isocheck::check::lattice;
-use isocheck::check::Validity;
+use isocheck::internals::check::lattice;
+use isocheck::Validity;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 

@@ -24,7 +24,7 @@ use super::checker::{self, Way};
 use super::compare;
 use super::history::{History, Kind, Mop, Status, Txn};
 use super::models::{self, Def};
-use isocheck::check::Validity;
+use isocheck::Validity;
 
 const READ_COMMITTED: &[&str] = &[
     "read-uncommitted",

@@ -410,17 +410,18 @@ mod tests {
             assert_eq!(h.workload, isocheck::history::Workload::CasRegister);
             assert_eq!(h.independent_keys, keys > 1);
             assert_eq!(h.registers.len(), 300);
-            let a = isocheck::registers::check(&h);
-            assert_eq!(a.validity(), isocheck::check::Validity::True, "{a:?}");
+            let a = isocheck::check(&h, &Default::default()).expect("no model options");
+            assert_eq!(a.validity(), isocheck::Validity::True, "{a:?}");
         }
     }
 
-    fn validity(p: &Params) -> isocheck::check::Validity {
+    fn validity(p: &Params) -> isocheck::Validity {
         let mut out = Vec::new();
         write(&mut out, p).expect("written");
         let text = String::from_utf8(out).expect("UTF-8");
         let h = isocheck::history::parse_edn("g.edn", &text).unwrap_or_else(|d| panic!("{d}"));
-        isocheck::registers::check(&h).validity()
+        let outcome = isocheck::check(&h, &Default::default()).expect("no model options");
+        outcome.validity()
     }
 
     /// Each fault lwt injects makes the history not linearizable, whatever
@@ -428,7 +429,7 @@ mod tests {
     /// size limit ending the run first); the same run without it is.
     #[test]
     fn every_lwt_fault_is_a_violation() {
-        use isocheck::check::Validity;
+        use isocheck::Validity;
         for fault in LWT_FAULTS {
             for seed in 0..12 {
                 for (keys, values, max_bytes) in [

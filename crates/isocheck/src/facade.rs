@@ -12,7 +12,7 @@ use crate::check::{self, Analysis, CheckOptions, OptionError, Validity, Verdict}
 use crate::checkers::{self, JepsenResult};
 use crate::history::{self, History, InputDiagnostic, LoadOptions, Workload};
 use crate::limits::{self, Stage};
-use crate::registers::{self, LwtAnalysis};
+use crate::registers::{self, RegisterAnalysis};
 use crate::report;
 use std::path::Path;
 
@@ -21,12 +21,14 @@ use std::path::Path;
 pub enum Outcome {
     /// Transactions, judged by Elle's consistency models.
     Transactional {
+        /// What the checks found, with the graph they searched.
         analysis: Box<Analysis>,
+        /// The verdict Elle's result map gives of it.
         verdict: Verdict,
     },
     /// Register or mutex ops (`Workload::CasRegister`, `Workload::Mutex`):
     /// per-key linearizability; consistency-model options do not apply.
-    Register(LwtAnalysis),
+    Register(RegisterAnalysis),
     /// One of Jepsen's standard checkers (bank, counter, set, set-full,
     /// long-fork, unique-ids, total-queue), with its own result map.
     Jepsen(JepsenResult),
@@ -46,7 +48,7 @@ pub fn load(path: &Path, options: &LoadOptions) -> Result<History, InputDiagnost
 /// linearizability check for registers. Ends in the report stage.
 pub fn check(history: &History, options: &CheckOptions) -> Result<Outcome, OptionError> {
     let outcome = if matches!(history.workload, Workload::CasRegister | Workload::Mutex) {
-        limits::stage(Stage::Lwt);
+        limits::stage(Stage::Registers);
         Outcome::Register(registers::check(history))
     } else if history.workload.is_checker() {
         limits::stage(Stage::Checker);
@@ -81,6 +83,7 @@ impl Outcome {
         }
     }
 
+    /// `:valid?`
     pub fn validity(&self) -> Validity {
         match self {
             Outcome::Transactional { verdict, .. } => verdict.valid,
@@ -115,7 +118,7 @@ impl Outcome {
             Outcome::Transactional { analysis, verdict } => {
                 report::human::render_into(&mut out, history, analysis, verdict, color)
             }
-            Outcome::Register(a) => report::lwt::render_into(&mut out, history, a, color),
+            Outcome::Register(a) => report::registers::render_into(&mut out, history, a, color),
             Outcome::Jepsen(r) => report::jepsen::render_into(&mut out, history, r, color),
         });
         if let Err(stop) = rendered {
@@ -130,27 +133,27 @@ impl Outcome {
     /// Elle's result map as EDN (cut to the verdict and `:report-cut` when
     /// a limit fires while it is written).
     pub fn edn(&self, history: &History) -> String {
-        let rendered = limits::rendering(|| match self {
-            Outcome::Transactional { analysis, verdict } => {
-                report::edn::result_map(history, analysis, verdict)
-            }
-            Outcome::Register(a) => report::lwt::edn_result(history, a),
-            Outcome::Jepsen(r) => report::jepsen::edn_result(history, r),
-        });
+        let rendered = limits::rendering(|| report::edn::print(&self.result_map(history)));
         rendered.unwrap_or_else(|stop| {
             report::cut::edn(self.validity(), &self.anomaly_types(), &self.not(), &stop)
         })
     }
 
+    /// Elle's result map, the one tree both [`Outcome::edn`] and
+    /// [`Outcome::json`] print: each kind of check builds its entries.
+    fn result_map<'a>(&self, history: &'a History) -> report::result::R<'a> {
+        match self {
+            Outcome::Transactional { analysis, verdict } => {
+                report::result::result_map(history, analysis, verdict)
+            }
+            Outcome::Register(a) => report::registers::result_map(history, a),
+            Outcome::Jepsen(r) => report::jepsen::result_map(history, r),
+        }
+    }
+
     /// Elle's result map as JSON, pretty-printed (cut as [`Outcome::edn`]).
     pub fn json(&self, history: &History) -> String {
-        let rendered = limits::rendering(|| match self {
-            Outcome::Transactional { analysis, verdict } => {
-                report::json::result_map(history, analysis, verdict)
-            }
-            Outcome::Register(a) => report::lwt::json_result(history, a),
-            Outcome::Jepsen(r) => report::jepsen::json_result(history, r),
-        });
+        let rendered = limits::rendering(|| report::json::to_json(&self.result_map(history)));
         let value = rendered.unwrap_or_else(|stop| {
             report::cut::json(self.validity(), &self.anomaly_types(), &self.not(), &stop)
         });

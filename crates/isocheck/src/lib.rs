@@ -15,32 +15,74 @@
 //! # }
 //! ```
 //!
-//! One module per stage, each using only those before it (see
-//! `ARCHITECTURE.md`): [`history`] reads files into transactions; [`graph`]
-//! owns the dependency edges, the graph and the session and real-time
-//! orders; [`infer`] finds the edges a history implies and the non-cycle
-//! anomalies; [`check`](mod@check) decides the models (cycle search, the solver over
-//! unknown version orders, the register check); [`report`] renders the
-//! results. Beside them: [`limits`] (`--timeout`, `--max-memory`), [`files`]
-//! (files written whole or not at all) and [`store`] (Jepsen stores, for
-//! `isocheck recheck`). The generator (`isocheck-gen`), `isocheck run`'s
-//! drivers (`isocheck-run`) and the command line (`isocheck-cli`) are crates
-//! of their own: this one parses no arguments, drives no database and
-//! handles no signal. `docs/design.md` holds the design notes the code cites
-//! as `SPEC §n`.
+//! Beside the way in, the public modules are the data and the tools around
+//! it: [`history`] (the histories read, and their EDN reader), [`report`]
+//! (each output format), [`models`] (the models and anomalies known, and
+//! Elle's lattice), [`limits`] (`--timeout`, `--max-memory`), [`files`]
+//! (files written whole or not at all), [`store`] (Jepsen stores, for
+//! `isocheck recheck`) and [`stats`]. The stages that decide (the dependency
+//! graph, inference, the cycle search and solver, the register check and
+//! Jepsen's checkers) are private; `ARCHITECTURE.md` maps them. The
+//! generator (`isocheck-gen`), `isocheck run`'s drivers (`isocheck-run`) and
+//! the command line (`isocheck-cli`) are crates of their own: this one
+//! parses no arguments, drives no database and handles no signal.
+//! `docs/design.md` holds the design notes the code cites as `SPEC §n`.
 
-pub mod check;
-pub mod checkers;
+#![cfg_attr(not(feature = "internals"), deny(missing_docs))]
+
+// The stages are private: what a program using the library needs of them is
+// re-exported below, and `internals` opens the rest to isocheck's own tests.
+mod check;
+mod checkers;
 mod facade;
 pub mod files;
-pub mod graph;
+mod graph;
 pub mod history;
-pub mod infer;
+mod infer;
 pub mod limits;
-pub mod registers;
+mod registers;
 pub mod report;
 pub mod stats;
 pub mod store;
-pub mod validity;
+mod validity;
 
+pub use check::sat::BACKEND as SAT_BACKEND;
+pub use check::{anomaly_types, Analysis, CheckOptions, OptionError, SolveOptions, Verdict};
+pub use checkers::{JepsenOptions, JepsenResult};
 pub use facade::{check, load, Outcome};
+pub use infer::InferOptions;
+pub use registers::RegisterAnalysis;
+pub use validity::Validity;
+
+/// The consistency models and anomalies isocheck knows, and how they imply
+/// one another (Elle's lattice, with isocheck's models beside it).
+pub mod models {
+    pub use crate::check::lattice::{
+        all_implied_anomalies, all_implied_models, anomalies_prohibited_by, canonical_model,
+        definition, known_anomalies, known_models, DEFAULT_MODEL,
+    };
+    pub use crate::check::models::{Definition, Model};
+}
+
+/// The stages' inner types and functions, for isocheck's own tests and
+/// fuzz targets (the `internals` feature, which only they turn on): not
+/// part of the library's API, and free to change.
+#[cfg(feature = "internals")]
+#[doc(hidden)]
+pub mod internals {
+    pub mod check {
+        pub use crate::check::*;
+    }
+    pub mod checkers {
+        pub use crate::checkers::*;
+    }
+    pub mod graph {
+        pub use crate::graph::*;
+    }
+    pub mod infer {
+        pub use crate::infer::*;
+    }
+    pub mod registers {
+        pub use crate::registers::*;
+    }
+}

@@ -48,17 +48,29 @@ const BALLAST_BYTES: usize = 32 << 20;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(u8)]
 pub enum Stage {
+    /// Reading the file.
     Reading,
+    /// Pairing invocations with completions.
     Pairing,
+    /// The mini-transaction fast path.
     FastPath,
+    /// Inferring dependencies.
     Inference,
+    /// Building the process and real-time orders.
     Order,
+    /// Building the dependency graph.
     Graph,
+    /// Searching for cycles.
     Cycles,
+    /// Building the solver's problem.
     Construct,
+    /// Solving for a version order.
     Solve,
-    Lwt,
+    /// The register check.
+    Registers,
+    /// A Jepsen checker.
     Checker,
+    /// Writing the report.
     Report,
 }
 
@@ -73,7 +85,7 @@ impl Stage {
         Stage::Cycles,
         Stage::Construct,
         Stage::Solve,
-        Stage::Lwt,
+        Stage::Registers,
         Stage::Checker,
         Stage::Report,
     ];
@@ -90,7 +102,7 @@ impl Stage {
             Stage::Cycles => "cycles",
             Stage::Construct => "construct",
             Stage::Solve => "solve",
-            Stage::Lwt => "lwt",
+            Stage::Registers => "registers",
             Stage::Checker => "checker",
             Stage::Report => "report",
         }
@@ -108,7 +120,7 @@ impl Stage {
             Stage::Cycles => "searching for cycles",
             Stage::Construct => "building the solver's problem",
             Stage::Solve => "solving for a version order",
-            Stage::Lwt => "checking lightweight transactions",
+            Stage::Registers => "checking registers for linearizability",
             Stage::Checker => "running a Jepsen checker",
             Stage::Report => "writing the report",
         }
@@ -131,17 +143,22 @@ pub enum Reason {
     /// refused an allocation; then `budget` is what it had given and `used`
     /// what the check asked for.
     MemoryLimit {
+        /// The budget, in bytes.
         budget: u64,
+        /// What the check had allocated, or asked for, in bytes.
         used: u64,
+        /// The system, not the budget, refused.
         refused: bool,
     },
 }
 
 /// The names of the reasons, as the result map and the solver give them.
 pub const TIMEOUT: &str = "timeout";
+/// The name of [`Reason::MemoryLimit`].
 pub const MEMORY_LIMIT: &str = "memory-limit";
 
 impl Reason {
+    /// The reason's name in the result map (`:reason`).
     pub fn name(self) -> &'static str {
         match self {
             Reason::Timeout(_) => TIMEOUT,
@@ -153,7 +170,9 @@ impl Reason {
 /// A check stopped by a limit: its answer is `:valid? :unknown`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Stop {
+    /// Which limit.
     pub reason: Reason,
+    /// The stage it stopped in.
     pub stage: Stage,
     /// Ops read when it stopped (every op of the history after reading).
     pub ops: u64,

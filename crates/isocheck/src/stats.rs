@@ -6,35 +6,50 @@ use std::collections::HashSet;
 /// Counts of ops by `:type`.
 #[derive(Debug, Default, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct ByType {
+    /// `:invoke` ops.
     pub invoke: usize,
+    /// `:ok` ops.
     pub ok: usize,
+    /// `:fail` ops.
     pub fail: usize,
+    /// `:info` ops.
     pub info: usize,
 }
 
 /// Counts of transactions by status.
 #[derive(Debug, Default, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct ByStatus {
+    /// Every transaction.
     pub total: usize,
+    /// Completed `:ok`.
     pub committed: usize,
+    /// Completed `:fail`.
     pub aborted: usize,
+    /// Completed `:info`, or never completed.
     pub indeterminate: usize,
 }
 
 /// Counts of micro-ops by function.
 #[derive(Debug, Default, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct ByMop {
+    /// Reads (`:r`).
     pub read: usize,
+    /// Appends (`:append`).
     pub append: usize,
+    /// Writes (`:w`).
     pub write: usize,
 }
 
 /// Transactions by what their micro-ops do.
 #[derive(Debug, Default, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct ByShape {
+    /// Only reads.
     pub read_only: usize,
+    /// Only writes (or appends).
     pub write_only: usize,
+    /// Reads and writes.
     pub read_modify_write: usize,
+    /// No micro-op at all.
     pub empty: usize,
 }
 
@@ -44,18 +59,27 @@ pub struct ByShape {
 pub struct Registers {
     /// `jepsen.independent` keys, or one register.
     pub independent: bool,
+    /// Keys (registers).
     pub keys: usize,
+    /// Every register op.
     pub total: usize,
+    /// `:read` ops.
     pub read: usize,
+    /// `:write` ops.
     pub write: usize,
+    /// `:cas` ops.
     pub cas: usize,
     /// Mutex ops (a mutex history has nothing else).
     #[serde(skip_serializing_if = "is_zero")]
     pub acquire: usize,
+    /// Mutex `:release` ops.
     #[serde(skip_serializing_if = "is_zero")]
     pub release: usize,
+    /// Completed `:ok`.
     pub ok: usize,
+    /// Completed `:fail`.
     pub fail: usize,
+    /// Completed `:info`, or never completed.
     pub indeterminate: usize,
 }
 
@@ -99,23 +123,38 @@ fn registers(h: &History) -> Option<Registers> {
 /// A summary of a history.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct Stats {
+    /// The file's name, as given.
     pub file: String,
+    /// The input format's name.
     pub format: &'static str,
+    /// The file's size.
     pub bytes: u64,
+    /// The workload's name.
     pub workload: &'static str,
+    /// How the workload was decided.
     pub workload_source: crate::history::model::WorkloadSource,
+    /// Every op.
     pub ops: usize,
+    /// Ops by `:type`.
     pub ops_by_type: ByType,
+    /// Ops of client processes.
     pub client_ops: usize,
+    /// Ops of the nemesis (and other non-client processes).
     pub nemesis_ops: usize,
+    /// Client processes.
     pub sessions: usize,
+    /// Transactions by status.
     pub transactions: ByStatus,
+    /// Client ops that are not transactions.
     pub other_client_ops: usize,
     /// Register ops of a cas-register (lightweight transaction) history.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub registers: Option<Registers>,
+    /// Micro-ops by function.
     pub micro_ops: ByMop,
+    /// Keys the transactions touch.
     pub keys: usize,
+    /// Transactions by shape.
     pub shapes: ByShape,
     /// Whether every committed and indeterminate transaction is a
     /// mini-transaction (the fast path's histories).
@@ -123,11 +162,15 @@ pub struct Stats {
     /// Else the first that is not, and why.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub not_mini: Option<String>,
+    /// Seconds spent reading the file.
     pub parse_seconds: f64,
+    /// Reading speed.
     pub mb_per_second: f64,
 }
 
 impl Stats {
+    /// The summary of `h`, read from a file of `bytes` bytes in `format` in
+    /// `parse_seconds`.
     pub fn of(h: &History, format: Format, bytes: u64, parse_seconds: f64) -> Stats {
         let mut s = Stats {
             file: h.source.name().to_string(),

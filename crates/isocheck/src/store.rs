@@ -19,6 +19,7 @@ use std::path::{Path, PathBuf};
 pub struct Run {
     /// The run directory, relative to the store root (`.` for the root itself).
     pub name: PathBuf,
+    /// The history file.
     pub history: PathBuf,
     /// `results.edn` beside the history, when present.
     pub results: Option<PathBuf>,
@@ -30,7 +31,9 @@ pub struct Run {
 /// below the root it could not read (it went on past them).
 #[derive(Debug, Default)]
 pub struct Store {
+    /// The runs, sorted by name.
     pub runs: Vec<Run>,
+    /// What the walk could not read.
     pub unreadable: Vec<Unreadable>,
 }
 
@@ -39,6 +42,7 @@ pub struct Store {
 pub struct Unreadable {
     /// Relative to the store root.
     pub name: PathBuf,
+    /// Why.
     pub error: io::Error,
 }
 
@@ -108,6 +112,7 @@ fn visit(root: &Path, dir: &Path, entries: std::fs::ReadDir, store: &mut Store) 
 /// The verdict a run recorded: Elle's result map inside `results.edn`.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct Recorded {
+    /// `:valid?`
     pub valid: Validity,
     /// `:anomaly-types`, sorted.
     pub anomaly_types: Vec<String>,
@@ -118,18 +123,25 @@ pub struct Recorded {
 /// Why a file of a run could not be used.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum RecordError {
+    /// The file is not EDN.
     #[error("{file} is not EDN: {problem} at byte {at}")]
     Syntax {
+        /// Which file.
         file: &'static str,
+        /// What is wrong.
         problem: String,
+        /// The byte where it is.
         at: usize,
     },
+    /// `results.edn` is not a map.
     #[error("results.edn is not a map")]
     NotAMap,
     #[error(
         "results.edn holds no Elle result (no entry with :anomaly-types or a workload checker)"
     )]
+    /// No map in `results.edn` is Elle's.
     NoElleResult,
+    /// No map in `results.edn` is this Jepsen checker's.
     #[error("results.edn holds no result of Jepsen's {0} checker")]
     NoCheckerResult(&'static str),
 }
@@ -176,21 +188,6 @@ pub fn recorded_verdict(results_edn: &str) -> Result<Recorded, RecordError> {
     })
 }
 
-/// The keys that tell each checker's result map from the others' (it must
-/// have the first and none of the second).
-fn checker_keys(w: Workload) -> (&'static [&'static str], &'static [&'static str]) {
-    match w {
-        Workload::Bank => (&["read-count", "error-count"], &[]),
-        Workload::Counter => (&["reads", "errors"], &["read-count"]),
-        Workload::Set => (&["attempt-count", "ok-count"], &["duplicated-count"]),
-        Workload::SetFull => (&["stable-count"], &[]),
-        Workload::LongFork => (&["early-read-count"], &[]),
-        Workload::UniqueIds => (&["attempted-count"], &[]),
-        Workload::TotalQueue => (&["attempt-count", "duplicated-count"], &[]),
-        _ => (&[], &[]),
-    }
-}
-
 /// The verdict of a Jepsen checker's result map for workload `w` in the
 /// text of a `results.edn`: the map nearest the top with its keys (checkers
 /// compose at any depth). Such a map has no `:anomaly-types`; a set checker
@@ -203,7 +200,7 @@ pub fn recorded_checker_verdict(results_edn: &str, w: Workload) -> Result<Record
     if !matches!(top.kind, Kind::Map(_)) {
         return Err(RecordError::NotAMap);
     }
-    let (has, lacks) = checker_keys(w);
+    let (has, lacks) = crate::checkers::result_keys(w);
     let fits = |n: &Node| {
         has.iter().all(|k| n.get(k).is_some()) && lacks.iter().all(|k| n.get(k).is_none())
     };
@@ -290,13 +287,19 @@ pub struct RunOptions {
     pub workload: Option<String>,
     /// `:consistency-models`; `Some(vec![])` for an explicit nil.
     pub consistency_models: Option<Vec<String>>,
+    /// `:anomalies`.
     pub anomalies: Option<Vec<String>>,
+    /// `:sequential-keys?`
     pub sequential_keys: Option<bool>,
+    /// `:linearizable-keys?`
     pub linearizable_keys: Option<bool>,
+    /// `:wfr-keys?`
     pub wfr_keys: Option<bool>,
     /// Bank: `:total-amount`, `:accounts` (as EDN) and `:negative-balances?`.
     pub total_amount: Option<i64>,
+    /// Bank: `:accounts`, each as EDN.
     pub accounts: Option<Vec<String>>,
+    /// Bank: `:negative-balances?`
     pub negative_balances: Option<bool>,
 }
 
@@ -400,6 +403,7 @@ pub enum Agreement {
 }
 
 impl Agreement {
+    /// How a recorded verdict and ours compare.
     pub fn of(recorded: Option<Validity>, ours: Option<Validity>) -> Agreement {
         match (recorded, ours) {
             (Some(r), Some(o)) if r == o => Agreement::Yes,
@@ -411,6 +415,7 @@ impl Agreement {
         }
     }
 
+    /// The word the recheck table shows.
     pub fn name(self) -> &'static str {
         match self {
             Agreement::Yes => "yes",

@@ -36,7 +36,9 @@ pub struct CheckOptions {
     pub consistency_models: Option<Vec<String>>,
     /// `:anomalies`: specific anomalies to prohibit in addition.
     pub anomalies: Vec<String>,
+    /// Inference: which keys Elle's assumptions apply to.
     pub infer: InferOptions,
+    /// The search over unknown version orders.
     pub solve: SolveOptions,
     /// Take the general path even for mini-transaction histories.
     pub no_fast_path: bool,
@@ -53,8 +55,10 @@ pub struct CheckOptions {
 /// Options that name no model or anomaly Elle knows.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum OptionError {
+    /// A `:consistency-models` entry no model has as its name.
     #[error("unknown consistency model `{0}`")]
     UnknownModel(String),
+    /// An `:anomalies` entry that names no anomaly.
     #[error("unknown anomaly `{0}`")]
     UnknownAnomaly(String),
 }
@@ -67,6 +71,7 @@ pub struct Analysis {
     /// The inferred dependencies followed by the session or real-time order
     /// edges the requested anomalies need; [`Graph`] edges index into it.
     pub deps: Vec<Dep>,
+    /// The dependency graph the cycle search ran on.
     pub graph: Graph,
     /// Which order edges the graph has (Elle builds one kind at most).
     pub order: Option<Rel>,

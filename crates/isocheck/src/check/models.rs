@@ -30,42 +30,79 @@ use std::sync::OnceLock;
 /// order, which the cycle search and the reports follow.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Model {
+    /// The model named `read-uncommitted` (see its row for its aliases and definition).
     ReadUncommitted,
+    /// The model named `read-committed` (see its row for its aliases and definition).
     ReadCommitted,
+    /// The model named `snapshot-isolation` (see its row for its aliases and definition).
     SnapshotIsolation,
+    /// The model named `repeatable-read` (see its row for its aliases and definition).
     RepeatableRead,
+    /// The model named `serializable` (see its row for its aliases and definition).
     Serializable,
+    /// The model named `strong-session-read-uncommitted` (see its row for its aliases and definition).
     StrongSessionReadUncommitted,
+    /// The model named `strong-session-read-committed` (see its row for its aliases and definition).
     StrongSessionReadCommitted,
+    /// The model named `strong-session-snapshot-isolation` (see its row for its aliases and definition).
     StrongSessionSnapshotIsolation,
+    /// The model named `prefix` (see its row for its aliases and definition).
     Prefix,
+    /// The model named `strong-session-serializable` (see its row for its aliases and definition).
     StrongSessionSerializable,
+    /// The model named `strong-read-uncommitted` (see its row for its aliases and definition).
     StrongReadUncommitted,
+    /// The model named `strong-read-committed` (see its row for its aliases and definition).
     StrongReadCommitted,
+    /// The model named `strong-snapshot-isolation` (see its row for its aliases and definition).
     StrongSnapshotIsolation,
+    /// The model named `strict-serializable` (see its row for its aliases and definition).
     StrictSerializable,
+    /// The model named `consistent-view` (see its row for its aliases and definition).
     ConsistentView,
+    /// The model named `cursor-stability` (see its row for its aliases and definition).
     CursorStability,
+    /// The model named `forward-consistent-view` (see its row for its aliases and definition).
     ForwardConsistentView,
+    /// The model named `monotonic-snapshot-read` (see its row for its aliases and definition).
     MonotonicSnapshotRead,
+    /// The model named `monotonic-view` (see its row for its aliases and definition).
     MonotonicView,
+    /// The model named `update-serializable` (see its row for its aliases and definition).
     UpdateSerializable,
+    /// The model named `view-serializable` (see its row for its aliases and definition).
     ViewSerializable,
+    /// The model named `1SR` (see its row for its aliases and definition).
     OneCopySerializable,
+    /// The model named `session-serializable` (see its row for its aliases and definition).
     SessionSerializable,
+    /// The model named `linearizable` (see its row for its aliases and definition).
     Linearizable,
+    /// The model named `sequential` (see its row for its aliases and definition).
     Sequential,
+    /// The model named `causal` (see its row for its aliases and definition).
     Causal,
+    /// The model named `causal-cerone` (see its row for its aliases and definition).
     CausalCerone,
+    /// The model named `parallel-snapshot-isolation` (see its row for its aliases and definition).
     ParallelSnapshotIsolation,
+    /// The model named `update-atomic` (see its row for its aliases and definition).
     UpdateAtomic,
+    /// The model named `read-atomic` (see its row for its aliases and definition).
     ReadAtomic,
+    /// The model named `monotonic-atomic-view` (see its row for its aliases and definition).
     MonotonicAtomicView,
+    /// The model named `PRAM` (see its row for its aliases and definition).
     Pram,
+    /// The model named `read-your-writes` (see its row for its aliases and definition).
     ReadYourWrites,
+    /// The model named `monotonic-reads` (see its row for its aliases and definition).
     MonotonicReads,
+    /// The model named `monotonic-writes` (see its row for its aliases and definition).
     MonotonicWrites,
+    /// The model named `writes-follow-reads` (see its row for its aliases and definition).
     WritesFollowReads,
+    /// The model named `read-committed-be` (see its row for its aliases and definition).
     ReadCommittedBe,
 }
 

@@ -34,15 +34,18 @@ pub enum Entry {
 /// Elle's result map.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Verdict {
+    /// `:valid?`
     pub valid: Validity,
     /// The reportable anomalies by type, sorted by type (`:anomaly-types`).
     pub anomalies: BTreeMap<&'static str, Vec<Entry>>,
     /// Friendly model names; empty when the history is valid.
     pub not: BTreeSet<&'static str>,
+    /// `:also-not`: models implied to fail by those in `not`.
     pub also_not: BTreeSet<&'static str>,
 }
 
 impl Verdict {
+    /// Elle's `:anomaly-types`: the names of the anomalies found, sorted.
     pub fn anomaly_types(&self) -> impl Iterator<Item = &'static str> + '_ {
         self.anomalies.keys().copied()
     }

@@ -85,7 +85,7 @@ impl BankResult {
             .min_by_key(|e| e.0)
     }
 
-    pub fn error_types(&self) -> Vec<&'static str> {
+    pub fn anomaly_types(&self) -> Vec<&'static str> {
         let mut names: Vec<&'static str> =
             self.groups.iter().map(|g| g.errors[0].1.name()).collect();
         names.sort_unstable();

@@ -41,58 +41,130 @@ pub struct JepsenOptions {
 /// What one of the checkers found.
 #[derive(Debug)]
 pub enum JepsenResult {
+    /// `jepsen.tests.bank`'s checker.
     Bank(bank::BankResult),
+    /// `checker/counter`.
     Counter(counter::CounterResult),
+    /// `checker/set`.
     Set(set::SetResult),
+    /// `checker/set-full`.
     SetFull(set_full::SetFullResult),
+    /// `jepsen.tests.long-fork`'s checker.
     LongFork(long_fork::LongForkResult),
+    /// `checker/unique-ids`.
     UniqueIds(unique_ids::UniqueIdsResult),
+    /// `checker/total-queue`.
     TotalQueue(total_queue::TotalQueueResult),
+}
+
+/// One of Jepsen's checkers: the workload it decides, how it runs, and the
+/// keys that find its result map among a `results.edn`'s (checkers compose
+/// at any depth, and such a map has no `:anomaly-types`). The table below
+/// is the one list of them; `each_result!` is the one list of their results.
+struct Checker {
+    workload: Workload,
+    run: fn(&History, &JepsenOptions) -> JepsenResult,
+    /// Keys its result map has…
+    has: &'static [&'static str],
+    /// …and keys it lacks (telling it from a checker with the same ones).
+    lacks: &'static [&'static str],
+}
+
+const CHECKERS: [Checker; 7] = [
+    Checker {
+        workload: Workload::Bank,
+        run: |h, o| JepsenResult::Bank(bank::check(h, o)),
+        has: &["read-count", "error-count"],
+        lacks: &[],
+    },
+    Checker {
+        workload: Workload::Counter,
+        run: |h, _| JepsenResult::Counter(counter::check(h)),
+        has: &["reads", "errors"],
+        lacks: &["read-count"],
+    },
+    Checker {
+        workload: Workload::Set,
+        run: |h, _| JepsenResult::Set(set::check(h)),
+        has: &["attempt-count", "ok-count"],
+        lacks: &["duplicated-count"],
+    },
+    Checker {
+        workload: Workload::SetFull,
+        run: |h, o| JepsenResult::SetFull(set_full::check(h, o.linearizable)),
+        has: &["stable-count"],
+        lacks: &[],
+    },
+    Checker {
+        workload: Workload::LongFork,
+        run: |h, o| JepsenResult::LongFork(long_fork::check(h, o.group_size.unwrap_or(2))),
+        has: &["early-read-count"],
+        lacks: &[],
+    },
+    Checker {
+        workload: Workload::UniqueIds,
+        run: |h, _| JepsenResult::UniqueIds(unique_ids::check(h)),
+        has: &["attempted-count"],
+        lacks: &[],
+    },
+    Checker {
+        workload: Workload::TotalQueue,
+        run: |h, _| JepsenResult::TotalQueue(total_queue::check(h)),
+        has: &["attempt-count", "duplicated-count"],
+        lacks: &[],
+    },
+];
+
+fn checker(w: Workload) -> Option<&'static Checker> {
+    CHECKERS.iter().find(|c| c.workload == w)
 }
 
 /// Runs the checker of the history's workload (one of
 /// [`Workload::CHECKERS`]).
 pub fn check(h: &History, options: &JepsenOptions) -> JepsenResult {
-    match h.workload {
-        Workload::Bank => JepsenResult::Bank(bank::check(h, options)),
-        Workload::Counter => JepsenResult::Counter(counter::check(h)),
-        Workload::Set => JepsenResult::Set(set::check(h)),
-        Workload::SetFull => JepsenResult::SetFull(set_full::check(h, options.linearizable)),
-        Workload::LongFork => {
-            JepsenResult::LongFork(long_fork::check(h, options.group_size.unwrap_or(2)))
-        }
-        Workload::UniqueIds => JepsenResult::UniqueIds(unique_ids::check(h)),
-        Workload::TotalQueue => JepsenResult::TotalQueue(total_queue::check(h)),
-        w => unreachable!("{} is not one of Jepsen's checkers' workloads", w.name()),
+    match checker(h.workload) {
+        Some(c) => (c.run)(h, options),
+        None => unreachable!(
+            "{} is not one of Jepsen's checkers' workloads",
+            h.workload.name()
+        ),
     }
 }
 
-impl JepsenResult {
-    pub fn validity(&self) -> Validity {
-        match self {
-            JepsenResult::Bank(r) => r.validity(),
-            JepsenResult::Counter(r) => r.validity(),
-            JepsenResult::Set(r) => r.validity(),
-            JepsenResult::SetFull(r) => r.validity(),
-            JepsenResult::LongFork(r) => r.validity(),
-            JepsenResult::UniqueIds(r) => r.validity(),
-            JepsenResult::TotalQueue(r) => r.validity(),
+/// The keys that tell workload `w`'s checker's result map: those it has and
+/// those it lacks (none for a workload no checker decides).
+pub fn result_keys(w: Workload) -> (&'static [&'static str], &'static [&'static str]) {
+    checker(w).map_or((&[], &[]), |c| (c.has, c.lacks))
+}
+
+/// `$body` with `$r` bound to the checker's own result inside
+/// `$result` (a `JepsenResult`), whichever checker's it is.
+macro_rules! each_result {
+    ($result:expr, $r:ident => $body:expr) => {
+        match $result {
+            JepsenResult::Bank($r) => $body,
+            JepsenResult::Counter($r) => $body,
+            JepsenResult::Set($r) => $body,
+            JepsenResult::SetFull($r) => $body,
+            JepsenResult::LongFork($r) => $body,
+            JepsenResult::UniqueIds($r) => $body,
+            JepsenResult::TotalQueue($r) => $body,
         }
+    };
+}
+pub(crate) use each_result;
+
+impl JepsenResult {
+    /// `:valid?`
+    pub fn validity(&self) -> Validity {
+        each_result!(self, r => r.validity())
     }
 
     /// What went wrong, by name (the recheck table's column; Jepsen's
     /// checkers have no `:anomaly-types`): the kinds of errors found, or why
     /// validity is unknown.
     pub fn anomaly_types(&self) -> Vec<&'static str> {
-        match self {
-            JepsenResult::Bank(r) => r.error_types(),
-            JepsenResult::Counter(r) => r.anomaly_types(),
-            JepsenResult::Set(r) => r.anomaly_types(),
-            JepsenResult::SetFull(r) => r.anomaly_types(),
-            JepsenResult::LongFork(r) => r.anomaly_types(),
-            JepsenResult::UniqueIds(r) => r.anomaly_types(),
-            JepsenResult::TotalQueue(r) => r.anomaly_types(),
-        }
+        each_result!(self, r => r.anomaly_types())
     }
 }
 
@@ -190,4 +262,17 @@ fn events(ops: &[CheckerOp]) -> Vec<(OpId, usize, bool)> {
         .collect();
     events.sort_unstable_by_key(|e| e.0);
     events
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The table holds one checker for each workload the history calls a
+    /// checker's, in the same order.
+    #[test]
+    fn one_checker_per_checker_workload() {
+        let table: Vec<Workload> = CHECKERS.iter().map(|c| c.workload).collect();
+        assert_eq!(table, Workload::CHECKERS);
+    }
 }

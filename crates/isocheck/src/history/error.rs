@@ -10,39 +10,69 @@ use std::fmt;
 /// What is wrong, without where.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ErrorKind {
+    /// The input could not be read.
     #[error("cannot read {path}: {message}")]
-    Io { path: String, message: String },
+    Io {
+        /// The path, as given.
+        path: String,
+        /// The system's message.
+        message: String,
+    },
+    /// The text is not EDN (or JSON).
     #[error("{0}")]
     Syntax(Problem),
+    /// A form of the history is not an op map.
     #[error("expected an op map, found {0}")]
     NotAnOp(String),
+    /// An op has no `:type`.
     #[error("op has no :type")]
     MissingType,
+    /// A map that is not a Jepsen op: probably not a history.
     #[error("this is a map, but not a Jepsen op: it has no :type")]
     NotAHistory,
+    /// An op field has the wrong kind of value.
     #[error(":{field} must be {expected}")]
     BadField {
+        /// The field's name.
         field: &'static str,
+        /// What it must be.
         expected: &'static str,
     },
+    /// An op map names a field twice.
     #[error("op has :{0} twice")]
     DuplicateField(String),
+    /// A `:txn` op whose value is not a vector of micro-ops.
     #[error("op of :f :txn has a value that is not a transaction")]
     NotATransaction,
+    /// A process invokes again before its last invocation completed.
     #[error("process {process} invokes again before its previous invocation completed")]
-    DoubleInvoke { process: i64 },
+    DoubleInvoke {
+        /// The process.
+        process: i64,
+    },
+    /// A value written twice to one key.
     #[error("{kind} {value} to key {key} appears twice: values written to a key must be unique")]
     DuplicateWrite {
+        /// `append` or `write`.
         kind: &'static str,
+        /// The key, as EDN.
         key: String,
+        /// The value, as EDN.
         value: String,
     },
+    /// The history has both `:append` and `:w` micro-ops.
     #[error("the history mixes :append and :w micro-ops")]
     MixedWorkload,
+    /// A list-append history reads a key whose value is not a list.
     #[error("read of key {key} is not a list, but this is a list-append history")]
-    ReadNotAList { key: String },
+    ReadNotAList {
+        /// The key, as EDN.
+        key: String,
+    },
+    /// A PolySI, dbcop or Cobra log that breaks its format.
     #[error("{0}")]
     Format(String),
+    /// A register op of the wrong shape.
     #[error("{0}")]
     RegisterOp(String),
     /// An op of one of Jepsen's standard checkers (bank, counter, set, ...).
@@ -56,7 +86,9 @@ pub enum ErrorKind {
 /// A labelled place in the input.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Label {
+    /// The bytes labelled.
     pub span: Span,
+    /// The label's text.
     pub text: String,
 }
 
@@ -64,13 +96,16 @@ pub struct Label {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{kind}")]
 pub struct HistoryError {
+    /// What is wrong.
     pub kind: ErrorKind,
     /// The first label is the primary one.
     pub labels: Vec<Label>,
+    /// What to do about it, in one line.
     pub help: String,
 }
 
 impl HistoryError {
+    /// An error with no label yet.
     pub fn new(kind: ErrorKind, help: impl Into<String>) -> Self {
         HistoryError {
             kind,
@@ -79,6 +114,7 @@ impl HistoryError {
         }
     }
 
+    /// Adds a label (the first is the primary one).
     pub fn at(mut self, span: Span, text: impl Into<String>) -> Self {
         self.labels.push(Label {
             span,
@@ -87,6 +123,7 @@ impl HistoryError {
         self
     }
 
+    /// The error of a file that could not be read.
     pub fn io(path: &std::path::Path, e: &std::io::Error) -> Self {
         let kind = ErrorKind::Io {
             path: path.display().to_string(),
@@ -133,11 +170,14 @@ impl From<SyntaxError> for HistoryError {
 
 /// A [`HistoryError`] with the file it is about: what miette renders.
 pub struct InputDiagnostic {
+    /// The error.
     pub error: Box<HistoryError>,
+    /// The file, when there is one to show excerpts of.
     pub source: Option<SourceFile>,
 }
 
 impl InputDiagnostic {
+    /// An error about `source`.
     pub fn new(error: HistoryError, source: Option<SourceFile>) -> Self {
         InputDiagnostic {
             error: Box::new(error),

@@ -6,7 +6,7 @@
 //! tagged (`#jepsen.history.Op{...}`), keys come in any order, unknown keys
 //! are kept as extras. Transactions (`:value` a vector of `[f k v]` micro-ops
 //! with `f` one of `:r`, `:append`, `:w`) are read by a fast path; any other
-//! value goes through the generic reader ([`super::edn::lex::Reader::value`]).
+//! value goes through the generic reader (`edn::lex::Reader::value`).
 
 use super::edn::lex::{is_delim, token, valid_symbol, without_bom, In, PResult, Reader};
 use super::edn::{EdnError, Kind, Node, Problem, SyntaxError};
@@ -19,10 +19,15 @@ use nom::Err;
 /// The ops of a file and the arenas they point into.
 #[derive(Debug, Default)]
 pub struct Ops {
+    /// Every op, in file order.
     pub ops: Vec<Op>,
+    /// The micro-ops of the transactions, in file order.
     pub mops: Vec<crate::history::model::MicroOp>,
+    /// The elements of read lists.
     pub elems: Vec<Val>,
+    /// `(key span, value span)` of op keys beyond those Jepsen defines.
     pub extras: Vec<(Span, Span)>,
+    /// The values, interned.
     pub values: ValueTable,
     /// True for formats that record no timing (dbcop, Cobra, PolySI text):
     /// positions in `ops` then say nothing about real time.

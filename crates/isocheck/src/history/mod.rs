@@ -48,6 +48,7 @@ pub enum Format {
 }
 
 impl Format {
+    /// The format's name, as `--input-format` takes it.
     pub fn name(self) -> &'static str {
         match self {
             Format::Edn => "edn",
@@ -80,6 +81,7 @@ pub const STDIN_NAME: &str = "<stdin>";
 pub struct Input {
     /// The path as given, or [`STDIN_NAME`]: what messages call it.
     pub name: String,
+    /// The input format; detected from the text unless given.
     pub format: Format,
     content: Content,
 }

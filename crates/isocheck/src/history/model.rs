@@ -26,13 +26,18 @@ pub type TxnId = u32;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum OpType {
+    /// `:invoke`
     Invoke,
+    /// `:ok`
     Ok,
+    /// `:fail`
     Fail,
+    /// `:info`
     Info,
 }
 
 impl OpType {
+    /// The type's name, without the colon.
     pub fn name(self) -> &'static str {
         match self {
             OpType::Invoke => "invoke",
@@ -47,12 +52,16 @@ impl OpType {
 /// `client-op?`); the rest (`:nemesis`, a missing key) are kept for display.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Process {
+    /// An integer process: a client.
     Client(i64),
+    /// Any other process (`:nemesis`).
     Other(Val),
+    /// No `:process` key.
     Missing,
 }
 
 impl Process {
+    /// The client's number, if a client.
     pub fn client(self) -> Option<i64> {
         match self {
             Process::Client(p) => Some(p),
@@ -65,7 +74,12 @@ impl Process {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum OpValue {
     /// A transaction: `len` micro-ops from `start` in [`History::mops`].
-    Txn { start: u32, len: u32 },
+    Txn {
+        /// The first micro-op's index.
+        start: u32,
+        /// How many micro-ops.
+        len: u32,
+    },
     /// A transaction whose micro-ops were not kept: an invocation its
     /// completion supersedes, or one no client transaction is judged by.
     /// Only the file's text shows them.
@@ -84,20 +98,25 @@ pub struct Op {
     time: i64,
     /// The whole op map (including a `#jepsen.history.Op` tag).
     pub span: Span,
+    /// `:value`, in the shape its workload reads.
     pub value: OpValue,
+    /// `:process`
     pub process: Process,
     /// Other keys (`:error` among them): `extras_len` pairs from
     /// `extras_start` in [`History::extras`].
     pub extras_start: u32,
+    /// How many extra keys (see `extras_start`).
     pub extras_len: u32,
     /// `:f`; [`Val::NIL`] when absent. Elle ignores it; so do we, but for display.
     pub f: Val,
+    /// `:type`
     pub ty: OpType,
 }
 
 const NO_TIME: i64 = i64::MIN;
 
 impl Op {
+    /// An op with no time, value, process, extras or `:f` yet.
     pub fn new(index: i64, ty: OpType, span: Span) -> Op {
         Op {
             index,
@@ -117,14 +136,17 @@ impl Op {
         (self.time != NO_TIME).then_some(self.time)
     }
 
+    /// Sets `:time` (nanoseconds).
     pub fn set_time(&mut self, t: i64) {
         self.time = t;
     }
 
+    /// Whether a client process performed it.
     pub fn is_client(&self) -> bool {
         matches!(self.process, Process::Client(_))
     }
 
+    /// The indices of its micro-ops in [`History::mops`], if a transaction.
     pub fn txn_mops(&self) -> Option<Range<u32>> {
         match self.value {
             OpValue::Txn { start, len } => Some(start..start + len),
@@ -132,6 +154,7 @@ impl Op {
         }
     }
 
+    /// The indices of its extra keys in [`History::extras`].
     pub fn extras_range(&self) -> Range<usize> {
         let start = self.extras_start as usize;
         start..start + self.extras_len as usize
@@ -151,6 +174,7 @@ pub enum MopKind {
 }
 
 impl MopKind {
+    /// The function's name as Jepsen writes it (`r`, `append`, `w`).
     pub fn name(self) -> &'static str {
         match self {
             MopKind::Read => "r",
@@ -167,22 +191,31 @@ pub enum MopValue {
     /// two-element read `[:r k]`.
     Val(Val),
     /// A read list: `len` elements from `start` in [`History::elems`].
-    List { start: u32, len: u32 },
+    List {
+        /// The first element's index.
+        start: u32,
+        /// How many elements.
+        len: u32,
+    },
 }
 
 /// One micro-op of a transaction. Packed to 24 bytes: there are millions.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub struct MicroOp {
+    /// The micro-op as written.
     pub span: Span,
+    /// The key.
     pub key: Val,
     value: u32,
     list_len: u32,
+    /// The function.
     pub kind: MopKind,
 }
 
 const SCALAR: u32 = u32::MAX;
 
 impl MicroOp {
+    /// A micro-op; a read list longer than the packing allows is cut.
     pub fn new(kind: MopKind, key: Val, value: MopValue, span: Span) -> MicroOp {
         let (value, list_len) = match value {
             MopValue::Val(v) => (v.raw(), SCALAR),
@@ -197,6 +230,7 @@ impl MicroOp {
         }
     }
 
+    /// The value slot.
     pub fn value(&self) -> MopValue {
         match self.list_len {
             SCALAR => MopValue::Val(Val::from_raw(self.value)),
@@ -235,11 +269,13 @@ pub enum Status {
 /// A client transaction: an invocation paired with its completion.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Txn {
+    /// The client process.
     pub process: i64,
     /// The `:invoke` op, absent in completion-only histories.
     pub invoke: Option<OpId>,
     /// The completion, absent when the process never completed the invocation.
     pub completion: Option<OpId>,
+    /// How it completed.
     pub status: Status,
     /// The micro-ops this transaction is judged by: the completion's when it
     /// carries a transaction, else the invocation's.
@@ -260,7 +296,9 @@ impl Txn {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Workload {
+    /// Elle's list-append: `:append` and reads of lists.
     ListAppend,
+    /// Elle's rw-register: `:w` and `:r` of single values.
     RwRegister,
     /// Not transactions: Jepsen/Knossos register ops (`:read`, `:write`,
     /// `:cas`), on one register or on many keys (`jepsen.independent`), held
@@ -288,6 +326,7 @@ pub enum Workload {
 }
 
 impl Workload {
+    /// The workload's name, as `--workload` takes it.
     pub fn name(self) -> &'static str {
         match self {
             Workload::ListAppend => "list-append",
@@ -381,18 +420,26 @@ impl Workload {
 /// `:f` of an op a Jepsen standard checker reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum CheckerF {
+    /// `:read`
     Read,
+    /// `:add`
     Add,
+    /// `:transfer`
     Transfer,
+    /// `:enqueue`
     Enqueue,
+    /// `:dequeue`
     Dequeue,
+    /// `:drain`
     Drain,
+    /// `:generate`
     Generate,
     /// Any other `:f`: the checkers ignore it, as Jepsen's do.
     Other,
 }
 
 impl CheckerF {
+    /// Each named function and its keyword.
     pub const NAMED: [(CheckerF, &'static str); 7] = [
         (CheckerF::Read, ":read"),
         (CheckerF::Add, ":add"),
@@ -417,10 +464,20 @@ pub enum CheckerValue {
     Elem(Val),
     /// A collection read whole (a set's `:read`, a queue's `:drain`): `len`
     /// elements from `start` in [`History::elems`], as written.
-    Elems { start: u32, len: u32 },
+    Elems {
+        /// The first element's index.
+        start: u32,
+        /// How many elements.
+        len: u32,
+    },
     /// A bank `:read`: `len` (account, balance) pairs from `start` in
     /// [`History::balances`]; a `nil` balance is `None`.
-    Balances { start: u32, len: u32 },
+    Balances {
+        /// The first pair's index.
+        start: u32,
+        /// How many pairs.
+        len: u32,
+    },
 }
 
 /// One account of a bank read: the account and its balance (`None` for `nil`).
@@ -430,8 +487,11 @@ pub type Balance = (Val, Option<i64>);
 /// its completion.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CheckerOp {
+    /// The `:invoke` op, absent in completion-only histories.
     pub invoke: Option<OpId>,
+    /// The completion, absent when the process never completed it.
     pub completion: Option<OpId>,
+    /// `:f`
     pub f: CheckerF,
     /// `:ok` committed, `:fail` aborted, `:info` or no completion indeterminate.
     pub status: Status,
@@ -470,6 +530,7 @@ pub enum RegisterF {
 }
 
 impl RegisterF {
+    /// The function's name, without the colon.
     pub fn name(self) -> &'static str {
         match self {
             RegisterF::Read => "read",
@@ -486,7 +547,9 @@ impl RegisterF {
 /// the invocation's).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RegisterOp {
+    /// The `:invoke` op, absent in completion-only histories.
     pub invoke: Option<OpId>,
+    /// The completion, absent when the process never completed it.
     pub completion: Option<OpId>,
     /// The key (`jepsen.independent`), or [`Val::NIL`] for a single register.
     pub key: Val,
@@ -496,6 +559,7 @@ pub struct RegisterOp {
     pub value: Val,
     /// Cas: the new value. Otherwise [`Val::NIL`].
     pub new: Val,
+    /// `:f`
     pub f: RegisterF,
     /// `:ok` committed, `:fail` aborted, `:info` or no completion indeterminate.
     pub status: Status,
@@ -527,6 +591,7 @@ pub enum WorkloadSource {
 /// A whole history: the ops read from the file and the transactions built from them.
 #[derive(Debug)]
 pub struct History {
+    /// The file the history was read from.
     pub source: SourceFile,
     /// Every op, in file order.
     pub ops: Vec<Op>,
@@ -539,6 +604,7 @@ pub struct History {
     pub elems: Vec<Val>,
     /// `(key span, value span)` of extra op keys.
     pub extras: Vec<(Span, Span)>,
+    /// The values, interned.
     pub values: ValueTable,
     /// Client transactions, ordered by their first op in the file.
     pub txns: Vec<Txn>,
@@ -557,7 +623,9 @@ pub struct History {
     pub checker_ops: Vec<CheckerOp>,
     /// Bank reads' (account, balance) pairs, balance `None` for `nil`.
     pub balances: Vec<Balance>,
+    /// The workload the history is judged as.
     pub workload: Workload,
+    /// How the workload was decided.
     pub workload_source: WorkloadSource,
     /// Whether op positions give real-time order (true for Jepsen EDN; false
     /// for formats that record no timing, where real-time models cannot be checked).
@@ -574,14 +642,17 @@ pub struct History {
 }
 
 impl History {
+    /// The op `id`.
     pub fn op(&self, id: OpId) -> &Op {
         &self.ops[id as usize]
     }
 
+    /// The transaction `id`.
     pub fn txn(&self, id: TxnId) -> &Txn {
         &self.txns[id as usize]
     }
 
+    /// The micro-ops a transaction is judged by.
     pub fn mops_of(&self, t: &Txn) -> &[MicroOp] {
         &self.mops[t.mops.start as usize..t.mops.end as usize]
     }

@@ -77,6 +77,7 @@ impl std::fmt::Debug for SourceFile {
 }
 
 impl SourceFile {
+    /// A file's name and text.
     pub fn new(name: impl Into<Arc<str>>, text: impl Into<Arc<str>>) -> Self {
         SourceFile {
             name: name.into(),
@@ -85,14 +86,17 @@ impl SourceFile {
         }
     }
 
+    /// The file's name, as given.
     pub fn name(&self) -> &str {
         &self.name
     }
 
+    /// The whole text.
     pub fn text(&self) -> &str {
         &self.text
     }
 
+    /// The text a span covers.
     pub fn slice(&self, span: Span) -> &str {
         self.text.get(span.start()..span.end()).unwrap_or("")
     }

@@ -14,24 +14,29 @@ const MAX_LEN: usize = (1 << LEN_BITS) - 1;
 const MAX_START: usize = (1 << (64 - LEN_BITS)) - 1;
 
 impl Span {
+    /// The bytes `start..end`.
     pub fn new(start: usize, end: usize) -> Self {
         let start = start.min(MAX_START);
         let len = end.saturating_sub(start).min(MAX_LEN);
         Span(((start as u64) << LEN_BITS) | len as u64)
     }
 
+    /// The first byte.
     pub const fn start(&self) -> usize {
         (self.0 >> LEN_BITS) as usize
     }
 
+    /// How many bytes.
     pub const fn len(&self) -> usize {
         (self.0 & MAX_LEN as u64) as usize
     }
 
+    /// One past the last byte.
     pub const fn end(&self) -> usize {
         self.start() + self.len()
     }
 
+    /// Whether it covers no byte.
     pub const fn is_empty(&self) -> bool {
         self.len() == 0
     }

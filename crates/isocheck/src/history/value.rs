@@ -43,6 +43,7 @@ impl Val {
         (raw & INTERNED == 0).then_some(raw)
     }
 
+    /// Whether this is `nil`.
     pub fn is_nil(self) -> bool {
         self == Val::NIL
     }
@@ -123,6 +124,7 @@ impl Default for ValueTable {
 }
 
 impl ValueTable {
+    /// An empty table.
     pub fn new() -> Self {
         Self::default()
     }
@@ -247,6 +249,7 @@ impl ValueTable {
         self.canon.len()
     }
 
+    /// Whether no value has been interned.
     pub fn is_empty(&self) -> bool {
         self.canon.is_empty()
     }

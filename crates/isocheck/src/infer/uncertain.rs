@@ -200,7 +200,7 @@ impl<'c> Pair<'c> {
     }
 
     /// The constraint on its own.
-    pub fn to_constraint(&self) -> Constraint {
+    pub fn to_constraint(self) -> Constraint {
         let [first, second]: [Vec<Dep>; 2] = [0, 1].map(|s| self.side(s).collect());
         Constraint::new(self.a, self.b, [&first, &second], self.unread)
     }
@@ -294,6 +294,7 @@ impl Constraints {
     }
 
     /// Each constraint on its own.
+    #[cfg(test)]
     pub fn to_vec(&self) -> Vec<Constraint> {
         self.iter().map(|p| p.to_constraint()).collect()
     }

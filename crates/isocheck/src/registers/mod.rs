@@ -1,4 +1,4 @@
-//! Linearizability of lightweight transactions: per-key compare-and-set
+//! Linearizability of registers (cas-register and mutex histories: what the MTC paper calls lightweight transactions): per-key compare-and-set
 //! registers, after the MTC paper (Wei et al., "Boosting End-to-End Database
 //! Isolation Checking via Mini-Transactions", §LWT).
 //!
@@ -163,16 +163,19 @@ pub const OUTSIDE_FRAGMENT: &str = "outside-fragment";
 
 /// What the check found.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct LwtAnalysis {
+pub struct RegisterAnalysis {
     /// Keys checked (1 for a single register).
     pub keys: usize,
     /// At most one violation per key, except forks, unwritten values and
     /// cycles, which are all listed. In order of the keys' first ops.
     pub violations: Vec<Violation>,
+    /// Keys the check could not decide (outside the fragment it decides).
     pub undecided: Vec<Undecided>,
 }
 
-impl LwtAnalysis {
+impl RegisterAnalysis {
+    /// `:valid?`: false on any violation, unknown when a key was undecided,
+    /// else true.
     pub fn validity(&self) -> Validity {
         if !self.violations.is_empty() {
             Validity::False
@@ -245,7 +248,7 @@ fn comp(o: &RegisterOp) -> i64 {
 /// general search for the keys the chain leaves undecided. A mutex writes
 /// its two states over and over, which the chain cannot tell apart, so its
 /// keys go to the search at once.
-pub fn check(h: &History) -> LwtAnalysis {
+pub fn check(h: &History) -> RegisterAnalysis {
     if h.workload == Workload::Mutex {
         return linearizable::search_every_key(&h.registers);
     }
@@ -255,8 +258,8 @@ pub fn check(h: &History) -> LwtAnalysis {
 }
 
 /// The value-chain check alone: keys it cannot decide are left in
-/// [`LwtAnalysis::undecided`].
-pub fn check_chains(h: &History) -> LwtAnalysis {
+/// [`RegisterAnalysis::undecided`].
+pub fn check_chains(h: &History) -> RegisterAnalysis {
     let regs = &h.registers;
     let mut index: HashMap<Val, usize> = HashMap::new();
     let mut groups: Vec<(Val, Vec<RegId>)> = Vec::new();
@@ -271,9 +274,9 @@ pub fn check_chains(h: &History) -> LwtAnalysis {
         });
         groups[g].1.push(i as RegId);
     }
-    let mut out = LwtAnalysis {
+    let mut out = RegisterAnalysis {
         keys: groups.len(),
-        ..LwtAnalysis::default()
+        ..RegisterAnalysis::default()
     };
     let mut included = vec![false; regs.len()];
     for (key, ids) in &groups {
@@ -291,7 +294,7 @@ fn check_key(
     key: Val,
     ids: &[RegId],
     included: &mut [bool],
-    out: &mut LwtAnalysis,
+    out: &mut RegisterAnalysis,
 ) {
     let k = KeyOps { regs, key, ids };
     let writers = match k.writers() {
@@ -503,7 +506,7 @@ impl KeyOps<'_> {
         blocks: &Blocks,
         succ: &HashMap<Val, RegId>,
         included: &[bool],
-        out: &mut LwtAnalysis,
+        out: &mut RegisterAnalysis,
     ) {
         let mut seen: std::collections::HashSet<RegId> = blocks.first.iter().copied().collect();
         seen.extend(blocks.rest.iter().flatten().copied());
@@ -532,7 +535,7 @@ impl KeyOps<'_> {
     /// Real time over the chain: with one block at most its one order,
     /// else every order of the blocks (up to [`MAX_PERMUTED`] and the work
     /// bound; beyond, the key is undecided).
-    fn order_blocks(&self, blocks: &Blocks, s: Structure, out: &mut LwtAnalysis) {
+    fn order_blocks(&self, blocks: &Blocks, s: Structure, out: &mut RegisterAnalysis) {
         let key = self.key;
         let scan_order = |order: &[usize]| {
             let chain = std::iter::once((None, Val::NIL))

@@ -9,12 +9,12 @@ fn history(text: &str) -> History {
     h
 }
 
-fn run(text: &str) -> LwtAnalysis {
+fn run(text: &str) -> RegisterAnalysis {
     check(&history(text))
 }
 
 /// The value-chain check alone.
-fn run_chains(text: &str) -> LwtAnalysis {
+fn run_chains(text: &str) -> RegisterAnalysis {
     check_chains(&history(text))
 }
 
@@ -488,7 +488,7 @@ fn permutations() {
 }
 
 /// A mutex history's analysis (its ops as [`ops`] lines).
-fn mutex(lines: &str) -> LwtAnalysis {
+fn mutex(lines: &str) -> RegisterAnalysis {
     let h = history::parse_edn("t.edn", &ops(lines)).unwrap_or_else(|d| panic!("{d}"));
     assert_eq!(h.workload, Workload::Mutex);
     check(&h)

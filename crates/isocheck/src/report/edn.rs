@@ -1,19 +1,11 @@
 //! Elle's result map as EDN.
 
-use super::result::{self, R};
-use crate::check::{Analysis, Verdict};
-use crate::history::History;
+use super::result::R;
 
-/// The result map, printed as Elle prints it: the top-level keys one per
+/// A result map, printed as Elle prints it: the top-level keys one per
 /// line, and under `:anomalies` one entry per line. Ops are printed as the
 /// history wrote them.
-pub fn result_map(history: &History, analysis: &Analysis, verdict: &Verdict) -> String {
-    print(&result::result_map(history, analysis, verdict))
-}
-
-/// A result map: the top-level keys one per line, and under `:anomalies`
-/// one entry per line.
-pub(super) fn print(tree: &R<'_>) -> String {
+pub(crate) fn print(tree: &R<'_>) -> String {
     let mut out = String::new();
     let R::Map(top) = tree else {
         write(tree, &mut out);

@@ -80,6 +80,7 @@ pub struct Excerpted<'d> {
 }
 
 impl<'d> Excerpted<'d> {
+    /// Wraps a diagnostic so that its labels are rendered with their excerpts.
     pub fn new(inner: &'d dyn Diagnostic) -> Self {
         let mut labels: Vec<LabeledSpan> =
             inner.labels().map(Iterator::collect).unwrap_or_default();

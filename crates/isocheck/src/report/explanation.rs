@@ -3,9 +3,9 @@
 //! the history file. The EDN and JSON printers take the entry, the human
 //! report lays out the help and the labels; neither knows one anomaly from
 //! another. A new anomaly is one arm here; the cas-register check's
-//! findings are explained the same way in [`lwt`].
+//! findings are explained the same way in [`registers`].
 
-pub(crate) mod lwt;
+pub(crate) mod registers;
 mod weak;
 
 use super::explain::{

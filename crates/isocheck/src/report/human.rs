@@ -36,6 +36,9 @@ const CYCLE_ENDS: usize = 10;
 /// the 8 columns of `  help: `), so that continuation lines keep an indent.
 const HELP_WIDTH: usize = 88;
 
+/// The report for people of a transactional check: the verdict line, then
+/// each anomaly as a diagnostic with labels into the file; `color` for a
+/// terminal.
 pub fn render(history: &History, analysis: &Analysis, verdict: &Verdict, color: bool) -> String {
     let mut out = String::new();
     render_into(&mut out, history, analysis, verdict, color);

@@ -20,32 +20,23 @@ use crate::checkers::set::SetResult;
 use crate::checkers::set_full::{Element, Outcome, SetFullResult};
 use crate::checkers::total_queue::{self, Multiset, TotalQueueResult};
 use crate::checkers::unique_ids::UniqueIdsResult;
-use crate::checkers::{element, integer, JepsenResult};
+use crate::checkers::{each_result, element, integer, JepsenResult};
 use crate::history::{CheckerF, CheckerOp, History, OpId, Span, Status, Val};
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt::Write;
 
-/// The result map as EDN.
-pub fn edn_result(h: &History, r: &JepsenResult) -> String {
-    super::edn::print(&result_map(h, r))
+/// The checker's result map.
+pub(crate) fn result_map<'a>(h: &'a History, r: &JepsenResult) -> R<'a> {
+    each_result!(r, r => r.result_map(h))
 }
 
-/// The result map as JSON.
-pub fn json_result(h: &History, r: &JepsenResult) -> serde_json::Value {
-    super::json::to_json(&result_map(h, r))
-}
-
-fn result_map<'a>(h: &'a History, r: &JepsenResult) -> R<'a> {
-    match r {
-        JepsenResult::Bank(r) => bank_map(h, r),
-        JepsenResult::Counter(r) => counter_map(r),
-        JepsenResult::Set(r) => set_map(h, r),
-        JepsenResult::SetFull(r) => set_full_map(h, r),
-        JepsenResult::LongFork(r) => long_fork_map(h, r),
-        JepsenResult::UniqueIds(r) => unique_ids_map(h, r),
-        JepsenResult::TotalQueue(r) => total_queue_map(h, r),
-    }
+/// What the report says of each checker's result: its result map, its
+/// counts in a line and its findings for people.
+trait CheckerReport {
+    fn result_map<'a>(&self, h: &'a History) -> R<'a>;
+    fn summary(&self) -> String;
+    fn notes(&self, h: &History) -> Vec<Note>;
 }
 
 fn op(h: &History, id: OpId) -> R<'_> {
@@ -378,8 +369,8 @@ pub fn render_into(out: &mut String, h: &History, r: &JepsenResult, color: bool)
         ),
     };
     out.push_str(&verdict);
-    let _ = writeln!(out, "  {}", summary(r));
-    let notes = notes(h, r);
+    let _ = writeln!(out, "  {}", each_result!(r, r => r.summary()));
+    let notes = each_result!(r, r => r.notes(h));
     let mut shown: Vec<(&str, usize)> = Vec::new();
     for note in notes {
         crate::limits::tick();
@@ -413,72 +404,145 @@ pub fn render_into(out: &mut String, h: &History, r: &JepsenResult, color: bool)
     }
 }
 
-/// The checker's counts in a line.
-fn summary(r: &JepsenResult) -> String {
-    match r {
-        JepsenResult::Bank(r) => format!(
+impl CheckerReport for BankResult {
+    fn result_map<'a>(&self, h: &'a History) -> R<'a> {
+        bank_map(h, self)
+    }
+
+    fn summary(&self) -> String {
+        format!(
             "{} reads, {} with errors; total {}",
-            r.read_count,
-            r.error_count(),
-            r.total
-        ),
-        JepsenResult::Counter(r) => format!(
-            "{} reads, {} outside their bounds",
-            r.reads.len(),
-            r.errors().count()
-        ),
-        JepsenResult::Set(r) => match &r.counts {
-            None => "the set was never read".to_string(),
-            Some(c) => format!(
-                "{} adds attempted, {} acknowledged; final read: {} ok, {} lost, {} unexpected, {} recovered",
-                c.attempt_count,
-                c.acknowledged_count,
-                c.ok.len(),
-                c.lost.len(),
-                c.unexpected.len(),
-                c.recovered.len()
-            ),
-        },
-        JepsenResult::SetFull(r) => format!(
-            "{} elements: {} stable ({} stale), {} lost, {} never read; {} duplicated",
-            r.elements.len(),
-            r.with(Outcome::Stable).count(),
-            r.stale().count(),
-            r.with(Outcome::Lost).count(),
-            r.with(Outcome::NeverRead).count(),
-            r.duplicated.len()
-        ),
-        JepsenResult::LongFork(r) => format!(
-            "{} reads ({} early, {} late), groups of {} keys",
-            r.reads_count, r.early_read_count, r.late_read_count, r.group_size
-        ),
-        JepsenResult::UniqueIds(r) => format!(
-            "{} ids generated of {} attempted, {} duplicated",
-            r.acknowledged_count,
-            r.attempted_count,
-            r.duplicated.len()
-        ),
-        JepsenResult::TotalQueue(r) => format!(
-            "{} enqueues attempted, {} acknowledged; {} lost, {} unexpected, {} duplicated, {} recovered",
-            r.attempt_count,
-            r.acknowledged_count,
-            total_queue::size(&r.lost),
-            total_queue::size(&r.unexpected),
-            total_queue::size(&r.duplicated),
-            total_queue::size(&r.recovered)
-        ),
+            self.read_count,
+            self.error_count(),
+            self.total
+        )
+    }
+
+    fn notes(&self, h: &History) -> Vec<Note> {
+        bank_notes(h, self)
     }
 }
 
-fn notes(h: &History, r: &JepsenResult) -> Vec<Note> {
-    match r {
-        JepsenResult::Bank(r) => bank_notes(h, r),
-        JepsenResult::Counter(r) => counter_notes(h, r),
-        JepsenResult::Set(r) => set_notes(h, r),
-        JepsenResult::SetFull(r) => set_full_notes(h, r),
-        JepsenResult::LongFork(r) => long_fork_notes(h, r),
-        JepsenResult::UniqueIds(r) => unique_ids_notes(h, r),
-        JepsenResult::TotalQueue(r) => total_queue_notes(h, r),
+impl CheckerReport for CounterResult {
+    fn result_map<'a>(&self, _: &'a History) -> R<'a> {
+        counter_map(self)
+    }
+
+    fn summary(&self) -> String {
+        format!(
+            "{} reads, {} outside their bounds",
+            self.reads.len(),
+            self.errors().count()
+        )
+    }
+
+    fn notes(&self, h: &History) -> Vec<Note> {
+        counter_notes(h, self)
+    }
+}
+
+impl CheckerReport for SetResult {
+    fn result_map<'a>(&self, h: &'a History) -> R<'a> {
+        set_map(h, self)
+    }
+
+    fn summary(&self) -> String {
+        match &self.counts {
+        None => "the set was never read".to_string(),
+        Some(c) => format!(
+            "{} adds attempted, {} acknowledged; final read: {} ok, {} lost, {} unexpected, {} recovered",
+            c.attempt_count,
+            c.acknowledged_count,
+            c.ok.len(),
+            c.lost.len(),
+            c.unexpected.len(),
+            c.recovered.len()
+        ),
+    }
+    }
+
+    fn notes(&self, h: &History) -> Vec<Note> {
+        set_notes(h, self)
+    }
+}
+
+impl CheckerReport for SetFullResult {
+    fn result_map<'a>(&self, h: &'a History) -> R<'a> {
+        set_full_map(h, self)
+    }
+
+    fn summary(&self) -> String {
+        format!(
+            "{} elements: {} stable ({} stale), {} lost, {} never read; {} duplicated",
+            self.elements.len(),
+            self.with(Outcome::Stable).count(),
+            self.stale().count(),
+            self.with(Outcome::Lost).count(),
+            self.with(Outcome::NeverRead).count(),
+            self.duplicated.len()
+        )
+    }
+
+    fn notes(&self, h: &History) -> Vec<Note> {
+        set_full_notes(h, self)
+    }
+}
+
+impl CheckerReport for LongForkResult {
+    fn result_map<'a>(&self, h: &'a History) -> R<'a> {
+        long_fork_map(h, self)
+    }
+
+    fn summary(&self) -> String {
+        format!(
+            "{} reads ({} early, {} late), groups of {} keys",
+            self.reads_count, self.early_read_count, self.late_read_count, self.group_size
+        )
+    }
+
+    fn notes(&self, h: &History) -> Vec<Note> {
+        long_fork_notes(h, self)
+    }
+}
+
+impl CheckerReport for UniqueIdsResult {
+    fn result_map<'a>(&self, h: &'a History) -> R<'a> {
+        unique_ids_map(h, self)
+    }
+
+    fn summary(&self) -> String {
+        format!(
+            "{} ids generated of {} attempted, {} duplicated",
+            self.acknowledged_count,
+            self.attempted_count,
+            self.duplicated.len()
+        )
+    }
+
+    fn notes(&self, h: &History) -> Vec<Note> {
+        unique_ids_notes(h, self)
+    }
+}
+
+impl CheckerReport for TotalQueueResult {
+    fn result_map<'a>(&self, h: &'a History) -> R<'a> {
+        total_queue_map(h, self)
+    }
+
+    fn summary(&self) -> String {
+        format!(
+        "{} enqueues attempted, {} acknowledged; {} lost, {} unexpected, {} duplicated, {} recovered",
+        self.attempt_count,
+        self.acknowledged_count,
+        total_queue::size(&self.lost),
+        total_queue::size(&self.unexpected),
+        total_queue::size(&self.duplicated),
+        total_queue::size(&self.recovered)
+    )
+    }
+
+    fn notes(&self, h: &History) -> Vec<Note> {
+        total_queue_notes(h, self)
     }
 }
 

@@ -6,18 +6,12 @@
 //! history wrote them in (keywords → strings, map keys as strings, integers
 //! as numbers when they fit in 64 bits and as strings when they do not).
 
-use super::result::{self, R};
-use crate::check::{Analysis, Verdict};
+use super::result::R;
 use crate::history::edn::{self, Kind, Node};
-use crate::history::History;
 use serde_json::{Map, Number, Value};
 
-/// The result map as a JSON value.
-pub fn result_map(history: &History, analysis: &Analysis, verdict: &Verdict) -> Value {
-    to_json(&result::result_map(history, analysis, verdict))
-}
-
-pub(super) fn to_json(r: &R<'_>) -> Value {
+/// A result map as a JSON value.
+pub(crate) fn to_json(r: &R<'_>) -> Value {
     crate::limits::tick();
     match r {
         R::Nil => Value::Null,

@@ -12,6 +12,6 @@ pub mod html;
 pub mod human;
 pub mod jepsen;
 pub mod json;
-pub mod lwt;
-mod result;
+pub mod registers;
+pub(crate) mod result;
 pub mod stop;

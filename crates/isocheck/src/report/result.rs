@@ -49,11 +49,6 @@ pub(crate) fn result_map<'a>(h: &'a History, a: &Analysis, v: &Verdict) -> R<'a>
     if v.valid == Validity::True {
         return map(vec![("valid?", R::Bool(true))]);
     }
-    let valid = match v.valid {
-        Validity::False => R::Bool(false),
-        _ => kws("unknown"),
-    };
-    let types = v.anomaly_types().map(kws).collect();
     let anomalies = v
         .anomalies
         .iter()
@@ -73,16 +68,28 @@ pub(crate) fn result_map<'a>(h: &'a History, a: &Analysis, v: &Verdict) -> R<'a>
             (kws(t), value)
         })
         .collect();
-    map(vec![
-        ("valid?", valid),
-        ("anomaly-types", R::Vec(types)),
-        ("anomalies", R::Map(anomalies)),
-        ("not", R::Set(v.not.iter().map(|m| kws(m)).collect())),
+    let mut entries = verdict(v.valid, v.anomaly_types().collect(), anomalies);
+    entries.push(("not", R::Set(v.not.iter().map(|m| kws(m)).collect())));
+    let also_not = v.also_not.iter().map(|m| kws(m)).collect();
+    entries.push(("also-not", R::Set(also_not)));
+    map(entries)
+}
+
+/// The head every result map of a failed check starts with: `:valid?`,
+/// `:anomaly-types` and `:anomalies`.
+pub(crate) fn verdict<'a>(
+    valid: Validity,
+    types: Vec<&'static str>,
+    anomalies: Vec<(R<'a>, R<'a>)>,
+) -> Vec<(&'static str, R<'a>)> {
+    vec![
+        ("valid?", self::valid(valid)),
         (
-            "also-not",
-            R::Set(v.also_not.iter().map(|m| kws(m)).collect()),
+            "anomaly-types",
+            R::Vec(types.into_iter().map(kws).collect()),
         ),
-    ])
+        ("anomalies", R::Map(anomalies)),
+    ]
 }
 
 /// One entry of the `:anomalies` map.

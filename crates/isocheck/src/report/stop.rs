@@ -14,10 +14,13 @@ pub enum Format {
     Human,
     /// Elle-style result map, on stdout.
     Edn,
+    /// Elle's result map as JSON.
     Json,
 }
 
 impl Format {
+    /// The format a byte stands for (how the binary's out-of-memory hook stores
+    /// it); EDN for any other byte.
     pub fn from_u8(n: u8) -> Format {
         match n {
             1 => Format::Edn,

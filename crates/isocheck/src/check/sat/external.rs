@@ -59,10 +59,13 @@ extern "C" {
     fn iso_new(cb: Callbacks, status: *mut c_int) -> *mut RawSolver;
     fn iso_delete(s: *mut RawSolver, failed: bool);
     fn iso_observe(s: *mut RawSolver, var: c_int) -> c_int;
+    // Clauses and values go through rustsat; these serve the unit tests.
+    #[cfg(test)]
     fn iso_add(s: *mut RawSolver, lit: c_int) -> c_int;
     fn iso_assume(s: *mut RawSolver, lit: c_int) -> c_int;
     fn iso_phase(s: *mut RawSolver, lit: c_int) -> c_int;
     fn iso_solve(s: *mut RawSolver) -> c_int;
+    #[cfg(test)]
     fn iso_val(s: *mut RawSolver, lit: c_int) -> c_int;
     fn iso_failed(s: *mut RawSolver, lit: c_int) -> c_int;
 }
@@ -260,6 +263,7 @@ impl<T: Theory> Propagating<T> {
         lit
     }
 
+    #[cfg(test)]
     pub fn clause(&mut self, lits: &[Lit]) {
         for &l in lits {
             self.call(iso_add, to_int(l));
@@ -316,6 +320,7 @@ impl<T: Theory> Propagating<T> {
 
     /// The value of a literal in the last model (after `Sat`, so no call
     /// failed).
+    #[cfg(test)]
     pub fn value(&self, lit: Lit) -> bool {
         if self.failed.is_some() {
             return false;

@@ -5,46 +5,66 @@ use nom::error::{ErrorKind, ParseError};
 /// A syntax problem, without its position.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum Problem {
+    /// The text ended where the named thing was expected.
     #[error("unexpected end of input: expected {0}")]
     Eof(&'static str),
+    /// Something else than what the grammar allows here.
     #[error("unexpected {found}: expected {expected}")]
     Unexpected {
+        /// What was found, as written.
         found: String,
+        /// What the grammar allows here.
         expected: &'static str,
     },
+    /// A closing bracket nothing opened.
     #[error("unmatched closing `{0}`")]
     Unmatched(char),
+    /// A string whose closing quote is missing.
     #[error("string is never closed")]
     UnterminatedString,
+    /// A backslash escape EDN does not define.
     #[error("invalid escape `\\{0}` in string")]
     InvalidEscape(String),
+    /// A character literal EDN does not define.
     #[error("invalid character literal `{0}`")]
     InvalidChar(String),
+    /// A number EDN does not accept.
     #[error("invalid number `{0}`")]
     InvalidNumber(String),
+    /// A symbol or keyword EDN does not accept.
     #[error("invalid symbol or keyword `{0}`")]
     InvalidSymbol(String),
+    /// A tag that is not a symbol.
     #[error("invalid tag `#{0}`")]
     InvalidTag(String),
+    /// A `#inst` whose value is not an RFC 3339 timestamp.
     #[error("invalid #inst {0}")]
     InvalidInst(String),
+    /// A `#uuid` whose value is not a UUID.
     #[error("invalid #uuid {0}")]
     InvalidUuid(String),
     /// A key or value no value is equal to (`##NaN`).
     #[error("{0} cannot be compared with any value")]
     NotComparable(String),
+    /// A map with an odd number of forms.
     #[error("map has a key without a value")]
     OddMap,
+    /// A map with two equal keys.
     #[error("duplicate key {0} in map")]
     DuplicateKey(String),
+    /// A set with two equal elements.
     #[error("duplicate element {0} in set")]
     DuplicateSetElement(String),
+    /// A `#_` with nothing after it.
     #[error("`#_` must be followed by a form to discard")]
     EmptyDiscard,
+    /// Forms nested beyond the reader's limit.
     #[error("nesting is deeper than {0} levels")]
     TooDeep(usize),
+    /// Bytes that are not UTF-8.
     #[error("input is not valid UTF-8")]
     InvalidUtf8,
+    /// Anything else, said in words.
     #[error("{0}")]
     Other(String),
 }
@@ -107,12 +127,16 @@ impl Problem {
 /// offending text (0 for a point).
 #[derive(Debug, Clone, PartialEq)]
 pub struct EdnError<'a> {
+    /// Where the problem starts.
     pub at: &'a [u8],
+    /// How many bytes it covers (0 for a point).
     pub len: usize,
+    /// What the problem is.
     pub problem: Problem,
 }
 
 impl<'a> EdnError<'a> {
+    /// A problem at `at`, covering `len` bytes.
     pub fn new(at: &'a [u8], len: usize, problem: Problem) -> Self {
         EdnError { at, len, problem }
     }

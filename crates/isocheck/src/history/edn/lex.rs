@@ -68,14 +68,6 @@ pub fn fail<T>(e: EdnError<'_>) -> PResult<'_, T> {
     Err(Err::Failure(e))
 }
 
-/// Turns a recoverable error into a failure (nom's `cut`).
-pub fn cut_err<T>(r: PResult<'_, T>) -> PResult<'_, T> {
-    r.map_err(|e| match e {
-        Err::Error(e) => Err::Failure(e),
-        other => other,
-    })
-}
-
 /// The UTF-8 byte-order mark U+FEFF. Some editors start a file with one;
 /// there it is skipped, anywhere else it is a symbol character.
 const BOM: &[u8] = "\u{FEFF}".as_bytes();

@@ -3,15 +3,16 @@
 //! [`read_all`] reads every top-level form of a text into [`Node`]s, each with
 //! the span it came from; strings borrow from the input unless they contain
 //! escapes. The typed Jepsen op reader ([`crate::history::jepsen`]) shares the
-//! lexical parsers of [`lex`] and falls back to [`lex::Reader::value`] for
+//! lexical parsers of `lex` and falls back to `lex::Reader::value` for
 //! everything it does not read itself. The accepted language is written down
 //! in `grammar/edn.ebnf`.
 
 pub mod error;
-pub mod lex;
+pub(crate) mod lex;
 pub mod scalar;
 
 pub use error::{EdnError, Problem};
+pub use lex::ratio_value;
 
 use crate::history::span::Span;
 use std::borrow::Cow;
@@ -20,40 +21,56 @@ use std::fmt::Write;
 /// An EDN value with the span it was read from.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Node<'a> {
+    /// Where the form is in the text.
     pub span: Span,
+    /// What the form is.
     pub kind: Kind<'a>,
 }
 
 /// The EDN value kinds.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Kind<'a> {
+    /// `nil`
     Nil,
+    /// `true` or `false`.
     Bool(bool),
+    /// An integer that fits in 64 bits.
     Int(i64),
     /// An integer with an `N` suffix or beyond 64 bits: its digits (with sign, without `N`).
     BigInt(&'a str),
+    /// A floating-point number.
     Float(f64),
     /// A decimal with an `M` suffix: its text without the `M`.
     BigDec(&'a str),
-    /// A ratio `n/d` as written (`2/4`); [`lex::ratio_value`] reduces it.
+    /// A ratio `n/d` as written (`2/4`); [`ratio_value`] reduces it.
     /// Clojure writes ratios; one that divides (`4/2`) is an integer.
     Ratio(&'a str),
+    /// A string, unescaped.
     Str(Cow<'a, str>),
+    /// A character (`\\a`, `\\newline`).
     Char(char),
     /// A keyword's name, without the colon (`jepsen.history/op` for `:jepsen.history/op`).
     Keyword(&'a str),
+    /// A symbol.
     Symbol(&'a str),
+    /// `(...)`
     List(Vec<Node<'a>>),
+    /// `[...]`
     Vector(Vec<Node<'a>>),
+    /// `{...}`, its entries in the order written.
     Map(Vec<(Node<'a>, Node<'a>)>),
+    /// `#{...}`, its elements in the order written.
     Set(Vec<Node<'a>>),
+    /// A tagged form: `#tag form`.
     Tagged(&'a str, Box<Node<'a>>),
 }
 
 /// A syntax error at a byte offset.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SyntaxError {
+    /// Where the problem is.
     pub span: Span,
+    /// What the problem is.
     pub problem: Problem,
 }
 
@@ -65,6 +82,7 @@ impl SyntaxError {
         SyntaxError { span, ..self }
     }
 
+    /// The error nom returned, located in `full`.
     pub fn from_nom(full: &[u8], e: nom::Err<EdnError<'_>>) -> SyntaxError {
         match e {
             nom::Err::Error(e) | nom::Err::Failure(e) => {
@@ -170,6 +188,7 @@ impl<'a> Node<'a> {
         s
     }
 
+    /// The form as canonical EDN text (how values are compared).
     pub fn write_canonical(&self, out: &mut String) {
         match &self.kind {
             Kind::Nil => out.push_str("nil"),

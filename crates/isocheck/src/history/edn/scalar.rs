@@ -13,8 +13,11 @@ use std::fmt::Write;
 /// leading or trailing zeros (empty for zero, which has no sign).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Decimal {
+    /// A minus sign was written.
     pub negative: bool,
+    /// The significant digits, without leading zeros.
     pub digits: String,
+    /// The power of ten the digits are scaled by.
     pub exponent: i64,
 }
 

@@ -17,7 +17,7 @@
 
 pub mod search;
 
-use super::{self as lwt, LwtAnalysis, RegId, Violation};
+use super::{self as registers, RegId, RegisterAnalysis, Violation};
 use crate::history::{RegisterF, RegisterOp, Status, Val};
 use crate::limits::{self, Stage};
 use search::{Call, Counterexample};
@@ -27,23 +27,23 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 /// Decides by search every key `out` leaves undecided: each becomes
 /// linearizable (its undecided entries dropped) or a
 /// [`Violation::NoLinearization`].
-pub fn settle(regs: &[RegisterOp], out: &mut LwtAnalysis) {
+pub fn settle(regs: &[RegisterOp], out: &mut RegisterAnalysis) {
     let mut keys: Vec<Val> = out.undecided.iter().map(|u| u.key()).collect();
     keys.dedup();
     search_keys(regs, keys, out);
 }
 
 /// Decides every key by search (a mutex's: see [`crate::registers::check`]).
-pub fn search_every_key(regs: &[RegisterOp]) -> LwtAnalysis {
+pub fn search_every_key(regs: &[RegisterOp]) -> RegisterAnalysis {
     let mut seen = std::collections::HashSet::new();
     let keys: Vec<Val> = regs
         .iter()
         .map(|o| o.key)
         .filter(|&k| seen.insert(k))
         .collect();
-    let mut out = LwtAnalysis {
+    let mut out = RegisterAnalysis {
         keys: keys.len(),
-        ..LwtAnalysis::default()
+        ..RegisterAnalysis::default()
     };
     search_keys(regs, keys, &mut out);
     out
@@ -51,7 +51,7 @@ pub fn search_every_key(regs: &[RegisterOp]) -> LwtAnalysis {
 
 /// Searches `keys` in parallel; each becomes linearizable (its undecided
 /// entries dropped) or a [`Violation::NoLinearization`].
-fn search_keys(regs: &[RegisterOp], keys: Vec<Val>, out: &mut LwtAnalysis) {
+fn search_keys(regs: &[RegisterOp], keys: Vec<Val>, out: &mut RegisterAnalysis) {
     if keys.is_empty() {
         return;
     }
@@ -82,7 +82,7 @@ fn search_keys(regs: &[RegisterOp], keys: Vec<Val>, out: &mut LwtAnalysis) {
 /// Whether an op never changes the register: a read, or a cas that sets
 /// the value it expects.
 fn pure(o: &RegisterOp) -> bool {
-    lwt::written(o).is_none()
+    registers::written(o).is_none()
 }
 
 /// The register ops of one key that the search places: `:fail` ops took no
@@ -123,7 +123,7 @@ pub fn check_key(regs: &[RegisterOp], ids: &[RegId]) -> Result<(), Counterexampl
             let o = op(i);
             let n = kinds.len() as u32;
             Call {
-                invoke: lwt::inv(o),
+                invoke: registers::inv(o),
                 complete: o
                     .completion
                     .filter(|_| o.status == Status::Committed)
@@ -178,7 +178,7 @@ fn in_parallel<J: Sync, R: Send>(jobs: &[J], f: impl Fn(&J) -> R + Sync) -> Vec<
         let mut done = Vec::new();
         let timeout = deadline.map(|d| d.saturating_duration_since(std::time::Instant::now()));
         let run = limits::run(timeout, || {
-            limits::enter(Stage::Lwt);
+            limits::enter(Stage::Registers);
             loop {
                 let i = next.fetch_add(1, Ordering::Relaxed);
                 let Some(job) = jobs.get(i) else { break };

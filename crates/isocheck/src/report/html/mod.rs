@@ -2,7 +2,7 @@
 //! `index.html` in `--directory`): inline CSS and SVG, no network, one small
 //! inline script for the case tabs. It owns the page's layout and nothing
 //! else: like every renderer it lays out the `Explanation`s of
-//! `report/explanation.rs` (and `explanation::lwt` for cas-register
+//! `report/explanation.rs` (and `explanation::registers` for cas-register
 //! outcomes).
 //!
 //! The page, top to bottom: the verdict (with `:not` and `:also-not`), a
@@ -20,14 +20,14 @@ mod timeline;
 
 use super::excerpt::{needs_escape, push_escaped};
 use super::explain::{clip, mop_text, value_text, version_text};
-use super::explanation::lwt::{undecided, violation};
+use super::explanation::registers::{undecided, violation};
 use super::explanation::{explain, first_writers, forced_case, forced_intro, Detail, Explanation};
 use super::human::{models_prohibiting, ordered, SHOWN_PER_TYPE};
 use crate::check::{Analysis, Entry, FoundCycle, Validity, Verdict};
 use crate::checkers::JepsenResult;
 use crate::graph::{Dep, Rel, Version};
 use crate::history::{History, OpId, Span, Status, TxnId};
-use crate::registers::{LwtAnalysis, NONLINEARIZABLE, OUTSIDE_FRAGMENT};
+use crate::registers::{RegisterAnalysis, NONLINEARIZABLE, OUTSIDE_FRAGMENT};
 use percent_encoding::{percent_encode, AsciiSet, NON_ALPHANUMERIC};
 use plot::{Edge, Node, Plot};
 use std::borrow::Cow;
@@ -201,7 +201,7 @@ pub fn transactional(h: &History, a: &Analysis, v: &Verdict, href: Option<&str>)
 
 /// The page of a cas-register check: each finding explained, with the
 /// timeline of the register ops it names; `href` as for [`transactional`].
-pub fn register(h: &History, a: &LwtAnalysis, href: Option<&str>) -> String {
+pub fn register(h: &History, a: &RegisterAnalysis, href: Option<&str>) -> String {
     let d = &Doc { h, href };
     let types = a.anomaly_types();
     let mut header = verdict_header(a.validity(), &types);
@@ -292,8 +292,11 @@ pub fn cut(valid: Validity, types: &[&str], text: &str) -> String {
 /// A row of a [`table`] page: its cells, the address its first cell
 /// links to (a [`link`]), and a class (the agreement of a `recheck` row).
 pub struct TableRow {
+    /// The row's cells, as HTML.
     pub cells: Vec<String>,
+    /// Where the row links to (its report page), if anywhere.
     pub link: Option<String>,
+    /// The row's CSS class (its verdict's colour).
     pub class: &'static str,
 }
 
