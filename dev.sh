@@ -55,6 +55,7 @@ cmd_ci() {
     # The library as a program using it builds it, without the tests'
     # `internals` feature: there `deny(missing_docs)` holds every public item.
     cargo clippy -p isocheck --lib -- -D warnings
+    RUSTDOCFLAGS="-D warnings" cargo doc -p isocheck --no-deps
     # `isocheck run`'s tests against PostgreSQL and MariaDB: the servers are
     # started here, one after the other (scripts/db.sh installs what is
     # missing), and in CI a server that cannot start fails the tests instead

@@ -69,7 +69,7 @@ pub struct Analysis {
     /// The non-cycle anomalies inference found.
     pub anomalies: Vec<Anomaly>,
     /// The inferred dependencies followed by the session or real-time order
-    /// edges the requested anomalies need; [`Graph`] edges index into it.
+    /// edges the requested anomalies need; `Graph` edges index into it.
     pub deps: Vec<Dep>,
     /// The dependency graph the cycle search ran on.
     pub graph: Graph,

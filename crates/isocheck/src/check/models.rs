@@ -24,7 +24,7 @@ use super::weak::Level;
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
-/// A canonical model of the lattice: the index of its row in [`ROWS`].
+/// A canonical model of the lattice: the index of its row in `ROWS`.
 ///
 /// The models with a subgraph come first, in Elle's `cycle-exists-specs`
 /// order, which the cycle search and the reports follow.
@@ -162,7 +162,7 @@ pub struct ModelRow {
 }
 
 impl Model {
-    /// Its row of [`ROWS`].
+    /// Its row of `ROWS`.
     pub const fn row(self) -> &'static ModelRow {
         &ROWS[self as usize]
     }
@@ -177,7 +177,7 @@ impl Model {
         self.row().aliases.first().copied().unwrap_or(self.name())
     }
 
-    /// Every model, in [`ROWS`] order.
+    /// Every model, in `ROWS` order.
     pub fn all() -> impl Iterator<Item = Model> {
         ROWS.iter().map(|r| r.model)
     }
