@@ -239,7 +239,16 @@ fn lwt_honours_its_faults_and_refuses_the_rest() {
     std::fs::create_dir_all(&dir).expect("scratch directory");
     let file = dir.join("h.edn");
     let file = file.to_str().expect("utf-8 path");
-    let gen = ["gen", "lwt", "--txns", "200", "--keys", "2", "-o", file];
+    let gen = [
+        "gen",
+        "cas-register",
+        "--txns",
+        "200",
+        "--keys",
+        "2",
+        "-o",
+        file,
+    ];
     assert!(isocheck(&gen).status.success());
     assert_eq!(isocheck(&["check", file]).status.code(), Some(0));
     for fault in [
@@ -283,7 +292,7 @@ fn lwt_honours_its_faults_and_refuses_the_rest() {
     }
     let o = isocheck(&["gen", "list-append", "--values", "3"]);
     assert_eq!(o.status.code(), Some(3));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("--values is for `gen lwt`"));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--values is for `gen cas-register`"));
     let reads = |ratio: &str| {
         let o = isocheck(&["gen", "lwt", "--txns", "500", "--read-ratio", ratio]);
         String::from_utf8_lossy(&o.stdout)

@@ -277,7 +277,7 @@ fn generate(args: &str) -> Result<(PathBuf, GenBench, u64), String> {
     if let Some(msg) = super::inapplicable(&gen_args, &super::given(Some(&matches))) {
         return Err(format!("--generate: {msg}"));
     }
-    let kind = gen_args.workload.kind().ok_or("--generate: lwt histories are not transactional; use `isocheck gen lwt` and `bench check --file`")?;
+    let kind = gen_args.workload.kind().ok_or("--generate: lwt histories are not transactional; use `isocheck gen cas-register` and `bench check --file`")?;
     let params = gen_args.params(kind);
     params.validate().map_err(|e| format!("--generate: {e}"))?;
     let mut hasher = std::collections::hash_map::DefaultHasher::new();

@@ -207,8 +207,10 @@ pub enum GenWorkload {
     /// rw-register transactions of at most four micro-ops, at most two reads
     /// and two writes, each write preceded by a read of its key.
     MiniTransactions,
-    /// Lightweight transactions: `:write`, `:read` and `:cas` ops on
-    /// linearizable registers (--txns ops, --keys registers).
+    /// Jepsen's cas-register (lightweight transactions): `:write`, `:read`
+    /// and `:cas` ops on linearizable registers (--txns ops, --keys
+    /// registers). `lwt`, its name before, still works.
+    #[value(name = "cas-register", alias = "lwt")]
     Lwt,
 }
 
@@ -405,9 +407,10 @@ fn inapplicable(a: &GenArgs, given: &[String]) -> Option<String> {
         GenWorkload::Lwt => TXN_ONLY
             .iter()
             .find(|(id, _)| is_given(id))
-            .map(|(id, why)| format!("{} does not apply to `gen lwt`: {why}", flag(id))),
-        _ => is_given("values")
-            .then(|| "--values is for `gen lwt` (registers whose values repeat)".to_string()),
+            .map(|(id, why)| format!("{} does not apply to `gen cas-register`: {why}", flag(id))),
+        _ => is_given("values").then(|| {
+            "--values is for `gen cas-register` (registers whose values repeat)".to_string()
+        }),
     }
 }
 
