@@ -747,6 +747,28 @@ mod tests {
         assert!(Target::parse("oracle://x")
             .unwrap_err()
             .contains("sqlite:PATH"));
+        let Ok(Target::Exec(c)) = Target::parse("exec:python3 'a b.py' -v") else {
+            panic!("exec: is a target");
+        };
+        assert_eq!(
+            (c.program.as_str(), c.args.as_slice()),
+            ("python3", &["a b.py".to_string(), "-v".into()][..])
+        );
+        assert!(Target::parse("exec:")
+            .unwrap_err()
+            .contains("needs a program"));
+    }
+
+    #[test]
+    fn exec_passes_the_level_on_and_takes_faults() {
+        let t = Target::parse("exec:client").unwrap();
+        assert_eq!(t.isolation(None), Ok(None));
+        let rc = Some(Isolation::ReadCommitted);
+        assert_eq!(t.isolation(rc), Ok(rc));
+        assert_eq!(t.promised_model(None), "serializable");
+        assert_eq!(t.promised_model(rc), "read-committed");
+        assert!(t.takes_faults() && !t.is_server());
+        assert!(!Target::Sqlite(None).takes_faults());
     }
 
     #[test]

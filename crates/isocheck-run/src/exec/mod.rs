@@ -9,7 +9,9 @@
 //! had been sent is `:info` (`:fail` if it was never sent). Every program's
 //! stderr, each line prefixed with the program's number, and what happened
 //! to each program go to `exec.log` in the run's directory. The nemesis's
-//! `kill` SIGKILLs every program running.
+//! `kill` SIGKILLs every program running. A program is killed with the
+//! processes it started (its process group): a wrapper script's database
+//! client dies with it.
 //!
 //! Programs run in a process group of their own, so that a Ctrl-C at the
 //! terminal reaches isocheck alone, which then gives the ops under way
@@ -251,8 +253,7 @@ impl Database for Exec {
         for (n, child) in live.iter() {
             let mut child = lock(child);
             let pid = child.id();
-            // An error: it has exited already.
-            if child.kill().is_ok() {
+            if kill_group(&mut child) {
                 let text = format!("killed by the nemesis (pid {pid}, SIGKILL)");
                 self.shared.log.line(&program_name(*n), &text);
             }
@@ -263,6 +264,24 @@ impl Database for Exec {
     fn kill_name(&self) -> &'static str {
         "kill"
     }
+}
+
+/// SIGKILLs a program and every process it started (its process group,
+/// which [`Program::start`] made its own); false if it had exited. Only
+/// while the program is not reaped: till then no other group can have its
+/// id.
+fn kill_group(child: &mut Child) -> bool {
+    if !matches!(child.try_wait(), Ok(None)) {
+        return false;
+    }
+    #[cfg(unix)]
+    if let Ok(pid) = libc::pid_t::try_from(child.id()) {
+        // SAFETY: kill(2) reads and writes no memory of this process.
+        if unsafe { libc::kill(-pid, libc::SIGKILL) } == 0 {
+            return true;
+        }
+    }
+    child.kill().is_ok()
 }
 
 fn program_name(n: u64) -> String {
@@ -476,7 +495,7 @@ impl Program {
     }
 
     fn kill(&mut self) {
-        let _ = lock(&self.child).kill();
+        kill_group(&mut lock(&self.child));
     }
 
     /// Waits up to `limit` for the program to exit; its status if it did.

@@ -176,21 +176,40 @@ fn hello_must_name_the_version() {
     );
 }
 
+/// The nemesis, once a program runs and has had time to be sent its op.
+fn kill_soon(exec: &Arc<Exec>) -> std::thread::JoinHandle<Result<bool, DbError>> {
+    let killer = Arc::clone(exec);
+    std::thread::spawn(move || {
+        while lock(&killer.shared.live).is_empty() {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        std::thread::sleep(Duration::from_millis(200));
+        killer.kill_connections()
+    })
+}
+
+/// A program is killed with the processes it started: here the `sleep`
+/// holding its stdout, which would otherwise keep the op waiting.
+#[test]
+fn a_kill_takes_the_programs_children_with_it() {
+    let script = format!("read l; {HELLO_OK}; read l; sleep 30");
+    let (exec, _) = sh("group", &script, 60 * SECOND);
+    let exec = Arc::new(exec);
+    let nemesis = kill_soon(&exec);
+    let start = Instant::now();
+    let (ty, e) = one_txn(&exec).unwrap_err();
+    assert!(nemesis.join().unwrap().unwrap());
+    assert_eq!((ty, e.name), (OpType::Info, "program-exited"), "{e}");
+    assert!(start.elapsed() < 10 * SECOND, "{:?}", start.elapsed());
+}
+
 #[test]
 fn the_nemesis_kills_every_program_and_they_are_replaced() {
     let answer = r#"{"type":"ok","value":[["append",1,2],["r",1,[2]]]}"#;
     let script = format!("read l; {HELLO_OK}; while read l; do sleep 1; echo '{answer}'; done");
     let (exec, dir) = sh("kill", &script, 10 * SECOND);
     let exec = Arc::new(exec);
-    let killer = Arc::clone(&exec);
-    let nemesis = std::thread::spawn(move || {
-        // Once the program runs and has had time to be sent the op.
-        while lock(&killer.shared.live).is_empty() {
-            std::thread::sleep(Duration::from_millis(5));
-        }
-        std::thread::sleep(Duration::from_millis(200));
-        killer.kill_connections()
-    });
+    let nemesis = kill_soon(&exec);
     let (ty, e) = one_txn(&exec).unwrap_err();
     assert!(nemesis.join().unwrap().unwrap());
     assert_eq!((ty, e.name), (OpType::Info, "program-exited"), "{e}");
