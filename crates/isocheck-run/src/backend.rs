@@ -120,6 +120,9 @@ pub trait Database: Send + Sync {
     fn kill_name(&self) -> &'static str {
         "kill-connections"
     }
+    /// Called once the run has given up on its clients: ends what would
+    /// outlive isocheck (`exec`'s programs still running).
+    fn end(&self) {}
 }
 
 /// How an op that did not complete `:ok` ended: `:fail` or `:info`, and

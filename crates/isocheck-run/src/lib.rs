@@ -400,6 +400,7 @@ pub fn run(
         }
     };
     let ended = crew.watch(interrupt, &recorder, progress);
+    db.end();
     let elapsed = start.elapsed();
     let (name, message) = abandoned(ended);
     let counts = recorder

@@ -9,7 +9,8 @@
 //! had been sent is `:info` (`:fail` if it was never sent). Every program's
 //! stderr, each line prefixed with the program's number, and what happened
 //! to each program go to `exec.log` in the run's directory. The nemesis's
-//! `kill` SIGKILLs every program running. A program is killed with the
+//! `kill` SIGKILLs every program running, as does the end of a run that
+//! gave up on some clients. A program is killed with the
 //! processes it started (its process group): a wrapper script's database
 //! client dies with it.
 //!
@@ -249,20 +250,33 @@ impl Database for Exec {
     }
 
     fn kill_connections(&self) -> Result<bool, DbError> {
-        let live = lock(&self.shared.live);
-        for (n, child) in live.iter() {
-            let mut child = lock(child);
-            let pid = child.id();
-            if kill_group(&mut child) {
-                let text = format!("killed by the nemesis (pid {pid}, SIGKILL)");
-                self.shared.log.line(&program_name(*n), &text);
-            }
-        }
+        self.kill_all("by the nemesis");
         Ok(true)
     }
 
     fn kill_name(&self) -> &'static str {
         "kill"
+    }
+
+    /// The programs of clients the run gave up on would outlive it, in
+    /// process groups of their own: killed.
+    fn end(&self) {
+        self.kill_all("as the run ended with its op under way");
+    }
+}
+
+impl Exec {
+    /// SIGKILLs every program running, logging `why`.
+    fn kill_all(&self, why: &str) {
+        let live = lock(&self.shared.live);
+        for (n, child) in live.iter() {
+            let mut child = lock(child);
+            let pid = child.id();
+            if kill_group(&mut child) {
+                let text = format!("killed {why} (pid {pid}, SIGKILL)");
+                self.shared.log.line(&program_name(*n), &text);
+            }
+        }
     }
 }
 

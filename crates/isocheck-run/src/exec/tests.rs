@@ -251,3 +251,25 @@ fn commands_are_shell_words_and_programs_are_located() {
     let nowhere = Command::parse("isocheck-no-such-program").unwrap();
     assert_eq!(nowhere.locate().unwrap_err().why, "not found on PATH");
 }
+
+/// A client the run gave up on leaves no program behind.
+#[test]
+fn the_end_of_a_run_kills_the_programs_left() {
+    let script = format!("read l; {HELLO_OK}; read l; sleep 30");
+    let (exec, dir) = sh("end", &script, 60 * SECOND);
+    let exec = Arc::new(exec);
+    let client = Arc::clone(&exec);
+    let client = std::thread::spawn(move || one_txn(&client).map(drop));
+    while lock(&exec.shared.live).is_empty() {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    std::thread::sleep(Duration::from_millis(200));
+    exec.end();
+    let (ty, e) = client.join().unwrap().unwrap_err();
+    assert_eq!((ty, e.name), (OpType::Info, "program-exited"), "{e}");
+    let log = std::fs::read_to_string(dir.join(LOG)).unwrap();
+    assert!(
+        log.contains("killed as the run ended with its op under way"),
+        "{log}"
+    );
+}
