@@ -9,8 +9,9 @@ cd "$(dirname "$0")"
 
 # System packages the build needs: a C/C++ toolchain for the bundled SAT
 # solvers, libclang for their bindgen step, pkg-config; for `test` and `ci`,
-# Clojure (with a JRE) for the tests of jepsen-integration/ and Chromium for
-# the HTML report's browser test (tests/browser.rs).
+# Clojure (with a JRE) for the tests of jepsen-integration/, Chromium for
+# the HTML report's browser test (tests/browser.rs) and Python 3 for the
+# exec protocol's example client (tests/run_exec.rs).
 need_packages() {
     local missing=()
     command -v cc >/dev/null 2>&1 || missing+=(build-essential)
@@ -18,6 +19,7 @@ need_packages() {
     ldconfig -p 2>/dev/null | grep -q 'libclang[-.0-9]*\.so' || missing+=(libclang-dev)
     [ "$1" = run ] || command -v clojure >/dev/null 2>&1 || missing+=(clojure)
     [ "$1" = run ] || command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+    [ "$1" = run ] || command -v python3 >/dev/null 2>&1 || missing+=(python3)
     if ((${#missing[@]})); then
         echo "installing: ${missing[*]}" >&2
         local sudo=""

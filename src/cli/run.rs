@@ -24,8 +24,10 @@ const EXIT_INTERRUPTED: u8 = 130;
 pub struct RunArgs {
     /// The database: `sqlite:PATH` (embedded; the default is a file in the
     /// run's directory), `postgres://USER@HOST:PORT/DB`,
-    /// `mysql://USER@HOST:PORT/DB` (MariaDB too), or `sim:LEVEL` (a
-    /// simulated database, as `gen`'s).
+    /// `mysql://USER@HOST:PORT/DB` (MariaDB too), `exec:PROGRAM [ARGS...]`
+    /// (any database, through a client program speaking the exec protocol
+    /// on its stdin and stdout, one per client: see the README), or
+    /// `sim:LEVEL` (a simulated database, as `gen`'s).
     #[arg(long)]
     pub db: Option<String>,
     /// The isolation level the clients ask for (default: the database's
@@ -76,8 +78,9 @@ pub struct RunArgs {
     #[arg(long)]
     pub name: Option<String>,
     /// Inject faults while the clients run, in turn: `kill` (the clients'
-    /// connections), `restart` and `pause` (the server, through
-    /// --server-ctl); e.g. `--nemesis kill,restart,pause`.
+    /// connections; with `exec:`, the client programs, SIGKILL), `restart`
+    /// and `pause` (the server, through --server-ctl); e.g. `--nemesis
+    /// kill,restart,pause`.
     #[arg(long, value_enum, value_delimiter = ',')]
     pub nemesis: Vec<run::nemesis::Fault>,
     /// Seconds between faults (a restarted or paused server is brought back
@@ -145,6 +148,11 @@ pub fn run(a: &RunArgs) -> ExitCode {
             return ExitCode::from(EXIT_INPUT);
         }
     };
+    if let Target::Exec(command) = &options.target {
+        if let Err(code) = runnable(a, command) {
+            return code;
+        }
+    }
     let _ = ctrlc::set_handler(interrupted);
     output::say(format_args!(
         "running {} against {} ({}), {} clients; Ctrl-C stops",
@@ -256,13 +264,37 @@ impl RunArgs {
     }
 }
 
+/// Refuses, before the run starts, an `exec:` program that cannot be
+/// run: a diagnostic pointing at its name in `--db`.
+fn runnable(a: &RunArgs, command: &run::exec::Command) -> Result<(), ExitCode> {
+    let Err(not) = command.locate() else {
+        return Ok(());
+    };
+    let db = a.db.clone().unwrap_or_default();
+    let prefix = db.len().saturating_sub(command.text.len());
+    let (at, len) = command.program_span();
+    let label = miette::LabeledSpan::at(prefix + at..prefix + at + len, not.why.clone());
+    let diagnostic =
+        miette::MietteDiagnostic::new(format!("cannot run `{}`: {}", command.program, not.why))
+            .with_code("isocheck::run::exec")
+            .with_label(label)
+            .with_help(not.help);
+    let report =
+        miette::Report::new(diagnostic).with_source_code(miette::NamedSource::new("--db", db));
+    let text = diagnostic::render(report.as_ref(), super::stderr_color());
+    Err(output::status(
+        output::to_stderr(&text),
+        ExitCode::from(EXIT_INPUT),
+    ))
+}
+
 impl RunArgs {
     /// The faults to inject, or one line saying what they lack.
     fn nemesis_plan(&self, target: &Target) -> Result<Option<run::nemesis::Plan>, String> {
         if self.nemesis.is_empty() {
             return Ok(None);
         }
-        if !target.is_server() {
+        if !target.takes_faults() {
             return Err(format!(
                 "{} is no server, with no connections to kill nor a process to restart or \
                  pause: drop --nemesis",

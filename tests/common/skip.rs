@@ -23,6 +23,9 @@ pub enum Need {
     Browser,
     /// A device of the system, such as `/dev/full`.
     Device,
+    /// `python3` with its `sqlite3` module, for the exec protocol's example
+    /// client (`examples/exec-sqlite.py`).
+    Python,
     /// Other projects' data that a user names with an environment variable
     /// to opt in (tests/public_registers.rs): never required, CI has none.
     OptIn,

@@ -1,12 +1,17 @@
 //! The one small interface every database is driven through: a
 //! [`Database`] sets up the tables and opens connections; a [`Connection`]
-//! runs one transaction at a time (begin, read, write, commit, abort) and
-//! says of each error whether the transaction is known not to have
-//! committed. The server backends give up on a connect or a statement
+//! runs one whole op at a time (a transaction, or a register op) and says
+//! how it ended. The SQL backends and the simulated databases implement
+//! [`Statements`] instead (begin, read, write, commit, abort, saying of
+//! each error whether the transaction is known not to have committed),
+//! which gives them a [`Connection`]; `exec` implements [`Connection`]
+//! itself, a whole transaction being one line to its program. The server backends give up on a connect or a statement
 //! after [`CONNECT_TIMEOUT`] and [`STATEMENT_TIMEOUT`], so that a silent or
 //! stopped server cannot hold a client for ever.
 
-use isocheck_gen::workload::{Key, Value};
+use crate::cas;
+use isocheck_gen::edn::{OpType, Reads};
+use isocheck_gen::workload::{Key, Mop, Value};
 use std::fmt;
 use std::time::Duration;
 
@@ -111,10 +116,42 @@ pub trait Database: Send + Sync {
     fn kill_connections(&self) -> Result<bool, DbError> {
         Ok(false)
     }
+    /// The `:f` the history gives the `kill` fault's ops.
+    fn kill_name(&self) -> &'static str {
+        "kill-connections"
+    }
+    /// Called once the run has given up on its clients: ends what would
+    /// outlive isocheck (`exec`'s programs still running).
+    fn end(&self) {}
 }
 
-/// One client's connection; at most one transaction open on it.
+/// How an op that did not complete `:ok` ended: `:fail` or `:info`, and
+/// why.
+pub type Failed = (OpType, DbError);
+
+/// One client's connection, running one op at a time.
 pub trait Connection: Send {
+    /// Runs a transaction of `gen`'s workloads; its reads go to `reads`
+    /// (cleared first), one span per micro-op.
+    fn transaction(&mut self, mops: &[Mop], reads: &mut Reads) -> Result<(), Failed>;
+    /// Runs a register op of the cas-register workload in a transaction of
+    /// its own; what a read saw (`None` for nil).
+    fn register_op(&mut self, op: cas::Op) -> Result<Option<Value>, Failed>;
+}
+
+impl<S: Statements> Connection for S {
+    fn transaction(&mut self, mops: &[Mop], reads: &mut Reads) -> Result<(), Failed> {
+        crate::client::transact(self, mops, reads)
+    }
+
+    fn register_op(&mut self, op: cas::Op) -> Result<Option<Value>, Failed> {
+        cas::perform(self, op)
+    }
+}
+
+/// A connection driven statement by statement; at most one transaction
+/// open on it.
+pub trait Statements: Send {
     /// Opens a transaction; `read_only` when the plan writes nothing.
     fn begin(&mut self, read_only: bool) -> Result<(), DbError>;
     /// What a read of `key` sees: the list, or the register's value (empty

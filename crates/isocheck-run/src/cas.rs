@@ -12,7 +12,7 @@
 //! A cas that found another value is `:fail`; an op whose commit was not
 //! answered is `:info` (a read's is `:fail`: it changed nothing).
 
-use super::backend::{Connection, DbError};
+use super::backend::{Connection, DbError, Failed, Statements};
 use super::client::{Budget, Job, NO_CLIENT};
 use super::recorder::Recorder;
 use isocheck_gen::edn::OpType;
@@ -98,8 +98,8 @@ fn invocation(op: Op) -> (&'static str, String) {
 
 /// Runs `op` in a transaction of its own; what a read saw (`None` for
 /// nil), or the completion type and error it ended with.
-pub fn perform(c: &mut dyn Connection, op: Op) -> Result<Option<Value>, (OpType, DbError)> {
-    let fail = |c: &mut dyn Connection, e| {
+pub fn perform<S: Statements + ?Sized>(c: &mut S, op: Op) -> Result<Option<Value>, Failed> {
+    let fail = |c: &mut S, e| {
         c.abort();
         (OpType::Fail, e)
     };
@@ -167,7 +167,7 @@ impl<W: Write + Send> Job for Registers<W> {
         op: &Op,
     ) -> (bool, Option<(OpType, DbError)>) {
         let (f, value) = invocation(*op);
-        match perform(c, *op) {
+        match c.register_op(*op) {
             Ok(read) => {
                 let value = match (*op, read) {
                     (Op::Read(k), Some(v)) => format!("[{k} {v}]"),
@@ -202,7 +202,7 @@ mod tests {
         commit_fails: bool,
     }
 
-    impl Connection for Memory {
+    impl Statements for Memory {
         fn begin(&mut self, _: bool) -> Result<(), DbError> {
             Ok(())
         }

@@ -10,7 +10,7 @@
 //! an op whose connection cannot be opened fails (`:no-client`): a server
 //! that cannot be reached uses up the budget, so a run of `--txns` ends.
 
-use super::backend::{Connection, Database, DbError};
+use super::backend::{Connection, Database, DbError, Failed, Statements};
 use super::recorder::Recorder;
 use super::Interrupt;
 use isocheck_gen::edn::{OpType, Reads};
@@ -130,7 +130,7 @@ impl<W: Write + Send> Job for Txns<W> {
         mops: &Vec<Mop>,
     ) -> (bool, Option<(OpType, DbError)>) {
         let mut reads = Reads::default();
-        match transact(c, mops, &mut reads) {
+        match c.transaction(mops, &mut reads) {
             Ok(()) => (self.recorder.ok(process, mops, &reads), None),
             Err((ty, e)) => {
                 let failure = (ty, e.name, e.message.as_str());
@@ -184,14 +184,14 @@ pub fn run<J: Job>(index: u64, processes: u64, db: &dyn Database, job: &J) {
 
 /// Runs one transaction; on an error, the completion type it gets and the
 /// error. The transaction is over either way.
-pub fn transact(
-    c: &mut dyn Connection,
+pub fn transact<S: Statements + ?Sized>(
+    c: &mut S,
     mops: &[Mop],
     reads: &mut Reads,
-) -> Result<(), (OpType, DbError)> {
+) -> Result<(), Failed> {
     reads.clear();
     let read_only = mops.iter().all(|m| matches!(m, Mop::Read(_)));
-    let body = |c: &mut dyn Connection, reads: &mut Reads| {
+    let body = |c: &mut S, reads: &mut Reads| {
         c.begin(read_only)?;
         for &m in mops {
             let start = reads.values.len();
@@ -246,7 +246,7 @@ pub(super) mod tests {
         }
     }
 
-    impl Connection for Scripted {
+    impl Statements for Scripted {
         fn begin(&mut self, _: bool) -> Result<(), DbError> {
             self.step("begin")
         }

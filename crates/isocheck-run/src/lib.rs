@@ -4,7 +4,8 @@
 //!
 //! `backend.rs` is the interface every database is driven through;
 //! `sqlite.rs` (embedded, the default), `postgres.rs`, `mysql.rs` (MariaDB
-//! too) and `sim.rs` (`gen`'s simulated databases) implement it;
+//! too), `sim.rs` (`gen`'s simulated databases) and `exec/` (any database,
+//! through a client program of the user's) implement it;
 //! `client.rs` is a client thread, `recorder.rs` the shared history writer,
 //! `nemesis.rs` the faults, `store.rs` the run directory and its files.
 //! This module parses `--db`, runs the clients, the nemesis and the
@@ -22,6 +23,7 @@
 pub mod backend;
 mod cas;
 mod client;
+pub mod exec;
 #[cfg(feature = "mysql")]
 mod mysql;
 pub mod nemesis;
@@ -60,6 +62,9 @@ pub enum Target {
     Postgres(String),
     /// `mysql://...` or `mariadb://...`.
     Mysql(String),
+    /// `exec:PROGRAM [ARGS...]`: a client program speaking the exec
+    /// protocol, one per client.
+    Exec(exec::Command),
 }
 
 impl Target {
@@ -90,9 +95,12 @@ impl Target {
         if s.starts_with("mysql://") || s.starts_with("mariadb://") {
             return Ok(Target::Mysql(s.to_string()));
         }
+        if let Some(command) = s.strip_prefix("exec:") {
+            return exec::Command::parse(command).map(Target::Exec);
+        }
         Err(format!(
             "`{s}` is not a database URL: use sqlite:PATH, postgres://USER@HOST:PORT/DB, \
-             mysql://USER@HOST:PORT/DB or sim:LEVEL ({})",
+             mysql://USER@HOST:PORT/DB, exec:PROGRAM [ARGS...] or sim:LEVEL ({})",
             sim_levels()
         ))
     }
@@ -102,7 +110,7 @@ impl Target {
     /// that does.
     fn client_built(&self) -> Result<(), String> {
         let (feature, built) = match self {
-            Target::Sim(_) => return Ok(()),
+            Target::Sim(_) | Target::Exec(_) => return Ok(()),
             Target::Sqlite(_) => ("sqlite", cfg!(feature = "sqlite")),
             Target::Postgres(_) => ("postgres", cfg!(feature = "postgres")),
             Target::Mysql(_) => ("mysql", cfg!(feature = "mysql")),
@@ -123,6 +131,7 @@ impl Target {
             Target::Sim(level) => format!("sim-{}", level_name(*level)),
             Target::Postgres(_) => "postgres".into(),
             Target::Mysql(_) => "mysql".into(),
+            Target::Exec(_) => "exec".into(),
         }
     }
 
@@ -130,6 +139,13 @@ impl Target {
     /// be ended and whose process can be restarted or paused (`--nemesis`).
     pub fn is_server(&self) -> bool {
         matches!(self, Target::Postgres(_) | Target::Mysql(_))
+    }
+
+    /// Whether `--nemesis` can act on the database: a server's, or the
+    /// client programs of `exec:` (whose database may be a server too,
+    /// for `--server-ctl`).
+    pub fn takes_faults(&self) -> bool {
+        self.is_server() || matches!(self, Target::Exec(_))
     }
 
     /// The isolation level a run of this database has: `--isolation`, or
@@ -151,6 +167,8 @@ impl Target {
             (Target::Postgres(_) | Target::Mysql(_), asked) => {
                 Ok(Some(asked.unwrap_or(Isolation::Serializable)))
             }
+            // The program is told the level asked, if any (`hello`).
+            (Target::Exec(_), asked) => Ok(asked),
         }
     }
 
@@ -308,6 +326,10 @@ impl RunError {
             RunError::Database(e) if e.name == "cannot-write" => {
                 "use a database where this user may create tables, or another --db"
             }
+            RunError::Database(e) if e.name == "exec-setup" => {
+                "run the program by hand and answer its hello: it must speak the exec \
+                 protocol (README, `--db exec:`) and write nothing else on stdout"
+            }
             RunError::Database(_) => {
                 "check that the database is running and --db names it \
                  (scripts/db.sh start postgres|mariadb starts one)"
@@ -378,6 +400,7 @@ pub fn run(
         }
     };
     let ended = crew.watch(interrupt, &recorder, progress);
+    db.end();
     let elapsed = start.elapsed();
     let (name, message) = abandoned(ended);
     let counts = recorder
@@ -613,7 +636,6 @@ fn spawn_clients<J: client::Job + 'static>(
 }
 
 /// The database the options name, its files (SQLite's) in `dir`.
-#[cfg_attr(not(feature = "sqlite"), allow(unused_variables))]
 fn open(o: &Options, dir: &Path) -> Result<Box<dyn Database>, RunError> {
     let no_client = |e| RunError::Database(DbError::rejected("not-built", e));
     // The default target (no `--db`) is not parsed: asked here.
@@ -636,6 +658,13 @@ fn open(o: &Options, dir: &Path) -> Result<Box<dyn Database>, RunError> {
         Target::Mysql(url) => {
             let isolation = o.isolation.unwrap_or(Isolation::Serializable);
             Box::new(mysql::Mysql::new(url, isolation, list).map_err(RunError::Database)?)
+        }
+        Target::Exec(command) => {
+            let workload = o.workload_name();
+            let isolation = o.isolation.map(Isolation::name);
+            let db = exec::Exec::new(command.clone(), (&workload, list), isolation, dir)
+                .map_err(|e| RunError::Store(dir.join(exec::LOG), e))?;
+            Box::new(db)
         }
         // A database without its client in this build: refused above.
         #[allow(unreachable_patterns)]
@@ -719,6 +748,28 @@ mod tests {
         assert!(Target::parse("oracle://x")
             .unwrap_err()
             .contains("sqlite:PATH"));
+        let Ok(Target::Exec(c)) = Target::parse("exec:python3 'a b.py' -v") else {
+            panic!("exec: is a target");
+        };
+        assert_eq!(
+            (c.program.as_str(), c.args.as_slice()),
+            ("python3", &["a b.py".to_string(), "-v".into()][..])
+        );
+        assert!(Target::parse("exec:")
+            .unwrap_err()
+            .contains("needs a program"));
+    }
+
+    #[test]
+    fn exec_passes_the_level_on_and_takes_faults() {
+        let t = Target::parse("exec:client").unwrap();
+        assert_eq!(t.isolation(None), Ok(None));
+        let rc = Some(Isolation::ReadCommitted);
+        assert_eq!(t.isolation(rc), Ok(rc));
+        assert_eq!(t.promised_model(None), "serializable");
+        assert_eq!(t.promised_model(rc), "read-committed");
+        assert!(t.takes_faults() && !t.is_server());
+        assert!(!Target::Sqlite(None).takes_faults());
     }
 
     #[test]

@@ -9,8 +9,8 @@
 //! a silent server is an I/O error, and the connection is given up.
 
 use super::backend::{
-    from_bigint, parse_list, to_bigint, Connection, Database, DbError, Isolation, CONNECT_TIMEOUT,
-    STATEMENT_TIMEOUT,
+    from_bigint, parse_list, to_bigint, Connection, Database, DbError, Isolation, Statements,
+    CONNECT_TIMEOUT, STATEMENT_TIMEOUT,
 };
 use isocheck_gen::workload::{Key, Value};
 use mysql::prelude::{FromValue, Queryable};
@@ -211,7 +211,7 @@ impl MyConnection {
     }
 }
 
-impl Connection for MyConnection {
+impl Statements for MyConnection {
     fn begin(&mut self, _read_only: bool) -> Result<(), DbError> {
         let result = self.conn.query_drop("START TRANSACTION");
         self.seen(result)

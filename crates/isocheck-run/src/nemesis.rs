@@ -3,7 +3,8 @@
 //! `:nemesis` when it begins, another with its outcome when it returns).
 //!
 //! `kill` ends the clients' connections through the database itself
-//! (`:kill-connections`). `restart` and `pause` act on the server process,
+//! (`:kill-connections`), or SIGKILLs an `exec` database's client programs
+//! (`:kill`). `restart` and `pause` act on the server process,
 //! which `isocheck run` does not own: the user names a command
 //! (`--server-ctl`, e.g. `scripts/db.sh {} postgres`) that is run with `{}`
 //! replaced by `kill`, `start`, `pause` or `resume`; the ops carry those
@@ -133,11 +134,9 @@ pub fn wait(period: Duration, done: &AtomicBool) -> bool {
 
 /// Ends the clients' connections.
 fn kill_connections<W: Write>(db: &dyn Database, recorder: &Recorder<W>) {
-    recorded(recorder, "kill-connections", || {
-        match db.kill_connections() {
-            Ok(_) => Ok(()),
-            Err(e) => Err(e.to_string()),
-        }
+    recorded(recorder, db.kill_name(), || match db.kill_connections() {
+        Ok(_) => Ok(()),
+        Err(e) => Err(e.to_string()),
     });
 }
 

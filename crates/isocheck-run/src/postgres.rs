@@ -9,8 +9,8 @@
 //! server did not answer in time (the connection is then given up).
 
 use super::backend::{
-    from_bigint, parse_list, to_bigint, Connection, Database, DbError, Isolation, CONNECT_TIMEOUT,
-    STATEMENT_TIMEOUT,
+    from_bigint, parse_list, to_bigint, Connection, Database, DbError, Isolation, Statements,
+    CONNECT_TIMEOUT, STATEMENT_TIMEOUT,
 };
 use isocheck_gen::workload::{Key, Value};
 use std::future::Future;
@@ -225,7 +225,7 @@ impl PgConnection {
     }
 }
 
-impl Connection for PgConnection {
+impl Statements for PgConnection {
     fn begin(&mut self, _read_only: bool) -> Result<(), DbError> {
         let s = &self.session;
         let result = s.call(s.client.batch_execute(&self.begin));

@@ -5,7 +5,7 @@
 //! token from begin to the end of the transaction, so transactions run one
 //! at a time, each at an instant within its interval.
 
-use super::backend::{Connection, Database, DbError};
+use super::backend::{Connection, Database, DbError, Statements};
 use isocheck_gen::db::{Conflict, Db};
 use isocheck_gen::workload::{Key, Value};
 use isocheck_gen::Level;
@@ -101,7 +101,7 @@ fn conflict(_: Conflict) -> DbError {
     DbError::rejected("conflict", "the simulated database aborted the transaction")
 }
 
-impl Connection for SimConnection {
+impl Statements for SimConnection {
     fn begin(&mut self, _read_only: bool) -> Result<(), DbError> {
         let level = self.shared.level;
         if level.at_commit() {

@@ -5,7 +5,9 @@
 //! `IMMEDIATE` (it takes the write lock first, so it never fails to upgrade
 //! a read lock), a read-only one `DEFERRED`.
 
-use super::backend::{from_bigint, parse_list, to_bigint, Connection, Database, DbError};
+use super::backend::{
+    from_bigint, parse_list, to_bigint, Connection, Database, DbError, Statements,
+};
 use isocheck_gen::workload::{Key, Value};
 use rusqlite::types::Value as SqlValue;
 use rusqlite::{params, ErrorCode, OptionalExtension};
@@ -87,7 +89,7 @@ struct SqliteConnection {
     list: bool,
 }
 
-impl Connection for SqliteConnection {
+impl Statements for SqliteConnection {
     fn begin(&mut self, read_only: bool) -> Result<(), DbError> {
         let sql = if read_only {
             "BEGIN DEFERRED"
@@ -180,12 +182,20 @@ mod tests {
         dir.join("db.sqlite")
     }
 
+    /// A connection driven statement by statement.
+    fn statements(db: &Sqlite) -> SqliteConnection {
+        SqliteConnection {
+            conn: db.open().unwrap(),
+            list: db.list,
+        }
+    }
+
     #[test]
     fn appends_and_registers_read_back() {
         for list in [true, false] {
             let db = Sqlite::new(scratch(&format!("rw-{list}")), list);
             db.setup().unwrap();
-            let mut c = db.connect().unwrap();
+            let mut c = statements(&db);
             c.begin(false).unwrap();
             c.write(1, 5).unwrap();
             c.write(1, 6).unwrap();
@@ -203,7 +213,7 @@ mod tests {
     fn an_aborted_write_is_not_seen() {
         let db = Sqlite::new(scratch("abort"), true);
         db.setup().unwrap();
-        let mut c = db.connect().unwrap();
+        let mut c = statements(&db);
         c.begin(false).unwrap();
         c.write(1, 5).unwrap();
         c.abort();
