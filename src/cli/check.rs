@@ -51,6 +51,9 @@ pub struct CheckArgs {
     /// counterexample cases, a timeline, the lattice of models) to this file.
     #[arg(long, value_name = "FILE")]
     pub html: Option<PathBuf>,
+    // Last: the heading it opens holds only its own options.
+    #[command(flatten)]
+    pub jepsen: JepsenArgs,
 }
 
 /// What to check: models, anomalies, inference and solving options, shared
@@ -110,12 +113,13 @@ pub struct ModelArgs {
     /// the cgroup's limit and the address-space limit, the least of them).
     #[arg(long, value_name = "BYTES", value_parser = parse_bytes)]
     pub max_memory: Option<u64>,
-    #[command(flatten)]
-    pub jepsen: JepsenArgs,
 }
 
-/// The options of Jepsen's standard checkers, named as elle-cli names them.
+/// The options of Jepsen's standard checkers, named as elle-cli names
+/// them: only for the commands that check such histories (`check`,
+/// `recheck`), under a heading of their own.
 #[derive(clap::Args, Debug, Clone, Default)]
+#[command(next_help_heading = "Jepsen checker options (bank, long-fork, set-full)")]
 pub struct JepsenArgs {
     /// Bank: the total every read must sum to (default: the first read's sum).
     #[arg(long, value_name = "N", allow_negative_numbers = true)]
@@ -284,6 +288,8 @@ impl ModelArgs {
         Ok(())
     }
 
+    /// The options of a check of transactions or registers (no Jepsen
+    /// checker's options: see [`ModelArgs::with_jepsen`]).
     pub fn options(&self) -> CheckOptions {
         let models = self.consistency_models.as_ref().map(|ms| {
             ms.iter()
@@ -308,7 +314,15 @@ impl ModelArgs {
             },
             no_fast_path: self.no_fast_path,
             elle_compat: self.elle_compat,
-            jepsen: self.jepsen.options(),
+            jepsen: JepsenOptions::default(),
+        }
+    }
+
+    /// The options, with those of Jepsen's checkers.
+    pub fn with_jepsen(&self, jepsen: &JepsenArgs) -> CheckOptions {
+        CheckOptions {
+            jepsen: jepsen.options(),
+            ..self.options()
         }
     }
 }
@@ -318,7 +332,7 @@ pub fn run(a: &CheckArgs) -> ExitCode {
         output::say(format_args!("error: {msg}"));
         return ExitCode::from(EXIT_INPUT);
     }
-    let opts = a.model.options();
+    let opts = a.model.with_jepsen(&a.jepsen);
     let wanted = a
         .solver
         .to_possible_value()

@@ -10,7 +10,7 @@
 
 mod reason;
 
-use super::check::{option_help, ModelArgs};
+use super::check::{option_help, JepsenArgs, ModelArgs};
 use super::progress::Progress;
 use super::{output, OutputFormat, EXIT_INPUT};
 use isocheck::check::Validity;
@@ -30,13 +30,18 @@ use std::time::{Duration, Instant};
 /// a history the solver cannot settle quickly, and the table should still come.
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 
+/// `recheck --timeout`'s help, which says the default ([`DEFAULT_TIMEOUT`]).
+const TIMEOUT_HELP: &str = "Give up on a history after this many seconds, counted from the \
+     first byte read to the verdict (its row is then `unknown`, `undecided` beside the recorded \
+     verdict); fractions allowed. Default: 60 s per history";
+
 #[derive(clap::Args, Debug)]
+#[command(mut_arg("timeout", |a| a.help(TIMEOUT_HELP)))]
 pub struct RecheckArgs {
     /// A Jepsen store directory (or any directory holding `**/history.edn`).
     pub store: PathBuf,
     /// Options for runs whose `test.edn` does not record them (a run's
     /// recorded `:consistency-models`, `:anomalies` and `:*-keys?` win).
-    /// Without `--timeout`, solving stops after 60 s per history.
     #[command(flatten)]
     pub model: ModelArgs,
     /// Histories checked at once (default: every core).
@@ -48,6 +53,9 @@ pub struct RecheckArgs {
     /// to its own report, written in `<FILE without .html>-runs/`.
     #[arg(long, value_name = "FILE")]
     pub html: Option<PathBuf>,
+    // Last: the heading it opens holds only its own options.
+    #[command(flatten)]
+    pub jepsen: JepsenArgs,
 }
 
 /// `isocheck recheck-history`: the check of one history for `recheck`, in a
@@ -68,6 +76,9 @@ pub struct HistoryArgs {
     /// Also write the run's HTML report to this file.
     #[arg(long, value_name = "FILE")]
     pub html: Option<PathBuf>,
+    // Last: the heading it opens holds only its own options.
+    #[command(flatten)]
+    pub jepsen: JepsenArgs,
 }
 
 /// Our verdict on one run.
@@ -104,7 +115,7 @@ pub fn run(a: &RecheckArgs) -> ExitCode {
         output::say(format_args!("error: {msg}"));
         return ExitCode::from(EXIT_INPUT);
     }
-    let base = a.model.options();
+    let base = a.model.with_jepsen(&a.jepsen);
     if let Err(e) = check::anomaly_types(&base) {
         output::say(format_args!("error: {e}\n  help: {}", option_help(&e)));
         return ExitCode::from(EXIT_INPUT);
@@ -185,7 +196,7 @@ pub fn run_history(a: &HistoryArgs) -> ExitCode {
     let mut workload = None;
     let opts = match a.options.as_deref() {
         Some(json) => ChildOptions::parse(json),
-        None => Ok(a.model.options()),
+        None => Ok(a.model.with_jepsen(&a.jepsen)),
     };
     let result = opts.and_then(|opts| {
         a.model.arm_memory(isocheck::report::stop::Format::Json);
