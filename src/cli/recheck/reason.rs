@@ -49,6 +49,11 @@ pub fn reason(
     let mut parts = Vec::new();
     parts.extend(undecided(case));
     parts.extend(other_types(case, agreement));
+    // An undecided recorded check is its own reason: nothing here can
+    // agree with it.
+    if case.recorded.valid == Validity::Unknown {
+        return Some(parts.join("; "));
+    }
     let recorded = (case.recorded.valid, case.recorded.anomaly_types.as_slice());
     let found = probes(case).into_iter().find(|p| {
         check(&p.opts).is_some_and(|o| {
@@ -57,6 +62,8 @@ pub fn reason(
     });
     match found {
         Some(p) => parts.push(p.why),
+        // Options explain verdicts, not a check a limit stopped.
+        None if case.ours.valid == Validity::Unknown => {}
         None => parts.push(from_options(case)),
     }
     Some(parts.join("; "))
@@ -387,9 +394,20 @@ mod tests {
             transactional: false,
         };
         let why = reason(&case, Agreement::Undecided, |_| None).unwrap_or_default();
-        assert!(
-            why.starts_with("isocheck did not decide (cycle-search-timeout); "),
-            "{why}"
+        assert_eq!(why, "isocheck did not decide (cycle-search-timeout)");
+        let (r2, o2) = (
+            recorded(Validity::Unknown, &["cycle-search-timeout"]),
+            ours(Validity::False, &["G2-item"]),
+        );
+        let theirs = Case {
+            recorded: &r2,
+            ours: &o2,
+            ..case
+        };
+        let why = reason(&theirs, Agreement::Undecided, |_| panic!("no check needed"));
+        assert_eq!(
+            why.as_deref(),
+            Some("the recorded check did not decide (cycle-search-timeout)")
         );
         let (r, o) = (
             recorded(Validity::False, &["G0", "G1c"]),
