@@ -8,7 +8,10 @@
 #                                  its URL (the one line on stdout)
 #   scripts/db.sh url postgres     print the URL of the running server
 #   scripts/db.sh kill postgres    stop it at once, as a crash would
-#                                  (`start` brings it back on the same data)
+#                                  (`start` brings it back on the same data);
+#                                  fails (status 1, a line on stderr) when no
+#                                  server it started runs, so that a nemesis
+#                                  never records a kill that did not happen
 #   scripts/db.sh stop postgres    stop it and delete its directory
 #   scripts/db.sh pause postgres   stop its processes (SIGSTOP), as a stalled
 #   scripts/db.sh resume postgres  machine would, and let them go on (SIGCONT)
@@ -88,11 +91,14 @@ pg_start() {
     pg_url
 }
 
+# Kills the server `start` started, or fails saying that none runs.
 pg_kill() {
     local bin dir="$base/postgres"
+    [ -f "$dir/data/postmaster.pid" ] \
+        || die "kill: no PostgreSQL server started by db.sh runs in $dir: nothing was killed"
     bin=$(pg_bin)
-    [ -d "$dir/data" ] || return 0
-    as_owner "$bin/pg_ctl" -D "$dir/data" -m immediate -w stop >/dev/null 2>&1 || true
+    as_owner "$bin/pg_ctl" -D "$dir/data" -m immediate -w stop >/dev/null 2>&1 \
+        || die "kill: the PostgreSQL server in $dir is not running: nothing was killed"
 }
 
 # Sends a signal to the postmaster and its children (the backends), or
@@ -107,8 +113,9 @@ pg_signal() {
     done
 }
 
+# Stops the server if one runs (nothing to kill is no failure here).
 pg_stop() {
-    pg_kill
+    (pg_kill) 2>/dev/null || true
     rm -rf "$base/postgres"
 }
 
@@ -148,12 +155,14 @@ my_start() {
     my_url
 }
 
+# Kills the server `start` started, or fails saying that none runs.
 my_kill() {
-    local pidfile="$base/mariadb/mysqld.pid"
-    [ -f "$pidfile" ] || return 0
-    local pid
+    local pidfile="$base/mariadb/mysqld.pid" pid
+    [ -f "$pidfile" ] \
+        || die "kill: no MariaDB server started by db.sh runs in $base/mariadb: nothing was killed"
     pid=$(cat "$pidfile")
-    kill -KILL "$pid" 2>/dev/null || true
+    kill -KILL "$pid" 2>/dev/null \
+        || die "kill: the MariaDB server of $pidfile (pid $pid) is not running: nothing was killed"
     while kill -0 "$pid" 2>/dev/null; do sleep 0.1; done
     rm -f "$pidfile"
 }
@@ -164,8 +173,9 @@ my_signal() {
     kill "-$1" "$(cat "$pidfile")" || die "cannot signal the server"
 }
 
+# Stops the server if one runs (nothing to kill is no failure here).
 my_stop() {
-    my_kill
+    (my_kill) 2>/dev/null || true
     rm -rf "$base/mariadb"
 }
 
@@ -183,7 +193,7 @@ case "${1:-} ${2:-}" in
     "pause mariadb") my_signal STOP ;;
     "resume mariadb") my_signal CONT ;;
     *)
-        sed -n '2,24p' "$0" >&2
+        sed -n '2,27p' "$0" >&2
         exit 2
         ;;
 esac

@@ -302,3 +302,69 @@ fn a_hostile_file_name_is_a_relative_link_in_chromium() {
     assert_eq!(r["protocol"], "file:", "{r}");
     assert_eq!(r["title"], "probe", "the click ran the file name: {r}");
 }
+
+/// What the table probe reads of `recheck --html`'s page: where the
+/// summary, the table and the agree column are, and which rows show
+/// before and after a click on the "disagreements only" filter.
+const TABLE_PROBE: &str = r#"<!DOCTYPE html><html><body style="margin:0">
+<iframe id="f" src="REPORT" width="WIDTH" height="HEIGHT" style="border:0"></iframe>
+<pre id="out"></pre>
+<script>
+document.getElementById('f').addEventListener('load', function () {
+  var d = this.contentDocument, r = {};
+  var shown = () => [...d.querySelectorAll('table.runs tbody tr')]
+    .filter(t => t.getClientRects().length > 0).map(t => t.className);
+  r.summaryTop = d.querySelector('p.summary').getBoundingClientRect().top;
+  r.tableTop = d.querySelector('table.runs').getBoundingClientRect().top;
+  r.agreeRight = Math.max(...[...d.querySelectorAll('table.runs .agree')]
+    .map(c => c.getBoundingClientRect().right));
+  r.before = shown();
+  d.getElementById('disagreements-only').click();
+  r.after = shown();
+  document.getElementById('out').textContent = JSON.stringify(r);
+});
+</script></body></html>"#;
+
+/// Issue 34: `recheck --html`'s table at 1366 px, with run names as long
+/// as GRAIL's and a long reason: the summary is above the table, the agree
+/// column is on the screen, and the filter leaves only the disagreement.
+#[test]
+fn the_recheck_table_in_chromium() {
+    let Some(exe) = chromium_or_skip() else {
+        return;
+    };
+    let dir = scratch("browser-recheck");
+    let store = dir.join("store");
+    let _ = std::fs::remove_dir_all(&store);
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let valid = "{:workload {:valid? true} :valid? true}";
+    let long = "example-histories/rw-register/a-test-with-a-rather-long-name-as-jepsen-gives";
+    for (run, fixture) in [
+        ("20230411T124640.891+0200", "fixtures/check/valid.edn"),
+        ("20230411T124905.164+0200", "fixtures/check/rw-forced.edn"),
+        ("20230411T125013.203+0200", "fixtures/check/valid.edn"),
+    ] {
+        let run = store.join(long).join(run);
+        std::fs::create_dir_all(&run).expect("run directory");
+        std::fs::copy(root.join(fixture), run.join("history.edn")).expect("history copied");
+        std::fs::write(run.join("results.edn"), valid).expect("results written");
+    }
+    let page = dir.join("table.html");
+    let out = Command::new(env!("CARGO_BIN_EXE_isocheck"))
+        .args(["recheck", "--html"])
+        .arg(&page)
+        .arg(&store)
+        .output()
+        .expect("isocheck runs");
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let probe = TABLE_PROBE
+        .replace("WIDTH", &SCREEN.0.to_string())
+        .replace("HEIGHT", &SCREEN.1.to_string());
+    let r = read_probe(&exe, &page, &probe);
+    assert!(r["summaryTop"].as_f64() < r["tableTop"].as_f64(), "{r}");
+    let right = r["agreeRight"].as_f64().unwrap_or(f64::MAX);
+    assert!(right <= f64::from(SCREEN.0), "{r}");
+    assert_eq!(strings(&r["before"]), ["agree", "disagree", "agree"], "{r}");
+    assert_eq!(strings(&r["after"]), ["disagree"], "{r}");
+    screenshot(&exe, &page, "", &dir.join("recheck-table.png"));
+}

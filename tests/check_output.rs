@@ -77,6 +77,8 @@ const CASES: &[Case] = &[
     },
     case("valid", None),
     case("empty-graph", None),
+    // Ops without a :process: no transaction at all (elle's paper example).
+    case("no-process", None),
     // Blind writes whose every order closes a cycle (no version order is
     // visible, so Elle would call this valid).
     case("rw-forced", Some(&["serializable"])),

@@ -1,5 +1,6 @@
 //! The command line: `stats` output (snapshotted), `gen` determinism, usage errors.
 
+use std::path::Path;
 use std::process::{Command, Output};
 
 fn isocheck(args: &[&str]) -> Output {
@@ -363,4 +364,108 @@ fn file_names_are_escaped_on_the_terminal() {
             "{text}"
         );
     }
+}
+
+/// Issue 34: each command's help says what it does. `run -m` defaults to
+/// what the isolation level promises, not strict-serializable; `recheck`
+/// stops a history after 60 s; the options of Jepsen's bank, long-fork and
+/// set-full checkers are listed, under their own heading, only by the
+/// commands that check such histories.
+#[test]
+fn help_tells_each_command_s_own_defaults_and_options() {
+    let help = |cmd: &str| stdout(&isocheck(&[cmd, "--help"]));
+    let run = help("run");
+    assert!(
+        run.contains("Default: the model the isolation level promises"),
+        "{run}"
+    );
+    assert!(!run.contains("Default: strict-serializable"), "{run}");
+    let recheck = help("recheck");
+    assert!(recheck.contains("Default: 60 s per history"), "{recheck}");
+    let jepsen = ["--total-amount", "--accounts", "--allow-negative-balances"];
+    let more = ["--group-size", "--linearizable-set"];
+    for flag in jepsen.iter().chain(&more) {
+        assert!(!run.contains(flag), "run lists {flag}:\n{run}");
+        for cmd in ["check", "recheck"] {
+            let text = help(cmd);
+            let heading = text
+                .find("Jepsen checker options (bank, long-fork, set-full):")
+                .unwrap_or_else(|| panic!("no heading in {cmd} --help:\n{text}"));
+            // The option's own line, not a mention in another's help.
+            let line = format!("\n      {flag}");
+            let at = text
+                .find(&line)
+                .unwrap_or_else(|| panic!("{cmd}: no {flag}"));
+            assert!(at > heading, "{cmd}: {flag} before its heading:\n{text}");
+        }
+    }
+    // The heading holds only those options: nothing follows them.
+    let check = help("check");
+    let tail = &check[check.find("--linearizable-set").unwrap_or(0)..];
+    assert!(!tail.contains("\n      --"), "{tail}");
+}
+
+/// Issue 34: `check` takes several histories, as elle-cli does: one line
+/// each on stdout, `FILE<TAB>verdict`, a Jepsen run directory standing for
+/// its `history.edn`; the status is the worst (1 invalid, 2 unknown, 3
+/// unreadable). A store is no history: one line saying what to do.
+#[test]
+fn several_files_give_one_line_each() {
+    let dir = std::env::temp_dir().join(format!("isocheck-several-{}", std::process::id()));
+    let run = dir.join("store/test/20260101T000000.000Z");
+    std::fs::create_dir_all(&run).expect("run directory");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    std::fs::copy(root.join("fixtures/check/g0.edn"), run.join("history.edn")).expect("copy");
+    let run_dir = run.to_str().expect("utf-8");
+    let o = isocheck(&[
+        "check",
+        "fixtures/check/valid.edn",
+        "fixtures/check/empty-graph.edn",
+        run_dir,
+        "fixtures/check/no-such-file.edn",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{o:?}");
+    let out = stdout(&o).replace(run_dir, "RUN");
+    insta::assert_snapshot!("check_several_files", out);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("no-such-file.edn"));
+    let statuses = [
+        (
+            vec!["fixtures/check/valid.edn", "fixtures/check/valid.edn"],
+            0,
+        ),
+        (
+            vec!["fixtures/check/valid.edn", "fixtures/check/empty-graph.edn"],
+            2,
+        ),
+        (
+            vec![
+                "fixtures/check/valid.edn",
+                "fixtures/check/no-such-file.edn",
+            ],
+            3,
+        ),
+    ];
+    for (files, code) in statuses {
+        let mut args = vec!["check"];
+        args.extend(files);
+        assert_eq!(isocheck(&args).status.code(), Some(code), "{args:?}");
+    }
+    // One run directory alone: its history's report, as for the file.
+    let alone = isocheck(&["check", run_dir]);
+    let file = isocheck(&["check", &format!("{run_dir}/history.edn")]);
+    assert_eq!(alone.status.code(), Some(1));
+    assert_eq!(alone.stderr, file.stderr);
+    // The store: what it is and what to do, no word of Cobra.
+    let store = dir.join("store");
+    let o = isocheck(&["check", store.to_str().expect("utf-8")]);
+    assert_eq!(o.status.code(), Some(3));
+    let said = String::from_utf8_lossy(&o.stderr).replace(store.to_str().unwrap_or(""), "STORE");
+    insta::assert_snapshot!("check_a_store", said);
+    // Options that report on one history are refused with several.
+    for flag in [["--html", "x.html"], ["--format", "json"]] {
+        let o = isocheck(&["check", flag[0], flag[1], "fixtures/check/g0.edn", run_dir]);
+        assert_eq!(o.status.code(), Some(3), "{flag:?}");
+        assert!(String::from_utf8_lossy(&o.stderr).contains("reports on one history"));
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }

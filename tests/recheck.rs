@@ -28,9 +28,15 @@ fn json_rows(o: &Output) -> Vec<Value> {
     }
 }
 
-/// `(run, recorded valid?, our valid?, agreement)` per row.
+/// `(run, recorded valid?, our valid?, agreement)` per row; `:valid?` is
+/// a boolean, or `"unknown"`, as in `check --format json`.
 fn summary(rows: &[Value]) -> Vec<(String, String, String, String)> {
-    let s = |v: &Value| v.as_str().unwrap_or("-").to_string();
+    let s = |v: &Value| match v {
+        Value::Bool(b) => b.to_string(),
+        Value::String(x) if x != "true" && x != "false" => x.clone(),
+        Value::Null => "-".to_string(),
+        other => panic!("not a boolean nor \"unknown\": {other}"),
+    };
     rows.iter()
         .map(|r| {
             (
@@ -119,6 +125,15 @@ fn agreement_disagreement_and_recorded_options() {
         .collect();
     assert_eq!(summary(&rows), want);
     assert_eq!(rows[0]["ours"]["anomaly_types"][0], "G2-item");
+    // Checked for the default model, as its run recorded none.
+    assert_eq!(
+        rows[0]["reason"],
+        "options differ: the run did not record its :consistency-models, and was checked \
+         here for strict-serializable; give the run's models with -m"
+    );
+    assert!(rows
+        .iter()
+        .all(|r| r["agreement"] == "no" || r["reason"].is_null()));
     assert_eq!(rows[1]["workload"], "append");
     assert_eq!(rows[1]["consistency_models"][0], "snapshot-isolation");
     assert_eq!(rows[0]["consistency_models"][0], "strict-serializable");
@@ -147,14 +162,22 @@ fn the_table_as_a_page_links_each_run_to_its_report() {
     let html = std::fs::read_to_string(&page).expect("the table's page");
     assert_eq!(html.matches("<tr class=").count(), 2, "{html}");
     assert!(
-        html.contains("<tr class=\"disagree\"><td><a href=\"./table-runs/"),
+        html.contains("<tr class=\"disagree\"><td class=\"run\"><a href=\"./table-runs/"),
         "{html}"
     );
     assert!(
-        html.contains("<tr class=\"agree\"><td><a href=\"./table-runs/"),
+        html.contains("<tr class=\"agree\"><td class=\"run\"><a href=\"./table-runs/"),
         "{html}"
     );
     assert!(html.contains("2 runs, 2 with a recorded verdict"), "{html}");
+    // The summary and the filter come before the table.
+    let at = |s: &str| html.find(s).unwrap_or_else(|| panic!("no {s} in {html}"));
+    assert!(at("<p class=\"summary\">2 runs, 2 with") < at("<table class=\"runs\">"));
+    assert!(at("id=\"disagreements-only\"") < at("<table class=\"runs\">"));
+    assert!(
+        html.contains("<td class=\"reason\">options differ: "),
+        "{html}"
+    );
     let reports: Vec<String> = html
         .split("<a href=\"")
         .skip(1)
@@ -198,6 +221,83 @@ fn flags_apply_where_the_run_recorded_nothing() {
     assert!(table.starts_with("run "), "{table}");
     assert!(
         table.contains("1 runs, 1 with a recorded verdict: 1 agree, 0 disagree"),
+        "{table}"
+    );
+}
+
+/// Issue 34: every difference from the recorded verdict has a reason,
+/// found by checking again with one of Elle's limits put back, or read
+/// from the options; the anomaly types count as well as `:valid?`.
+#[test]
+fn each_difference_has_its_reason() {
+    let store = Store::new("reasons");
+    let si = Some("{:consistency-models [:serializable]}");
+    // A cycle only some order of blind writes closes (Elle's view: valid).
+    store.run("forced", "fixtures/check/rw-forced.edn", Some(VALID), si);
+    // A read of a value nobody wrote, which Elle does not look for.
+    store.run(
+        "garbage",
+        "fixtures/verdicts/garbage-read.edn",
+        Some(VALID),
+        Some("{:consistency-models [:strict-serializable]}"),
+    );
+    // Recorded invalid for an anomaly the recorded models allow here.
+    let g2 = "{:workload {:valid? false :anomaly-types [:G2-item] :not #{:serializable}} \
+              :valid? false}";
+    store.run(
+        "other-models",
+        "fixtures/check/valid.edn",
+        Some(g2),
+        Some("{:consistency-models [:snapshot-isolation]}"),
+    );
+    // Invalid on both sides, for other anomalies.
+    let g0 = "{:workload {:valid? false :anomaly-types [:G0] :not #{:read-uncommitted}} \
+              :valid? false}";
+    store.run("types", "fixtures/check/g2-item.edn", Some(g0), si);
+    // The same verdict with the same options: no reason.
+    store.run("same", "fixtures/check/g2-item.edn", Some(g2), si);
+    // A model isocheck decides by its axioms and Elle's lattice does not.
+    store.run(
+        "axioms",
+        "fixtures/check/g1c.edn",
+        Some(VALID),
+        Some("{:consistency-models [:causal-cerone]}"),
+    );
+    let o = recheck(&["--format", "json", store.path()]);
+    assert_eq!(o.status.code(), Some(1), "a disagreement exits 1");
+    let rows = json_rows(&o);
+    let seen: Vec<String> = rows
+        .iter()
+        .map(|r| {
+            let valid = |v: &Value| v.to_string();
+            format!(
+                "{} {} {} {}: {}",
+                r["run"].as_str().unwrap_or("?"),
+                valid(&r["recorded"]["valid"]),
+                valid(&r["ours"]["valid"]),
+                r["agreement"].as_str().unwrap_or("?"),
+                r["reason"].as_str().unwrap_or("-")
+            )
+        })
+        .collect();
+    insta::assert_snapshot!("recheck_reasons", seen.join("\n"));
+    // Rows are JSON booleans, not strings, as `check --format json`.
+    assert_eq!(rows[0]["recorded"]["valid"], Value::Bool(true), "{rows:?}");
+    // The table for people has the reason as its last column.
+    let o = recheck(&["-j", "1", store.path()]);
+    let table = String::from_utf8_lossy(&o.stdout);
+    let header = table.lines().next().unwrap_or_default();
+    assert!(header.ends_with("  time  reason"), "{table}");
+    let garbage = table
+        .lines()
+        .find(|l| l.starts_with("garbage "))
+        .unwrap_or_default();
+    assert!(
+        garbage.ends_with("(isocheck --elle-compat agrees)"),
+        "{table}"
+    );
+    assert!(
+        table.contains("1 agree, 4 disagree, 0 undecided, 1 with other anomaly types;"),
         "{table}"
     );
 }
@@ -284,6 +384,11 @@ fn grail_runs_against_their_recorded_verdicts() {
     assert_eq!(disagree, want);
     for r in rows.iter().filter(|r| r["agreement"] == "no") {
         assert_eq!(r["ours"]["anomaly_types"], serde_json::json!(["G2-item"]));
+        assert_eq!(
+            r["reason"],
+            "unknown write orders: isocheck's G2-item exists only over orders of writes the \
+             history leaves open, which Elle does not search (isocheck --certain-only agrees)"
+        );
     }
 }
 
@@ -364,7 +469,7 @@ mod resilience {
         assert_eq!(rows[0]["ours"], Value::Null);
         assert_eq!(&names[1..], ["a-good", "z-good"]);
         assert_eq!(rows[1]["agreement"], "yes");
-        assert_eq!(rows[2]["ours"]["valid"], "false");
+        assert_eq!(rows[2]["ours"]["valid"], false);
 
         let o = recheck(&[store.path()]);
         let table = String::from_utf8_lossy(&o.stdout);

@@ -463,3 +463,30 @@ fn a_postgres_gone_silent_cannot_hold_the_run() {
 fn a_mariadb_gone_silent_cannot_hold_the_run() {
     a_server_gone_silent_cannot_hold_the_run("mariadb", "mysql");
 }
+
+/// Issue 34: `scripts/db.sh kill` where no server it started runs fails
+/// loudly (status 1, a line saying nothing was killed), so that a nemesis
+/// records the failure instead of a kill that never happened; `stop`
+/// stays quiet. Its own directory: no server is needed, nor touched.
+#[test]
+fn db_sh_kill_without_its_server_fails_loudly() {
+    let dir = scratch("db-sh-nothing");
+    for server in ["postgres", "mariadb"] {
+        let out = Command::new(concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/db.sh"))
+            .args(["kill", server])
+            .env("ISOCHECK_DB_DIR", &dir)
+            .output()
+            .expect("run scripts/db.sh");
+        assert_eq!(out.status.code(), Some(1), "{server}: {out:?}");
+        let said = stderr(&out);
+        assert!(said.starts_with("db.sh: kill: no "), "{server}: {said}");
+        assert!(said.contains("nothing was killed"), "{server}: {said}");
+        let stop = Command::new(concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/db.sh"))
+            .args(["stop", server])
+            .env("ISOCHECK_DB_DIR", &dir)
+            .output()
+            .expect("run scripts/db.sh");
+        assert!(stop.status.success(), "{server}: {stop:?}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -10,7 +10,7 @@ use isocheck::{
     models, CheckOptions, InferOptions, JepsenOptions, OptionError, SolveOptions, Validity,
 };
 use std::io::Write as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -23,9 +23,12 @@ pub const EXIT_UNKNOWN: u8 = 2;
 
 #[derive(clap::Args, Debug)]
 pub struct CheckArgs {
-    /// The history file (Jepsen `history.edn`, or PolySI, dbcop, Cobra); `-`
-    /// reads standard input.
-    pub file: PathBuf,
+    /// The history file (Jepsen `history.edn`, or PolySI, dbcop, Cobra), or
+    /// a Jepsen run directory holding `history.edn`; `-` reads standard
+    /// input. Several: one line each on stdout, `FILE<TAB>true|false|unknown`
+    /// (`error` when it cannot be read), as elle-cli prints them.
+    #[arg(required = true, value_name = "FILE")]
+    pub files: Vec<PathBuf>,
     #[command(flatten)]
     pub input: InputArgs,
     #[command(flatten)]
@@ -51,6 +54,9 @@ pub struct CheckArgs {
     /// counterexample cases, a timeline, the lattice of models) to this file.
     #[arg(long, value_name = "FILE")]
     pub html: Option<PathBuf>,
+    // Last: the heading it opens holds only its own options.
+    #[command(flatten)]
+    pub jepsen: JepsenArgs,
 }
 
 /// What to check: models, anomalies, inference and solving options, shared
@@ -110,12 +116,13 @@ pub struct ModelArgs {
     /// the cgroup's limit and the address-space limit, the least of them).
     #[arg(long, value_name = "BYTES", value_parser = parse_bytes)]
     pub max_memory: Option<u64>,
-    #[command(flatten)]
-    pub jepsen: JepsenArgs,
 }
 
-/// The options of Jepsen's standard checkers, named as elle-cli names them.
+/// The options of Jepsen's standard checkers, named as elle-cli names
+/// them: only for the commands that check such histories (`check`,
+/// `recheck`), under a heading of their own.
 #[derive(clap::Args, Debug, Clone, Default)]
+#[command(next_help_heading = "Jepsen checker options (bank, long-fork, set-full)")]
 pub struct JepsenArgs {
     /// Bank: the total every read must sum to (default: the first read's sum).
     #[arg(long, value_name = "N", allow_negative_numbers = true)]
@@ -284,6 +291,8 @@ impl ModelArgs {
         Ok(())
     }
 
+    /// The options of a check of transactions or registers (no Jepsen
+    /// checker's options: see [`ModelArgs::with_jepsen`]).
     pub fn options(&self) -> CheckOptions {
         let models = self.consistency_models.as_ref().map(|ms| {
             ms.iter()
@@ -308,17 +317,81 @@ impl ModelArgs {
             },
             no_fast_path: self.no_fast_path,
             elle_compat: self.elle_compat,
-            jepsen: self.jepsen.options(),
+            jepsen: JepsenOptions::default(),
+        }
+    }
+
+    /// The options, with those of Jepsen's checkers.
+    pub fn with_jepsen(&self, jepsen: &JepsenArgs) -> CheckOptions {
+        CheckOptions {
+            jepsen: jepsen.options(),
+            ..self.options()
         }
     }
 }
 
 pub fn run(a: &CheckArgs) -> ExitCode {
+    match a.files.as_slice() {
+        [file] => match history_in(file) {
+            Ok(file) => run_one(a, &file),
+            Err(msg) => {
+                output::say(format_args!("error: {msg}"));
+                ExitCode::from(EXIT_INPUT)
+            }
+        },
+        files => run_many(a, files),
+    }
+}
+
+/// The history a path names: the path itself, or the `history.edn` of a
+/// Jepsen run directory; a store (runs below it) is an error saying what
+/// to do. Any other directory is left to the readers (Cobra's logs).
+fn history_in(path: &Path) -> Result<PathBuf, String> {
+    if !path.is_dir() {
+        return Ok(path.to_path_buf());
+    }
+    let history = path.join("history.edn");
+    if history.is_file() {
+        return Ok(history);
+    }
+    let runs = isocheck::store::find_runs(path).unwrap_or_default();
+    let Some(run) = runs.first() else {
+        return Ok(path.to_path_buf());
+    };
+    let dir = path.display();
+    Err(format!(
+        "{dir} is a Jepsen store, not a history: {} run{} below it hold{} history.edn\n  help: \
+         check one run (`isocheck check {}`), or every run beside its recorded verdict \
+         (`isocheck recheck {dir}`)",
+        runs.len(),
+        if runs.len() == 1 { "" } else { "s" },
+        if runs.len() == 1 { "s" } else { "" },
+        run.history.display()
+    ))
+}
+
+/// Options that report on one history, refused with several.
+fn one_history_only(a: &CheckArgs) -> Option<&'static str> {
+    if a.html.is_some() {
+        Some("--html")
+    } else if a.directory.is_some() {
+        Some("--directory")
+    } else if a.format != CheckFormat::Human {
+        Some("--format edn/json")
+    } else if a.verbose {
+        Some("--verbose")
+    } else {
+        None
+    }
+}
+
+/// The options, or the exit status after saying what is wrong with them.
+fn checked_options(a: &CheckArgs) -> Result<CheckOptions, ExitCode> {
     if let Err(msg) = a.model.validate() {
         output::say(format_args!("error: {msg}"));
-        return ExitCode::from(EXIT_INPUT);
+        return Err(ExitCode::from(EXIT_INPUT));
     }
-    let opts = a.model.options();
+    let opts = a.model.with_jepsen(&a.jepsen);
     let wanted = a
         .solver
         .to_possible_value()
@@ -330,13 +403,100 @@ pub fn run(a: &CheckArgs) -> ExitCode {
             isocheck::SAT_BACKEND,
             wanted.unwrap_or_default()
         ));
-        return ExitCode::from(EXIT_INPUT);
+        return Err(ExitCode::from(EXIT_INPUT));
     }
     if let Err(e) = isocheck::anomaly_types(&opts) {
         output::say(format_args!("error: {e}\n  help: {}", option_help(&e)));
+        return Err(ExitCode::from(EXIT_INPUT));
+    }
+    Ok(opts)
+}
+
+/// `check` of several histories: one line each, `FILE<TAB>verdict`, as
+/// each is decided; `--timeout` holds for each. The status is the worst:
+/// 1 if any is invalid, else 2 if any is unknown, else 3 if any could not
+/// be read, else 0 (as `recheck`'s).
+fn run_many(a: &CheckArgs, files: &[PathBuf]) -> ExitCode {
+    if let Some(flag) = one_history_only(a) {
+        output::say(format_args!(
+            "error: {flag} reports on one history, and {} were given\n  help: give one \
+             file, or drop {flag} for one line per file",
+            files.len()
+        ));
         return ExitCode::from(EXIT_INPUT);
     }
-    if let Some(e) = overwrites_input(a) {
+    let opts = match checked_options(a) {
+        Ok(opts) => opts,
+        Err(code) => return code,
+    };
+    a.model.arm_memory(report::stop::Format::Human);
+    let mut answers = Vec::with_capacity(files.len());
+    for file in files {
+        let answer = verdict_line(a, &opts, file);
+        let word = answer.map_or("error", Validity::name);
+        let line = format!("{}\t{word}\n", file.display());
+        // Paths are the user's: their control characters escaped.
+        let line = report::excerpt::escape(&line).into_owned();
+        if let Err(code) = output::to_stdout(&line) {
+            return code;
+        }
+        answers.push(answer);
+    }
+    let any = |v: Option<Validity>| answers.contains(&v);
+    ExitCode::from(if any(Some(Validity::False)) {
+        EXIT_INVALID
+    } else if any(Some(Validity::Unknown)) {
+        EXIT_UNKNOWN
+    } else if any(None) {
+        EXIT_INPUT
+    } else {
+        EXIT_VALID
+    })
+}
+
+/// The verdict on one of several histories (`None` when it could not be
+/// read or checked, said on stderr); a limit that stops it is unknown.
+fn verdict_line(a: &CheckArgs, opts: &CheckOptions, path: &Path) -> Option<Validity> {
+    let file = match history_in(path) {
+        Ok(file) => file,
+        Err(msg) => {
+            output::say(format_args!("error: {msg}"));
+            return None;
+        }
+    };
+    let progress = super::progress::Progress::new(history::input_size(&file));
+    let decided = limits::run(a.model.timeout, || {
+        progress.phase("reading");
+        let history = match isocheck::load(&file, &a.input.load_options()) {
+            Ok(h) => h,
+            Err(d) => {
+                progress.done();
+                let _ = output::to_stderr(&diagnostic::render(&d, super::stderr_color()));
+                return None;
+            }
+        };
+        progress.phase("checking");
+        let outcome = isocheck::check(&history, opts);
+        progress.done();
+        match outcome {
+            Ok(outcome) => Some(outcome.validity()),
+            Err(e) => {
+                output::say(format_args!("error: {}: {e}", path.display()));
+                None
+            }
+        }
+    });
+    progress.done();
+    decided.unwrap_or(Some(Validity::Unknown))
+}
+
+/// `check` of one history: the report, and the files asked for.
+fn run_one(a: &CheckArgs, file: &Path) -> ExitCode {
+    let opts = match checked_options(a) {
+        Ok(opts) => opts,
+        Err(code) => return code,
+    };
+    if let Some(e) = overwrites_input(a, file) {
         output::say(format_args!("error: {e}"));
         return ExitCode::from(EXIT_INPUT);
     }
@@ -346,8 +506,8 @@ pub fn run(a: &CheckArgs) -> ExitCode {
         CheckFormat::Json => report::stop::Format::Json,
     };
     a.model.arm_memory(format);
-    let progress = super::progress::Progress::new(history::input_size(&a.file));
-    let outcome = limits::run(a.model.timeout, || check_file(a, &opts, &progress));
+    let progress = super::progress::Progress::new(history::input_size(file));
+    let outcome = limits::run(a.model.timeout, || check_file(a, file, &opts, &progress));
     progress.done();
     outcome.unwrap_or_else(|stop| stopped(&stop, format, a))
 }
@@ -355,23 +515,23 @@ pub fn run(a: &CheckArgs) -> ExitCode {
 /// Why `--html` or `--directory` would overwrite the history being checked
 /// (the same file, or a file named as one of the directory's artifacts),
 /// if they would.
-fn overwrites_input(a: &CheckArgs) -> Option<String> {
-    if a.file.as_os_str() == "-" {
+fn overwrites_input(a: &CheckArgs, file: &Path) -> Option<String> {
+    if file.as_os_str() == "-" {
         return None;
     }
     let help = "  help: write the report elsewhere; the history is left as it is";
     if let Some(html) = a
         .html
         .as_deref()
-        .filter(|h| isocheck::files::same_file(h, &a.file))
+        .filter(|h| isocheck::files::same_file(h, file))
     {
-        let (html, file) = (html.display(), a.file.display());
+        let (html, file) = (html.display(), file.display());
         return Some(format!(
             "--html {html} is the history being checked ({file})\n{help}"
         ));
     }
     let dir = a.directory.as_deref()?;
-    let (Ok(dir), Ok(file)) = (dir.canonicalize(), a.file.canonicalize()) else {
+    let (Ok(dir), Ok(file)) = (dir.canonicalize(), file.canonicalize()) else {
         return None;
     };
     report::directory::is_artifact(&dir, &file).then(|| {
@@ -416,11 +576,12 @@ fn stopped(stop: &limits::Stop, format: report::stop::Format, a: &CheckArgs) -> 
 /// printed before the report is rendered, so a stop leaves no partial output.
 fn check_file(
     a: &CheckArgs,
+    file: &Path,
     opts: &CheckOptions,
     progress: &super::progress::Progress,
 ) -> ExitCode {
     progress.phase("reading");
-    let history = match isocheck::load(&a.file, &a.input.load_options()) {
+    let history = match isocheck::load(file, &a.input.load_options()) {
         Ok(h) => h,
         Err(d) => {
             progress.done();

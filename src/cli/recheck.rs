@@ -8,7 +8,9 @@
 //! options as one JSON argument ([`ChildOptions`]), never as comma-separated
 //! flags, which would split a bank account named `"a,b"` in two.
 
-use super::check::{option_help, ModelArgs};
+mod reason;
+
+use super::check::{option_help, JepsenArgs, ModelArgs};
 use super::progress::Progress;
 use super::{output, OutputFormat, EXIT_INPUT};
 use isocheck::history::LoadOptions;
@@ -27,13 +29,18 @@ use std::time::{Duration, Instant};
 /// a history the solver cannot settle quickly, and the table should still come.
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 
+/// `recheck --timeout`'s help, which says the default ([`DEFAULT_TIMEOUT`]).
+const TIMEOUT_HELP: &str = "Give up on a history after this many seconds, counted from the \
+     first byte read to the verdict (its row is then `unknown`, `undecided` beside the recorded \
+     verdict); fractions allowed. Default: 60 s per history";
+
 #[derive(clap::Args, Debug)]
+#[command(mut_arg("timeout", |a| a.help(TIMEOUT_HELP)))]
 pub struct RecheckArgs {
     /// A Jepsen store directory (or any directory holding `**/history.edn`).
     pub store: PathBuf,
     /// Options for runs whose `test.edn` does not record them (a run's
     /// recorded `:consistency-models`, `:anomalies` and `:*-keys?` win).
-    /// Without `--timeout`, solving stops after 60 s per history.
     #[command(flatten)]
     pub model: ModelArgs,
     /// Histories checked at once (default: every core).
@@ -45,6 +52,9 @@ pub struct RecheckArgs {
     /// to its own report, written in `<FILE without .html>-runs/`.
     #[arg(long, value_name = "FILE")]
     pub html: Option<PathBuf>,
+    // Last: the heading it opens holds only its own options.
+    #[command(flatten)]
+    pub jepsen: JepsenArgs,
 }
 
 /// `isocheck recheck-history`: the check of one history for `recheck`, in a
@@ -65,6 +75,9 @@ pub struct HistoryArgs {
     /// Also write the run's HTML report to this file.
     #[arg(long, value_name = "FILE")]
     pub html: Option<PathBuf>,
+    // Last: the heading it opens holds only its own options.
+    #[command(flatten)]
+    pub jepsen: JepsenArgs,
 }
 
 /// Our verdict on one run.
@@ -84,6 +97,9 @@ pub struct Row {
     pub recorded: Option<Recorded>,
     pub ours: Option<Ours>,
     pub agreement: Agreement,
+    /// Why our verdict differs from the recorded one, when it does.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
     pub seconds: f64,
     /// Why something could not be read or checked.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -98,7 +114,7 @@ pub fn run(a: &RecheckArgs) -> ExitCode {
         output::say(format_args!("error: {msg}"));
         return ExitCode::from(EXIT_INPUT);
     }
-    let base = a.model.options();
+    let base = a.model.with_jepsen(&a.jepsen);
     if let Err(e) = isocheck::anomaly_types(&base) {
         output::say(format_args!("error: {e}\n  help: {}", option_help(&e)));
         return ExitCode::from(EXIT_INPUT);
@@ -179,7 +195,7 @@ pub fn run_history(a: &HistoryArgs) -> ExitCode {
     let mut workload = None;
     let opts = match a.options.as_deref() {
         Some(json) => ChildOptions::parse(json),
-        None => Ok(a.model.options()),
+        None => Ok(a.model.with_jepsen(&a.jepsen)),
     };
     let result = opts.and_then(|opts| {
         a.model.arm_memory(isocheck::report::stop::Format::Json);
@@ -208,17 +224,18 @@ fn unreadable_row(u: &store::Unreadable) -> Row {
         recorded: None,
         ours: None,
         agreement: Agreement::NotCompared,
+        reason: None,
         seconds: 0.0,
         report: None,
         notes: vec![format!("cannot read this directory: {}", u.error)],
     }
 }
 
-/// 1 when any run disagrees, 2 when some comparison is undecided, 3 when a
-/// run could not be checked, else 0.
+/// 1 when any run disagrees (on `:valid?` or the anomaly types), 2 when
+/// some comparison is undecided, 3 when a run could not be checked, else 0.
 fn exit_status(rows: &[Row]) -> ExitCode {
     let any = |a: Agreement| rows.iter().any(|r| r.agreement == a);
-    ExitCode::from(if any(Agreement::No) {
+    ExitCode::from(if any(Agreement::No) || any(Agreement::TypesDiffer) {
         1
     } else if any(Agreement::Undecided) {
         2
@@ -363,32 +380,50 @@ fn check_run(
         parsed.map_err(|e| notes.push(e)).ok()
     });
     let opts = options.apply(children.base);
-    let mut workload = options.workload.clone();
+    // The workload the child finds in the history.
+    let mut detected = None;
     let page = children.pages.map(|p| p.file(i));
     let mut flags: Vec<OsString> = checker
         .map(|w| format!("--workload={}", w.name()).into())
         .into_iter()
         .collect();
     flags.extend(children.flags.iter().map(OsString::from));
+    let check = |opts: &CheckOptions, flags: &[OsString], workload: &mut Option<String>| {
+        let exe = exe.map_err(String::clone)?;
+        let child = Child { exe, flags, stop };
+        isolated_verdict(&child, &run.history, opts, workload)
+    };
     // The path as it is, not as displayed: `display` would replace bytes
     // that are not UTF-8, and the child would write another file.
-    flags.extend(page.iter().map(|p| {
+    let mut with_page = flags.clone();
+    with_page.extend(page.iter().map(|p| {
         let mut flag = OsString::from("--html=");
         flag.push(p);
         flag
     }));
-    let ours = exe
-        .map_err(String::clone)
-        .and_then(|exe| {
-            let child = Child {
-                exe,
-                flags: &flags,
-                stop,
-            };
-            isolated_verdict(&child, &run.history, &opts, &mut workload)
-        })
+    let ours = check(&opts, &with_page, &mut detected)
         .map_err(|e| notes.push(e))
         .ok();
+    let agreement = Agreement::of(
+        recorded
+            .as_ref()
+            .map(|r| (r.valid, r.anomaly_types.as_slice())),
+        ours.as_ref().map(|o| (o.valid, o.anomaly_types.as_slice())),
+    );
+    // The checks again for the reason write no page: the run's stays.
+    let reason = recorded.as_ref().zip(ours.as_ref()).and_then(|(r, o)| {
+        let case = reason::Case {
+            recorded: r,
+            ours: o,
+            opts: &opts,
+            models_recorded: options.consistency_models.is_some(),
+            transactional: checker.is_none()
+                && matches!(detected.as_deref(), Some("list-append" | "rw-register")),
+        };
+        reason::reason(&case, agreement, |again| {
+            check(again, &flags, &mut None).ok()
+        })
+    });
     // A check that died or was stopped wrote no report.
     let report = children
         .pages
@@ -396,15 +431,13 @@ fn check_run(
         .map(|p| p.link(i));
     Row {
         run: run.name.display().to_string(),
-        workload: workload.unwrap_or_else(|| "-".into()),
+        workload: options.workload.or(detected).unwrap_or_else(|| "-".into()),
         consistency_models: opts
             .consistency_models
             .clone()
             .unwrap_or_else(|| vec!["strict-serializable".into()]),
-        agreement: Agreement::of(
-            recorded.as_ref().map(|r| r.valid),
-            ours.as_ref().map(|o| o.valid),
-        ),
+        agreement,
+        reason,
         recorded,
         ours,
         seconds: start.elapsed().as_secs_f64(),
@@ -549,10 +582,10 @@ fn died(status: std::process::ExitStatus, stderr: &[u8]) -> String {
 }
 
 fn ours_of(v: &serde_json::Value) -> Option<Ours> {
-    let valid = match v["valid"].as_str()? {
-        "true" => Validity::True,
-        "false" => Validity::False,
-        "unknown" => Validity::Unknown,
+    let valid = match &v["valid"] {
+        serde_json::Value::Bool(true) => Validity::True,
+        serde_json::Value::Bool(false) => Validity::False,
+        serde_json::Value::String(s) if s == "unknown" => Validity::Unknown,
         _ => return None,
     };
     let names = |key: &str| -> Option<Vec<String>> {
@@ -696,9 +729,14 @@ fn verdict(
     })
 }
 
+/// The columns of the table for people, in order.
+const COLUMNS: [&str; 7] = [
+    "run", "workload", "recorded", "isocheck", "agree", "time", "reason",
+];
+
 /// The table for people, printed a line at a time as rows finish: the run
 /// column as wide as the longest run name, the others fixed (a longer cell
-/// pushes the rest of its line along).
+/// pushes the rest of its line along), the reason last.
 struct Table {
     widths: [usize; 6],
     /// The status of the first failed write; nothing is written after it.
@@ -720,7 +758,7 @@ impl Table {
     }
 
     fn header(&self) {
-        self.print(&["run", "workload", "recorded", "isocheck", "agree", "time"].map(String::from));
+        self.print(&COLUMNS.map(String::from));
     }
 
     fn line(&self, row: &Row, human: bool) {
@@ -731,57 +769,69 @@ impl Table {
 
     /// One line, its control characters escaped; after a failed write
     /// (a closed pipe, a full disk: said once) nothing more is written.
-    fn print(&self, cells: &[String; 6]) {
+    fn print(&self, cells: &[String; 7]) {
         if self.failed.get().is_some() {
             return;
         }
         let mut text = String::new();
         for (i, (cell, w)) in cells.iter().zip(self.widths).enumerate() {
-            // The time column is right-aligned; the last column pads nothing.
+            // The time column is right-aligned.
             match i {
-                5 => text.push_str(&format!("{cell:>w$}")),
+                5 => text.push_str(&format!("{cell:>w$}  ")),
                 _ => text.push_str(&format!("{cell:<w$}  ")),
             }
         }
+        text.push_str(&cells[6]);
         let line = isocheck::report::excerpt::escape(text.trim_end()).into_owned() + "\n";
         self.failed.set(output::to_stdout(&line).err());
     }
 }
 
-/// The table as a page: a row per run, linked to its report, then the
-/// notes and the summary.
+/// The table as a page: the summary and a filter on top, then a row per
+/// run, linked to its report (the agreement second, so that it stays in
+/// sight beside the run), then the notes.
 fn table_page(store: &Path, rows: &[Row]) -> String {
-    let header = ["run", "workload", "recorded", "isocheck", "agree", "time"];
+    let header = [
+        "run", "agree", "recorded", "isocheck", "reason", "workload", "time",
+    ];
     let table: Vec<TableRow> = rows
         .iter()
-        .map(|r| TableRow {
-            cells: cells(r).to_vec(),
-            link: r.report.clone(),
-            class: match r.agreement {
-                Agreement::Yes => "agree",
-                Agreement::No => "disagree",
-                Agreement::Undecided => "undecided",
-                Agreement::NotCompared => "not-compared",
-            },
+        .map(|r| {
+            let [run, workload, recorded, ours, agree, time, reason] = cells(r);
+            TableRow {
+                cells: vec![run, agree, recorded, ours, reason, workload, time],
+                link: r.report.clone(),
+                class: match r.agreement {
+                    Agreement::Yes => "agree",
+                    Agreement::TypesDiffer => "types-differ",
+                    Agreement::No => "disagree",
+                    Agreement::Undecided => "undecided",
+                    Agreement::NotCompared => "not-compared",
+                },
+            }
         })
         .collect();
     let title = format!("isocheck recheck {}", store.display());
-    html::table(&title, &header, &table, &notes_and_summary(rows))
+    html::table(&title, &summary(rows), &header, &table, &notes(rows))
 }
 
 /// What follows the table: the notes of every row and a summary.
 fn notes_and_summary(rows: &[Row]) -> String {
+    notes(rows) + &summary(rows)
+}
+
+/// The notes of every row, a line each.
+fn notes(rows: &[Row]) -> String {
     let mut out = String::new();
     for r in rows {
         for n in &r.notes {
             out.push_str(&format!("note: {}: {n}\n", r.run));
         }
     }
-    out.push_str(&summary(rows));
     out
 }
 
-fn cells(r: &Row) -> [String; 6] {
+fn cells(r: &Row) -> [String; 7] {
     let verdict = |valid: Validity, types: &[String]| match types {
         [] => valid.name().to_string(),
         [t] => format!("{} {t}", valid.name()),
@@ -798,6 +848,7 @@ fn cells(r: &Row) -> [String; 6] {
             .map_or("error".into(), |x| verdict(x.valid, &x.anomaly_types)),
         r.agreement.name().into(),
         format!("{:.2}s", r.seconds),
+        r.reason.clone().unwrap_or_default(),
     ]
 }
 
@@ -807,12 +858,14 @@ fn summary(rows: &[Row]) -> String {
     let unrecorded = rows.iter().filter(|r| r.recorded.is_none()).count();
     let errors = rows.iter().filter(|r| r.ours.is_none()).count();
     format!(
-        "{} runs, {compared} with a recorded verdict: {} agree, {} disagree, {} undecided; \
-         {unrecorded} without a recorded verdict; {errors} not checked\n",
+        "{} runs, {compared} with a recorded verdict: {} agree, {} disagree, {} undecided, {} \
+         with other anomaly types; {unrecorded} without a recorded verdict; {errors} not \
+         checked\n",
         rows.len(),
         count(Agreement::Yes),
         count(Agreement::No),
         count(Agreement::Undecided),
+        count(Agreement::TypesDiffer),
     )
 }
 

@@ -21,6 +21,7 @@ use std::time::Duration;
 const EXIT_INTERRUPTED: u8 = 130;
 
 #[derive(clap::Args, Debug)]
+#[command(mut_arg("consistency_models", |a| a.help(MODELS_HELP).long_help(MODELS_HELP)))]
 pub struct RunArgs {
     /// The database: `sqlite:PATH` (embedded; the default is a file in the
     /// run's directory), `postgres://USER@HOST:PORT/DB`,
@@ -125,6 +126,15 @@ impl RunWorkload {
     }
 }
 
+/// `run -m`'s help: unlike `check`'s, the default is what the isolation
+/// level promises.
+const MODELS_HELP: &str = "Consistency models the history must satisfy, comma-separated, with \
+     Elle's names (`none` for no model). Default: the model the isolation level promises \
+     (SERIALIZABLE: serializable; PostgreSQL's REPEATABLE READ: snapshot-isolation; MariaDB's \
+     and MySQL's REPEATABLE READ and every READ COMMITTED: read-committed; sim:LEVEL: the \
+     level's; --workload cas-register: linearizable). `isocheck check --help` lists the \
+     names";
+
 /// Set by Ctrl-C.
 static INTERRUPT: Interrupt = Interrupt::new();
 
@@ -154,13 +164,7 @@ pub fn run(a: &RunArgs) -> ExitCode {
         }
     }
     let _ = ctrlc::set_handler(interrupted);
-    output::say(format_args!(
-        "running {} against {} ({}), {} clients; Ctrl-C stops",
-        options.workload_name(),
-        options.target.label(),
-        options.models.join(", "),
-        options.processes
-    ));
+    output::say(format_args!("{}", first_line(&options)));
     let progress = Progress::on_terminal();
     let show = |c: run::Counts| {
         progress.phase(&format!(
@@ -193,6 +197,22 @@ pub fn run(a: &RunArgs) -> ExitCode {
             })
         }
     }
+}
+
+/// What the run is about to do: the workload, the database at its isolation
+/// level (a simulated database's is in its name), the models the history
+/// will be checked for, the clients.
+fn first_line(o: &run::Options) -> String {
+    let level = o
+        .isolation
+        .map_or(String::new(), |i| format!(" at {}", i.sql()));
+    format!(
+        "running {} against {}{level}, checked for {}, {} clients; Ctrl-C stops",
+        o.workload_name(),
+        o.target.label(),
+        o.models.join(", "),
+        o.processes
+    )
 }
 
 impl RunArgs {

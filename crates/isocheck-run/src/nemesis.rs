@@ -237,6 +237,33 @@ mod tests {
         let _ = std::fs::remove_file(&log);
     }
 
+    /// Issue 34: `scripts/db.sh kill` with no server of its own fails,
+    /// and the history records that failure, not a kill (`:value "done"`).
+    /// Only `kill` reaches the script here (`start` would install a server).
+    #[test]
+    fn a_kill_of_no_server_is_recorded_as_failed() {
+        let log = scratch_log("db-sh");
+        let dir = std::env::temp_dir().join(format!("isocheck-db-sh-{}", std::process::id()));
+        let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../../scripts/db.sh");
+        let ctl = format!(
+            "echo {{}} >> {log}; [ {{}} != kill ] || ISOCHECK_DB_DIR={dir} {script} {{}} mariadb",
+            log = log.display(),
+            dir = dir.display()
+        );
+        let (history, actions) = nemesis_log(vec![Fault::Restart], &ctl, &log);
+        assert!(actions.starts_with("kill\nstart\n"), "{actions}");
+        let kill = history
+            .lines()
+            .find(|l| l.contains(":f :kill,") && !l.contains(":value nil"))
+            .unwrap_or_else(|| panic!("no kill outcome in {history}"));
+        assert!(
+            kill.contains("no MariaDB server started by db.sh"),
+            "{kill}"
+        );
+        assert!(!kill.contains("\"done\""), "{kill}");
+        let _ = std::fs::remove_file(&log);
+    }
+
     #[test]
     fn a_failing_command_is_recorded_and_the_fault_still_undone() {
         let log = scratch_log("failing");

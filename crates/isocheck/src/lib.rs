@@ -59,7 +59,8 @@ pub use validity::Validity;
 pub mod models {
     pub use crate::check::lattice::{
         all_implied_anomalies, all_implied_models, anomalies_prohibited_by, canonical_model,
-        definition, known_anomalies, known_models, DEFAULT_MODEL,
+        definition, is_known_anomaly, known_anomalies, known_models, prohibited_anomalies,
+        CYCLE_SEARCH_TIMEOUT, DEFAULT_MODEL, EMPTY_TRANSACTION_GRAPH, MODEL_NOT_CHECKED,
     };
     pub use crate::check::models::{Definition, Model};
 }

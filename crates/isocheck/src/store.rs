@@ -392,8 +392,11 @@ impl RunOptions {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Agreement {
-    /// The same `:valid?`.
+    /// The same `:valid?`, and the same anomaly types where the recorded
+    /// result names them.
     Yes,
+    /// The same `:valid?`, other anomaly types.
+    TypesDiffer,
     /// One says true and the other false.
     No,
     /// One side is unknown and the other is not.
@@ -402,12 +405,25 @@ pub enum Agreement {
     NotCompared,
 }
 
+/// One side of a comparison: `:valid?` and the anomaly types, sorted.
+pub type Answer<'a> = (Validity, &'a [String]);
+
 impl Agreement {
-    /// How a recorded verdict and ours compare.
-    pub fn of(recorded: Option<Validity>, ours: Option<Validity>) -> Agreement {
+    /// Compares `:valid?` and, when the recorded result names anomaly types
+    /// (Elle's map does; Knossos's and Jepsen's checkers' maps do not), the
+    /// anomaly types too.
+    pub fn of(recorded: Option<Answer>, ours: Option<Answer>) -> Agreement {
         match (recorded, ours) {
-            (Some(r), Some(o)) if r == o => Agreement::Yes,
-            (Some(Validity::Unknown), Some(_)) | (Some(_), Some(Validity::Unknown)) => {
+            (Some((r, rt)), Some((o, ot))) if r == o => {
+                let mut ours: Vec<&String> = ot.iter().collect();
+                ours.sort_unstable();
+                let theirs: Vec<&String> = rt.iter().collect();
+                match rt.is_empty() || theirs == ours {
+                    true => Agreement::Yes,
+                    false => Agreement::TypesDiffer,
+                }
+            }
+            (Some((Validity::Unknown, _)), Some(_)) | (Some(_), Some((Validity::Unknown, _))) => {
                 Agreement::Undecided
             }
             (Some(_), Some(_)) => Agreement::No,
@@ -419,6 +435,7 @@ impl Agreement {
     pub fn name(self) -> &'static str {
         match self {
             Agreement::Yes => "yes",
+            Agreement::TypesDiffer => "types",
             Agreement::No => "NO",
             Agreement::Undecided => "undecided",
             Agreement::NotCompared => "-",
@@ -539,14 +556,32 @@ mod tests {
     #[test]
     fn agreement() {
         use Validity::*;
-        assert_eq!(Agreement::of(Some(True), Some(True)), Agreement::Yes);
-        assert_eq!(Agreement::of(Some(True), Some(False)), Agreement::No);
+        let none: &[String] = &[];
+        let g2 = &["G2-item".to_string()];
+        let g0 = &["G0".to_string(), "G2-item".to_string()];
+        let of = |r: Option<(Validity, &[String])>, o| Agreement::of(r, o);
+        assert_eq!(of(Some((True, none)), Some((True, none))), Agreement::Yes);
+        assert_eq!(of(Some((True, none)), Some((False, g2))), Agreement::No);
         assert_eq!(
-            Agreement::of(Some(Unknown), Some(False)),
+            of(Some((Unknown, none)), Some((False, g2))),
             Agreement::Undecided
         );
-        assert_eq!(Agreement::of(None, Some(False)), Agreement::NotCompared);
-        assert_eq!(Agreement::of(Some(True), None), Agreement::NotCompared);
+        assert_eq!(of(None, Some((False, g2))), Agreement::NotCompared);
+        assert_eq!(of(Some((True, none)), None), Agreement::NotCompared);
+        // Anomaly types count where the recorded result names them.
+        assert_eq!(of(Some((False, g2)), Some((False, g2))), Agreement::Yes);
+        assert_eq!(
+            of(Some((False, g2)), Some((False, g0))),
+            Agreement::TypesDiffer
+        );
+        // Knossos's and the checkers' maps name none.
+        assert_eq!(of(Some((False, none)), Some((False, g0))), Agreement::Yes);
+        // Ours come in any order.
+        let reversed = &["G2-item".to_string(), "G0".to_string()];
+        assert_eq!(
+            of(Some((False, g0)), Some((False, reversed))),
+            Agreement::Yes
+        );
     }
 
     #[test]

@@ -2,9 +2,9 @@
 //! transactional pipeline (`check`), the register check (`registers`) and
 //! Jepsen's checkers (`checkers`) all say it the same way.
 
-/// `:valid?`
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
+/// `:valid?`; serialized as the result maps say it: `true`, `false` or
+/// `"unknown"` (a boolean when it is one, as in `check --format json`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Validity {
     /// The history satisfies what was checked.
     True,
@@ -12,6 +12,16 @@ pub enum Validity {
     False,
     /// Only `:empty-transaction-graph` (or a stopped search) was reportable.
     Unknown,
+}
+
+impl serde::Serialize for Validity {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Validity::True => s.serialize_bool(true),
+            Validity::False => s.serialize_bool(false),
+            Validity::Unknown => s.serialize_str("unknown"),
+        }
+    }
 }
 
 impl Validity {

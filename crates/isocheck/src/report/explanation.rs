@@ -15,7 +15,7 @@ use super::explain::{
 use super::result::{edn, kws, map, R};
 use crate::check::{lattice, Analysis, Case, Entry, Forced, FoundCycle};
 use crate::graph::{Dep, Rel, Version, NO_MOP};
-use crate::history::{History, MopKind, MopValue, Span, Status, TxnId, Val, Workload};
+use crate::history::{History, MopKind, MopValue, Process, Span, Status, TxnId, Val, Workload};
 use crate::infer::anomaly::{Anomaly, Expected};
 use crate::infer::Constraint;
 use std::fmt::Write;
@@ -123,7 +123,7 @@ pub(crate) fn explain<'a>(h: &'a History, a: &Analysis, e: Entry, d: Detail) -> 
         Entry::Weak(i) => weak::violation(h, &a.weak[i]),
         Entry::EmptyGraph => Explanation {
             entry: R::Bool(true),
-            help: empty_graph_help(h).to_string(),
+            help: empty_graph_help(h),
             labels: Vec::new(),
             warning: true,
         },
@@ -132,16 +132,30 @@ pub(crate) fn explain<'a>(h: &'a History, a: &Analysis, e: Entry, d: Detail) -> 
 
 /// Why an empty graph decides nothing: Elle's rule for Jepsen histories, which
 /// need not hold every transaction; a complete log without a committed
-/// transaction has nothing to check either.
-fn empty_graph_help(h: &History) -> &'static str {
-    if h.complete_log {
+/// transaction has nothing to check either; and ops without a `:process`
+/// (elle's `paper-example.edn`) pair into no transaction at all.
+fn empty_graph_help(h: &History) -> String {
+    let missing = h
+        .ops
+        .iter()
+        .filter(|o| o.process == Process::Missing)
+        .count();
+    if h.txns.is_empty() && missing > 0 && missing == h.ops.len() {
+        return format!(
+            "none of the {missing} ops has a :process, so none pairs with its completion \
+             into a transaction: there is nothing to check, and validity is unknown (give \
+             each op its client's :process, as Jepsen writes them)"
+        );
+    }
+    let why = if h.complete_log {
         "the log holds no committed transaction, so there is nothing to check: \
          validity is unknown"
     } else {
         "no dependency between transactions could be inferred, so there is nothing \
          to check: validity is unknown (Elle's rule for Jepsen histories, which need \
          not hold every transaction; PolySI, dbcop and Cobra logs do, and are decided)"
-    }
+    };
+    why.to_string()
 }
 
 fn stopped(a: &Analysis, i: usize) -> Explanation<'static> {

@@ -77,7 +77,9 @@ fn log_files(dir: &Path) -> Result<Vec<PathBuf>, HistoryError> {
         let msg = format!("{} holds no .log files", dir.display());
         return Err(format_error(
             msg,
-            "a Cobra history is a directory of T<n>.log client logs",
+            "a Cobra history is a directory of T<n>.log client logs; a Jepsen run \
+             directory holds a history.edn, and a Jepsen store has run directories below it \
+             (`isocheck recheck STORE`)",
         ));
     }
     Ok(files)

@@ -301,32 +301,42 @@ pub struct TableRow {
 }
 
 /// A page holding one table (`recheck --html`: a row per run, linking to
-/// the run's report), then `notes` as they are.
-pub fn table(title: &str, header: &[&str], rows: &[TableRow], notes: &str) -> String {
-    let mut body = String::from("<table class=\"runs\"><thead><tr>");
+/// the run's report): `summary` and a filter on top, then the table, then
+/// `notes` as they are. The filter ("disagreements only") is a checkbox
+/// the stylesheet reads (`page.css`), so it needs no script: it hides the
+/// rows of class `agree` and `not-compared`.
+pub fn table(
+    title: &str,
+    summary: &str,
+    header: &[&str],
+    rows: &[TableRow],
+    notes: &str,
+) -> String {
+    let mut body = format!(
+        "<p class=\"summary\">{}</p>\n<input type=\"checkbox\" id=\"disagreements-only\">\
+         <label for=\"disagreements-only\">show disagreements only</label>\n\
+         <table class=\"runs\"><thead><tr>",
+        esc(summary.trim_end())
+    );
     for h in header {
-        let _ = write!(body, "<th>{}</th>", esc(h));
+        let _ = write!(body, "<th class=\"{0}\">{0}</th>", esc(h));
     }
     body.push_str("</tr></thead><tbody>\n");
     for r in rows {
         let _ = write!(body, "<tr class=\"{}\">", esc(r.class));
-        for (i, cell) in r.cells.iter().enumerate() {
-            match (&r.link, i) {
-                (Some(link), 0) => {
-                    let _ = write!(body, "<td>{}</td>", linked(Some(link), "", &esc(cell)));
-                }
-                _ => {
-                    let _ = write!(body, "<td>{}</td>", esc(cell));
-                }
-            }
+        for (i, (cell, h)) in r.cells.iter().zip(header).enumerate() {
+            let text = match (&r.link, i) {
+                (Some(link), 0) => linked(Some(link), "", &esc(cell)),
+                _ => esc(cell).into_owned(),
+            };
+            let _ = write!(body, "<td class=\"{}\">{text}</td>", esc(h));
         }
         body.push_str("</tr>\n");
     }
-    let _ = write!(
-        body,
-        "</tbody></table>\n<pre class=\"notes\">{}</pre>\n",
-        esc(notes)
-    );
+    body.push_str("</tbody></table>\n");
+    if !notes.is_empty() {
+        let _ = writeln!(body, "<pre class=\"notes\">{}</pre>", esc(notes));
+    }
     let header = format!("<h1>{}</h1>", esc(title));
     page(title, &header, &[], &body)
 }
