@@ -37,6 +37,7 @@ pub mod graph;
 pub mod history;
 pub mod infer;
 pub mod limits;
+pub mod progress;
 pub mod registers;
 pub mod report;
 pub mod stats;
