@@ -314,13 +314,16 @@ static FEED: CheckFeed = CheckFeed {
 };
 
 impl CheckFeed {
-    /// Listens to the checks of this process; `verbose` prints each stage
-    /// as it begins.
+    /// Listens to the checks of this process, unless progress is off and
+    /// not `verbose` (then the library has no one to tell); `verbose`
+    /// prints each stage as it begins.
     pub fn begin(verbose: bool) -> &'static CheckFeed {
         if verbose {
             let _ = FEED.verbose.set(Instant::now());
         }
-        isocheck::progress::listen(&FEED);
+        if verbose || mode() != Mode::Off {
+            isocheck::progress::listen(&FEED);
+        }
         &FEED
     }
 
