@@ -14,7 +14,9 @@ const SHORT: &str = "fixtures/check/rw-forced.edn";
 
 fn isocheck(args: &[&str], progress: Option<&str>) -> Output {
     let mut cmd = Command::new(BIN);
-    cmd.args(args).env("NO_COLOR", "1").env_remove("ISOCHECK_PROGRESS");
+    cmd.args(args)
+        .env("NO_COLOR", "1")
+        .env_remove("ISOCHECK_PROGRESS");
     if let Some(p) = progress {
         cmd.env("ISOCHECK_PROGRESS", p);
     }
@@ -30,7 +32,16 @@ fn long_history(name: &str) -> TempPath {
     let path = TempPath::new(name);
     let out = path.to_str().expect("UTF-8 path");
     let o = isocheck(
-        &["gen", "list-append", "--txns", "40000", "--seed", "7", "-o", out],
+        &[
+            "gen",
+            "list-append",
+            "--txns",
+            "40000",
+            "--seed",
+            "7",
+            "-o",
+            out,
+        ],
         Some("off"),
     );
     assert!(o.status.success(), "{}", stderr(&o));
@@ -143,7 +154,14 @@ fn verbose_prints_each_stage_as_it_begins() {
 fn gen_reports_through_a_pipe() {
     let out = TempPath::new("progress-gen.edn");
     let o = isocheck(
-        &["gen", "list-append", "--txns", "20000", "-o", out.to_str().expect("UTF-8")],
+        &[
+            "gen",
+            "list-append",
+            "--txns",
+            "20000",
+            "-o",
+            out.to_str().expect("UTF-8"),
+        ],
         Some("0.01"),
     );
     assert!(o.status.success(), "{}", stderr(&o));

@@ -115,7 +115,9 @@ fn mode() -> Mode {
     if matches!(setting, Some("off" | "0" | "false")) {
         return Mode::Off;
     }
-    let after = setting.and_then(|s| s.parse::<f64>().ok()).and_then(seconds);
+    let after = setting
+        .and_then(|s| s.parse::<f64>().ok())
+        .and_then(seconds);
     match std::io::stderr().is_terminal() {
         true => Mode::Bar(after.unwrap_or(BAR_AFTER)),
         false => Mode::Lines(after.unwrap_or(DEFAULT_EVERY)),
@@ -188,7 +190,11 @@ impl Progress {
         let (stopped, wake) = &*self.stop;
         *stopped.lock().unwrap_or_else(|e| e.into_inner()) = true;
         wake.notify_all();
-        let painter = self.painter.lock().unwrap_or_else(|e| e.into_inner()).take();
+        let painter = self
+            .painter
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take();
         if let Some(painter) = painter {
             let _ = painter.join();
         }
@@ -289,8 +295,9 @@ fn style(s: &Status) -> ProgressStyle {
             "{{prefix}} {{msg}} [{{bar:30}}] {{percent:>3}}% {{human_pos}}/{{human_len}} {unit} \
              ({{per_sec}}, ETA {{eta}})"
         ),
-        (false, "bytes") => "{prefix} {spinner} {msg}: {binary_bytes} ({binary_bytes_per_sec})"
-            .to_string(),
+        (false, "bytes") => {
+            "{prefix} {spinner} {msg}: {binary_bytes} ({binary_bytes_per_sec})".to_string()
+        }
         (false, _) => format!("{{prefix}} {{spinner}} {{msg}}: {{human_pos}} {unit} ({{per_sec}})"),
     };
     ProgressStyle::with_template(&template)
@@ -372,7 +379,10 @@ mod tests {
             "[  12.0s] inferring dependencies: 45% (450 of 1000 transactions)"
         );
         let s = Status::new("solving").counting(7, None, "cycles blocked");
-        assert_eq!(s.line(Duration::ZERO), "[   0.0s] solving: 7 cycles blocked");
+        assert_eq!(
+            s.line(Duration::ZERO),
+            "[   0.0s] solving: 7 cycles blocked"
+        );
         let s = Status::new("running").noting("past the time limit");
         assert_eq!(
             s.line(Duration::ZERO),

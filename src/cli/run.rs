@@ -369,7 +369,10 @@ fn check_recording(a: &RunArgs, o: &run::Options, rec: &Recording) -> ExitCode {
         }
         Err(stop) => {
             let text = isocheck::report::stop::render(&stop, isocheck::report::stop::Format::Human);
-            return output::status(output::to_stderr(&text), ExitCode::from(super::check::EXIT_UNKNOWN));
+            return output::status(
+                output::to_stderr(&text),
+                ExitCode::from(super::check::EXIT_UNKNOWN),
+            );
         }
     };
     let valid = match outcome.validity() {

@@ -129,7 +129,10 @@ mod tests {
         fn hear(&self, what: Result<Stage, Count>) {
             let mine = *self.thread.lock().unwrap_or_else(|e| e.into_inner());
             if mine == Some(std::thread::current().id()) {
-                self.said.lock().unwrap_or_else(|e| e.into_inner()).push(what);
+                self.said
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .push(what);
             }
         }
     }
@@ -162,7 +165,10 @@ mod tests {
         });
         assert!(ran.is_ok());
         let said = std::mem::take(&mut *HEARD.said.lock().unwrap_or_else(|e| e.into_inner()));
-        let heard: Vec<_> = said.into_iter().filter(|s| *s != Err(Count::NONE)).collect();
+        let heard: Vec<_> = said
+            .into_iter()
+            .filter(|s| *s != Err(Count::NONE))
+            .collect();
         let of = |done, total, unit| Err(Count { done, total, unit });
         assert_eq!(
             heard,
