@@ -52,6 +52,7 @@ fn report(dir: &Path, fixture: &str, models: &str, name: &str) -> PathBuf {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let out = dir.join(format!("{name}.html"));
     let status = Command::new(env!("CARGO_BIN_EXE_isocheck"))
+        .env("ISOCHECK_PROGRESS", "off")
         .current_dir(root)
         .args(["check", fixture, "-m", models, "--html"])
         .arg(&out)
@@ -289,6 +290,7 @@ fn a_hostile_file_name_is_a_relative_link_in_chromium() {
         .expect("history copied");
     let page = dir.join("hostile.html");
     let out = Command::new(env!("CARGO_BIN_EXE_isocheck"))
+        .env("ISOCHECK_PROGRESS", "off")
         .current_dir(&dir)
         .args(["check", HOSTILE_NAME, "-m", "read-committed", "--html"])
         .arg(&page)

@@ -5,6 +5,7 @@ use std::process::{Command, Output};
 
 fn isocheck(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_isocheck"))
+        .env("ISOCHECK_PROGRESS", "off")
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .args(args)
         .env("NO_COLOR", "1")

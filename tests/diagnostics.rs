@@ -59,6 +59,7 @@ fn malformed_histories_render_stable_diagnostics() {
 fn the_binary_exits_3_with_the_diagnostic_on_stderr() {
     for path in malformed() {
         let out = Command::new(env!("CARGO_BIN_EXE_isocheck"))
+            .env("ISOCHECK_PROGRESS", "off")
             .current_dir(env!("CARGO_MANIFEST_DIR"))
             .arg("stats")
             .arg(relative(&path))

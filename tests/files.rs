@@ -17,6 +17,7 @@ const VALID: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/check/valid.e
 
 fn isocheck(args: &[&str]) -> Output {
     let mut c = Command::new(env!("CARGO_BIN_EXE_isocheck"));
+    c.env("ISOCHECK_PROGRESS", "off");
     c.args(args).env("NO_COLOR", "1");
     c.output().expect("run isocheck")
 }

@@ -6,6 +6,7 @@ use std::process::{Command, Output};
 
 fn isocheck(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_isocheck"))
+        .env("ISOCHECK_PROGRESS", "off")
         .args(args)
         .env("NO_COLOR", "1")
         .output()

@@ -260,6 +260,7 @@ fn malformed_checker_histories_are_diagnosed() {
 fn the_binary_gives_verdicts_and_diagnostics() {
     let status = |args: &[&str]| {
         std::process::Command::new(env!("CARGO_BIN_EXE_isocheck"))
+            .env("ISOCHECK_PROGRESS", "off")
             .current_dir(env!("CARGO_MANIFEST_DIR"))
             .args(args)
             .env("NO_COLOR", "1")

@@ -78,6 +78,7 @@ fn both_framings_read_alike() {
 /// `isocheck check --format edn` of `path`, or of `stdin` piped to `-`.
 fn check_edn(args: &[&str], stdin: Option<&[u8]>) -> (Option<i32>, String) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_isocheck"))
+        .env("ISOCHECK_PROGRESS", "off")
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .args(["check", "--format", "edn"])
         .args(args)

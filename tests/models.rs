@@ -46,6 +46,7 @@ fn reduction_of_rows() -> BTreeSet<(&'static str, &'static str)> {
 #[test]
 fn help_lists_the_names_of_the_rows() {
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_isocheck"))
+        .env("ISOCHECK_PROGRESS", "off")
         .args(["check", "--help"])
         .output()
         .expect("isocheck runs");

@@ -9,6 +9,7 @@ use std::process::{Command, Output};
 
 fn recheck(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_isocheck"))
+        .env("ISOCHECK_PROGRESS", "off")
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .arg("recheck")
         .args(args)
@@ -559,6 +560,7 @@ mod resilience {
         store.run("a-good", "fixtures/check/valid.edn", Some(VALID), None);
         let big = store.run("m-big", "fixtures/check/valid.edn", Some(VALID), None);
         let gen = Command::new(env!("CARGO_BIN_EXE_isocheck"))
+            .env("ISOCHECK_PROGRESS", "off")
             .args([
                 "gen",
                 "list-append",

@@ -605,6 +605,7 @@ fn a_timeout_in_the_search_is_unknown() {
     let file = std::fs::File::create(&path).expect("create");
     gen::write(file, &params).expect("write");
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_isocheck"))
+        .env("ISOCHECK_PROGRESS", "off")
         .args(["check", "--format", "edn", "--timeout", "1"])
         .arg(&path)
         .output()
@@ -625,6 +626,7 @@ fn a_timeout_in_the_search_is_unknown() {
 fn cli_exit_statuses() {
     let run = |args: &[&str]| {
         std::process::Command::new(env!("CARGO_BIN_EXE_isocheck"))
+            .env("ISOCHECK_PROGRESS", "off")
             .args(args)
             .current_dir(env!("CARGO_MANIFEST_DIR"))
             .output()

@@ -84,6 +84,7 @@ mod input {
 
     fn spawn(args: &[&str], stdin: Stdio) -> Child {
         Command::new(env!("CARGO_BIN_EXE_isocheck"))
+            .env("ISOCHECK_PROGRESS", "off")
             .args(args)
             .env("NO_COLOR", "1")
             .stdin(stdin)
@@ -349,6 +350,7 @@ use std::process::{Command, Output, Stdio};
 /// `isocheck` run from the crate root, without colour.
 fn isocheck() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_isocheck"));
+    c.env("ISOCHECK_PROGRESS", "off");
     c.current_dir(env!("CARGO_MANIFEST_DIR"))
         .env("NO_COLOR", "1");
     c
@@ -1018,6 +1020,7 @@ mod limits {
 
     fn isocheck(args: &[&str]) -> Output {
         let mut command = Command::new(env!("CARGO_BIN_EXE_isocheck"));
+        command.env("ISOCHECK_PROGRESS", "off");
         let run = command.args(args).env("NO_COLOR", "1").output();
         run.expect("run isocheck")
     }
@@ -1330,6 +1333,7 @@ mod limits {
         use std::time::{Duration, Instant};
         let start = Instant::now();
         let mut child = Command::new(env!("CARGO_BIN_EXE_isocheck"))
+            .env("ISOCHECK_PROGRESS", "off")
             .args(["check", input, "--timeout", "2", "--max-memory", "200M"])
             .args(["--format", "edn"])
             .stdin(stdin)

@@ -226,6 +226,7 @@ fn killing_the_server_leaves_no_invocation_open(server_name: &str) {
     };
     let store = scratch(&format!("crash-{server_name}"));
     let child = Command::new(env!("CARGO_BIN_EXE_isocheck"))
+        .env("ISOCHECK_PROGRESS", "off")
         .args(["run", "--db", &url, "--time-limit", "8", "--store"])
         .arg(&store)
         .stderr(std::process::Stdio::piped())

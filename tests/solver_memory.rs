@@ -15,6 +15,7 @@ use std::process::{Command, Output};
 
 fn isocheck() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_isocheck"));
+    c.env("ISOCHECK_PROGRESS", "off");
     c.env("NO_COLOR", "1");
     c
 }

@@ -165,6 +165,7 @@ fn expected() -> Vec<Expected> {
 /// `isocheck check` on a fixture: exit status, stdout and stderr.
 fn check(file: &Path) -> (Option<i32>, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_isocheck"))
+        .env("ISOCHECK_PROGRESS", "off")
         .args(["check", "--format", "edn"])
         .arg(file)
         .output()

@@ -170,6 +170,7 @@ fn forced_anomalies_name_the_model_their_cases_prove() {
 fn the_elle_compat_switch() {
     let run = |args: &[&str]| {
         let o = Command::new(env!("CARGO_BIN_EXE_isocheck"))
+            .env("ISOCHECK_PROGRESS", "off")
             .args(["check", "-m", "serializable"])
             .args(args)
             .arg(path("garbage-read.edn"))

@@ -1,6 +1,7 @@
 //! `isocheck check`: the verdict on one history, as Elle would give it.
 
 use super::output;
+use super::progress::{CheckFeed, Progress};
 use super::{InputArgs, EXIT_INPUT};
 use clap::ValueEnum;
 use isocheck::history;
@@ -41,8 +42,9 @@ pub struct CheckArgs {
     /// --features kissat`).
     #[arg(long, value_enum, default_value = isocheck::SAT_BACKEND)]
     pub solver: Solver,
-    /// Print per-model solving statistics (construct, prune, encode, solve)
-    /// on stderr.
+    /// Print each stage on stderr as it begins, with the time since the
+    /// start, and per-model solving statistics (construct, prune, encode,
+    /// solve) at the end.
     #[arg(long, short = 'v')]
     pub verbose: bool,
     /// Also write Elle-like artifacts here: `<anomaly>.txt` explanations, a
@@ -464,20 +466,19 @@ fn verdict_line(a: &CheckArgs, opts: &CheckOptions, path: &Path) -> Option<Valid
             return None;
         }
     };
-    let progress = super::progress::Progress::new(history::input_size(&file));
+    let feed = CheckFeed::begin(false);
+    let progress = Progress::start(move || feed.status());
     let decided = limits::run(a.model.timeout, || {
-        progress.phase("reading");
         let history = match isocheck::load(&file, &a.input.load_options()) {
             Ok(h) => h,
             Err(d) => {
-                progress.done();
+                progress.finish();
                 let _ = output::to_stderr(&diagnostic::render(&d, super::stderr_color()));
                 return None;
             }
         };
-        progress.phase("checking");
         let outcome = isocheck::check(&history, opts);
-        progress.done();
+        progress.finish();
         match outcome {
             Ok(outcome) => Some(outcome.validity()),
             Err(e) => {
@@ -486,7 +487,7 @@ fn verdict_line(a: &CheckArgs, opts: &CheckOptions, path: &Path) -> Option<Valid
             }
         }
     });
-    progress.done();
+    progress.finish();
     decided.unwrap_or(Some(Validity::Unknown))
 }
 
@@ -506,9 +507,10 @@ fn run_one(a: &CheckArgs, file: &Path) -> ExitCode {
         CheckFormat::Json => report::stop::Format::Json,
     };
     a.model.arm_memory(format);
-    let progress = super::progress::Progress::new(history::input_size(file));
+    let feed = CheckFeed::begin(a.verbose);
+    let progress = Progress::start(move || feed.status());
     let outcome = limits::run(a.model.timeout, || check_file(a, file, &opts, &progress));
-    progress.done();
+    progress.finish();
     outcome.unwrap_or_else(|stop| stopped(&stop, format, a))
 }
 
@@ -574,26 +576,19 @@ fn stopped(stop: &limits::Stop, format: report::stop::Format, a: &CheckArgs) -> 
 
 /// Reads, checks and reports, polling the limits `run` armed: nothing is
 /// printed before the report is rendered, so a stop leaves no partial output.
-fn check_file(
-    a: &CheckArgs,
-    file: &Path,
-    opts: &CheckOptions,
-    progress: &super::progress::Progress,
-) -> ExitCode {
-    progress.phase("reading");
+fn check_file(a: &CheckArgs, file: &Path, opts: &CheckOptions, progress: &Progress) -> ExitCode {
     let history = match isocheck::load(file, &a.input.load_options()) {
         Ok(h) => h,
         Err(d) => {
-            progress.done();
+            progress.finish();
             let text = diagnostic::render(&d, super::stderr_color());
             return output::status(output::to_stderr(&text), ExitCode::from(EXIT_INPUT));
         }
     };
-    progress.phase("checking");
     let outcome = match isocheck::check(&history, opts) {
         Ok(x) => x,
         Err(e) => {
-            progress.done();
+            progress.finish();
             output::say(format_args!("error: {e}"));
             return ExitCode::from(EXIT_INPUT);
         }
@@ -603,7 +598,7 @@ fn check_file(
         CheckFormat::Edn => outcome.edn(&history),
         CheckFormat::Json => outcome.json(&history),
     };
-    progress.done();
+    progress.finish();
     if let (true, Some(stats)) = (a.verbose, outcome.solving_stats()) {
         if let Err(code) = output::to_stderr(&stats) {
             return code;

@@ -15,8 +15,11 @@ use isocheck::history::{self, Format, LoadOptions, Workload};
 use isocheck::report::diagnostic;
 use isocheck::stats::{self, Stats};
 use isocheck_gen as gen;
+use progress::{Progress, Status};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 use std::time::Instant;
 
 /// Exit status when the input could not be read or checked.
@@ -452,16 +455,57 @@ fn gen_lwt(a: &GenArgs, read_ratio: Option<f64>) -> ExitCode {
     write_output(a, |w| gen::lwt::write(w, &params).map(drop))
 }
 
-/// Writes a generated history to `--output` or stdout.
+/// Writes a generated history to `--output` or stdout, showing how many
+/// transactions (lwt: ops) are written.
 fn write_output(
     a: &GenArgs,
     write: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
 ) -> ExitCode {
-    let result = match &a.output {
-        Some(path) => output::to_file(path, write),
-        None => output::write_with(&mut std::io::stdout().lock(), "the history", |w| write(w)),
+    let lines = Arc::new(AtomicU64::new(0));
+    let progress = {
+        let (lines, total) = (Arc::clone(&lines), a.txns());
+        let unit = match a.workload {
+            GenWorkload::Lwt => "ops",
+            _ => "transactions",
+        };
+        // Each one is two lines, its invocation and its completion.
+        Progress::start(move || {
+            let written = lines.load(Ordering::Relaxed) / 2;
+            Status::new("generating").counting(written, Some(total), unit)
+        })
     };
+    let counted = |w: &mut dyn std::io::Write| {
+        write(&mut Lines {
+            inner: w,
+            lines: &lines,
+        })
+    };
+    let result = match &a.output {
+        Some(path) => output::to_file(path, counted),
+        None => output::write_with(&mut std::io::stdout().lock(), "the history", |w| counted(w)),
+    };
+    progress.finish();
     output::status(result, ExitCode::SUCCESS)
+}
+
+/// A writer that counts the lines written through it (a history has one
+/// op a line), for `gen`'s progress.
+struct Lines<'a> {
+    inner: &'a mut dyn std::io::Write,
+    lines: &'a AtomicU64,
+}
+
+impl std::io::Write for Lines<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        let newlines = buf[..n].iter().filter(|&&b| b == b'\n').count();
+        self.lines.fetch_add(newlines as u64, Ordering::Relaxed);
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
 }
 
 /// Whether stderr wants colour: a terminal, and `NO_COLOR` unset.

@@ -11,7 +11,7 @@
 mod reason;
 
 use super::check::{option_help, JepsenArgs, ModelArgs};
-use super::progress::Progress;
+use super::progress::{suspended, Progress, Status};
 use super::{output, OutputFormat, EXIT_INPUT};
 use isocheck::history::LoadOptions;
 use isocheck::limits;
@@ -22,7 +22,7 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::mpsc;
+use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// Solving time per history when `--timeout` is not given: a store can hold
@@ -316,9 +316,12 @@ fn check_all(
     let stop = &AtomicBool::new(false);
     let (send, receive) = mpsc::channel();
     let mut rows: Vec<Option<Row>> = vec![None; runs.len()];
-    let progress = Progress::on_terminal();
     let (total, mut done) = (runs.len(), 0);
-    let width = total.to_string().len();
+    let status = Arc::new(Mutex::new(rechecked(0, total, "")));
+    let progress = {
+        let status = Arc::clone(&status);
+        Progress::start(move || lock(&status).clone())
+    };
     let exe =
         std::env::current_exe().map_err(|e| format!("cannot find isocheck's own binary: {e}"));
     let exe = exe.as_ref();
@@ -340,17 +343,28 @@ fn check_all(
         drop(send);
         for (i, row) in receive {
             done += 1;
-            progress.done();
-            if !finished(&row) {
+            *lock(&status) = rechecked(done, total, &row.run);
+            // The row's line goes out under the bar, not through it.
+            if !suspended(|| finished(&row)) {
                 stop.store(true, Ordering::Relaxed);
                 break;
             }
-            progress.phase(&format!("[{done:>width$}/{total}] {}", row.run));
             rows[i] = Some(row);
         }
     });
-    progress.done();
+    progress.finish();
     rows.into_iter().flatten().collect()
+}
+
+/// A recheck's progress: `done` of `total` histories, the last one `run`.
+fn rechecked(done: usize, total: usize, run: &str) -> Status {
+    Status::new("rechecking")
+        .counting(done as u64, Some(total as u64), "histories")
+        .noting(run)
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 fn check_run(

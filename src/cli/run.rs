@@ -6,7 +6,7 @@
 //! Ctrl-C once the store is written (while checking) exits at once.
 
 use super::check::{option_help, parse_seconds, ModelArgs};
-use super::progress::Progress;
+use super::progress::{CheckFeed, Progress, Status};
 use super::{output, parse_fraction, parse_ops, EXIT_INPUT};
 use isocheck::report::diagnostic;
 use isocheck::Validity;
@@ -15,7 +15,8 @@ use isocheck_run::{self as run, store, Ended, Interrupt, Isolation, Recording, T
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::Ordering;
-use std::time::Duration;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 /// Exit status after a second Ctrl-C, as a shell reports SIGINT.
 const EXIT_INTERRUPTED: u8 = 130;
@@ -165,15 +166,16 @@ pub fn run(a: &RunArgs) -> ExitCode {
     }
     let _ = ctrlc::set_handler(interrupted);
     output::say(format_args!("{}", first_line(&options)));
-    let progress = Progress::on_terminal();
-    let show = |c: run::Counts| {
-        progress.phase(&format!(
-            "{} transactions: {} ok, {} failed, {} unknown",
-            c.invoked, c.ok, c.failed, c.info
-        ))
+    let counts = Arc::new(Mutex::new(run::Counts::default()));
+    let progress = {
+        let (counts, started) = (Arc::clone(&counts), Instant::now());
+        let (txns, limit) = (options.txns, options.time_limit);
+        let counts = move || *counts.lock().unwrap_or_else(|e| e.into_inner());
+        Progress::start(move || running(counts(), txns, limit, started.elapsed()))
     };
+    let show = |c: run::Counts| *counts.lock().unwrap_or_else(|e| e.into_inner()) = c;
     let recorded = run::run(&options, &INTERRUPT, &show);
-    progress.done();
+    progress.finish();
     match recorded {
         Ok(rec) if rec.ended == Ended::InterruptedAgain => {
             summarise(&rec);
@@ -213,6 +215,28 @@ fn first_line(o: &run::Options) -> String {
         o.models.join(", "),
         o.processes
     )
+}
+
+/// A run's progress: transactions invoked (of `--txns`, when it bounds the
+/// run), how they ended, the faults, and the time against `--time-limit`,
+/// so that a run past its limit (a fault's restart that hangs) says so.
+fn running(c: run::Counts, txns: u64, limit: Option<Duration>, elapsed: Duration) -> Status {
+    let total = (txns != u64::MAX).then_some(txns);
+    let mut note = format!(
+        "{} ok, {} failed, {} unknown, {} nemesis ops",
+        c.ok, c.failed, c.info, c.nemesis
+    );
+    if let Some(limit) = limit {
+        let (secs, limit) = (elapsed.as_secs_f64(), limit.as_secs_f64());
+        note.push_str(&format!(", {secs:.1} of {limit} s"));
+        // Clients finish the transaction under way: a second is no hang.
+        if secs > limit + 1.0 {
+            note.push_str(": past the time limit, waiting for the clients and the nemesis");
+        }
+    }
+    Status::new("running")
+        .counting(c.invoked, total, "transactions")
+        .noting(note)
 }
 
 impl RunArgs {
@@ -386,11 +410,23 @@ fn check_recording(a: &RunArgs, o: &run::Options, rec: &Recording) -> ExitCode {
             return output::status(output::to_stderr(&text), ExitCode::from(EXIT_INPUT));
         }
     };
-    let outcome = match isocheck::check(&history, &opts) {
-        Ok(x) => x,
-        Err(e) => {
+    // No limit is armed: the run stops only for Ctrl-C.
+    let feed = CheckFeed::begin(false);
+    let progress = Progress::start(move || feed.status());
+    let checked = isocheck::limits::run(None, || isocheck::check(&history, &opts));
+    progress.finish();
+    let outcome = match checked {
+        Ok(Ok(x)) => x,
+        Ok(Err(e)) => {
             output::say(format_args!("error: {e}"));
             return ExitCode::from(EXIT_INPUT);
+        }
+        Err(stop) => {
+            let text = isocheck::report::stop::render(&stop, isocheck::report::stop::Format::Human);
+            return output::status(
+                output::to_stderr(&text),
+                ExitCode::from(super::check::EXIT_UNKNOWN),
+            );
         }
     };
     let valid = match outcome.validity() {

@@ -6,6 +6,7 @@ use std::process::{Command, Output};
 
 pub fn isocheck(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_isocheck"))
+        .env("ISOCHECK_PROGRESS", "off")
         .args(args)
         .env("NO_COLOR", "1")
         .output()
@@ -110,6 +111,7 @@ pub fn finishes_within(
 /// Starts `isocheck run` with `args` (stdout and stderr piped).
 pub fn spawn_run(args: &[&str]) -> std::process::Child {
     Command::new(env!("CARGO_BIN_EXE_isocheck"))
+        .env("ISOCHECK_PROGRESS", "off")
         .arg("run")
         .args(args)
         .env("NO_COLOR", "1")

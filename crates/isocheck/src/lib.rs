@@ -40,6 +40,7 @@ mod graph;
 pub mod history;
 mod infer;
 pub mod limits;
+pub mod progress;
 mod registers;
 pub mod report;
 pub mod stats;

@@ -27,9 +27,15 @@
 //! hard: a C++ allocation that would exceed it fails, and the solver stops
 //! with the memory limit.
 //!
+//! The polls also carry the check's progress to whoever listens (see
+//! [`crate::progress`]): [`stage`] tells the listener the stage began, and
+//! each poll how far the stage is, counted by [`tick_of`] and [`at`] (or, for
+//! loops with no natural unit, by [`tick`] in steps).
+//!
 //! Also how many threads a stage may use ([`cores`], [`threads_for`]),
 //! the one place the machine's parallelism is read.
 
+use crate::progress::{self, Count, Unit};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
@@ -226,6 +232,8 @@ struct Armed {
     /// Polls do nothing: the verdict is out (the report was cut, or the
     /// check already stopped for a limit and says so).
     lifted: bool,
+    /// How far the current stage is, for the progress listener.
+    count: Count,
 }
 
 thread_local! {
@@ -246,6 +254,7 @@ pub fn run<T>(timeout: Option<Duration>, check: impl FnOnce() -> T) -> Result<T,
         input_bytes: 0,
         cut: None,
         lifted: false,
+        count: Count::NONE,
     }));
     RUNNING.fetch_add(1, Ordering::SeqCst);
     let result = attempt(check);
@@ -311,10 +320,28 @@ pub fn stage(stage: Stage) {
     poll();
 }
 
+/// Marks the stage the check enters, and polls the limits; `about` names
+/// what the stage works on (the model the solver decides) for the progress
+/// listener.
+pub fn stage_of(stage: Stage, about: &'static str) {
+    enter_of(stage, about);
+    poll();
+}
+
 /// Marks the stage the check enters, without polling.
 pub fn enter(stage: Stage) {
-    update(|a| a.stage = stage);
+    enter_of(stage, "");
+}
+
+fn enter_of(stage: Stage, about: &'static str) {
+    update(|a| {
+        a.stage = stage;
+        a.count = Count::NONE;
+    });
     STAGE.store(stage as u8, Ordering::Relaxed);
+    if ARMED.get().is_some() {
+        progress::entered(stage, about);
+    }
 }
 
 /// Records how many ops have been read (what a memory stop scales from).
@@ -325,21 +352,53 @@ pub fn ops_read(ops: usize) {
 }
 
 /// One step of a hot loop: polls the limits every [`TICKS_PER_POLL`] calls.
+/// Unless the stage counts in units of its own ([`tick_of`], [`at`]), its
+/// progress is counted in these steps.
 pub fn tick() {
     let mut due = false;
     update(|a| {
         a.ticks = a.ticks.wrapping_add(1);
         due = a.ticks.is_multiple_of(TICKS_PER_POLL);
+        if due && a.count.unit == Unit::Steps {
+            a.count.done = a.count.done.saturating_add(u64::from(TICKS_PER_POLL));
+        }
     });
     if due {
         poll();
     }
 }
 
-/// One op read: records it and ticks.
-pub fn tick_read(ops: usize) {
+/// Step `done` of a hot loop over `total` `unit`s: a [`tick`] whose poll
+/// also records how far the stage is.
+pub fn tick_of(done: usize, total: usize, unit: Unit) {
+    let mut due = false;
+    update(|a| {
+        a.ticks = a.ticks.wrapping_add(1);
+        due = a.ticks.is_multiple_of(TICKS_PER_POLL);
+        if due {
+            a.count = Count::of(done, total, unit);
+        }
+    });
+    if due {
+        poll();
+    }
+}
+
+/// Records how far the stage is (`done` of `total` `unit`s), without
+/// polling: for an outer loop whose inner loops tick.
+pub fn at(done: usize, total: usize, unit: Unit) {
+    update(|a| a.count = Count::of(done, total, unit));
+}
+
+/// One op read, its text ending `bytes` into the input: records both and
+/// ticks.
+pub fn tick_read(ops: usize, bytes: usize) {
     if ops.is_multiple_of(TICKS_PER_POLL as usize) {
         ops_read(ops);
+        update(|a| {
+            let total = usize::try_from(a.input_bytes).unwrap_or(usize::MAX);
+            a.count = Count::of(bytes, total, Unit::Bytes);
+        });
         poll();
     }
 }
@@ -353,11 +412,16 @@ fn update(f: impl FnOnce(&mut Armed)) {
     });
 }
 
-/// Unwinds to [`run`] when a limit is exceeded.
+/// Reports how far the stage is, and unwinds to [`run`] when a limit is
+/// exceeded.
 fn poll() {
-    let Some(a) = ARMED.get().filter(|a| !a.lifted) else {
+    let Some(a) = ARMED.get() else {
         return;
     };
+    progress::report(a.count);
+    if a.lifted {
+        return;
+    }
     let reason = if a.deadline.is_some_and(|d| Instant::now() >= d) {
         Some(Reason::Timeout(a.timeout))
     } else {
@@ -389,7 +453,14 @@ pub fn read_whole(input_bytes: u64) {
 /// are recorded as the input's size and held against the budget (also
 /// where the allocator does not count), and the time limit is checked.
 pub fn reading(bytes: u64) {
-    update(|a| a.input_bytes = bytes);
+    update(|a| {
+        a.input_bytes = bytes;
+        a.count = Count {
+            done: bytes,
+            total: None,
+            unit: Unit::Bytes,
+        };
+    });
     INPUT_BYTES.store(bytes, Ordering::Relaxed);
     stop_over_budget(ALLOCATED.load(Ordering::Relaxed).max(bytes));
     poll();

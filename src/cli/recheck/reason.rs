@@ -7,8 +7,8 @@
 
 use super::Ours;
 use isocheck::models::{self as lattice, Definition, DEFAULT_MODEL};
-use isocheck::{CheckOptions, Validity};
 use isocheck::store::{Agreement, Recorded};
+use isocheck::{CheckOptions, Validity};
 
 /// Anomaly types that say what was not decided rather than what was found.
 const NOT_FOUND: [&str; 3] = [

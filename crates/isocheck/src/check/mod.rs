@@ -25,6 +25,7 @@ use crate::graph::{
 use crate::history::{History, Status, TxnId, Val};
 use crate::infer::{self, Anomaly, InferOptions, Inference};
 use crate::limits::{self, Stage};
+use crate::progress::Unit;
 use models::Model;
 use std::collections::BTreeSet;
 use taxonomy::Variant;
@@ -260,8 +261,10 @@ pub fn analyze(history: &History, opts: &CheckOptions) -> Result<Analysis, Optio
     analysis.graph = Graph::new(history.txns.len(), &deps);
     limits::stage(Stage::Cycles);
     let specs = cycles::specs(order);
-    for scc in sccs(&analysis.graph) {
-        let found = cycles::search_scc(&analysis.graph, &scc, &specs);
+    let components = sccs(&analysis.graph);
+    for (i, scc) in components.iter().enumerate() {
+        limits::at(i, components.len(), Unit::Components);
+        let found = cycles::search_scc(&analysis.graph, scc, &specs);
         analysis.cycles.extend(found.cycles);
         analysis.cycle_exists.extend(found.cycle_exists);
     }

@@ -11,6 +11,7 @@ use crate::graph::{csr, nontrivial, tarjan, Dep, Graph, Rel, RelSet};
 use crate::history::TxnId;
 use crate::infer::{Constraint, Constraints, Pair};
 use crate::limits::{self, Stage};
+use crate::progress::Unit;
 use std::cell::OnceCell;
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
@@ -294,7 +295,7 @@ impl<'a, 'i> Decider<'a, 'i> {
         if flow == Flow::Unsettled {
             // A limit reached inferring them stops this model only.
             flow = match limits::attempt(|| {
-                limits::stage(Stage::Construct);
+                limits::stage_of(Stage::Construct, mg.model);
                 open.unchained()
             }) {
                 Ok(constraints) => self.model(mg, constraints, Reduced::NONE),
@@ -471,10 +472,11 @@ impl Decider<'_, '_> {
     ) -> Result<Problem, limits::Stop> {
         let txns = self.a.graph.vertex_count() as u32;
         let mut problem = limits::attempt(|| {
-            limits::stage(Stage::Construct);
+            limits::stage_of(Stage::Construct, mg.model);
             let kept = constraints.iter().filter(|c| !(without_unread && c.unread));
-            let problem = problem(txns, mg, self.known.of(&self.a.deps, mg), kept);
-            limits::stage(Stage::Solve);
+            let known = self.known.of(&self.a.deps, mg);
+            let problem = problem(txns, mg, known, kept, constraints.len());
+            limits::stage_of(Stage::Solve, mg.model);
             problem
         })?;
         problem.chains = self.session.to_vec();
@@ -595,12 +597,13 @@ fn problem<'a>(
     mg: ModelGraph,
     known: impl Iterator<Item = &'a Dep>,
     constraints: impl Iterator<Item = Pair<'a>>,
+    total: usize,
 ) -> Problem {
     let known = known.filter_map(|d| edge(mg, d)).collect();
     let mut p = Problem::new(txns, mg.extension, known);
     let (mut first, mut second) = (Vec::new(), Vec::new());
-    for c in constraints {
-        limits::tick();
+    for (i, c) in constraints.enumerate() {
+        limits::tick_of(i, total, Unit::Constraints);
         side_edges(mg, c.side(0), &mut first);
         side_edges(mg, c.side(1), &mut second);
         p.push([&first, &second]);

@@ -161,6 +161,7 @@ fn pair(ops: &Ops, txn_f: Val) -> Result<(Vec<Txn>, Vec<Pair>), HistoryError> {
     let mut pending: HashMap<i64, usize> = HashMap::new();
     let mut pairs: Vec<(Option<OpId>, Option<OpId>)> = Vec::new();
     for (id, op) in ops.ops.iter().enumerate() {
+        crate::limits::tick_of(id, ops.ops.len(), crate::progress::Unit::Ops);
         let id = id as OpId;
         let Process::Client(p) = op.process else {
             continue;

@@ -285,8 +285,9 @@ impl<'a> OpReader<'a> {
             Some(t) => t,
             None => return Err(self.missing_type(&op).into()),
         };
+        let read = op.span.end();
         self.out.ops.push(op);
-        crate::limits::tick_read(self.out.ops.len());
+        crate::limits::tick_read(self.out.ops.len(), read);
         Ok(end)
     }
 

@@ -17,6 +17,7 @@ use super::uncertain::{Coalescer, Constraints, Versions, Writer};
 use super::util::{pack, scalar, FxMap, KeyIds, OpKind, TxnKeys};
 use super::{Dep, Inference, Rel, Version};
 use crate::history::{History, MicroOp, MopKind, MopValue, OpId, Status, TxnId, Val};
+use crate::progress::Unit;
 use std::collections::hash_map::Entry;
 
 const NONE: u32 = u32::MAX;
@@ -320,7 +321,7 @@ impl La<'_> {
         let mut count: TxnKeys<u32> = TxnKeys::default();
         let mut last = Vec::new();
         for (t, txn) in h.txns.iter().enumerate() {
-            crate::limits::tick();
+            crate::limits::tick_of(t, h.txns.len(), Unit::Transactions);
             let mops = h.mops_of(txn);
             // Which appends are the last of their key in the transaction.
             seen.clear();
@@ -486,7 +487,7 @@ impl La<'_> {
         let h = self.h;
         let mut ks: TxnKeys<KeyState> = TxnKeys::default();
         for (t, txn) in h.txns.iter().enumerate() {
-            crate::limits::tick();
+            crate::limits::tick_of(t, h.txns.len(), Unit::Transactions);
             if txn.status != Status::Committed {
                 continue;
             }
@@ -760,7 +761,7 @@ impl La<'_> {
         let mut scratch: Vec<Dep> = Vec::new();
         let mut next_wr = 0;
         for (t, txn) in h.txns.iter().enumerate() {
-            crate::limits::tick();
+            crate::limits::tick_of(t, h.txns.len(), Unit::Transactions);
             let t = t as TxnId;
             scratch.clear();
             while next_wr < self.wr.len() && self.wr[next_wr].reader == t {

@@ -107,6 +107,7 @@ pub fn edges(h: &History) -> Option<Vec<Edge>> {
     }
     let mut out = Vec::new();
     for (t, txn) in h.txns.iter().enumerate() {
+        crate::limits::tick_of(t, h.txns.len(), crate::progress::Unit::Transactions);
         if txn.status != Status::Committed {
             continue;
         }

@@ -22,6 +22,7 @@ use super::util::{csr, dedupe, pack, scalar, sccs, Ext, FxMap, FxSet, KeyIds, Tx
 use super::{Dep, InferOptions, Inference, Rel, Version};
 use crate::graph::order;
 use crate::history::{History, MopKind, Status, TxnId, Val};
+use crate::progress::Unit;
 
 const NONE: u32 = u32::MAX;
 
@@ -150,7 +151,7 @@ impl Rr<'_> {
         let writes = h.mops.iter().filter(|m| m.kind != MopKind::Read).count();
         self.writes.reserve(writes);
         for (t, txn) in h.txns.iter().enumerate() {
-            crate::limits::tick();
+            crate::limits::tick_of(t, h.txns.len(), Unit::Transactions);
             self.touch_start.push(self.touches.len() as u32);
             ks.clear();
             for (j, m) in h.mops_of(txn).iter().enumerate() {

@@ -11,6 +11,7 @@ use super::{Problem, Settings, Stats, NONE};
 use crate::check::sat::external::Propagating;
 use crate::check::sat::{Lit, Outcome, Sat};
 use crate::graph::tarjan;
+use crate::progress::{self, Count, Unit};
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
@@ -189,6 +190,8 @@ impl<'p> Lazy<'p> {
                 }
                 self.blocked.insert(clause);
             }
+            // The solver's rounds do not poll the limits: it keeps its own.
+            progress::report(Count::of(self.blocked.len(), 0, Unit::Cycles));
         }
     }
 

@@ -166,6 +166,7 @@ impl<'p> Acyclic<'p> {
                     ids.dedup();
                     self.pending.push(self.lazy.clause_lits(&ids));
                     self.clauses += 1;
+                    blocked(self.clauses);
                     break;
                 }
             }
@@ -286,6 +287,7 @@ impl Theory for Acyclic<'_> {
             self.pending.push(self.lazy.clause_lits(ids));
         }
         self.clauses += found.len();
+        blocked(self.clauses);
         self.time += t.elapsed();
         found.is_empty()
     }
@@ -430,4 +432,11 @@ impl Search {
             ord[v as usize] = self.pool[k];
         }
     }
+}
+
+/// Tells the progress listener how many cycles the solver blocked (called
+/// from the solver's callbacks, so it must not poll the limits).
+fn blocked(cycles: usize) {
+    use crate::progress::{report, Count, Unit};
+    report(Count::of(cycles, 0, Unit::Cycles));
 }

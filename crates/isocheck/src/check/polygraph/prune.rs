@@ -4,6 +4,7 @@
 
 use super::reach::{Reach, Search};
 use super::{Edge, Problem, Stats};
+use crate::progress::{Count, Unit};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
@@ -49,6 +50,8 @@ pub(super) fn prune(
             return Ok(Some(suspects(forced, None)));
         };
         let open = forced.iter().filter(|f| f.is_none()).count();
+        let pruned = forced.len() - open;
+        crate::progress::report(Count::of(pruned, forced.len(), Unit::Constraints));
         let reach = if indexed_for(open) {
             reach.indexed(p)
         } else {

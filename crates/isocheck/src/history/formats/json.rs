@@ -659,7 +659,7 @@ impl OpsBuilder {
             None => return Err(missing_type(members, j.span)),
         };
         self.out.ops.push(op);
-        crate::limits::tick_read(self.out.ops.len());
+        crate::limits::tick_read(self.out.ops.len(), j.span.end());
         Ok(())
     }
 
