@@ -16,7 +16,7 @@ use isocheck::check::{self, CheckOptions};
 use isocheck::history::LoadOptions;
 use isocheck::limits;
 use isocheck::report::html::{self, TableRow};
-use isocheck::store::{self, Agreement, Recorded, Run, RunOptions};
+use isocheck::store::{self, Agreement, Recorded, Run, RunOptions, TestFile};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
@@ -32,9 +32,11 @@ const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 pub struct RecheckArgs {
     /// A Jepsen store directory (or any directory holding `**/history.edn`).
     pub store: PathBuf,
-    /// Options for runs whose `test.edn` does not record them (a run's
-    /// recorded `:consistency-models`, `:anomalies` and `:*-keys?` win).
-    /// Without `--timeout`, solving stops after 60 s per history.
+    /// Options for runs whose test map does not record them (a run's
+    /// recorded `:consistency-models`, `:anomalies` and `:*-keys?` win;
+    /// the test map is read from `test.edn`, else `test.jepsen`, else
+    /// `test.fressian`). Without `--timeout`, solving stops after 60 s per
+    /// history.
     #[command(flatten)]
     pub model: ModelArgs,
     /// Histories checked at once (default: every core).
@@ -66,6 +68,9 @@ pub struct HistoryArgs {
     /// Also write the run's HTML report to this file.
     #[arg(long, value_name = "FILE")]
     pub html: Option<PathBuf>,
+    /// The file the options came from, named in an error they cause.
+    #[arg(long, value_name = "FILE", hide = true)]
+    pub recorded_in: Option<String>,
 }
 
 /// Our verdict on one run.
@@ -82,6 +87,18 @@ pub struct Row {
     pub run: String,
     pub workload: String,
     pub consistency_models: Vec<String>,
+    /// The file the run's options came from (`test.edn`, `test.jepsen`,
+    /// `test.fressian`), or `flags` (the command line's).
+    pub options_from: String,
+    /// Test files that could not be read (a note says why): the options
+    /// came from the next one, or the flags.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub options_unreadable: Vec<String>,
+    /// The test's `:name` and `:start-time`, when its test map has them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub test_name: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub start_time: Option<String>,
     pub recorded: Option<Recorded>,
     pub ours: Option<Ours>,
     pub agreement: Agreement,
@@ -188,8 +205,9 @@ pub fn run_history(a: &HistoryArgs) -> ExitCode {
         let timeout = opts.solve.timeout.or(Some(DEFAULT_TIMEOUT));
         let load = a.input.load_options();
         let html = a.html.as_deref();
+        let from = a.recorded_in.as_deref();
         limits::run(timeout, || {
-            verdict(&a.file, &load, &opts, html, &mut workload)
+            verdict(&a.file, &load, &opts, (html, from), &mut workload)
         })
         .unwrap_or_else(|stop| Ok(stopped(&stop)))
     });
@@ -206,6 +224,10 @@ fn unreadable_row(u: &store::Unreadable) -> Row {
         run: u.name.display().to_string(),
         workload: "-".into(),
         consistency_models: Vec::new(),
+        options_from: "-".into(),
+        options_unreadable: Vec::new(),
+        test_name: None,
+        start_time: None,
         recorded: None,
         ours: None,
         agreement: Agreement::NotCompared,
@@ -346,13 +368,8 @@ fn check_run(
 ) -> Row {
     let start = Instant::now();
     let mut notes = Vec::new();
-    let options = run.test.as_deref().map_or(Ok(RunOptions::default()), |p| {
-        read_with(p, store::recorded_options)
-    });
-    let options = options.unwrap_or_else(|e| {
-        notes.push(format!("{e}; using the command line's options"));
-        RunOptions::default()
-    });
+    let source = run_options(run, &mut notes);
+    let options = source.options;
     // A run of one of Jepsen's standard checkers is checked as its
     // workload, and compared with that checker's recorded result.
     let checker = options.checker_workload();
@@ -371,6 +388,11 @@ fn check_run(
         .into_iter()
         .collect();
     flags.extend(children.flags.iter().map(OsString::from));
+    flags.extend(
+        source
+            .from
+            .map(|f| OsString::from(format!("--recorded-in={}", f.name()))),
+    );
     // The path as it is, not as displayed: `display` would replace bytes
     // that are not UTF-8, and the child would write another file.
     flags.extend(page.iter().map(|p| {
@@ -402,6 +424,10 @@ fn check_run(
             .consistency_models
             .clone()
             .unwrap_or_else(|| vec!["strict-serializable".into()]),
+        options_from: source.from.map_or("flags", TestFile::name).into(),
+        options_unreadable: source.unreadable.iter().map(|f| f.name().into()).collect(),
+        test_name: options.name.clone(),
+        start_time: options.start_time.clone(),
         agreement: Agreement::of(
             recorded.as_ref().map(|r| r.valid),
             ours.as_ref().map(|o| o.valid),
@@ -411,6 +437,52 @@ fn check_run(
         seconds: start.elapsed().as_secs_f64(),
         notes,
         report,
+    }
+}
+
+/// Where a run's options came from.
+struct Source {
+    options: RunOptions,
+    /// The file they came from; `None` for the command line's.
+    from: Option<TestFile>,
+    /// Files tried before it that could not be read.
+    unreadable: Vec<TestFile>,
+}
+
+/// The options of the first of the run's test files that can be read
+/// (`test.edn`, `test.jepsen`, `test.fressian`); each one that cannot is
+/// a note naming it and where it is damaged, and the next is tried. None
+/// left: the command line's options, and the row says so.
+fn run_options(run: &Run, notes: &mut Vec<String>) -> Source {
+    let mut unreadable = Vec::new();
+    let mut errors = Vec::new();
+    let mut found = None;
+    for (kind, path) in &run.tests {
+        match store::read_options(*kind, path) {
+            Ok(options) => {
+                found = Some((*kind, options));
+                break;
+            }
+            Err(e) => {
+                unreadable.push(*kind);
+                errors.push(e);
+            }
+        }
+    }
+    let instead = found
+        .as_ref()
+        .map_or("the command line's options".into(), |(k, _)| {
+            format!("the options of {}", k.name())
+        });
+    notes.extend(errors.into_iter().map(|e| format!("{e}; using {instead}")));
+    let (from, options) = match found {
+        Some((kind, options)) => (Some(kind), options),
+        None => (None, RunOptions::default()),
+    };
+    Source {
+        options,
+        from,
+        unreadable,
     }
 }
 
@@ -673,17 +745,21 @@ fn stopped(stop: &limits::Stop) -> Ours {
 }
 
 /// Our verdict; fills in the workload from the history when the run did
-/// not name one.
+/// not name one. `html` is where its report goes, `from` the file the
+/// options came from (an error they cause names it).
 fn verdict(
     path: &Path,
     load: &LoadOptions,
     opts: &CheckOptions,
-    html: Option<&Path>,
+    (html, from): (Option<&Path>, Option<&str>),
     workload: &mut Option<String>,
 ) -> Result<Ours, String> {
     let h = isocheck::load(path, load).map_err(|d| d.to_string())?;
     workload.get_or_insert_with(|| h.workload.name().to_string());
-    let outcome = isocheck::check(&h, opts).map_err(|e| format!("{e} (recorded in test.edn)"))?;
+    let outcome = isocheck::check(&h, opts).map_err(|e| match from {
+        Some(file) => format!("{e} (recorded in {file})"),
+        None => e.to_string(),
+    })?;
     if let Some(file) = html {
         // No page is no link in the table; the verdict stands.
         let dir = file.parent().unwrap_or(Path::new("."));
@@ -701,7 +777,7 @@ fn verdict(
 /// column as wide as the longest run name, the others fixed (a longer cell
 /// pushes the rest of its line along).
 struct Table {
-    widths: [usize; 6],
+    widths: [usize; 7],
     /// The status of the first failed write; nothing is written after it.
     failed: std::cell::Cell<Option<ExitCode>>,
 }
@@ -715,13 +791,13 @@ impl Table {
             .unwrap_or(0)
             .max(3);
         Table {
-            widths: [run, 12, 20, 20, 9, 8],
+            widths: [run, 12, 13, 20, 20, 9, 8],
             failed: std::cell::Cell::new(None),
         }
     }
 
     fn header(&self) {
-        self.print(&["run", "workload", "recorded", "isocheck", "agree", "time"].map(String::from));
+        self.print(&HEADER.map(String::from));
     }
 
     fn line(&self, row: &Row, human: bool) {
@@ -732,7 +808,7 @@ impl Table {
 
     /// One line, its control characters escaped; after a failed write
     /// (a closed pipe, a full disk: said once) nothing more is written.
-    fn print(&self, cells: &[String; 6]) {
+    fn print(&self, cells: &[String; 7]) {
         if self.failed.get().is_some() {
             return;
         }
@@ -740,7 +816,7 @@ impl Table {
         for (i, (cell, w)) in cells.iter().zip(self.widths).enumerate() {
             // The time column is right-aligned; the last column pads nothing.
             match i {
-                5 => text.push_str(&format!("{cell:>w$}")),
+                6 => text.push_str(&format!("{cell:>w$}")),
                 _ => text.push_str(&format!("{cell:<w$}  ")),
             }
         }
@@ -752,7 +828,6 @@ impl Table {
 /// The table as a page: a row per run, linked to its report, then the
 /// notes and the summary.
 fn table_page(store: &Path, rows: &[Row]) -> String {
-    let header = ["run", "workload", "recorded", "isocheck", "agree", "time"];
     let table: Vec<TableRow> = rows
         .iter()
         .map(|r| TableRow {
@@ -767,7 +842,7 @@ fn table_page(store: &Path, rows: &[Row]) -> String {
         })
         .collect();
     let title = format!("isocheck recheck {}", store.display());
-    html::table(&title, &header, &table, &notes_and_summary(rows))
+    html::table(&title, &HEADER, &table, &notes_and_summary(rows))
 }
 
 /// What follows the table: the notes of every row and a summary.
@@ -782,7 +857,14 @@ fn notes_and_summary(rows: &[Row]) -> String {
     out
 }
 
-fn cells(r: &Row) -> [String; 6] {
+/// The table's columns: `options` names the file the run's options came
+/// from (`flags`: the command line's), with any test file that could not
+/// be read.
+const HEADER: [&str; 7] = [
+    "run", "workload", "options", "recorded", "isocheck", "agree", "time",
+];
+
+fn cells(r: &Row) -> [String; 7] {
     let verdict = |valid: Validity, types: &[String]| match types {
         [] => valid.name().to_string(),
         [t] => format!("{} {t}", valid.name()),
@@ -791,6 +873,10 @@ fn cells(r: &Row) -> [String; 6] {
     [
         r.run.clone(),
         r.workload.clone(),
+        match r.options_unreadable.as_slice() {
+            [] => r.options_from.clone(),
+            bad => format!("{} ({} unreadable)", r.options_from, bad.join(", ")),
+        },
         r.recorded
             .as_ref()
             .map_or("-".into(), |x| verdict(x.valid, &x.anomaly_types)),
