@@ -791,7 +791,7 @@ fn arity(tag: &str) -> Arity {
 fn known(tag: &str, fields: Vec<Value>) -> Value {
     use Value::*;
     let shaped = match (tag, fields.as_slice()) {
-        ("map", [List(kvs)]) if kvs.len() % 2 == 0 => Some(Map(kvs
+        ("map", [List(kvs)]) if kvs.len().is_multiple_of(2) => Some(Map(kvs
             .chunks(2)
             .map(|kv| (kv[0].clone(), kv[1].clone()))
             .collect())),
@@ -923,27 +923,31 @@ impl Value {
                 _ => tagged("fressian/char", &Int(i64::from(*c)), out),
             },
             List(xs) => seq("[", xs.iter(), "]", out),
+            // EDN sets and maps hold no duplicates (as EDN compares them):
+            // each element or key once. Every child's text is made once.
             Set(xs) => {
-                // EDN sets hold no duplicates.
                 let mut seen = std::collections::HashSet::new();
-                let unique: Vec<&Value> = xs.iter().filter(|x| seen.insert(x.to_edn())).collect();
-                seq("#{", unique.into_iter(), "}", out)
+                let items: Vec<String> = xs
+                    .iter()
+                    .map(Value::to_edn)
+                    .filter(|t| seen.insert(edn_identity(t)))
+                    .collect();
+                out.push_str("#{");
+                out.push_str(&items.join(" "));
+                out.push('}');
             }
             Map(kvs) => {
                 let mut seen = std::collections::HashSet::new();
-                out.push('{');
-                for (i, (k, v)) in kvs
+                let items: Vec<String> = kvs
                     .iter()
-                    .filter(|(k, _)| seen.insert(k.to_edn()))
-                    .enumerate()
-                {
-                    if i > 0 {
-                        out.push(' ');
-                    }
-                    k.write_edn(out);
-                    out.push(' ');
-                    v.write_edn(out);
-                }
+                    .filter_map(|(k, v)| {
+                        let key = k.to_edn();
+                        seen.insert(edn_identity(&key))
+                            .then(|| format!("{key} {}", v.to_edn()))
+                    })
+                    .collect();
+                out.push('{');
+                out.push_str(&items.join(" "));
                 out.push('}');
             }
             Inst(ms) => tagged("fressian/inst", &Int(*ms), out),
@@ -995,6 +999,15 @@ impl Value {
     }
 }
 
+/// What EDN's reader tells duplicates by: the canonical form of the text
+/// read back (`1N` and `1` are one key).
+fn edn_identity(text: &str) -> String {
+    match crate::history::edn::read_all(text) {
+        Ok(forms) if forms.len() == 1 => forms[0].canonical(),
+        _ => text.to_string(),
+    }
+}
+
 fn seq<'v>(open: &str, xs: impl Iterator<Item = &'v Value>, close: &str, out: &mut String) {
     out.push_str(open);
     for (i, x) in xs.enumerate() {
@@ -1019,11 +1032,11 @@ fn named(prefix: &str, ns: &Option<String>, name: &str, out: &mut String) {
         Some(ns) => format!("{ns}/{name}"),
         None => name.to_string(),
     };
+    // A first character EDN cannot mistake for a number or a tag.
     let plain = |s: &str| {
-        !s.is_empty()
-            && !s.starts_with(|c: char| c.is_ascii_digit() || c == ':' || c == '#')
+        s.starts_with(|c: char| c.is_ascii_alphabetic() || "*!_?<>=".contains(c))
             && s.chars()
-                .all(|c| c.is_alphanumeric() || (c.is_ascii() && "*+!-_?<>=./".contains(c)))
+                .all(|c| c.is_ascii_alphanumeric() || "*+!-_?<>=./".contains(c))
     };
     let name_ok = plain(name) && !name.contains('/');
     if name_ok && ns.as_deref().is_none_or(|n| plain(n) && !n.contains('/')) {

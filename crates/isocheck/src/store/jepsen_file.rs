@@ -230,7 +230,7 @@ impl<R: Read + Seek> File<'_, R> {
 /// An index block's root id and its (id, offset) pairs.
 fn parse_index(index: &Block) -> Result<(i32, Vec<(i32, u64)>), Error> {
     let d = &index.data;
-    if d.len() < 4 || (d.len() - 4) % 12 != 0 {
+    if d.len() < 4 || !(d.len() - 4).is_multiple_of(12) {
         return format(index.data_at, format!("a block index of {} bytes", d.len()));
     }
     let root = i32::from_be_bytes([d[0], d[1], d[2], d[3]]);
