@@ -730,7 +730,7 @@ impl<'a> Reader<'a> {
             return self.fail(start, Problem::FooterLength(length, counted));
         }
         let mut adler = adler2::Adler32::new();
-        adler.write_slice(&self.bytes[self.segment..self.pos]);
+        adler.write_slice(self.bytes.get(self.segment..self.pos).unwrap_or_default());
         let stored = self.raw(4)? as u32;
         if stored != adler.checksum() {
             return self.fail(start, Problem::FooterChecksum(stored, adler.checksum()));
