@@ -24,6 +24,7 @@ const TARGETS: &[(&str, Target)] = &[
     ("polysi_text", targets::polysi_text),
     ("edn_values", targets::edn_values),
     ("cobra_log", targets::cobra_log),
+    ("fressian", targets::fressian),
 ];
 
 fn root() -> &'static Path {

@@ -537,14 +537,17 @@ mod resilience {
         let (code, table) = recheck_limited("-v 200000", &store);
         assert_eq!(code, Some(2), "an undecided comparison exits 2:\n{table}");
         assert_eq!(
-            row(&table, "a-good")[1..5],
-            ["list-append", "true", "true", "yes"]
+            row(&table, "a-good")[1..6],
+            ["list-append", "flags", "true", "true", "yes"]
         );
         assert_eq!(
-            row(&table, "m-hungry")[1..5],
-            ["-", "true", "unknown", "memory-limit"]
+            row(&table, "m-hungry")[1..6],
+            ["-", "flags", "true", "unknown", "memory-limit"]
         );
-        assert_eq!(row(&table, "z-good")[1..4], ["list-append", "-", "false"]);
+        assert_eq!(
+            row(&table, "z-good")[1..5],
+            ["list-append", "flags", "-", "false"]
+        );
         assert!(
             table.contains("3 runs, 2 with a recorded verdict: 1 agree, 0 disagree, 1 undecided"),
             "{table}"
@@ -583,11 +586,17 @@ mod resilience {
         let (code, table) = recheck_limited("-t 1", &store);
         assert_eq!(code, Some(3), "a run not checked exits 3:\n{table}");
         assert_eq!(
-            row(&table, "a-good")[1..5],
-            ["list-append", "true", "true", "yes"]
+            row(&table, "a-good")[1..6],
+            ["list-append", "flags", "true", "true", "yes"]
         );
-        assert_eq!(row(&table, "m-big")[1..5], ["-", "true", "error", "-"]);
-        assert_eq!(row(&table, "z-good")[1..4], ["list-append", "-", "false"]);
+        assert_eq!(
+            row(&table, "m-big")[1..6],
+            ["-", "flags", "true", "error", "-"]
+        );
+        assert_eq!(
+            row(&table, "z-good")[1..5],
+            ["list-append", "flags", "-", "false"]
+        );
         for want in [
             "note: m-big: the check of this history was killed",
             "3 runs, 1 with a recorded verdict: 1 agree",
@@ -705,4 +714,113 @@ fn bank_accounts_with_commas_reach_the_check_whole() {
     assert_eq!(summary(&rows), want, "{rows:?}");
     assert_eq!(rows[0]["workload"], "bank");
     assert_eq!(o.status.code(), Some(0));
+}
+
+/// Runs whose test map is in the files Jepsen writes (`test.jepsen`,
+/// `test.fressian`, from `fixtures/fressian/`, both recording
+/// `:consistency-models [:snapshot-isolation]`): the G2-item history is
+/// valid under that model, as recorded, where the default
+/// strict-serializable would say NO. `test.edn` wins over both; a damaged
+/// `test.jepsen` is a note with its place, and the next file (or the
+/// flags, marked in the row) is used.
+#[test]
+fn options_come_from_test_jepsen_and_test_fressian() {
+    let store = Store::new("jepsen-files");
+    let fressian = |name: &str| {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures/fressian")
+            .join(name)
+    };
+    let copy = |dir: &Path, name: &str| {
+        std::fs::copy(fressian(name), dir.join(name)).expect("copy fixture");
+    };
+    let g2 = "fixtures/check/g2-item.edn";
+    let run = |name: &str, test_edn: Option<&str>| store.run(name, g2, Some(VALID), test_edn);
+    copy(&run("a-jepsen/20240101T000000.000Z", None), "test.jepsen");
+    copy(
+        &run("b-fressian/20240101T000000.000Z", None),
+        "test.fressian",
+    );
+    let both = run("c-edn-wins", Some("{:consistency-models [:serializable]}"));
+    copy(&both, "test.jepsen");
+    let damaged = run("d-damaged-then-fressian", None);
+    copy(&damaged, "test.fressian");
+    let jepsen = std::fs::read(fressian("test.jepsen")).expect("read");
+    std::fs::write(damaged.join("test.jepsen"), &jepsen[..jepsen.len() - 9]).expect("write");
+    let only_damaged = run("e-damaged-only", None);
+    let mut flipped = jepsen.clone();
+    // A byte of the root test map's block (before the two index blocks,
+    // 244 bytes): its checksum fails.
+    let at = flipped.len() - 300;
+    flipped[at] ^= 0x55;
+    std::fs::write(only_damaged.join("test.jepsen"), &flipped).expect("write");
+
+    let o = recheck(&["--format", "json", store.path()]);
+    let rows = json_rows(&o);
+    let row = |run: &str| -> &Value {
+        rows.iter()
+            .find(|r| r["run"].as_str().is_some_and(|n| n.starts_with(run)))
+            .unwrap_or_else(|| panic!("no row {run}: {rows:?}"))
+    };
+    let models = |r: &Value| r["consistency_models"].to_string();
+    for run in ["a-jepsen", "b-fressian"] {
+        let r = row(run);
+        assert_eq!(models(r), "[\"snapshot-isolation\"]", "{r}");
+        assert_eq!(r["agreement"], "yes", "{r}");
+        assert_eq!(r["test_name"], "append-si", "{r}");
+        assert_eq!(r["start_time"], "20240101T000000.000Z", "{r}");
+    }
+    assert_eq!(row("a-jepsen")["options_from"], "test.jepsen");
+    assert_eq!(row("b-fressian")["options_from"], "test.fressian");
+    let r = row("c-edn-wins");
+    assert_eq!(
+        (r["options_from"].as_str(), models(r).as_str()),
+        (Some("test.edn"), "[\"serializable\"]")
+    );
+    assert_eq!(r["agreement"], "no", "{r}");
+    let r = row("d-damaged-then-fressian");
+    assert_eq!(r["options_from"], "test.fressian", "{r}");
+    assert_eq!(
+        r["options_unreadable"].to_string(),
+        "[\"test.jepsen\"]",
+        "{r}"
+    );
+    assert_eq!(r["agreement"], "yes", "{r}");
+    let note = r["notes"][0].as_str().unwrap_or_default();
+    assert!(
+        note.contains("test.jepsen: ")
+            && note.contains("at byte")
+            && note.ends_with("using the options of test.fressian"),
+        "{note}"
+    );
+    // Nothing readable: the flags, never silently.
+    let r = row("e-damaged-only");
+    assert_eq!(r["options_from"], "flags", "{r}");
+    assert_eq!(models(r), "[\"strict-serializable\"]", "{r}");
+    let note = r["notes"][0].as_str().unwrap_or_default();
+    assert!(
+        note.contains("checksum") && note.ends_with("using the command line's options"),
+        "{note}"
+    );
+
+    // The table names the source of each run's options.
+    let o = recheck(&["-j", "1", store.path()]);
+    let table = String::from_utf8_lossy(&o.stdout);
+    let line = |run: &str| {
+        table
+            .lines()
+            .find(|l| l.starts_with(run))
+            .unwrap_or_default()
+            .to_string()
+    };
+    assert!(
+        table.lines().next().is_some_and(|h| h.contains("options")),
+        "{table}"
+    );
+    assert!(line("a-jepsen").contains("test.jepsen"), "{table}");
+    assert!(
+        line("e-damaged-only").contains("flags (test.jepsen unreadable)"),
+        "{table}"
+    );
+    assert!(table.contains("note: e-damaged-only: "), "{table}");
 }

@@ -167,6 +167,39 @@ pub fn dbcop_bincode(data: &[u8]) {
     build_and_report(Format::Dbcop, data.len(), ops);
 }
 
+/// `fressian`: the Fressian decoder (one value, a stream, a map whose
+/// values are skipped) and the `test.jepsen` reader, on the same bytes.
+/// Besides never panicking: an error's offset lies inside the input, and
+/// every decoded value's EDN reads back (unless nested past the EDN
+/// reader's depth: tags add levels).
+pub fn fressian(data: &[u8]) {
+    use isocheck::store::{fressian as f, jepsen_file};
+    let limits = f::Limits::default();
+    let results = [
+        f::decode(data, limits).map(|v| vec![v]),
+        f::decode_all(data, limits),
+        f::decode_map(data, limits, &|_| false).map(|v| vec![v]),
+    ];
+    for r in results {
+        match r {
+            Ok(values) => {
+                for v in &values {
+                    let text = v.to_edn();
+                    if let Err(e) = edn::read_all(&text) {
+                        let deep = matches!(e.problem, edn::Problem::TooDeep(_));
+                        assert!(deep, "unreadable EDN ({:?}): {text}", e.problem);
+                    }
+                }
+            }
+            Err(e) => assert!(e.at <= data.len(), "{e} in {} bytes", data.len()),
+        }
+    }
+    let _ = jepsen_file::read_test_map(
+        &mut std::io::Cursor::new(data),
+        &["name", "consistency-models"],
+    );
+}
+
 /// What separates the client logs of one `cobra_log` input.
 pub const COBRA_SEPARATOR: &[u8] = b"NEXTLOG";
 /// At most this many client logs per input; the rest stays in the last one.

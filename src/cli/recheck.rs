@@ -16,7 +16,7 @@ use super::{output, OutputFormat, EXIT_INPUT};
 use isocheck::history::LoadOptions;
 use isocheck::limits;
 use isocheck::report::html::{self, TableRow};
-use isocheck::store::{self, Agreement, Recorded, Run, RunOptions};
+use isocheck::store::{self, Agreement, Recorded, Run, RunOptions, TestFile};
 use isocheck::{CheckOptions, Validity};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -39,8 +39,11 @@ const TIMEOUT_HELP: &str = "Give up on a history after this many seconds, counte
 pub struct RecheckArgs {
     /// A Jepsen store directory (or any directory holding `**/history.edn`).
     pub store: PathBuf,
-    /// Options for runs whose `test.edn` does not record them (a run's
-    /// recorded `:consistency-models`, `:anomalies` and `:*-keys?` win).
+    /// Options for runs whose test map does not record them (a run's
+    /// recorded `:consistency-models`, `:anomalies` and `:*-keys?` win;
+    /// the test map is read from `test.edn`, else `test.jepsen`, else
+    /// `test.fressian`). Without `--timeout`, solving stops after 60 s per
+    /// history.
     #[command(flatten)]
     pub model: ModelArgs,
     /// Histories checked at once (default: every core).
@@ -75,6 +78,9 @@ pub struct HistoryArgs {
     /// Also write the run's HTML report to this file.
     #[arg(long, value_name = "FILE")]
     pub html: Option<PathBuf>,
+    /// The file the options came from, named in an error they cause.
+    #[arg(long, value_name = "FILE", hide = true)]
+    pub recorded_in: Option<String>,
     // Last: the heading it opens holds only its own options.
     #[command(flatten)]
     pub jepsen: JepsenArgs,
@@ -94,6 +100,18 @@ pub struct Row {
     pub run: String,
     pub workload: String,
     pub consistency_models: Vec<String>,
+    /// The file the run's options came from (`test.edn`, `test.jepsen`,
+    /// `test.fressian`), or `flags` (the command line's).
+    pub options_from: String,
+    /// Test files that could not be read (a note says why): the options
+    /// came from the next one, or the flags.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub options_unreadable: Vec<String>,
+    /// The test's `:name` and `:start-time`, when its test map has them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub test_name: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub start_time: Option<String>,
     pub recorded: Option<Recorded>,
     pub ours: Option<Ours>,
     pub agreement: Agreement,
@@ -203,8 +221,9 @@ pub fn run_history(a: &HistoryArgs) -> ExitCode {
         let timeout = opts.solve.timeout.or(Some(DEFAULT_TIMEOUT));
         let load = a.input.load_options();
         let html = a.html.as_deref();
+        let from = a.recorded_in.as_deref();
         limits::run(timeout, || {
-            verdict(&a.file, &load, &opts, html, &mut workload)
+            verdict(&a.file, &load, &opts, (html, from), &mut workload)
         })
         .unwrap_or_else(|stop| Ok(stopped(&stop)))
     });
@@ -221,6 +240,10 @@ fn unreadable_row(u: &store::Unreadable) -> Row {
         run: u.name.display().to_string(),
         workload: "-".into(),
         consistency_models: Vec::new(),
+        options_from: "-".into(),
+        options_unreadable: Vec::new(),
+        test_name: None,
+        start_time: None,
         recorded: None,
         ours: None,
         agreement: Agreement::NotCompared,
@@ -376,13 +399,8 @@ fn check_run(
 ) -> Row {
     let start = Instant::now();
     let mut notes = Vec::new();
-    let options = run.test.as_deref().map_or(Ok(RunOptions::default()), |p| {
-        read_with(p, store::recorded_options)
-    });
-    let options = options.unwrap_or_else(|e| {
-        notes.push(format!("{e}; using the command line's options"));
-        RunOptions::default()
-    });
+    let source = run_options(run, &mut notes);
+    let options = source.options;
     // A run of one of Jepsen's standard checkers is checked as its
     // workload, and compared with that checker's recorded result.
     let checker = options.checker_workload();
@@ -402,6 +420,11 @@ fn check_run(
         .into_iter()
         .collect();
     flags.extend(children.flags.iter().map(OsString::from));
+    flags.extend(
+        source
+            .from
+            .map(|f| OsString::from(format!("--recorded-in={}", f.name()))),
+    );
     let check = |opts: &CheckOptions, flags: &[OsString], workload: &mut Option<String>| {
         let exe = exe.map_err(String::clone)?;
         let child = Child { exe, flags, stop };
@@ -452,11 +475,61 @@ fn check_run(
             .unwrap_or_else(|| vec!["strict-serializable".into()]),
         agreement,
         reason,
+        options_from: source.from.map_or("flags", TestFile::name).into(),
+        options_unreadable: source.unreadable.iter().map(|f| f.name().into()).collect(),
+        test_name: options.name.clone(),
+        start_time: options.start_time.clone(),
         recorded,
         ours,
         seconds: start.elapsed().as_secs_f64(),
         notes,
         report,
+    }
+}
+
+/// Where a run's options came from.
+struct Source {
+    options: RunOptions,
+    /// The file they came from; `None` for the command line's.
+    from: Option<TestFile>,
+    /// Files tried before it that could not be read.
+    unreadable: Vec<TestFile>,
+}
+
+/// The options of the first of the run's test files that can be read
+/// (`test.edn`, `test.jepsen`, `test.fressian`); each one that cannot is
+/// a note naming it and where it is damaged, and the next is tried. None
+/// left: the command line's options, and the row says so.
+fn run_options(run: &Run, notes: &mut Vec<String>) -> Source {
+    let mut unreadable = Vec::new();
+    let mut errors = Vec::new();
+    let mut found = None;
+    for (kind, path) in &run.tests {
+        match store::read_options(*kind, path) {
+            Ok(options) => {
+                found = Some((*kind, options));
+                break;
+            }
+            Err(e) => {
+                unreadable.push(*kind);
+                errors.push(e);
+            }
+        }
+    }
+    let instead = found
+        .as_ref()
+        .map_or("the command line's options".into(), |(k, _)| {
+            format!("the options of {}", k.name())
+        });
+    notes.extend(errors.into_iter().map(|e| format!("{e}; using {instead}")));
+    let (from, options) = match found {
+        Some((kind, options)) => (Some(kind), options),
+        None => (None, RunOptions::default()),
+    };
+    Source {
+        options,
+        from,
+        unreadable,
     }
 }
 
@@ -719,17 +792,21 @@ fn stopped(stop: &limits::Stop) -> Ours {
 }
 
 /// Our verdict; fills in the workload from the history when the run did
-/// not name one.
+/// not name one. `html` is where its report goes, `from` the file the
+/// options came from (an error they cause names it).
 fn verdict(
     path: &Path,
     load: &LoadOptions,
     opts: &CheckOptions,
-    html: Option<&Path>,
+    (html, from): (Option<&Path>, Option<&str>),
     workload: &mut Option<String>,
 ) -> Result<Ours, String> {
     let h = isocheck::load(path, load).map_err(|d| d.to_string())?;
     workload.get_or_insert_with(|| h.workload.name().to_string());
-    let outcome = isocheck::check(&h, opts).map_err(|e| format!("{e} (recorded in test.edn)"))?;
+    let outcome = isocheck::check(&h, opts).map_err(|e| match from {
+        Some(file) => format!("{e} (recorded in {file})"),
+        None => e.to_string(),
+    })?;
     if let Some(file) = html {
         // No page is no link in the table; the verdict stands.
         let dir = file.parent().unwrap_or(Path::new("."));
@@ -744,15 +821,15 @@ fn verdict(
 }
 
 /// The columns of the table for people, in order.
-const COLUMNS: [&str; 7] = [
-    "run", "workload", "recorded", "isocheck", "agree", "time", "reason",
+const COLUMNS: [&str; 8] = [
+    "run", "workload", "options", "recorded", "isocheck", "agree", "time", "reason",
 ];
 
 /// The table for people, printed a line at a time as rows finish: the run
 /// column as wide as the longest run name, the others fixed (a longer cell
 /// pushes the rest of its line along), the reason last.
 struct Table {
-    widths: [usize; 6],
+    widths: [usize; 7],
     /// The status of the first failed write; nothing is written after it.
     failed: std::cell::Cell<Option<ExitCode>>,
 }
@@ -766,7 +843,7 @@ impl Table {
             .unwrap_or(0)
             .max(3);
         Table {
-            widths: [run, 12, 20, 20, 9, 8],
+            widths: [run, 12, 13, 20, 20, 9, 8],
             failed: std::cell::Cell::new(None),
         }
     }
@@ -783,7 +860,7 @@ impl Table {
 
     /// One line, its control characters escaped; after a failed write
     /// (a closed pipe, a full disk: said once) nothing more is written.
-    fn print(&self, cells: &[String; 7]) {
+    fn print(&self, cells: &[String; 8]) {
         if self.failed.get().is_some() {
             return;
         }
@@ -791,11 +868,11 @@ impl Table {
         for (i, (cell, w)) in cells.iter().zip(self.widths).enumerate() {
             // The time column is right-aligned.
             match i {
-                5 => text.push_str(&format!("{cell:>w$}  ")),
+                6 => text.push_str(&format!("{cell:>w$}  ")),
                 _ => text.push_str(&format!("{cell:<w$}  ")),
             }
         }
-        text.push_str(&cells[6]);
+        text.push_str(&cells[7]);
         let line = isocheck::report::excerpt::escape(text.trim_end()).into_owned() + "\n";
         self.failed.set(output::to_stdout(&line).err());
     }
@@ -806,14 +883,14 @@ impl Table {
 /// sight beside the run), then the notes.
 fn table_page(store: &Path, rows: &[Row]) -> String {
     let header = [
-        "run", "agree", "recorded", "isocheck", "reason", "workload", "time",
+        "run", "agree", "recorded", "isocheck", "reason", "workload", "options", "time",
     ];
     let table: Vec<TableRow> = rows
         .iter()
         .map(|r| {
-            let [run, workload, recorded, ours, agree, time, reason] = cells(r);
+            let [run, workload, options, recorded, ours, agree, time, reason] = cells(r);
             TableRow {
-                cells: vec![run, agree, recorded, ours, reason, workload, time],
+                cells: vec![run, agree, recorded, ours, reason, workload, options, time],
                 link: r.report.clone(),
                 class: match r.agreement {
                     Agreement::Yes => "agree",
@@ -845,7 +922,7 @@ fn notes(rows: &[Row]) -> String {
     out
 }
 
-fn cells(r: &Row) -> [String; 7] {
+fn cells(r: &Row) -> [String; 8] {
     let verdict = |valid: Validity, types: &[String]| match types {
         [] => valid.name().to_string(),
         [t] => format!("{} {t}", valid.name()),
@@ -854,6 +931,10 @@ fn cells(r: &Row) -> [String; 7] {
     [
         r.run.clone(),
         r.workload.clone(),
+        match r.options_unreadable.as_slice() {
+            [] => r.options_from.clone(),
+            bad => format!("{} ({} unreadable)", r.options_from, bad.join(", ")),
+        },
         r.recorded
             .as_ref()
             .map_or("-".into(), |x| verdict(x.valid, &x.anomaly_types)),

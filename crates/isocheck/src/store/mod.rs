@@ -3,8 +3,13 @@
 //!
 //! A Jepsen store is a tree of run directories, each holding a
 //! `history.edn`, usually a `results.edn` (the checkers' result map) and
-//! sometimes a `test.edn` (the test map). `latest`/`current` symlinks point
-//! back into the tree, so the walk never follows symlinks below the root.
+//! the test map: in `test.jepsen` (Jepsen 0.3 on, [`jepsen_file`]), in
+//! `test.fressian` (before, [`fressian`]), or in a `test.edn` a user
+//! wrote. `latest`/`current` symlinks point back into the tree, so the
+//! walk never follows symlinks below the root.
+
+pub mod fressian;
+pub mod jepsen_file;
 
 use crate::check::{CheckOptions, Validity};
 use crate::checkers::JepsenOptions;
@@ -23,8 +28,34 @@ pub struct Run {
     pub history: PathBuf,
     /// `results.edn` beside the history, when present.
     pub results: Option<PathBuf>,
-    /// `test.edn` beside the history, when present.
-    pub test: Option<PathBuf>,
+    /// The files beside the history that hold the test map, in the order
+    /// their options are taken ([`TestFile::ALL`]).
+    pub tests: Vec<(TestFile, PathBuf)>,
+}
+
+/// A file a run records its test map in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub enum TestFile {
+    /// `test.edn`: written by hand or by a user's own tooling; it wins.
+    Edn,
+    /// `test.jepsen`: Jepsen's block file (0.3 on).
+    Jepsen,
+    /// `test.fressian`: Jepsen's whole test map, before 0.3.
+    Fressian,
+}
+
+impl TestFile {
+    /// By precedence.
+    pub const ALL: [TestFile; 3] = [TestFile::Edn, TestFile::Jepsen, TestFile::Fressian];
+
+    /// The file's name (`test.edn`, `test.jepsen`, `test.fressian`).
+    pub fn name(self) -> &'static str {
+        match self {
+            TestFile::Edn => "test.edn",
+            TestFile::Jepsen => "test.jepsen",
+            TestFile::Fressian => "test.fressian",
+        }
+    }
 }
 
 /// What a walk of a store found: its runs, sorted by name, and the paths
@@ -88,7 +119,10 @@ fn visit(root: &Path, dir: &Path, entries: std::fs::ReadDir, store: &mut Store) 
             name: relative(root, dir),
             history,
             results: beside("results.edn"),
-            test: beside("test.edn"),
+            tests: TestFile::ALL
+                .into_iter()
+                .filter_map(|t| Some(t).zip(beside(t.name())))
+                .collect(),
         });
     }
     let mut subdirs = Vec::new();
@@ -279,10 +313,14 @@ fn keywords(n: Option<&Node>) -> Vec<String> {
     names
 }
 
-/// Checker options a run recorded in its `test.edn`; `None` where it says
+/// Checker options a run recorded in its test map; `None` where it says
 /// nothing, so the command line's value applies.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct RunOptions {
+    /// The test's `:name` and `:start-time`, for display.
+    pub name: Option<String>,
+    /// The test's `:start-time`, as written.
+    pub start_time: Option<String>,
     /// The test's `:workload` name (e.g. `append`), for display.
     pub workload: Option<String>,
     /// `:consistency-models`; `Some(vec![])` for an explicit nil.
@@ -303,13 +341,86 @@ pub struct RunOptions {
     pub negative_balances: Option<bool>,
 }
 
+/// The test map's keys the options are taken from.
+const TEST_KEYS: &[&str] = &[
+    "name",
+    "start-time",
+    "workload",
+    "consistency-models",
+    "anomalies",
+    "sequential-keys?",
+    "linearizable-keys?",
+    "wfr-keys?",
+    "total-amount",
+    "accounts",
+    "negative-balances?",
+];
+
+/// Files past this size are not read for their options: a `test.fressian`
+/// holds its history inline, and isocheck reads it whole.
+const MAX_FRESSIAN_FILE: u64 = 512 << 20;
+
+/// The options a run's test file records. An error names the file and
+/// where in it the problem is.
+pub fn read_options(kind: TestFile, path: &Path) -> Result<RunOptions, String> {
+    let named = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
+    let map = match kind {
+        TestFile::Edn => {
+            let text = std::fs::read_to_string(path).map_err(|e| named(&e))?;
+            return recorded_options(&text).map_err(|e| named(&e));
+        }
+        TestFile::Jepsen => {
+            let mut file = std::fs::File::open(path).map_err(|e| named(&e))?;
+            jepsen_file::read_test_map(&mut file, TEST_KEYS).map_err(|e| named(&e))?
+        }
+        TestFile::Fressian => {
+            let size = std::fs::metadata(path).map_err(|e| named(&e))?.len();
+            if size > MAX_FRESSIAN_FILE {
+                return Err(named(&format!(
+                    "{size} bytes: isocheck reads test.fressian files up to {MAX_FRESSIAN_FILE}"
+                )));
+            }
+            let bytes = std::fs::read(path).map_err(|e| named(&e))?;
+            let keep = |k: &fressian::Value| {
+                jepsen_file::key_name(k).is_some_and(|n| TEST_KEYS.contains(&n))
+            };
+            fressian::decode_map(&bytes, fressian::Limits::default(), &keep)
+                .map_err(|e| named(&e))?
+        }
+    };
+    fressian_options(&map).map_err(|e| named(&e))
+}
+
+/// The options of a test map read from Fressian: its wanted entries as EDN,
+/// read as a `test.edn` is.
+fn fressian_options(map: &fressian::Value) -> Result<RunOptions, String> {
+    let fressian::Value::Map(entries) = map else {
+        return Err("the test map is not a map".into());
+    };
+    let kept: Vec<(fressian::Value, fressian::Value)> = entries
+        .iter()
+        .filter(|(k, v)| {
+            jepsen_file::key_name(k).is_some_and(|n| TEST_KEYS.contains(&n))
+                && *v != fressian::Value::Skipped
+        })
+        .cloned()
+        .collect();
+    let text = fressian::Value::Map(kept).to_edn();
+    let forms = edn::read_all(&text)
+        .map_err(|e| format!("its test map could not be carried over: {}", e.problem))?;
+    Ok(forms.first().map(options_of).unwrap_or_default())
+}
+
 /// The options in the text of a `test.edn`: top-level keys named as Elle's
 /// checker options, which is where Jepsen test suites pass them.
 pub fn recorded_options(test_edn: &str) -> Result<RunOptions, RecordError> {
     let forms = read("test.edn", test_edn)?;
-    let Some(test) = forms.first().map(Node::untagged) else {
-        return Ok(RunOptions::default());
-    };
+    Ok(forms.first().map(options_of).unwrap_or_default())
+}
+
+/// The options a test map (EDN) records.
+fn options_of(test: &Node) -> RunOptions {
+    let test = test.untagged();
     let flag = |name: &str| match test.get(name).map(|n| &n.kind) {
         Some(Kind::Bool(b)) => Some(*b),
         Some(Kind::Nil) => Some(false),
@@ -321,7 +432,15 @@ pub fn recorded_options(test_edn: &str) -> Result<RunOptions, RecordError> {
             _ => keywords(Some(n)),
         })
     };
-    Ok(RunOptions {
+    let text = |name: &str| {
+        test.get(name).and_then(|n| match &n.untagged().kind {
+            Kind::Str(s) => Some(s.to_string()),
+            _ => None,
+        })
+    };
+    RunOptions {
+        name: text("name"),
+        start_time: text("start-time"),
         workload: test.get("workload").and_then(|n| match &n.kind {
             Kind::Keyword(k) | Kind::Symbol(k) => Some(k.to_string()),
             Kind::Str(s) => Some(s.to_string()),
@@ -340,7 +459,7 @@ pub fn recorded_options(test_edn: &str) -> Result<RunOptions, RecordError> {
             _ => None,
         }),
         negative_balances: flag("negative-balances?"),
-    })
+    }
 }
 
 impl RunOptions {
@@ -598,6 +717,6 @@ mod tests {
         assert_eq!(runs.len(), 1);
         assert_eq!(runs[0].name, Path::new("test-a/20200101T000000.000Z"));
         assert!(runs[0].results.is_some());
-        assert!(runs[0].test.is_none());
+        assert!(runs[0].tests.is_empty());
     }
 }
