@@ -10,7 +10,9 @@ use rustsat::{solvers::ControlSignal, types::Lit, utils::from_raw_parts_maybe_nu
 
 use super::{LearnCallbackPtr, TermCallbackPtr};
 
-include!(concat!(env!("OUT_DIR"), "/bindings.rs"));
+// Generated ahead of time by scripts/cadical-bindings.sh (the original
+// generates them with bindgen at build time).
+include!("bindings.rs");
 
 // Raw callbacks forwarding to user callbacks
 pub unsafe extern "C" fn rustsat_ccadical_terminate_cb(ptr: *mut c_void) -> c_int {

@@ -4,48 +4,16 @@
 //!
 //! **Note**: at the moment this crate is known to not work on Windows since CaDiCaL is non-trivial to get to work on Windows.
 //!
+//! **isocheck's fork** (crate `isocheck-cadical`, see `FORK.md`): the same interface to the same
+//! bundled CaDiCaL 2.2.1, built the same way as `rustsat-cadical` 0.7.5 with its default features,
+//! but with the Rust bindings generated ahead of time (`src/bindings.rs`), so that building needs
+//! a C/C++ compiler and no libclang. Other CaDiCaL versions and the `debug`, `tracing`, `pigeons`
+//! and `git` features are not in the fork.
+//!
 //! ## Features
 //!
-//! - `debug`: if this feature is enabled, the Cpp library will be built with debug and check
-//!   functionality if the Rust project is built in debug mode. API tracing via the
-//!   `CADICAL_API_TRACE` environment variable is also enabled in debug mode.
-//! - `safe`: disable writing through `popen` for more safe usage of the library in applications
 //! - `quiet`: exclude message and profiling code (logging too)
 //! - `logging`: include logging code (but disabled by default)
-//! - `tracing`: always include CaDiCaL API tracing via the `CADICAL_API_TRACE` environment
-//!   variable and the [`CaDiCaL::trace_api_calls`] method
-//!
-//! ## CaDiCaL Versions
-//!
-//! CaDiCaL versions can be selected via cargo crate features.
-//! All CaDiCaL versions from
-//! [Version 1.5.0](https://github.com/arminbiere/cadical/releases/tag/rel-1.5.0)
-//! up to
-//! [Version 2.2.1](https://github.com/arminbiere/cadical/releases/tag/rel-2.2.1)
-//! are available. For the full list of versions and the changelog see
-//! [the CaDiCaL releases](https://github.com/arminbiere/cadical/releases).
-//!
-//! Without any features selected, the newest version will be used.
-//! If conflicting CaDiCaL versions are requested, the newest requested version will be selected.
-//!
-//! If the determined version is _not_ the newest available, and no custom source directory is
-//! specified (see customization below), the CaDiCaL source code is downloaded at compile time,
-//! which requires network access.
-//!
-//! ## Customization
-//!
-//! In order to build a custom version of CaDiCaL, this crate supports two environment variables to
-//! customize the Cpp source code that CaDiCaL is built from.
-//!
-//! - `CADICAL_PATCHES` allows to specify a list of colon-separated paths to patch files that will
-//!   be applied to the CaDiCaL source repository before building it. These patches are applied
-//!   in order of appearance _after_ the patches of this crate have been applied.
-//! - `CADICAL_SRC_DIR` allows for overriding where the Cpp library is built from. By default this
-//!   crate fetches the appropriate code from [the GitHub
-//!   repository](https://github.com/arminbiere/cadical). If this variable is set, the directory specified
-//!   there is used instead. Note that when using this variable, the crate will not apply any
-//!   patches, the user is responsible for applying the appropriate and necessary patches from the
-//!   [`patches/`](https://github.com/chrjabs/rustsat/tree/main/cadical/patches) directory.
 //!
 //! ## Cpp Compiler Features
 //!
@@ -81,11 +49,6 @@
 //! Bumps in the MSRV will _not_ be considered breaking changes. If you need a specific MSRV, make
 //! sure to pin a precise version of RustSAT.
 //!
-//! Note that the specified minimum-supported Rust version only applies if the _newest_ version of
-//! CaDiCaL is build.
-//! Older versions are pulled down via the [`git2`](https://crates.io/crates/git2) crate, which has
-//! transitive dependencies that have a higher MSRV.
-//!
 //! ## Compiling on Windows / Cross Compilation
 //!
 //! Compiling this crate under Windows can be a bit challenging, but it can be done.
@@ -100,7 +63,8 @@
 //! configuration](https://github.com/marceline-cramer/saturn-v/blob/f8bcdc24857bce232981518bb4bec2c8cfcc6acf/.github/workflows/release.yml).
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
-#![warn(clippy::pedantic)]
+// The original warns of `clippy::pedantic`; the fork keeps its code as it is,
+// so it takes the workspace's lints (`cargo clippy -- -D warnings`) only.
 #![warn(missing_docs)]
 #![warn(missing_debug_implementations)]
 
@@ -566,21 +530,6 @@ impl CaDiCaL<'_, '_> {
             }
             .into()),
         }
-    }
-
-    /// Trace the CaDiCaL API calls to a file at the given path
-    ///
-    /// # Errors
-    ///
-    /// - If opening the file fails
-    /// - [`NulError`] if the provided path contains a nul byte
-    #[cfg(feature = "tracing")]
-    pub fn trace_api_calls<P: AsRef<Path>>(&mut self, path: P) -> anyhow::Result<()> {
-        let path = CString::new(path.as_ref().to_string_lossy().as_bytes())?;
-        if unsafe { ffi::ccadical_trace_api_calls(self.handle, path.as_ptr()) } > 0 {
-            anyhow::bail!("failed to open file path for tracing");
-        }
-        Ok(())
     }
 
     /// Attaches a proof tracer of a given format, writing to a specified path
@@ -1405,12 +1354,6 @@ mod test {
     };
 
     use super::{CaDiCaL, Config, Limit, ProofFormat};
-
-    rustsat_solvertests::basic_unittests!(CaDiCaL, "cadical-[major].[minor].[patch]");
-    rustsat_solvertests::termination_unittests!(CaDiCaL);
-    rustsat_solvertests::learner_unittests!(CaDiCaL);
-    rustsat_solvertests::freezing_unittests!(CaDiCaL);
-    rustsat_solvertests::propagating_unittests!(CaDiCaL);
 
     #[test]
     fn configure() {

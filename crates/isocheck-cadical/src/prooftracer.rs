@@ -280,17 +280,6 @@ impl CaDiCaLClause<'_> {
     }
 }
 
-#[cfg(feature = "pigeons")]
-impl pigeons::ConstraintLike<rustsat::types::Var> for CaDiCaLClause<'_> {
-    fn rhs(&self) -> isize {
-        1
-    }
-
-    fn sum_iter(&self) -> impl Iterator<Item = (isize, pigeons::Axiom<rustsat::types::Var>)> {
-        self.iter().map(|l| (1, pigeons::Axiom::from(l)))
-    }
-}
-
 /// An assignment passed from CaDiCaL
 ///
 /// This performs lazy conversion to [`Lit`] in order to avoid unnecessary memory allocations and
