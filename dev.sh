@@ -61,6 +61,10 @@ cmd_ci() {
     scripts/db.sh start postgres
     scripts/db.sh start mariadb
     cmd_test
+    # The default build needs a C/C++ compiler and no libclang: shown by
+    # building the crates with C/C++ steps from their packages with every
+    # libclang hidden (scripts/build-without-libclang.sh, docs/tests.md).
+    scripts/build-without-libclang.sh
     # A short bounded fuzz run of every target (skips, saying why, without
     # a nightly toolchain): catches a target that no longer builds or that
     # crashes on its seeds or soon after. A fixed seed, so that CI's inputs

@@ -10,6 +10,8 @@
 #     built from scratch from those packages, in a mount namespace where every
 #     libclang on the machine reads as an empty file. A file the build needs
 #     but the package leaves out fails here too.
+# `--install ROOT` does, in place of 2, the user's `cargo install --path .
+# --root ROOT` (a release build of the whole binary: minutes; not in CI).
 # Needs `unshare` (util-linux) and root, or unprivileged user namespaces.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,6 +21,7 @@ cd "$(dirname "$0")/.."
 LIB_DIRS=(/usr/lib /usr/lib64 /usr/local/lib /lib /lib64 /opt)
 
 if [ "${1:-}" = --inside ]; then
+    install_root=${2:-}
     hidden=0
     while IFS= read -r -d '' lib; do
         mount --bind /dev/null "$lib"
@@ -33,8 +36,15 @@ if [ "${1:-}" = --inside ]; then
     done < <(find -L "${LIB_DIRS[@]}" -name 'libclang*.so*' -print0 2>/dev/null)
     echo "build-without-libclang: $hidden libclang files hidden"
     # A target directory of its own, emptied first: every build script runs.
-    export CARGO_TARGET_DIR=target/no-libclang
+    export CARGO_TARGET_DIR=target/no-libclang${install_root:+-install}
     rm -rf "$CARGO_TARGET_DIR"
+    # Only whether it builds matters: no debug info, no incremental state
+    # (less CPU time and disk).
+    export CARGO_PROFILE_DEV_DEBUG=false CARGO_INCREMENTAL=0
+    if [ -n "$install_root" ]; then
+        cargo install --locked --path . --root "$install_root"
+        exit 0
+    fi
     cargo package --locked --allow-dirty --quiet -p isocheck-cadical -p isocheck
     echo "build-without-libclang: isocheck-cadical and isocheck built from their packages without libclang"
     exit 0
@@ -47,8 +57,12 @@ if grep -E '^(bindgen|clang-sys) ' <<<"$graph"; then
 fi
 echo "build-without-libclang: no bindgen or clang-sys in the default build"
 
+install_root=""
+if [ "${1:-}" = --install ]; then
+    install_root=$(realpath -m "${2:?--install needs a directory}")
+fi
 if [ "$(id -u)" -eq 0 ]; then
-    exec unshare --mount --propagation private "$0" --inside
+    exec unshare --mount --propagation private "$0" --inside "$install_root"
 else
-    exec unshare --map-root-user --mount --propagation private "$0" --inside
+    exec unshare --map-root-user --mount --propagation private "$0" --inside "$install_root"
 fi
