@@ -79,8 +79,8 @@ fn main() {
 /// their first lines): new sources need new bindings.
 fn check_bindings_version() {
     let bindings = fs::read_to_string("src/bindings.rs").expect("Cannot read src/bindings.rs");
-    let mut bundled =
-        fs::read_to_string(Path::new(CADICAL_DIR).join("VERSION")).expect("Cannot read CaDiCaL version");
+    let mut bundled = fs::read_to_string(Path::new(CADICAL_DIR).join("VERSION"))
+        .expect("Cannot read CaDiCaL version");
     bundled.retain(|c| c != '\n');
     assert_eq!(
         bundled, CADICAL_VERSION,

@@ -31,7 +31,8 @@ fn generate(crate_dir: &Path, out_file: &Path) -> Result<(), String> {
     let version = version.trim();
     // Paths relative to the crate, as the original's build script gives them
     // (bindgen matches `allowlist_file` against the paths it opens).
-    env::set_current_dir(crate_dir).map_err(|e| format!("entering {}: {e}", crate_dir.display()))?;
+    env::set_current_dir(crate_dir)
+        .map_err(|e| format!("entering {}: {e}", crate_dir.display()))?;
     let header_path = "cppsrc/src/ccadical.h";
     let bindings = bindgen::Builder::default()
         .rust_target("1.77.0".parse().map_err(|e| format!("{e}"))?)
