@@ -8,29 +8,12 @@
 mod common;
 
 use common::run::{
-    checks_valid, completions, finishes_within, first_ops, isocheck, read, scratch,
-    silent_listener, spawn_run, stderr,
+    checks_valid, completions, finishes_within, first_ops, isocheck, read, recheck_agrees, run,
+    scratch, silent_listener, spawn_run, stderr,
 };
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Output;
 use std::time::Duration;
-
-/// Runs `isocheck run` into `store` and returns its output and the run's
-/// directory (`latest`).
-fn run(store: &Path, args: &[&str]) -> (Output, PathBuf) {
-    let mut all = vec!["run", "--store", store.to_str().expect("utf-8 path")];
-    all.extend_from_slice(args);
-    (isocheck(&all), store.join("latest"))
-}
-
-/// `recheck` of the store agrees with each of its `runs` runs' results.
-fn recheck_agrees(store: &Path, runs: usize) {
-    let recheck = isocheck(&["recheck", store.to_str().expect("utf-8")]);
-    let table = String::from_utf8_lossy(&recheck.stdout).into_owned();
-    assert!(recheck.status.success(), "{table}{}", stderr(&recheck));
-    let agree = format!("{runs} agree, 0 disagree");
-    assert!(table.contains(&agree), "{table}");
-}
 
 #[test]
 fn sqlite_runs_are_serializable_and_recheck_agrees() {

@@ -7,10 +7,9 @@
 
 mod common;
 
-use common::run::{completions, isocheck, read, scratch, stderr};
+use common::run::{completions, read, recheck_agrees, run, scratch, stderr};
 use common::{skip, Need};
-use std::path::{Path, PathBuf};
-use std::process::Output;
+use std::path::Path;
 
 const CLIENT: &str = "exec:examples/exec-sqlite.py";
 
@@ -32,22 +31,6 @@ fn have_python() -> bool {
         );
     }
     ok
-}
-
-fn run(store: &Path, args: &[&str]) -> (Output, PathBuf) {
-    let mut all = vec!["run", "--store", store.to_str().expect("utf-8 path")];
-    all.extend_from_slice(args);
-    (isocheck(&all), store.join("latest"))
-}
-
-fn recheck_agrees(store: &Path, runs: usize) {
-    let recheck = isocheck(&["recheck", store.to_str().expect("utf-8")]);
-    let table = String::from_utf8_lossy(&recheck.stdout).into_owned();
-    assert!(recheck.status.success(), "{table}{}", stderr(&recheck));
-    assert!(
-        table.contains(&format!("{runs} agree, 0 disagree")),
-        "{table}"
-    );
 }
 
 #[test]

@@ -170,3 +170,20 @@ pub fn checks_valid(history: &Path, model: &str) {
         stderr(&out)
     );
 }
+
+/// Runs `isocheck run` into `store` and returns its output and the run's
+/// directory (`latest`).
+pub fn run(store: &Path, args: &[&str]) -> (Output, PathBuf) {
+    let mut all = vec!["run", "--store", store.to_str().expect("utf-8 path")];
+    all.extend_from_slice(args);
+    (isocheck(&all), store.join("latest"))
+}
+
+/// `recheck` of the store agrees with each of its `runs` runs' results.
+pub fn recheck_agrees(store: &Path, runs: usize) {
+    let recheck = isocheck(&["recheck", store.to_str().expect("utf-8")]);
+    let table = String::from_utf8_lossy(&recheck.stdout).into_owned();
+    assert!(recheck.status.success(), "{table}{}", stderr(&recheck));
+    let agree = format!("{runs} agree, 0 disagree");
+    assert!(table.contains(&agree), "{table}");
+}

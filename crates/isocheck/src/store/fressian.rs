@@ -17,6 +17,7 @@
 //! built ([`decode_map`]), so a test map's inline history costs its cached
 //! values only.
 
+use crate::history::edn;
 use crate::limits;
 
 /// A value read from Fressian, with Clojure's and Jepsen's types.
@@ -949,7 +950,7 @@ impl Value {
             Bool(b) => out.push_str(if *b { "true" } else { "false" }),
             Int(n) => out.push_str(&n.to_string()),
             Double(d) => out.push_str(&edn_double(*d)),
-            Str(s) => edn_string(s, out),
+            Str(s) => edn::write_string(s, out),
             Keyword { ns, name } => named(":", ns, name, out),
             Symbol { ns, name } => named("", ns, name, out),
             Char(c) => match char::from_u32(*c) {
@@ -1081,24 +1082,8 @@ fn named(prefix: &str, ns: &Option<String>, name: &str, out: &mut String) {
         out.push_str(prefix);
         out.push_str(&full);
     } else {
-        edn_string(&full, out);
+        edn::write_string(&full, out);
     }
-}
-
-fn edn_string(s: &str, out: &mut String) {
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            '\r' => out.push_str("\\r"),
-            c if c.is_control() => out.push_str(&format!("\\u{:04X}", u32::from(c))),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
 }
 
 fn edn_double(d: f64) -> String {
