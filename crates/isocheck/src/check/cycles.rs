@@ -70,12 +70,15 @@ pub struct SccFindings {
     pub cycle_exists: Vec<CycleExists>,
 }
 
-/// Searches one strongly connected component (vertices sorted).
-pub fn search_scc(g: &Graph, scc: &[u32], specs: &[Spec]) -> SccFindings {
+/// Searches one strongly connected component (vertices sorted) for the
+/// types in `specs`. `earlier` are the cycles an earlier search of this
+/// component found: the types they imply are not searched again, as if
+/// their specs had been searched with these.
+pub fn search_scc(g: &Graph, scc: &[u32], specs: &[Spec], earlier: &[FoundCycle]) -> SccFindings {
     let sub = Sub::new(g, scc);
     let cycle_exists = cycle_exists(&sub);
     let impossible = impossible_types(&cycle_exists);
-    let mut redundant: BTreeSet<&'static str> = BTreeSet::new();
+    let mut redundant = lattice::all_implied_anomalies(earlier.iter().map(FoundCycle::name));
     let mut cycles = Vec::new();
     for &spec in specs {
         if redundant.contains(spec.name()) || impossible.contains(&spec) {

@@ -1474,4 +1474,26 @@ mod tests {
             assert_eq!(anomaly_depth(a).is_some(), expect, "{a}");
         }
     }
+
+    /// `check::analyze` searches the cycle types no requested model
+    /// prohibits apart, and only when the verdict reports something. That
+    /// changes nothing else only if no such type implies a prohibited one
+    /// (it would make that type's search redundant) and none rules out a
+    /// model whose graph is prohibited (the solver would skip it).
+    #[test]
+    fn unprohibited_cycle_types_touch_nothing_prohibited() {
+        for m in known_models() {
+            let mut prohibited = prohibited_anomalies(Some(&[m]), &[]);
+            drop_covered_characterisations(&mut prohibited, Some(&[m]));
+            for x in cycle_anomalies().into_iter().filter(|x| !prohibited.contains(x)) {
+                for y in all_implied_anomalies([x]) {
+                    assert!(!prohibited.contains(y), "{m}: {x} implies prohibited {y}");
+                }
+                for graph in MODEL_GRAPHS.iter().filter(|g| prohibited.contains(g.anomaly())) {
+                    let ruled_out = impossible_models([x]);
+                    assert!(!ruled_out.contains(graph.model), "{m}: {x} rules out {}", graph.model);
+                }
+            }
+        }
+    }
 }

@@ -28,6 +28,7 @@ use crate::limits::{self, Stage};
 use crate::progress::Unit;
 use models::Model;
 use std::collections::BTreeSet;
+use std::ops::Range;
 use taxonomy::Variant;
 
 /// What to check, with Elle's option names and defaults.
@@ -260,12 +261,17 @@ pub fn analyze(history: &History, opts: &CheckOptions) -> Result<Analysis, Optio
     limits::stage(Stage::Graph);
     analysis.graph = Graph::new(history.txns.len(), &deps);
     limits::stage(Stage::Cycles);
-    let specs = cycles::specs(order);
     let components = sccs(&analysis.graph);
+    let (reported, unreported): (Vec<cycles::Spec>, Vec<cycles::Spec>) = cycles::specs(order)
+        .into_iter()
+        .partition(|s| analysis.reportable.contains(s.name()));
+    let mut found_in = Vec::with_capacity(components.len());
     for (i, scc) in components.iter().enumerate() {
         limits::at(i, components.len(), Unit::Components);
-        let found = cycles::search_scc(&analysis.graph, scc, &specs);
+        let found = cycles::search_scc(&analysis.graph, scc, &reported, &[]);
+        let start = analysis.cycles.len();
         analysis.cycles.extend(found.cycles);
+        found_in.push(start..analysis.cycles.len());
         analysis.cycle_exists.extend(found.cycle_exists);
     }
     // A characterised model's graph is reported, and rules models out, only
@@ -316,7 +322,35 @@ pub fn analyze(history: &History, opts: &CheckOptions) -> Result<Analysis, Optio
     uncertain::decide_all(&mut analysis, &implied, &open, &session, &opts.solve);
     analysis.unchecked.extend(undecided);
     verdict::name_proven_models(&mut analysis);
+    search_unreported(&mut analysis, &components, &found_in, &unreported);
     Ok(analysis)
+}
+
+/// Searches the components for the cycle types nothing reports, which only
+/// `:not` and `:also-not` use (Elle draws the boundary from every anomaly
+/// found): so only when the verdict reports something. A valid history is
+/// spared the search, which can cost far more than the rest of the check
+/// (a giant component where no cycle of a type exists is searched once
+/// from every anchor edge). Searching these types apart changes nothing
+/// else: a type reported is prohibited, so is every type implying it, so a
+/// type not reported never makes a reported one redundant, nor rules out a
+/// model whose graph is decided.
+fn search_unreported(
+    analysis: &mut Analysis,
+    components: &[Vec<u32>],
+    found_in: &[Range<usize>],
+    unreported: &[cycles::Spec],
+) {
+    if unreported.is_empty() || verdict::verdict(analysis).anomalies.is_empty() {
+        return;
+    }
+    limits::stage(Stage::Cycles);
+    for (i, (scc, earlier)) in components.iter().zip(found_in).enumerate() {
+        limits::at(i, components.len(), Unit::Components);
+        let earlier = &analysis.cycles[earlier.clone()];
+        let found = cycles::search_scc(&analysis.graph, scc, unreported, earlier);
+        analysis.cycles.extend(found.cycles);
+    }
 }
 
 /// Whether garbage reads are left out, as Elle leaves them out: asked for

@@ -750,7 +750,7 @@ fn shared_name<'c>(
 fn found_cycles(g: &Graph, specs: &[cycles::Spec]) -> Vec<FoundCycle> {
     super::sccs(g)
         .iter()
-        .flat_map(|scc| cycles::search_scc(g, scc, specs).cycles)
+        .flat_map(|scc| cycles::search_scc(g, scc, specs, &[]).cycles)
         .collect()
 }
 
