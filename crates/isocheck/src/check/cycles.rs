@@ -70,17 +70,67 @@ pub struct SccFindings {
     pub cycle_exists: Vec<CycleExists>,
 }
 
-/// Searches one strongly connected component (vertices sorted) for the
-/// types in `specs`. `earlier` are the cycles an earlier search of this
-/// component found: the types they imply are not searched again, as if
-/// their specs had been searched with these.
-pub fn search_scc(g: &Graph, scc: &[u32], specs: &[Spec], earlier: &[FoundCycle]) -> SccFindings {
+/// What a search looks for: cycle types, and the models whose graphs'
+/// cycles it decides (Elle's cycle-exists pass).
+#[derive(Debug, Default)]
+pub struct Wanted {
+    pub specs: Vec<Spec>,
+    pub graphs: Vec<&'static ModelGraph>,
+}
+
+impl Wanted {
+    /// Every cycle type of [`specs`] and every model graph, split into
+    /// what a report needs and the rest: the types and graphs `reported`
+    /// keeps, and the graphs whose cycle rules out one of those (a
+    /// weaker model's, which the cycle-exists pass decides first and which
+    /// spares the stronger one's search) or any model (a characterised
+    /// model's, which Elle's report does not name).
+    pub fn split(order: Option<Rel>, reported: impl Fn(&str) -> bool) -> (Wanted, Wanted) {
+        let (specs, other_specs) = specs(order).into_iter().partition(|s| reported(s.name()));
+        let reported_models: Vec<&str> = (MODEL_GRAPHS.iter())
+            .filter(|m| reported(m.anomaly()))
+            .map(|m| m.model)
+            .collect();
+        let (graphs, other_graphs) = MODEL_GRAPHS.iter().partition(|m| {
+            let rules_out = lattice::all_impossible_models([m.model]);
+            reported_models.iter().any(|r| rules_out.contains(r))
+                || lattice::characterisation(m.model).is_some()
+        });
+        (
+            Wanted { specs, graphs },
+            Wanted {
+                specs: other_specs,
+                graphs: other_graphs,
+            },
+        )
+    }
+
+    /// The cycle types `specs`, with every model graph: their cycles rule
+    /// types out before they are searched.
+    pub fn types(specs: &[Spec]) -> Wanted {
+        Wanted {
+            specs: specs.to_vec(),
+            graphs: MODEL_GRAPHS.iter().collect(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.specs.is_empty() && self.graphs.is_empty()
+    }
+}
+
+/// Searches one strongly connected component (vertices sorted) for what is
+/// `wanted`. `earlier` is what an earlier search of this component found:
+/// models its graphs rule out, and types its cycles imply, are not searched
+/// again, as if the two searches had been one.
+pub fn search_scc(g: &Graph, scc: &[u32], wanted: &Wanted, earlier: &SccFindings) -> SccFindings {
     let sub = Sub::new(g, scc);
-    let cycle_exists = cycle_exists(&sub);
-    let impossible = impossible_types(&cycle_exists);
-    let mut redundant = lattice::all_implied_anomalies(earlier.iter().map(FoundCycle::name));
+    let cycle_exists = cycle_exists(&sub, &wanted.graphs, &earlier.cycle_exists);
+    let all_exist = earlier.cycle_exists.iter().chain(&cycle_exists);
+    let impossible = impossible_types(all_exist);
+    let mut redundant = lattice::all_implied_anomalies(earlier.cycles.iter().map(FoundCycle::name));
     let mut cycles = Vec::new();
-    for &spec in specs {
+    for &spec in &wanted.specs {
         if redundant.contains(spec.name()) || impossible.contains(&spec) {
             continue;
         }
@@ -114,8 +164,8 @@ fn from_earliest(g: &Graph, mut edges: Vec<usize>) -> Vec<usize> {
 
 /// The cycle types no cycle in this SCC can have: those prohibited by every
 /// model whose subgraph is acyclic here.
-fn impossible_types(found: &[CycleExists]) -> BTreeSet<CycleAnomaly> {
-    let impossible = lattice::all_impossible_models(found.iter().map(|c| c.graph.model));
+fn impossible_types<'a>(found: impl Iterator<Item = &'a CycleExists>) -> BTreeSet<CycleAnomaly> {
+    let impossible = lattice::all_impossible_models(found.map(|c| c.graph.model));
     let possible: Vec<&'static str> = MODEL_GRAPHS
         .iter()
         .map(|m| m.model)
@@ -131,11 +181,26 @@ fn impossible_types(found: &[CycleExists]) -> BTreeSet<CycleAnomaly> {
 struct Sub<'g> {
     g: &'g Graph,
     vertices: &'g [u32],
+    /// Each global vertex's local id (`NOT_LOCAL` outside), for a component
+    /// holding a good part of the graph: every edge followed is mapped, and
+    /// a binary search per edge cost a giant component more than the
+    /// search itself. Small components keep the binary search, so that many
+    /// of them cost no more than their size.
+    local: Vec<u32>,
 }
+
+const NOT_LOCAL: u32 = u32::MAX;
 
 impl<'g> Sub<'g> {
     fn new(g: &'g Graph, vertices: &'g [u32]) -> Sub<'g> {
-        Sub { g, vertices }
+        let mut local = Vec::new();
+        if vertices.len().saturating_mul(16) >= g.vertex_count() {
+            local = vec![NOT_LOCAL; g.vertex_count()];
+            for (i, &v) in vertices.iter().enumerate() {
+                local[v as usize] = i as u32;
+            }
+        }
+        Sub { g, vertices, local }
     }
 
     fn len(&self) -> usize {
@@ -143,7 +208,11 @@ impl<'g> Sub<'g> {
     }
 
     fn local(&self, v: u32) -> Option<u32> {
-        self.vertices.binary_search(&v).ok().map(|i| i as u32)
+        match self.local.get(v as usize) {
+            Some(&l) => (l != NOT_LOCAL).then_some(l),
+            None if self.local.is_empty() => self.vertices.binary_search(&v).ok().map(|i| i as u32),
+            None => None,
+        }
     }
 
     /// Edges of local vertex `v` inside the SCC with a relation in `mask`, as
@@ -170,12 +239,17 @@ impl<'g> Sub<'g> {
     }
 }
 
-/// Elle's cycle-exists pass over one SCC: models are tried in order, and a
-/// model is skipped once a weaker model's cycle already rules it out.
-fn cycle_exists(sub: &Sub) -> Vec<CycleExists> {
+/// Elle's cycle-exists pass over one SCC, for the `graphs` (in
+/// [`MODEL_GRAPHS`]' order): a model is skipped once a weaker model's cycle,
+/// found here or `earlier`, already rules it out.
+fn cycle_exists(
+    sub: &Sub,
+    graphs: &[&'static ModelGraph],
+    earlier: &[CycleExists],
+) -> Vec<CycleExists> {
     let mut found = Vec::new();
-    let mut ruled_out: BTreeSet<&'static str> = BTreeSet::new();
-    for m in &MODEL_GRAPHS {
+    let mut ruled_out = lattice::all_impossible_models(earlier.iter().map(|c| c.graph.model));
+    for &m in graphs {
         if ruled_out.contains(m.model) {
             continue;
         }

@@ -1475,23 +1475,37 @@ mod tests {
         }
     }
 
-    /// `check::analyze` searches the cycle types no requested model
-    /// prohibits apart, and only when the verdict reports something. That
-    /// changes nothing else only if no such type implies a prohibited one
-    /// (it would make that type's search redundant) and none rules out a
-    /// model whose graph is prohibited (the solver would skip it).
+    /// `check::analyze` searches the cycle types and model graphs no
+    /// requested model prohibits apart (`cycles::Wanted::split`), and only
+    /// when the verdict reports something. That changes nothing else only
+    /// if none of them implies a prohibited type (it would make that type's
+    /// search redundant) or rules out a model whose graph is prohibited
+    /// (the cycle-exists pass and the solver would skip it).
     #[test]
-    fn unprohibited_cycle_types_touch_nothing_prohibited() {
+    fn unreported_searches_touch_nothing_reported() {
+        use crate::check::cycles::Wanted;
+        use crate::graph::Rel;
         for m in known_models() {
             let mut prohibited = prohibited_anomalies(Some(&[m]), &[]);
             drop_covered_characterisations(&mut prohibited, Some(&[m]));
-            for x in cycle_anomalies().into_iter().filter(|x| !prohibited.contains(x)) {
-                for y in all_implied_anomalies([x]) {
-                    assert!(!prohibited.contains(y), "{m}: {x} implies prohibited {y}");
-                }
-                for graph in MODEL_GRAPHS.iter().filter(|g| prohibited.contains(g.anomaly())) {
+            for order in [None, Some(Rel::Process), Some(Rel::Realtime)] {
+                let (first, later) = Wanted::split(order, |a| prohibited.contains(a));
+                let reported_graphs: Vec<&str> = first
+                    .graphs
+                    .iter()
+                    .filter(|g| prohibited.contains(g.anomaly()))
+                    .map(|g| g.model)
+                    .collect();
+                let types = later.specs.iter().map(|s| s.name());
+                for x in types.chain(later.graphs.iter().map(|g| g.anomaly())) {
+                    assert!(!prohibited.contains(x), "{m}: {x} searched later");
+                    for y in all_implied_anomalies([x]) {
+                        assert!(!prohibited.contains(y), "{m}: {x} implies prohibited {y}");
+                    }
                     let ruled_out = impossible_models([x]);
-                    assert!(!ruled_out.contains(graph.model), "{m}: {x} rules out {}", graph.model);
+                    for g in &reported_graphs {
+                        assert!(!ruled_out.contains(g), "{m}: {x} rules out {g}");
+                    }
                 }
             }
         }

@@ -14,6 +14,7 @@ pub mod uncertain;
 pub mod verdict;
 pub mod weak;
 
+use cycles::SccFindings;
 pub use cycles::{CycleExists, FoundCycle};
 pub use mini::Path;
 pub use uncertain::{Case, Forced, SolveOptions, Solved, Stopped};
@@ -23,12 +24,12 @@ use crate::graph::{
     nontrivial, order, tarjan, topological, Dep, Graph, Rel, RelSet, Version, NO_MOP,
 };
 use crate::history::{History, Status, TxnId, Val};
-use crate::infer::{self, Anomaly, InferOptions, Inference};
+use crate::infer::{self, Anomaly, InferOptions, Inference, OpenOrders};
 use crate::limits::{self, Stage};
 use crate::progress::Unit;
+use model_graphs::MODEL_GRAPHS;
 use models::Model;
 use std::collections::BTreeSet;
-use std::ops::Range;
 use taxonomy::Variant;
 
 /// What to check, with Elle's option names and defaults.
@@ -252,34 +253,25 @@ pub fn analyze(history: &History, opts: &CheckOptions) -> Result<Analysis, Optio
         constraints,
         chained,
         ..
-    } = match opts.solve.reduce {
-        true => infer::infer_chained(history, &opts.infer),
-        false => infer::infer(history, &opts.infer),
-    };
+    } = infer::infer_with(
+        history,
+        &opts.infer,
+        open_orders(&analysis, models.as_deref(), opts),
+    );
     limits::stage(Stage::Order);
     deps.extend(order_deps(history, order));
     limits::stage(Stage::Graph);
     analysis.graph = Graph::new(history.txns.len(), &deps);
     limits::stage(Stage::Cycles);
     let components = sccs(&analysis.graph);
-    let (reported, unreported): (Vec<cycles::Spec>, Vec<cycles::Spec>) = cycles::specs(order)
-        .into_iter()
-        .partition(|s| analysis.reportable.contains(s.name()));
+    let (reported, unreported) = cycles::Wanted::split(order, |a| analysis.reportable.contains(a));
     let mut found_in = Vec::with_capacity(components.len());
     for (i, scc) in components.iter().enumerate() {
         limits::at(i, components.len(), Unit::Components);
-        let found = cycles::search_scc(&analysis.graph, scc, &reported, &[]);
-        let start = analysis.cycles.len();
-        analysis.cycles.extend(found.cycles);
-        found_in.push(start..analysis.cycles.len());
-        analysis.cycle_exists.extend(found.cycle_exists);
+        let found = cycles::search_scc(&analysis.graph, scc, &reported, &SccFindings::default());
+        analysis.keep(&found);
+        found_in.push(found);
     }
-    // A characterised model's graph is reported, and rules models out, only
-    // when asked for: other models' reports stay Elle's.
-    let reportable = &analysis.reportable;
-    analysis.cycle_exists.retain(|c| {
-        lattice::characterisation(c.graph.model).is_none() || reportable.contains(c.graph.anomaly())
-    });
     analysis.weak.extend(weak::check(history, &levels));
     analysis.levels = levels;
     analysis.anomalies = anomalies;
@@ -326,20 +318,21 @@ pub fn analyze(history: &History, opts: &CheckOptions) -> Result<Analysis, Optio
     Ok(analysis)
 }
 
-/// Searches the components for the cycle types nothing reports, which only
-/// `:not` and `:also-not` use (Elle draws the boundary from every anomaly
-/// found): so only when the verdict reports something. A valid history is
-/// spared the search, which can cost far more than the rest of the check
-/// (a giant component where no cycle of a type exists is searched once
-/// from every anchor edge). Searching these types apart changes nothing
-/// else: a type reported is prohibited, so is every type implying it, so a
-/// type not reported never makes a reported one redundant, nor rules out a
-/// model whose graph is decided.
+/// Searches the components for the cycle types and model graphs nothing
+/// reports, which only `:not` and `:also-not` use (Elle draws the boundary
+/// from every anomaly found): so only when the verdict reports something.
+/// A valid history is spared the search, which can cost far more than the
+/// rest of the check (a giant component where no cycle of a type exists is
+/// searched once from every anchor edge). Searching these apart changes
+/// nothing else: a type reported is prohibited, so is every type implying
+/// it and every model implied, so what is not reported never makes a
+/// reported type redundant, nor rules out a model whose graph is decided
+/// (`lattice`'s `unprohibited_cycle_types_touch_nothing_prohibited`).
 fn search_unreported(
     analysis: &mut Analysis,
     components: &[Vec<u32>],
-    found_in: &[Range<usize>],
-    unreported: &[cycles::Spec],
+    found_in: &[SccFindings],
+    unreported: &cycles::Wanted,
 ) {
     if unreported.is_empty() || verdict::verdict(analysis).anomalies.is_empty() {
         return;
@@ -347,9 +340,40 @@ fn search_unreported(
     limits::stage(Stage::Cycles);
     for (i, (scc, earlier)) in components.iter().zip(found_in).enumerate() {
         limits::at(i, components.len(), Unit::Components);
-        let earlier = &analysis.cycles[earlier.clone()];
         let found = cycles::search_scc(&analysis.graph, scc, unreported, earlier);
-        analysis.cycles.extend(found.cycles);
+        analysis.keep(&found);
+    }
+}
+
+impl Analysis {
+    /// Keeps what the search found in a component; a characterised model's
+    /// graph is reported, and rules models out, only when asked for: other
+    /// models' reports stay Elle's.
+    fn keep(&mut self, found: &SccFindings) {
+        self.cycles.extend(found.cycles.iter().cloned());
+        let reportable = &self.reportable;
+        let kept = found.cycle_exists.iter().filter(|c| {
+            lattice::characterisation(c.graph.model).is_none()
+                || reportable.contains(c.graph.anomaly())
+        });
+        self.cycle_exists.extend(kept.cloned());
+    }
+}
+
+/// What inference is to find of the orders the history leaves open:
+/// nothing when no model asked for is decided over them (every one is
+/// decided by saturation, or its graph is not reported), since their
+/// constraints can cost more than the rest of the check.
+fn open_orders(a: &Analysis, models: Option<&[&str]>, opts: &CheckOptions) -> OpenOrders {
+    let decided_over_orders = !a.characterised.is_empty()
+        || !lattice::order_known_models(models).is_empty()
+        || MODEL_GRAPHS
+            .iter()
+            .any(|mg| mg.base.contains(Rel::Wr) && a.reportable.contains(mg.anomaly()));
+    match (decided_over_orders, opts.solve.reduce) {
+        (false, _) => OpenOrders::Skipped,
+        (true, true) => OpenOrders::Chained,
+        (true, false) => OpenOrders::Pairs,
     }
 }
 

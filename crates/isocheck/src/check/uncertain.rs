@@ -748,9 +748,11 @@ fn shared_name<'c>(
 /// The cycles of one resolution's graph the search finds, one per type
 /// and component (as [`cycles::search_scc`] finds them).
 fn found_cycles(g: &Graph, specs: &[cycles::Spec]) -> Vec<FoundCycle> {
+    let wanted = cycles::Wanted::types(specs);
+    let none = cycles::SccFindings::default();
     super::sccs(g)
         .iter()
-        .flat_map(|scc| cycles::search_scc(g, scc, specs, &[]).cycles)
+        .flat_map(|scc| cycles::search_scc(g, scc, &wanted, &none).cycles)
         .collect()
 }
 

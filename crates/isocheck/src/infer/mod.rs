@@ -58,30 +58,45 @@ pub struct Inference {
     pub chained: bool,
 }
 
+/// What inference finds of the version orders a history leaves open.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OpenOrders {
+    /// One constraint per pair of transactions.
+    Pairs,
+    /// Read-modify-write chains collapsed (see [`Inference::chained`]).
+    Chained,
+    /// Nothing: no model asked for is decided over open orders, and their
+    /// constraints can cost more than the rest of inference (rw-register;
+    /// list-append's come with its edges and are kept).
+    Skipped,
+}
+
 /// Infers dependencies and non-cycle anomalies for the history's workload.
 pub fn infer(history: &History, opts: &InferOptions) -> Inference {
-    infer_with(history, opts, false)
+    infer_with(history, opts, OpenOrders::Pairs)
 }
 
 /// As [`infer`], with the constraints of read-modify-write chains collapsed
 /// where the history has them (see [`Inference::chained`]).
+#[cfg(test)]
 pub fn infer_chained(history: &History, opts: &InferOptions) -> Inference {
-    infer_with(history, opts, true)
+    infer_with(history, opts, OpenOrders::Chained)
 }
 
 /// The constraints [`infer`] finds, one per pair of transactions: what a
-/// model without rw edges is decided on when [`infer_chained`]'s are
+/// model without rw edges is decided on when [`OpenOrders::Chained`]'s are
 /// chained. Infers again rather than keeping them all along, as they are
 /// quadratic in the writes per key and rarely needed.
 pub fn unchained_constraints(history: &History, opts: &InferOptions) -> Constraints {
     infer(history, opts).constraints
 }
 
-fn infer_with(history: &History, opts: &InferOptions, chains: bool) -> Inference {
+/// Infers, with the open orders found as `orders` asks.
+pub fn infer_with(history: &History, opts: &InferOptions, orders: OpenOrders) -> Inference {
     match history.workload {
         Workload::ListAppend => list_append::infer(history),
         // A cas-register history and the checkers' (but long-fork's, whose
         // transactions are register reads and writes) have no transactions.
-        _ => rw_register::infer(history, opts, chains),
+        _ => rw_register::infer(history, opts, orders),
     }
 }

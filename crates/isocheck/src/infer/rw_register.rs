@@ -19,7 +19,7 @@
 use super::anomaly::{Anomaly, Expected};
 use super::uncertain::{unordered_pairs, Coalescer, Constraints, Reader, Versions, Writer};
 use super::util::{csr, dedupe, pack, scalar, sccs, Ext, FxMap, FxSet, KeyIds, TxnKeys};
-use super::{Dep, InferOptions, Inference, Rel, Version};
+use super::{Dep, InferOptions, Inference, OpenOrders, Rel, Version};
 use crate::graph::order;
 use crate::history::{History, MopKind, Status, TxnId, Val};
 use crate::progress::Unit;
@@ -89,9 +89,8 @@ struct Rr<'h> {
     node_writer: Vec<Option<Write>>,
 }
 
-/// The inference; with `chains`, the constraints of read-modify-write
-/// chains collapsed (see [`Inference::chained`]).
-pub fn infer(h: &History, opts: &InferOptions, chains: bool) -> Inference {
+/// The inference, with the open orders `orders` asks for.
+pub fn infer(h: &History, opts: &InferOptions, orders: OpenOrders) -> Inference {
     let mut rr = Rr {
         h,
         keys: KeyIds::default(),
@@ -117,7 +116,10 @@ pub fn infer(h: &History, opts: &InferOptions, chains: bool) -> Inference {
     let mut deps = rr.wr_deps();
     version_deps(&edges, &versions, &mut deps);
     dedupe(&mut deps);
-    let (implied, constraints, chained) = rr.uncertainty(&edges, versions, chains);
+    let (implied, constraints, chained) = match orders {
+        OpenOrders::Skipped => Default::default(),
+        _ => rr.uncertainty(&edges, versions, orders == OpenOrders::Chained),
+    };
     Inference {
         deps: deps.into_iter().map(|(_, d)| d).collect(),
         anomalies,
