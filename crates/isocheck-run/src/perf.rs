@@ -9,9 +9,8 @@
 //! Drawn with `plotters`, its SVG backend alone (no fonts, no bitmaps, no
 //! system libraries): a clean release build of it and its three
 //! dependencies took 3.3 s of CPU and added 171 KB to a binary (measured
-//! with a probe crate, `cargo build --release` with `codegen-units = 4`),
-//! little beside an emitter of our own for axes, log-scale ticks and
-//! legends.
+//! with a probe crate, `cargo build --release` with `codegen-units = 4`):
+//! little, for axes, log-scale ticks and legends we would otherwise write.
 
 use isocheck::history::{History, OpType, Process};
 use plotters::coord::ranged1d::ValueFormatter;
@@ -27,7 +26,7 @@ const SIZE: (u32, u32) = (900, 400);
 /// The most points the latency plot draws: past it, an even sample (every
 /// n-th op), and the caption says so. A point is about 110 bytes of SVG,
 /// so the file stays under about 11 MB whatever the run's length.
-pub const MAX_POINTS: usize = 100_000;
+const MAX_POINTS: usize = 100_000;
 
 /// How a client op completed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -212,8 +211,13 @@ fn time_range(history: &History) -> (f64, f64) {
 
 /// `latency-raw.svg`.
 pub fn latency_raw_svg(history: &History) -> io::Result<String> {
+    latency_raw(history, MAX_POINTS)
+}
+
+/// `latency-raw.svg` with at most about `max_points` points.
+fn latency_raw(history: &History, max_points: usize) -> io::Result<String> {
     let samples = samples(history);
-    let stride = samples.len().div_ceil(MAX_POINTS).max(1);
+    let stride = samples.len().div_ceil(max_points.max(1)).max(1);
     let title = match stride {
         1 => "Raw latency".to_string(),
         n => format!("Raw latency (one op in {n}, of {})", samples.len()),
@@ -358,14 +362,15 @@ impl Chart<'_> {
     }
 
     /// Shades each fault window from `lo` to `hi` on the y axis, a colour
-    /// per fault name, each at least a pixel wide.
+    /// per fault name, each at least three pixels wide (a `kill` takes
+    /// milliseconds: narrower, it would not be seen).
     fn shade<Y: Ranged<ValueType = f64>>(
         &self,
         c: &mut Plot<'_, '_, Y>,
         lo: f64,
         hi: f64,
     ) -> Result<(), Error> {
-        let pixel = (self.x.1 - self.x.0) / f64::from(SIZE.0);
+        let narrowest = 3.0 * (self.x.1 - self.x.0) / f64::from(SIZE.0);
         let mut names: Vec<&str> = Vec::new();
         for w in &self.windows {
             if !names.contains(&w.name.as_str()) {
@@ -377,7 +382,7 @@ impl Chart<'_> {
             let of_name = self.windows.iter().filter(|w| w.name == *name);
             let style = colour.mix(0.5).filled();
             let rects = of_name.map(|w| {
-                let end = w.end.max(w.start + pixel);
+                let end = w.end.max(w.start + narrowest);
                 Rectangle::new([(w.start, lo), (end, hi)], style)
             });
             let drawn = c.draw_series(rects)?;
@@ -531,6 +536,13 @@ mod tests {
             assert_eq!(rate.matches(&line).count(), 1, "{o:?}");
         }
         assert!(rate.contains("Throughput"));
+    }
+
+    #[test]
+    fn past_the_most_points_an_even_sample_is_drawn() {
+        let svg = latency_raw(&history(RUN), 2).expect("drawn");
+        assert_eq!(svg.matches("<circle").count(), 2);
+        assert!(svg.contains("Raw latency (one op in 2, of 3)"), "{svg}");
     }
 
     #[test]
