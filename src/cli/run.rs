@@ -1,9 +1,10 @@
 //! `isocheck run`: drive a database, write the Jepsen store, check the
-//! history. Ctrl-C stops the clients after their current transactions (or
-//! 2 s, then those still under way are recorded `:info`); what was
-//! recorded is still written and checked. A second Ctrl-C abandons the
-//! transactions under way at once, writes the store and exits unchecked; a
-//! Ctrl-C once the store is written (while checking) exits at once.
+//! history and write the report beside it (`write_report`). Ctrl-C stops
+//! the clients after their current transactions (or 2 s, then those still
+//! under way are recorded `:info`); what was recorded is still written and
+//! checked. A second Ctrl-C abandons the transactions under way at once,
+//! writes the store and exits unchecked; a Ctrl-C once the store is
+//! written (while checking) exits at once.
 
 use super::check::{option_help, parse_seconds, ModelArgs};
 use super::progress::{CheckFeed, Progress, Status};
