@@ -8,8 +8,8 @@
 mod common;
 
 use common::run::{
-    checks_valid, completions, finishes_within, first_ops, isocheck, read, recheck_agrees, run,
-    scratch, silent_listener, spawn_run, stderr,
+    checks_valid, completions, finishes_within, first_ops, isocheck, read, recheck_agrees,
+    report_is_written, run, scratch, silent_listener, spawn_run, stderr,
 };
 use std::path::PathBuf;
 use std::process::Output;
@@ -33,6 +33,7 @@ fn sqlite_runs_are_serializable_and_recheck_agrees() {
         let history = read(&dir.join("history.edn"));
         assert_eq!(completions(&history).0, 300, "{workload}");
         assert!(read(&dir.join("results.edn")).starts_with("{:valid? true"));
+        report_is_written(&dir.canonicalize().expect("run dir"), 300, false);
         let test = read(&dir.join("test.edn"));
         assert!(
             test.contains(":consistency-models [:serializable]"),
@@ -92,6 +93,58 @@ fn simulated_databases_keep_their_levels_promises() {
             completions(&read(&dir.join("history.edn")));
         }
     }
+    std::fs::remove_dir_all(&store).expect("clean up");
+}
+
+/// A run's directory holds its report, with the explanations when the
+/// history is invalid (and only then), says where on stderr, and recheck
+/// agrees; with `--no-report`, no report. Whether a simulated
+/// read-committed database's history is serializable depends on how its
+/// clients interleave: runs are repeated until one is not (each about
+/// half the time; twenty valid in a row would be one in a million).
+#[test]
+fn a_run_writes_its_report_beside_the_history() {
+    let store = scratch("report");
+    let args = [
+        "--db",
+        "sim:read-committed",
+        "-m",
+        "serializable",
+        "--keys",
+        "3",
+    ];
+    let mut runs = 0;
+    let invalid = loop {
+        assert!(runs < 20, "20 runs of read committed, all serializable");
+        runs += 1;
+        let (out, dir) = run(&store, &args);
+        let dir = dir.canonicalize().expect("run dir");
+        let (invoked, _) = completions(&read(&dir.join("history.edn")));
+        let status = out.status.code();
+        assert!(matches!(status, Some(0 | 1)), "{}", stderr(&out));
+        let invalid = status == Some(1);
+        let (latency, rate) = report_is_written(&dir, invoked, invalid);
+        assert!(latency.contains("Raw latency") && rate.contains("Throughput"));
+        let said = format!("report: {}", dir.join("index.html").display());
+        assert!(stderr(&out).contains(&said), "{}", stderr(&out));
+        if invalid {
+            break dir;
+        }
+    };
+    let explained = read(&invalid.join("index.html"));
+    assert!(
+        explained.contains("./history.edn#L"),
+        "links to the history"
+    );
+    let mut quiet = args.to_vec();
+    quiet.push("--no-report");
+    let (out, dir) = run(&store, &quiet);
+    assert!(matches!(out.status.code(), Some(0 | 1)), "{}", stderr(&out));
+    for file in ["index.html", "explanations", "latency-raw.svg", "rate.svg"] {
+        assert!(!dir.join(file).exists(), "{file} with --no-report");
+    }
+    assert!(!stderr(&out).contains("report:"), "{}", stderr(&out));
+    recheck_agrees(&store, runs + 1);
     std::fs::remove_dir_all(&store).expect("clean up");
 }
 

@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::run::{completions, read, recheck_agrees, run, scratch, stderr};
+use common::run::{completions, read, recheck_agrees, report_is_written, run, scratch, stderr};
 use common::{skip, Need};
 use std::path::Path;
 
@@ -108,6 +108,13 @@ fn programs_killed_by_the_nemesis_leave_info_ops_and_a_valid_store() {
         "no transaction was under way at a kill: {history}"
     );
     assert!(read(&dir.join("results.edn")).starts_with("{:valid? true"));
+    // The plots shade each kill, named in their legends.
+    let (latency, rate) = report_is_written(&dir.canonicalize().expect("run"), invoked, false);
+    for svg in [latency, rate] {
+        assert!(svg.contains("\nkill\n</text>"), "no kill in the legend");
+        let shaded = svg.matches("fill=\"#E9A4A0\"").count();
+        assert!(shaded > kills / 2, "{shaded} of {} kills shaded", kills / 2);
+    }
     let log = read(&dir.join("exec.log"));
     assert!(log.contains("killed by the nemesis"), "{log}");
     recheck_agrees(&store, 1);

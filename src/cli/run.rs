@@ -1,18 +1,20 @@
 //! `isocheck run`: drive a database, write the Jepsen store, check the
-//! history. Ctrl-C stops the clients after their current transactions (or
-//! 2 s, then those still under way are recorded `:info`); what was
-//! recorded is still written and checked. A second Ctrl-C abandons the
-//! transactions under way at once, writes the store and exits unchecked; a
-//! Ctrl-C once the store is written (while checking) exits at once.
+//! history and write the report beside it (`write_report`). Ctrl-C stops
+//! the clients after their current transactions (or 2 s, then those still
+//! under way are recorded `:info`); what was recorded is still written and
+//! checked. A second Ctrl-C abandons the transactions under way at once,
+//! writes the store and exits unchecked; a Ctrl-C once the store is
+//! written (while checking) exits at once.
 
 use super::check::{option_help, parse_seconds, ModelArgs};
 use super::progress::{CheckFeed, Progress, Status};
 use super::{output, parse_fraction, parse_ops, EXIT_INPUT};
-use isocheck::report::diagnostic;
-use isocheck::Validity;
+use isocheck::history::History;
+use isocheck::report::{self, diagnostic};
+use isocheck::{Outcome, Validity};
 use isocheck_gen::{self as gen, Distribution, Kind};
-use isocheck_run::{self as run, store, Ended, Interrupt, Isolation, Recording, Target};
-use std::path::PathBuf;
+use isocheck_run::{self as run, perf, store, Ended, Interrupt, Isolation, Recording, Target};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
@@ -94,6 +96,12 @@ pub struct RunArgs {
     /// e.g. `'scripts/db.sh {} postgres'`.
     #[arg(long, value_name = "COMMAND")]
     pub server_ctl: Option<String>,
+    /// Write no report into the run's directory (by default: `index.html`,
+    /// the HTML report; `explanations/`, what `check --directory` writes
+    /// beside it; `latency-raw.svg` and `rate.svg`, latency and throughput
+    /// over time with the faults shaded).
+    #[arg(long)]
+    pub no_report: bool,
     /// What the history is checked for (default: the model the isolation
     /// level promises).
     #[command(flatten)]
@@ -450,5 +458,51 @@ fn check_recording(a: &RunArgs, o: &run::Options, rec: &Recording) -> ExitCode {
     if let Err(code) = output::to_stderr(&text) {
         return code;
     }
+    if !a.no_report {
+        if let Err(code) = write_report(&rec.dir, &outcome, &history) {
+            return code;
+        }
+    }
     super::check::exit_status(outcome.validity())
 }
+
+/// The run's report, beside its history: the HTML page, the explanations
+/// and the plots, then a line saying where. A file that cannot be written
+/// is one line of error and exit status 3, as with `check --directory`.
+fn write_report(dir: &Path, outcome: &Outcome, history: &History) -> Result<(), ExitCode> {
+    let page = outcome.html(history, dir);
+    let index = dir.join(report::directory::INDEX);
+    output::to_file(&index, |w| w.write_all(page.as_bytes()))?;
+    let explanations = dir.join(EXPLANATIONS);
+    match outcome.write_explanations(&explanations, history) {
+        // A closed or full stderr loses a warning, nothing more.
+        Ok(warnings) => warnings
+            .iter()
+            .for_each(|w| output::say(format_args!("warning: {w}"))),
+        Err(e) => return Err(output::file_failed(&e, &explanations)),
+    }
+    for (name, plot) in [
+        (
+            "latency-raw.svg",
+            perf::latency_raw_svg as fn(&History) -> std::io::Result<String>,
+        ),
+        ("rate.svg", perf::rate_svg),
+    ] {
+        let path = dir.join(name);
+        let svg = plot(history).map_err(|e| output::file_failed(&e, &path))?;
+        output::to_file(&path, |w| w.write_all(svg.as_bytes()))?;
+    }
+    let more = match explanations.is_dir() {
+        true => format!("{EXPLANATIONS}/, "),
+        false => String::new(),
+    };
+    output::say(format_args!(
+        "  report: {} ({more}latency-raw.svg, rate.svg beside it)",
+        index.display()
+    ));
+    Ok(())
+}
+
+/// The run directory's folder of explanations (`check --directory`'s
+/// files but the page).
+const EXPLANATIONS: &str = "explanations";

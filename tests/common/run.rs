@@ -1,5 +1,6 @@
 //! What the tests of `isocheck run` share: running the binary, scratch
-//! stores, and the check that every invocation has its completion.
+//! stores, the check that every invocation has its completion, and the
+//! check of the report a run writes beside its history.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -186,4 +187,41 @@ pub fn recheck_agrees(store: &Path, runs: usize) {
     assert!(recheck.status.success(), "{table}{}", stderr(&recheck));
     let agree = format!("{runs} agree, 0 disagree");
     assert!(table.contains(&agree), "{table}");
+}
+
+/// The report `isocheck run` wrote into the run directory `dir` of a
+/// history with `completed` client ops: `index.html`, the explanations
+/// when `invalid` (and not otherwise), and the two plots, well-formed SVG,
+/// the latency plot with a point per completed op. The plots' text, for
+/// more checks.
+pub fn report_is_written(dir: &Path, completed: usize, invalid: bool) -> (String, String) {
+    let page = read(&dir.join("index.html"));
+    assert!(
+        page.starts_with("<!DOCTYPE html>"),
+        "{}",
+        &page[..page.len().min(200)]
+    );
+    let explanations = dir.join("explanations");
+    assert_eq!(explanations.is_dir(), invalid, "{}", explanations.display());
+    if invalid {
+        let txt = std::fs::read_dir(&explanations)
+            .expect("explanations")
+            .flatten()
+            .filter(|e| e.path().extension().is_some_and(|x| x == "txt"))
+            .count();
+        assert!(txt > 0, "no <anomaly>.txt in {}", explanations.display());
+    }
+    let latency = read(&dir.join("latency-raw.svg"));
+    let rate = read(&dir.join("rate.svg"));
+    for svg in [&latency, &rate] {
+        let doc = roxmltree::Document::parse(svg).unwrap_or_else(|e| panic!("not XML: {e}"));
+        assert_eq!(doc.root_element().tag_name().name(), "svg");
+    }
+    let doc = roxmltree::Document::parse(&latency).expect("XML");
+    let points = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("circle"))
+        .count();
+    assert_eq!(points, completed, "a point per completed op");
+    (latency, rate)
 }

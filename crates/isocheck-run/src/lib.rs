@@ -7,7 +7,8 @@
 //! too), `sim.rs` (`gen`'s simulated databases) and `exec/` (any database,
 //! through a client program of the user's) implement it;
 //! `client.rs` is a client thread, `recorder.rs` the shared history writer,
-//! `nemesis.rs` the faults, `store.rs` the run directory and its files.
+//! `nemesis.rs` the faults, `store.rs` the run directory and its files,
+//! `perf.rs` the run's latency and throughput plots.
 //! This module parses `--db`, runs the clients, the nemesis and the
 //! progress, and writes the store;
 //! the command line (`cli/run.rs`) checks the history afterwards.
@@ -27,6 +28,7 @@ pub mod exec;
 #[cfg(feature = "mysql")]
 mod mysql;
 pub mod nemesis;
+pub mod perf;
 #[cfg(feature = "postgres")]
 mod postgres;
 mod recorder;

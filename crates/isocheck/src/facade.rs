@@ -195,6 +195,31 @@ impl Outcome {
         // The page links to the history relative to `dir`, which must
         // exist for the link to be found.
         std::fs::create_dir_all(dir)?;
+        self.replace_artifacts(dir, history, true)
+    }
+
+    /// `write_directory` without `index.html`: the explanations and cycle
+    /// drawings only, for a caller that puts the page elsewhere (`isocheck
+    /// run`'s run directory). Nothing to explain leaves no directory.
+    pub fn write_explanations(
+        &self,
+        dir: &Path,
+        history: &History,
+    ) -> std::io::Result<Vec<String>> {
+        let warnings = self.replace_artifacts(dir, history, false)?;
+        // Fails, as it should, unless the directory is empty.
+        let _ = std::fs::remove_dir(dir);
+        Ok(warnings)
+    }
+
+    /// Replaces the artifacts in `dir` (see `write_directory`), with the
+    /// page or without.
+    fn replace_artifacts(
+        &self,
+        dir: &Path,
+        history: &History,
+        page: bool,
+    ) -> std::io::Result<Vec<String>> {
         let mut warnings = Vec::new();
         crate::files::replace_dir(dir, report::directory::remove_artifacts, |staging| {
             if let Outcome::Transactional { analysis, verdict } = self {
@@ -206,6 +231,9 @@ impl Outcome {
                     Ok(Ok(w)) => warnings = w,
                     Err(_) => {}
                 }
+            }
+            if !page {
+                return Ok(());
             }
             // After a cut, the page is the verdict and the note of the cut.
             let page = self.html(history, dir);

@@ -14,7 +14,10 @@
     :directory           write explanations and cycle plots here, and the
                          HTML report as index.html; a relative path is
                          taken under the store directory (and the checker's
-                         :subdirectory) when one is known
+                         :subdirectory) when one is known. Default: when a
+                         store directory is known, <store>/<subdirectory>/isocheck
+                         (beside the history kept there), as Elle writes
+                         elle/ beside results.edn; else nowhere
     :sequential-keys?, :linearizable-keys?, :wfr-keys?   rw-register knowledge
 
   and isocheck's own:
@@ -29,6 +32,8 @@
     :timeout             seconds of solving before `:valid? :unknown`
     :args                extra command-line arguments, appended verbatim
     :store-dir           directory to keep the history in (see `check`)
+    :report?             false: write no report files (no default
+                         :directory; an explicit :directory is still written)
 
   Elle's :cycle-search-timeout, :additional-graphs and plotting options are
   ignored: isocheck's cycle search is exhaustive, and strict models already
@@ -117,16 +122,20 @@
     (file-under store (:subdirectory opts) "isocheck")))
 
 (defn resolve-directory
-  "The --directory to pass for Elle's :directory option: an absolute path as
+  "The --directory to pass. For Elle's :directory option: an absolute path as
   is; a relative one under <store-dir>/<subdirectory> when a store directory
   is known (like Jepsen's `(store/path! test (:subdirectory opts) \"elle\")`),
-  else relative to the working directory. nil when :directory is nil."
+  else relative to the working directory. Without :directory (or with nil),
+  the reports go where Jepsen's checkers put theirs, into the store: the
+  `output-dir`, unless :report? is false. nil when there is nowhere to write."
   [opts]
-  (when-let [dir (:directory opts)]
+  (if-let [dir (:directory opts)]
     (let [f (io/file (str dir))]
       (str (if (or (.isAbsolute f) (nil? (:store-dir opts)))
              f
-             (file-under (:store-dir opts) (:subdirectory opts) (str dir)))))))
+             (file-under (:store-dir opts) (:subdirectory opts) (str dir)))))
+    (when-not (false? (:report? opts))
+      (some-> (output-dir opts) str))))
 
 ;; ---------------------------------------------------------------------------
 ;; Writing the history
@@ -243,12 +252,11 @@
 (defn check-file
   "Checks a history file already on disk (e.g. a test's history.edn) and
   returns the result map. A relative :directory goes under :store-dir (and
-  :subdirectory) when given. Never throws."
+  :subdirectory) when given; with :store-dir and no :directory the reports
+  go to <store-dir>/<subdirectory>/isocheck (see `resolve-directory`). Never
+  throws."
   [opts history-file]
-  (let [cmd (command (cond-> opts
-                       (some? (:directory opts))
-                       (assoc :directory (resolve-directory opts)))
-                     history-file)]
+  (let [cmd (command (assoc opts :directory (resolve-directory opts)) history-file)]
     (try
       (interpret cmd (run-process cmd))
       (catch java.io.IOException e
@@ -267,9 +275,11 @@
   Elle-style `opts` and returns Elle's result map. Never throws.
 
   Where the history is written: with :store-dir, to
-  <store-dir>/<subdirectory>/isocheck/history.edn, which is kept (a relative
-  :directory then goes under <store-dir>/<subdirectory> too); without, to a
-  temporary file deleted afterwards."
+  <store-dir>/<subdirectory>/isocheck/history.edn, which is kept, and the
+  report (index.html, the explanations and cycle plots) beside it unless
+  :directory says elsewhere or :report? is false (a relative :directory then
+  goes under <store-dir>/<subdirectory> too); without, to a temporary file
+  deleted afterwards, and no report unless :directory names one."
   [opts history]
   (try
     (let [out-dir (output-dir opts)
@@ -311,7 +321,8 @@
 (defrecord IsocheckChecker [opts])
 
 (defn- check-test
-  "Jepsen's check: the history goes to <store>/<subdirectory>/isocheck/."
+  "Jepsen's check: the history and the report go to
+  <store>/<subdirectory>/isocheck/."
   [this test history check-opts]
   (let [opts (:opts this)]
     (check (assoc opts

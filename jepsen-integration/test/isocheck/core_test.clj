@@ -194,8 +194,16 @@
            (isocheck/binary {:isocheck ""})))))
 
 (deftest directories-test
+  (testing "the report's default: beside the history in the store"
+    (is (= (str (io/file "/s" "isocheck")) (isocheck/resolve-directory {:store-dir "/s"})))
+    (is (= (str (io/file "/s" "k" "isocheck"))
+           (isocheck/resolve-directory {:store-dir "/s", :subdirectory "k", :directory nil})))
+    (is (nil? (isocheck/resolve-directory {:store-dir "/s", :report? false})) ":report? false")
+    (is (nil? (isocheck/resolve-directory {})) "no store: nowhere")
+    (is (= "/abs/out" (isocheck/resolve-directory {:directory "/abs/out", :store-dir "/s"
+                                                   :report? false}))
+        "an explicit :directory is written even with :report? false"))
   (testing ":directory"
-    (is (nil? (isocheck/resolve-directory {:store-dir "/s"})))
     (is (= "out" (isocheck/resolve-directory {:directory "out"})))
     (is (= "/abs/out" (isocheck/resolve-directory {:directory "/abs/out", :store-dir "/s"})))
     (is (= (str (io/file "/s" "out"))
@@ -329,12 +337,42 @@
         (is (.exists (io/file dir "sub" "isocheck" "history.edn")))
         (is (.exists (io/file dir "sub" "isocheck-out" "G2-item.txt"))
             "relative :directory under <store>/<subdirectory>")
+        (is (not (.exists (io/file dir "sub" "isocheck" "index.html")))
+            "an explicit :directory wins over the default")
         (let [page (io/file dir "sub" "isocheck-out" "index.html")]
           (is (.exists page) "the HTML report is the directory's index.html")
           (is (.contains (slurp page) "href=\"../isocheck/history.edn#L")
               "its lines link to the history kept in the store")))
       (is (= {:valid? true} (jchecker/check c test valid-history {})))
       (is (.exists (io/file dir "isocheck" "history.edn")))))
+  (testing "by default the report goes beside the history in the store"
+    (with-temp-dir [dir]
+      (let [c    (isocheck/checker (opts :consistency-models [:serializable]))
+            test {:name "write-skew", :start-time "20240101T000000.000Z", :store-dir (str dir)}
+            out  (io/file dir "sub" "isocheck")
+            r    (jchecker/check c test write-skew {:subdirectory "sub"})]
+        (is (= [:G2-item] (:anomaly-types r)))
+        (is (.exists (io/file out "history.edn")) "the history stays")
+        (is (str/includes? (slurp (io/file out "G2-item.txt")) "G2-item #0")
+            "the explanations")
+        (let [page (slurp (io/file out "index.html"))]
+          ;; Booleans, so that a failure does not print the whole page.
+          (is (true? (str/includes? page "<h1 class=\"verdict invalid\"")) "the HTML report")
+          (is (true? (str/includes? page "href=\"./history.edn#L"))
+              "its lines link to the history beside it"))
+        (testing "and a valid history's report replaces it"
+          (is (= {:valid? true} (jchecker/check c test valid-history {:subdirectory "sub"})))
+          (is (.exists (io/file out "index.html")))
+          (is (not (.exists (io/file out "G2-item.txt")))
+              "the earlier check's explanations are gone")))))
+  (testing ":report? false writes no report"
+    (with-temp-dir [dir]
+      (let [c    (isocheck/checker (opts :consistency-models [:serializable], :report? false))
+            test {:name "write-skew", :start-time "20240101T000000.000Z", :store-dir (str dir)}
+            r    (jchecker/check c test write-skew {})]
+        (is (= [:G2-item] (:anomaly-types r)))
+        (is (= ["history.edn"] (vec (.list (io/file dir "isocheck"))))
+            "only the history"))))
   (testing "store directory from jepsen.store/path when loaded"
     (with-temp-dir [dir]
       (with-redefs [jstore/base-dir (str dir)]
@@ -440,5 +478,13 @@
         (is (= ["check" "--format" "edn" "--directory" (str (io/file store "elle")) "h.edn"]
                (:argv (isocheck/check-file {:isocheck b, :directory "elle", :store-dir (str store)}
                                            "h.edn")))
-            "check-file resolves :directory the same way")))))
+            "check-file resolves :directory the same way")
+        (is (= ["check" "--format" "edn" "--directory" (str (io/file store "k" "isocheck"))
+                (str (io/file store "k" "isocheck" "history.edn"))]
+               (:argv (isocheck/check {:isocheck b, :store-dir (str store), :subdirectory "k"}
+                                      valid-history)))
+            "with a store and no :directory, the report goes beside the history")
+        (is (= ["check" "--format" "edn" "h.edn"]
+               (:argv (isocheck/check-file {:isocheck b} "h.edn")))
+            "without a store, no report")))))
 
