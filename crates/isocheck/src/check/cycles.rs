@@ -81,10 +81,9 @@ pub struct Wanted {
 impl Wanted {
     /// Every cycle type of [`specs`] and every model graph, split into
     /// what a report needs and the rest: the types and graphs `reported`
-    /// keeps, and the graphs whose cycle rules out one of those (a
-    /// weaker model's, which the cycle-exists pass decides first and which
-    /// spares the stronger one's search) or any model (a characterised
-    /// model's, which Elle's report does not name).
+    /// keeps, and the graphs whose cycle rules out one of those (a weaker
+    /// model's, which the cycle-exists pass decides first and which spares
+    /// the stronger one's search).
     pub fn split(order: Option<Rel>, reported: impl Fn(&str) -> bool) -> (Wanted, Wanted) {
         let (specs, other_specs) = specs(order).into_iter().partition(|s| reported(s.name()));
         let reported_models: Vec<&str> = (MODEL_GRAPHS.iter())
@@ -94,7 +93,6 @@ impl Wanted {
         let (graphs, other_graphs) = MODEL_GRAPHS.iter().partition(|m| {
             let rules_out = lattice::all_impossible_models([m.model]);
             reported_models.iter().any(|r| rules_out.contains(r))
-                || lattice::characterisation(m.model).is_some()
         });
         (
             Wanted { specs, graphs },
