@@ -68,6 +68,8 @@ impl FoundCycle {
 pub struct SccFindings {
     pub cycles: Vec<FoundCycle>,
     pub cycle_exists: Vec<CycleExists>,
+    /// The model graphs decided here, with a cycle or without.
+    pub graphs: Vec<&'static ModelGraph>,
 }
 
 /// What a search looks for: cycle types, and the models whose graphs'
@@ -124,8 +126,9 @@ impl Wanted {
 pub fn search_scc(g: &Graph, scc: &[u32], wanted: &Wanted, earlier: &SccFindings) -> SccFindings {
     let sub = Sub::new(g, scc);
     let cycle_exists = cycle_exists(&sub, &wanted.graphs, &earlier.cycle_exists);
-    let all_exist = earlier.cycle_exists.iter().chain(&cycle_exists);
-    let impossible = impossible_types(all_exist);
+    let mut graphs = earlier.graphs.clone();
+    graphs.extend(&wanted.graphs);
+    let impossible = impossible_types(earlier.cycle_exists.iter().chain(&cycle_exists), &graphs);
     let mut redundant = lattice::all_implied_anomalies(earlier.cycles.iter().map(FoundCycle::name));
     let mut cycles = Vec::new();
     for &spec in &wanted.specs {
@@ -146,6 +149,7 @@ pub fn search_scc(g: &Graph, scc: &[u32], wanted: &Wanted, earlier: &SccFindings
     SccFindings {
         cycles,
         cycle_exists,
+        graphs,
     }
 }
 
@@ -161,15 +165,19 @@ fn from_earliest(g: &Graph, mut edges: Vec<usize>) -> Vec<usize> {
 }
 
 /// The cycle types no cycle in this SCC can have: those prohibited by every
-/// model whose subgraph is acyclic here.
-fn impossible_types<'a>(found: impl Iterator<Item = &'a CycleExists>) -> BTreeSet<CycleAnomaly> {
+/// model whose subgraph is acyclic here, of the `decided` graphs (those not
+/// decided may have cycles).
+fn impossible_types<'a>(
+    found: impl Iterator<Item = &'a CycleExists>,
+    decided: &[&'static ModelGraph],
+) -> BTreeSet<CycleAnomaly> {
     let impossible = lattice::all_impossible_models(found.map(|c| c.graph.model));
-    let possible: Vec<&'static str> = MODEL_GRAPHS
+    let acyclic: Vec<&'static str> = decided
         .iter()
         .map(|m| m.model)
         .filter(|m| !impossible.contains(m))
         .collect();
-    lattice::anomalies_prohibited_by(possible)
+    lattice::anomalies_prohibited_by(acyclic)
         .into_iter()
         .filter_map(|a| CycleAnomaly::parse(a).ok())
         .collect()
