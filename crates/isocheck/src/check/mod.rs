@@ -244,17 +244,18 @@ pub fn analyze(history: &History, opts: &CheckOptions) -> Result<Analysis, Optio
         return Ok(analysis);
     }
     limits::stage(Stage::Inference);
-    let Inference {
-        mut deps,
-        anomalies,
-        implied,
-        constraints,
-        chained,
-        ..
-    } = match opts.solve.reduce {
-        true => infer::infer_chained(history, &opts.infer),
-        false => infer::infer(history, &opts.infer),
-    };
+    let (
+        Inference {
+            mut deps,
+            anomalies,
+            implied,
+            constraints,
+            chained,
+            open: any_open,
+            ..
+        },
+        pending,
+    ) = infer::infer_deferred(history, &opts.infer, opts.solve.reduce);
     limits::stage(Stage::Order);
     deps.extend(order_deps(history, order));
     limits::stage(Stage::Graph);
@@ -287,8 +288,12 @@ pub fn analyze(history: &History, opts: &CheckOptions) -> Result<Analysis, Optio
     }
     analysis.deps = deps;
     let unchained = || infer::unchained_constraints(history, &opts.infer);
-    let open = uncertain::Open::new(&constraints, chained, &unchained);
-    let order_open = !(constraints.is_empty() && implied.is_empty() && !chained);
+    let found = uncertain::Found::new(constraints, any_open, pending);
+    let completion = (history.txns.iter())
+        .map(|t| t.completion.unwrap_or(u32::MAX))
+        .collect();
+    let open = uncertain::Open::new(found, completion, chained, &unchained);
+    let order_open = !(!any_open && implied.is_empty() && !chained);
     let session = if order_open {
         limits::stage(Stage::Order);
         order::process_edges(history)
