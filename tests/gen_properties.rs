@@ -297,7 +297,7 @@ proptest! {
         for model in PLACEMENT_MODELS {
             let full = placement(&h, model, false);
             prop_assert!(model.is_some() || full.0 == Validity::False, "accepted\n{}", text);
-            prop_assert_eq!(placement(&h, model, true), full, "{}\n{}", model, text);
+            prop_assert_eq!(placement(&h, model, true), full, "{:?}\n{}", model, text);
         }
     }
 }
