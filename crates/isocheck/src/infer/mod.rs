@@ -65,7 +65,7 @@ pub struct Inference {
 pub enum Pending<'h> {
     /// Built already (list-append's, which are few).
     Built,
-    RwRegister(rw_register::Pending<'h>),
+    RwRegister(Box<rw_register::Pending<'h>>),
 }
 
 impl Pending<'_> {
@@ -118,7 +118,7 @@ pub fn infer_deferred<'h>(
         Workload::ListAppend => (list_append::infer(history), Pending::Built),
         _ => {
             let (inference, pending) = rw_register::infer_deferred(history, opts, chains);
-            (inference, Pending::RwRegister(pending))
+            (inference, Pending::RwRegister(Box::new(pending)))
         }
     }
 }
