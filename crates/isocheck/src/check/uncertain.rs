@@ -151,8 +151,12 @@ impl<'h> Found<'h> {
         }
     }
 
+    /// The constraints, built on the first call if deferred: a limit
+    /// reached building them stops the whole check in the inference stage,
+    /// as it did when inference built them.
     fn get(&self) -> &Constraints {
         self.cell.get_or_init(|| {
+            limits::stage(Stage::Inference);
             let pending = self.pending.borrow_mut().take();
             pending.map(Pending::constraints).unwrap_or_default()
         })
@@ -351,16 +355,17 @@ impl<'a, 'i> Decider<'a, 'i> {
         if reduce && (self.along_known(mg) || self.witness(mg, open)) {
             return Flow::Held;
         }
-        let found = match constructing(mg, || open.found()) {
-            Ok(found) => found,
-            Err(stop) => return self.stopped(mg, stop, 0),
-        };
+        let found = open.found();
         let mut flow = Flow::Unsettled;
         if let Some(reduced) = reduce.then(|| open.reduced(mg, found)).flatten() {
             flow = self.model(mg, found, reduced);
         }
         if flow == Flow::Unsettled {
-            flow = match constructing(mg, || open.unchained()) {
+            // A limit reached inferring them stops this model only.
+            flow = match limits::attempt(|| {
+                limits::stage_of(Stage::Construct, mg.model);
+                open.unchained()
+            }) {
                 Ok(constraints) => self.model(mg, constraints, Reduced::NONE),
                 Err(stop) => self.stopped(mg, stop, found.len()),
             };
@@ -401,18 +406,6 @@ fn completion_rank(
         }
     }
     (next as usize == n).then_some(rank)
-}
-
-/// The constraints `build` gives (deferred ones built, or the unchained
-/// ones inferred): a limit reached building them stops this model only.
-fn constructing<'o>(
-    mg: ModelGraph,
-    build: impl FnOnce() -> &'o Constraints,
-) -> Result<&'o Constraints, limits::Stop> {
-    limits::attempt(|| {
-        limits::stage_of(Stage::Construct, mg.model);
-        build()
-    })
 }
 
 /// Whether the graph of `model` (a row of `MODEL_GRAPHS`) is acyclic in
