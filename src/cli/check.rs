@@ -103,8 +103,9 @@ pub struct ModelArgs {
     #[arg(long)]
     pub no_pruning: bool,
     /// Decide every model on every pair of writes in unknown order, not
-    /// first on read-modify-write chains (models with rw edges) and without
-    /// pairs of unread writes (serializability's graph and read committed's).
+    /// first on read-modify-write chains (models with rw edges), without
+    /// pairs of unread writes (serializability's graph and read committed's),
+    /// or, for models without rw edges, along an order of the known edges.
     #[arg(long)]
     pub every_pair: bool,
     /// Give up after this many seconds, counted from the first byte read

@@ -24,7 +24,7 @@ use crate::graph::{
     nontrivial, order, tarjan, topological, Dep, Graph, Rel, RelSet, Version, NO_MOP,
 };
 use crate::history::{History, Status, TxnId, Val};
-use crate::infer::{self, Anomaly, InferOptions, Inference, OpenOrders};
+use crate::infer::{self, Anomaly, InferOptions, Inference};
 use crate::limits::{self, Stage};
 use crate::progress::Unit;
 use model_graphs::MODEL_GRAPHS;
@@ -246,18 +246,19 @@ pub fn analyze(history: &History, opts: &CheckOptions) -> Result<Analysis, Optio
         return Ok(analysis);
     }
     limits::stage(Stage::Inference);
-    let Inference {
-        mut deps,
-        anomalies,
-        implied,
-        constraints,
-        chained,
-        ..
-    } = infer::infer_with(
-        history,
-        &opts.infer,
-        open_orders(&analysis, models.as_deref(), opts),
-    );
+    let open_wanted = open_orders_wanted(&analysis, models.as_deref());
+    let (
+        Inference {
+            mut deps,
+            anomalies,
+            implied,
+            constraints,
+            chained,
+            open: any_open,
+            ..
+        },
+        pending,
+    ) = infer::infer_deferred(history, &opts.infer, opts.solve.reduce, open_wanted);
     limits::stage(Stage::Order);
     deps.extend(order_deps(history, order));
     limits::stage(Stage::Graph);
@@ -285,8 +286,12 @@ pub fn analyze(history: &History, opts: &CheckOptions) -> Result<Analysis, Optio
     }
     analysis.deps = deps;
     let unchained = || infer::unchained_constraints(history, &opts.infer);
-    let open = uncertain::Open::new(&constraints, chained, &unchained);
-    let order_open = !(constraints.is_empty() && implied.is_empty() && !chained);
+    let found = uncertain::Found::new(constraints, any_open, pending);
+    let completion = (history.txns.iter())
+        .map(|t| t.completion.unwrap_or(u32::MAX))
+        .collect();
+    let open = uncertain::Open::new(found, completion, chained, &unchained);
+    let order_open = !(!any_open && implied.is_empty() && !chained);
     let session = if order_open {
         limits::stage(Stage::Order);
         order::process_edges(history)
@@ -360,21 +365,16 @@ impl Analysis {
     }
 }
 
-/// What inference is to find of the orders the history leaves open:
-/// nothing when no model asked for is decided over them (every one is
-/// decided by saturation, or its graph is not reported), since their
-/// constraints can cost more than the rest of the check.
-fn open_orders(a: &Analysis, models: Option<&[&str]>, opts: &CheckOptions) -> OpenOrders {
-    let decided_over_orders = !a.characterised.is_empty()
+/// Whether inference is to look for the orders the history leaves open:
+/// not when no model asked for is decided over them (each is decided by
+/// saturation, or its graph is not reported), since finding them can cost
+/// more than the rest of the check.
+fn open_orders_wanted(a: &Analysis, models: Option<&[&str]>) -> bool {
+    !a.characterised.is_empty()
         || !lattice::order_known_models(models).is_empty()
         || MODEL_GRAPHS
             .iter()
-            .any(|mg| mg.base.contains(Rel::Wr) && a.reportable.contains(mg.anomaly()));
-    match (decided_over_orders, opts.solve.reduce) {
-        (false, _) => OpenOrders::Skipped,
-        (true, true) => OpenOrders::Chained,
-        (true, false) => OpenOrders::Pairs,
-    }
+            .any(|mg| mg.base.contains(Rel::Wr) && a.reportable.contains(mg.anomaly()))
 }
 
 /// Whether garbage reads are left out, as Elle leaves them out: asked for

@@ -7,13 +7,14 @@
 use super::cycles::{self, FoundCycle, ModelGraph, MODEL_GRAPHS};
 use super::polygraph::{self, Decided, Decision, Edge, Problem, Settings, Stats};
 use super::{lattice, verdict, Analysis};
-use crate::graph::{csr, nontrivial, tarjan, Dep, Graph, Rel, RelSet};
+use crate::graph::{csr, nontrivial, tarjan, topological, Dep, Graph, Rel, RelSet};
 use crate::history::TxnId;
-use crate::infer::{Constraint, Constraints, Pair};
+use crate::infer::{Constraint, Constraints, Pair, Pending};
 use crate::limits::{self, Stage};
 use crate::progress::Unit;
-use std::cell::OnceCell;
-use std::collections::BTreeSet;
+use std::cell::{OnceCell, RefCell};
+use std::cmp::Reverse;
+use std::collections::{BTreeSet, BinaryHeap};
 use std::time::{Duration, Instant};
 
 /// How uncertain version orders are decided.
@@ -29,7 +30,9 @@ pub struct SolveOptions {
     /// Decide models on reduced constraints first (on by default): models
     /// whose graph has rw edges on read-modify-write chains
     /// (`Inference::chained`), plain-acyclicity ones without pairs of unread
-    /// writes (`Constraint::unread`).
+    /// writes (`Constraint::unread`), and models without rw edges on no
+    /// constraint at all where the known edges are acyclic
+    /// (`Decider::along_known`).
     pub reduce: bool,
     /// The fewest open constraints one solver decides
     /// (`polygraph::Settings::min_batch`); tests make it 1, so that small
@@ -112,6 +115,12 @@ pub struct Solved {
     /// Decided without the pairs of unread writes (`Constraint::unread`),
     /// which only `Holds` settles.
     pub without_unread: bool,
+    /// A model without rw edges found to hold because its known edges are
+    /// acyclic (`Decider::along_known`): no constraint was built.
+    pub along_known: bool,
+    /// A model with rw edges found to hold by one version order chosen
+    /// without the solver (`Decider::witness`): no constraint was built.
+    pub witness: bool,
     pub construct: Duration,
     pub stats: Stats,
 }
@@ -119,11 +128,58 @@ pub struct Solved {
 /// At most `2^MAX_CASE_PAIRS` resolutions are listed.
 const MAX_CASE_PAIRS: usize = 8;
 
+/// The constraints inference found (`infer::infer_deferred`): built there,
+/// or built when a model first needs them.
+pub struct Found<'h> {
+    cell: OnceCell<Constraints>,
+    any: bool,
+    pending: RefCell<Option<Pending<'h>>>,
+}
+
+impl<'h> Found<'h> {
+    /// `built` are the constraints inference built; when it deferred them
+    /// (none built, though `any`), `pending` builds them, once.
+    pub fn new(built: Constraints, any: bool, pending: Pending<'h>) -> Found<'h> {
+        let cell = OnceCell::new();
+        if !built.is_empty() || !any {
+            let _ = cell.set(built);
+        }
+        Found {
+            cell,
+            any,
+            pending: RefCell::new(Some(pending)),
+        }
+    }
+
+    /// The constraints, built on the first call if deferred: a limit
+    /// reached building them stops the whole check in the inference stage,
+    /// as it did when inference built them.
+    fn get(&self) -> &Constraints {
+        self.cell.get_or_init(|| {
+            limits::stage(Stage::Inference);
+            let pending = self.pending.borrow_mut().take();
+            pending.map(Pending::constraints).unwrap_or_default()
+        })
+    }
+
+    /// The edges of one version order (`Pending::adjacent_edges`), while
+    /// the constraints are still deferred.
+    fn adjacent_edges(&self, rank: &[u32]) -> Option<Vec<Dep>> {
+        if self.cell.get().is_some() {
+            return None;
+        }
+        self.pending.borrow().as_ref()?.adjacent_edges(rank)
+    }
+}
+
 /// The constraints models are decided on: inference's, and when those are
 /// chained (`Inference::chained`), the unchained ones, inferred once when a
 /// model or an explanation first needs them.
 pub struct Open<'c> {
-    pub found: &'c Constraints,
+    found: Found<'c>,
+    /// Each transaction's completion (`OpId::MAX` for none): the order a
+    /// database that installs writes at commit most likely installed them.
+    completion: Vec<u32>,
     pub chained: bool,
     unchained: &'c dyn Fn() -> Constraints,
     cache: OnceCell<Constraints>,
@@ -131,14 +187,17 @@ pub struct Open<'c> {
 
 impl<'c> Open<'c> {
     /// `unchained` infers the constraints without chains collapsed; it is
-    /// called at most once, and only when `chained`.
+    /// called at most once, and only when `chained`. `completion`: see
+    /// `Open::completion`.
     pub fn new(
-        found: &'c Constraints,
+        found: Found<'c>,
+        completion: Vec<u32>,
         chained: bool,
         unchained: &'c dyn Fn() -> Constraints,
     ) -> Open<'c> {
         Open {
             found,
+            completion,
             chained,
             unchained,
             cache: OnceCell::new(),
@@ -146,18 +205,23 @@ impl<'c> Open<'c> {
     }
 
     fn is_empty(&self) -> bool {
-        self.found.is_empty() && !self.chained
+        !self.found.any && !self.chained
+    }
+
+    /// Inference's constraints, built if they were deferred.
+    fn found(&self) -> &Constraints {
+        self.found.get()
     }
 
     /// How a model may be decided on `found` before every pair, if it may.
     /// Chains hold only where the graph has rw edges; unread pairs may be
     /// left out where it is plain acyclicity (serializability's graph is
     /// tried first for snapshot isolation too).
-    fn reduced(&self, mg: ModelGraph) -> Option<Reduced> {
+    fn reduced(&self, mg: ModelGraph, found: &Constraints) -> Option<Reduced> {
         if self.chained && !in_model(mg, Rel::Rw) {
             return None;
         }
-        let unread = self.found.iter().any(|c| c.unread);
+        let unread = found.iter().any(|c| c.unread);
         (self.chained || unread).then_some(Reduced {
             chained: self.chained,
             unread,
@@ -167,7 +231,7 @@ impl<'c> Open<'c> {
     /// The constraints every model may be decided and explained on.
     fn unchained(&self) -> &Constraints {
         match self.chained {
-            false => self.found,
+            false => self.found(),
             true => self.cache.get_or_init(self.unchained),
         }
     }
@@ -288,9 +352,13 @@ impl<'a, 'i> Decider<'a, 'i> {
     /// model that holds; anything else is decided again on every pair,
     /// which also explains a violation.
     fn decide(&mut self, mg: ModelGraph, open: &Open, reduce: bool) -> Flow {
+        if reduce && (self.along_known(mg) || self.witness(mg, open)) {
+            return Flow::Held;
+        }
+        let found = open.found();
         let mut flow = Flow::Unsettled;
-        if let Some(reduced) = reduce.then(|| open.reduced(mg)).flatten() {
-            flow = self.model(mg, open.found, reduced);
+        if let Some(reduced) = reduce.then(|| open.reduced(mg, found)).flatten() {
+            flow = self.model(mg, found, reduced);
         }
         if flow == Flow::Unsettled {
             // A limit reached inferring them stops this model only.
@@ -299,11 +367,45 @@ impl<'a, 'i> Decider<'a, 'i> {
                 open.unchained()
             }) {
                 Ok(constraints) => self.model(mg, constraints, Reduced::NONE),
-                Err(stop) => self.stopped(mg, stop, open.found.len()),
+                Err(stop) => self.stopped(mg, stop, found.len()),
             };
         }
         flow
     }
+}
+
+/// A topological order of `0..n` along `edges` (each vertex's position),
+/// taking among the vertices free to come next the one that completed
+/// first; `None` when the edges have a cycle.
+fn completion_rank(
+    n: usize,
+    edges: impl Iterator<Item = (u32, u32)> + Clone,
+    completion: &[u32],
+) -> Option<Vec<u32>> {
+    let (start, succ) = csr(n, edges);
+    let mut indeg = vec![0u32; n];
+    for &s in &succ {
+        indeg[s as usize] += 1;
+    }
+    let key = |v: u32| Reverse((completion.get(v as usize).copied().unwrap_or(u32::MAX), v));
+    let mut free: BinaryHeap<_> = (0..n as u32)
+        .filter(|&v| indeg[v as usize] == 0)
+        .map(key)
+        .collect();
+    let mut rank = vec![0u32; n];
+    let mut next = 0u32;
+    while let Some(Reverse((_, v))) = free.pop() {
+        limits::tick();
+        rank[v as usize] = next;
+        next += 1;
+        for &s in &succ[start[v as usize] as usize..start[v as usize + 1] as usize] {
+            indeg[s as usize] -= 1;
+            if indeg[s as usize] == 0 {
+                free.push(key(s));
+            }
+        }
+    }
+    (next as usize == n).then_some(rank)
 }
 
 /// Whether the graph of `model` (a row of `MODEL_GRAPHS`) is acyclic in
@@ -341,6 +443,93 @@ pub fn holds(
 }
 
 impl Decider<'_, '_> {
+    /// Whether a model whose graph has no rw edges holds because its known
+    /// edges are acyclic, recorded as `Solved` when it does. There a
+    /// constraint's two sides differ only in ww edges: sides are made of ww
+    /// and rw edges alone (`Versions::precedes_keyed`), and every wr edge is
+    /// known. Ordering every key's writes along a topological order of the
+    /// known edges takes, of each pair, the side whose ww edge goes forward,
+    /// so that resolution is acyclic. The converse holds too (known edges
+    /// are in every resolution), but a cycle among them is left to the
+    /// solver, which explains it as a forced anomaly: `false`.
+    fn along_known(&mut self, mg: ModelGraph) -> bool {
+        if in_model(mg, Rel::Rw) {
+            return false;
+        }
+        let started = Instant::now();
+        let n = self.a.graph.vertex_count();
+        let ends = (self.known.of(&self.a.deps, mg)).map(|d| (d.from, d.to));
+        let (start, succ) = csr(n, ends);
+        let out = |v: u32| &succ[start[v as usize] as usize..start[v as usize + 1] as usize];
+        if topological(n, |v| out(v).iter().copied()).is_none() {
+            return false;
+        }
+        self.a.solved.push(Solved {
+            model: mg.model,
+            decision: Decision::Holds,
+            with_session: false,
+            serially: false,
+            chained: false,
+            without_unread: false,
+            along_known: true,
+            witness: false,
+            construct: started.elapsed(),
+            stats: Stats::default(),
+        });
+        true
+    }
+
+    /// Whether one version order, chosen without the solver, shows that a
+    /// model with rw edges holds: every key's writes in a topological order
+    /// of the known edges but rw ones, ties broken by completion (where a
+    /// database that installs writes at commit put them), while the
+    /// constraints are deferred. The graph of its known edges and of the
+    /// edges between consecutive versions holds every edge the sides of
+    /// that resolution give as a path: ww to a later version is ww along
+    /// the versions between, and rw to a later version is rw to the next
+    /// followed by ww, which under the extension arrives after A, where
+    /// every edge may follow. So where that graph is acyclic in the model,
+    /// so is the resolution, and the model holds; anything else settles
+    /// nothing.
+    fn witness(&mut self, mg: ModelGraph, open: &Open) -> bool {
+        if !in_model(mg, Rel::Rw) {
+            return false;
+        }
+        let started = Instant::now();
+        let n = self.a.graph.vertex_count();
+        let ordering = (self.known.of(&self.a.deps, mg))
+            .filter(|d| d.rel != Rel::Rw)
+            .map(|d| (d.from, d.to));
+        let Some(rank) = completion_rank(n, ordering, &open.completion) else {
+            return false;
+        };
+        let Some(adjacent) = open.found.adjacent_edges(&rank) else {
+            return false;
+        };
+        let known = (self.known.of(&self.a.deps, mg))
+            .chain(&adjacent)
+            .filter_map(|d| edge(mg, d))
+            .collect();
+        drop(adjacent);
+        let problem = Problem::new(n as u32, mg.extension, known);
+        if !polygraph::known_acyclic(&problem) {
+            return false;
+        }
+        self.a.solved.push(Solved {
+            model: mg.model,
+            decision: Decision::Holds,
+            with_session: false,
+            serially: false,
+            chained: false,
+            without_unread: false,
+            along_known: false,
+            witness: true,
+            construct: started.elapsed(),
+            stats: Stats::default(),
+        });
+        true
+    }
+
     /// Records a limit reached before solving.
     fn stopped(&mut self, mg: ModelGraph, stop: limits::Stop, constraints: usize) -> Flow {
         self.a.stopped.push(Stopped {
@@ -378,6 +567,8 @@ impl Decider<'_, '_> {
             serially,
             chained: reduced.chained,
             without_unread,
+            along_known: false,
+            witness: false,
             construct,
             stats,
         };

@@ -282,6 +282,7 @@ pub fn infer(h: &History) -> Inference {
         anomalies,
         in_graph: la.in_graph,
         implied: Vec::new(),
+        open: !constraints.is_empty(),
         constraints,
         chained: false,
     }

@@ -56,47 +56,90 @@ pub struct Inference {
     /// a chain is a G-single). Decided there they are exact; other models,
     /// and explanations, take [`unchained_constraints`].
     pub chained: bool,
+    /// Whether the version order leaves some pair open: `constraints` is
+    /// not empty, or would not be had [`infer_deferred`] built them.
+    pub open: bool,
 }
 
-/// What inference finds of the version orders a history leaves open.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum OpenOrders {
-    /// One constraint per pair of transactions.
-    Pairs,
-    /// Read-modify-write chains collapsed (see [`Inference::chained`]).
-    Chained,
-    /// Nothing: no model asked for is decided over open orders, and their
-    /// constraints can cost more than the rest of inference (rw-register;
-    /// list-append's come with its edges and are kept).
-    Skipped,
+/// What building deferred constraints takes ([`infer_deferred`]).
+pub enum Pending<'h> {
+    /// Built already (list-append's, which are few).
+    Built,
+    RwRegister(Box<rw_register::Pending<'h>>),
+}
+
+impl Pending<'_> {
+    /// The ww and rw edges of one version order, while the constraints are
+    /// not built: every key's written versions after its initial one in
+    /// the order of their writers' `rank`, the edges of each version
+    /// preceding the next. `None` for constraints built already.
+    pub fn adjacent_edges(&self, rank: &[u32]) -> Option<Vec<Dep>> {
+        match self {
+            Pending::Built => None,
+            Pending::RwRegister(p) => Some(p.adjacent_edges(rank)),
+        }
+    }
+
+    /// The constraints left out of the inference; none when they were
+    /// built there.
+    pub fn constraints(self) -> Constraints {
+        match self {
+            Pending::Built => Constraints::default(),
+            Pending::RwRegister(p) => p.constraints(),
+        }
+    }
 }
 
 /// Infers dependencies and non-cycle anomalies for the history's workload.
 pub fn infer(history: &History, opts: &InferOptions) -> Inference {
-    infer_with(history, opts, OpenOrders::Pairs)
+    infer_with(history, opts, false)
 }
 
 /// As [`infer`], with the constraints of read-modify-write chains collapsed
-/// where the history has them (see [`Inference::chained`]).
+/// where the history has them (see [`Inference::chained`]). The check
+/// takes them deferred ([`infer_deferred`]).
 #[cfg(test)]
 pub fn infer_chained(history: &History, opts: &InferOptions) -> Inference {
-    infer_with(history, opts, OpenOrders::Chained)
+    infer_with(history, opts, true)
+}
+
+/// As [`infer_chained`] (or [`infer`], without `chains`), but an
+/// rw-register history's constraints are left to the [`Pending`], which
+/// builds them when a model needs them; [`Inference::open`] says whether
+/// there are any. A violation whose weaker models are all decided without
+/// them (read committed along the known edges) never builds them: at hot
+/// keys they are quadratic in the writes per key. Without `open_wanted`
+/// (no model asked for is decided over open orders) an rw-register
+/// history's open orders are not looked for at all.
+pub fn infer_deferred<'h>(
+    history: &'h History,
+    opts: &InferOptions,
+    chains: bool,
+    open_wanted: bool,
+) -> (Inference, Pending<'h>) {
+    match history.workload {
+        Workload::ListAppend => (list_append::infer(history), Pending::Built),
+        _ => {
+            let (inference, pending) =
+                rw_register::infer_deferred(history, opts, chains, open_wanted);
+            (inference, Pending::RwRegister(Box::new(pending)))
+        }
+    }
 }
 
 /// The constraints [`infer`] finds, one per pair of transactions: what a
-/// model without rw edges is decided on when [`OpenOrders::Chained`]'s are
+/// model without rw edges is decided on when [`infer_chained`]'s are
 /// chained. Infers again rather than keeping them all along, as they are
 /// quadratic in the writes per key and rarely needed.
 pub fn unchained_constraints(history: &History, opts: &InferOptions) -> Constraints {
     infer(history, opts).constraints
 }
 
-/// Infers, with the open orders found as `orders` asks.
-pub fn infer_with(history: &History, opts: &InferOptions, orders: OpenOrders) -> Inference {
+fn infer_with(history: &History, opts: &InferOptions, chains: bool) -> Inference {
     match history.workload {
         Workload::ListAppend => list_append::infer(history),
         // A cas-register history and the checkers' (but long-fork's, whose
         // transactions are register reads and writes) have no transactions.
-        _ => rw_register::infer(history, opts, orders),
+        _ => rw_register::infer(history, opts, chains),
     }
 }

@@ -19,7 +19,7 @@
 use super::anomaly::{Anomaly, Expected};
 use super::uncertain::{unordered_pairs, Coalescer, Constraints, Reader, Versions, Writer};
 use super::util::{csr, dedupe, pack, scalar, sccs, Ext, FxMap, FxSet, KeyIds, TxnKeys};
-use super::{Dep, InferOptions, Inference, OpenOrders, Rel, Version};
+use super::{Dep, InferOptions, Inference, Rel, Version};
 use crate::graph::order;
 use crate::history::{History, MopKind, Status, TxnId, Val};
 use crate::progress::Unit;
@@ -89,8 +89,24 @@ struct Rr<'h> {
     node_writer: Vec<Option<Write>>,
 }
 
-/// The inference, with the open orders `orders` asks for.
-pub fn infer(h: &History, opts: &InferOptions, orders: OpenOrders) -> Inference {
+/// The inference; with `chains`, the constraints of read-modify-write
+/// chains collapsed (see [`Inference::chained`]).
+pub fn infer(h: &History, opts: &InferOptions, chains: bool) -> Inference {
+    let (mut inference, pending) = infer_deferred(h, opts, chains, true);
+    inference.constraints = pending.constraints();
+    inference
+}
+
+/// The inference without its constraints, which the [`Pending`] builds
+/// when asked; [`Inference::open`] says whether there are any. Without
+/// `open_wanted`, nothing of the open orders is looked for (no constraints,
+/// no implied edges, `open` false).
+pub fn infer_deferred<'h>(
+    h: &'h History,
+    opts: &InferOptions,
+    chains: bool,
+    open_wanted: bool,
+) -> (Inference, Pending<'h>) {
     let mut rr = Rr {
         h,
         keys: KeyIds::default(),
@@ -116,17 +132,71 @@ pub fn infer(h: &History, opts: &InferOptions, orders: OpenOrders) -> Inference 
     let mut deps = rr.wr_deps();
     version_deps(&edges, &versions, &mut deps);
     dedupe(&mut deps);
-    let (implied, constraints, chained) = match orders {
-        OpenOrders::Skipped => Default::default(),
-        _ => rr.uncertainty(&edges, versions, orders == OpenOrders::Chained),
+    let (implied, chained, open) = match open_wanted {
+        true => rr.uncertainty(&edges, &versions, chains, None),
+        false => (Vec::new(), false, false),
     };
-    Inference {
+    let inference = Inference {
         deps: deps.into_iter().map(|(_, d)| d).collect(),
         anomalies,
-        in_graph: rr.in_graph,
+        in_graph: rr.in_graph.clone(),
         implied,
-        constraints,
+        constraints: Constraints::default(),
         chained,
+        open,
+    };
+    let pending = Pending {
+        rr,
+        edges,
+        versions,
+        chains,
+        open_wanted,
+    };
+    (inference, pending)
+}
+
+/// What building the constraints of an [`infer_deferred`] takes.
+pub struct Pending<'h> {
+    rr: Rr<'h>,
+    edges: Vec<(u32, u32)>,
+    versions: Versions,
+    chains: bool,
+    open_wanted: bool,
+}
+
+impl Pending<'_> {
+    /// The ww and rw edges of the version order that puts every key's
+    /// written versions after its initial one in the order of their
+    /// writers' `rank`: those of each version preceding the next.
+    pub fn adjacent_edges(&self, rank: &[u32]) -> Vec<Dep> {
+        let rr = &self.rr;
+        let mut out = Vec::new();
+        let mut written: Vec<(u32, u32)> = Vec::new();
+        for kid in 0..rr.keys.len() {
+            let (lo, hi) = (rr.key_start[kid], rr.key_start[kid + 1]);
+            written.clear();
+            written.extend((lo..hi).filter_map(|v| Some((rank[rr.writer(v)?.txn as usize], v))));
+            written.sort_unstable();
+            // The key's first node is its initial version.
+            let mut prev = lo;
+            for &(_, v) in &written {
+                crate::limits::tick();
+                out.extend(self.versions.precedes_keyed(prev, v).map(|(_, d)| d));
+                prev = v;
+            }
+        }
+        out
+    }
+
+    /// The constraints [`infer`] finds.
+    pub fn constraints(self) -> Constraints {
+        if !self.open_wanted {
+            return Constraints::default();
+        }
+        let mut co = Coalescer::default();
+        let rr = &self.rr;
+        rr.uncertainty(&self.edges, &self.versions, self.chains, Some(&mut co));
+        co.finish(self.versions)
     }
 }
 
@@ -739,15 +809,17 @@ impl Rr<'_> {
     /// installed `b` after `a` (else `b`'s ww edge closes a cycle with the
     /// wr edge of `a`): those edges are returned as implied. Pairs of
     /// written versions that the version graph and the implied edges leave
-    /// unordered become constraints; with `chains`, pairs of
-    /// read-modify-write chains ([`Links`]), and the flag says whether any
-    /// chain was longer than one version.
+    /// unordered become constraints, added to `co` (without it, only
+    /// whether there is one is found); with `chains`, pairs of
+    /// read-modify-write chains ([`Links`]). Also whether any chain was
+    /// longer than one version, and whether there is a constraint.
     fn uncertainty(
         &self,
         edges: &[(u32, u32)],
-        versions: Versions,
+        versions: &Versions,
         chains: bool,
-    ) -> (Vec<Dep>, Constraints, bool) {
+        mut co: Option<&mut Coalescer>,
+    ) -> (Vec<Dep>, bool, bool) {
         let known: FxSet<(u32, u32)> = edges.iter().copied().collect();
         let mut by_key: Vec<Vec<(u32, u32)>> = vec![Vec::new(); self.keys.len()];
         for &(a, b) in edges {
@@ -776,32 +848,35 @@ impl Rr<'_> {
                 links.add(a, b);
             }
         }
-        let mut co = Coalescer::default();
-        let mut chained = false;
+        let (mut chained, mut open) = (false, false);
         for (kid, key_edges) in by_key.iter_mut().enumerate() {
-            chained |= self.key_constraints(kid, key_edges, &versions, &links, &mut co);
+            let (c, o) = self.key_constraints(kid, key_edges, versions, &links, co.as_deref_mut());
+            chained |= c;
+            open |= o;
         }
         dedupe(&mut implied);
         let implied = implied.into_iter().map(|(_, d)| d).collect();
-        (implied, co.finish(versions), chained)
+        (implied, chained, open)
     }
 
     /// The constraints of one key's unordered pairs of written versions, or
-    /// of its read-modify-write chains when `links` has them: whether some
-    /// chain had more than one version.
+    /// of its read-modify-write chains when `links` has them, added to `co`
+    /// (without it, only whether there is one is found): whether some chain
+    /// had more than one version, and whether there is a constraint.
     fn key_constraints(
         &self,
         kid: usize,
         edges: &mut [(u32, u32)],
         versions: &Versions,
         links: &Links,
-        co: &mut Coalescer,
-    ) -> bool {
+        co: Option<&mut Coalescer>,
+    ) -> (bool, bool) {
         let (lo, hi) = (self.key_start[kid], self.key_start[kid + 1]);
         let writers: Vec<u32> = (lo..hi).filter(|&v| self.writer(v).is_some()).collect();
         let chains = links.chains(&writers);
+        let chained = chains.len() < writers.len();
         if chains.len() < 2 {
-            return chains.len() < writers.len();
+            return (chained, false);
         }
         for e in edges.iter_mut() {
             *e = (e.0 - lo, e.1 - lo);
@@ -809,8 +884,12 @@ impl Rr<'_> {
         let local: Vec<(u32, u32)> = chains.iter().map(|&(f, l)| (f - lo, l - lo)).collect();
         // A cycle here is a wr cycle, a G1c the cycle search reports: no
         // model that needs these constraints can hold.
-        let Some(pairs) = unordered_pairs((hi - lo) as usize, edges, &local) else {
-            return false;
+        let first_only = co.is_none();
+        let Some(pairs) = unordered_pairs((hi - lo) as usize, edges, &local, first_only) else {
+            return (false, false);
+        };
+        let Some(co) = co else {
+            return (chained, !pairs.is_empty());
         };
         let unread = |(first, last): (u32, u32)| first == last && !versions.read(first);
         for (i, j) in pairs {
@@ -820,7 +899,7 @@ impl Rr<'_> {
                 co.add(tx.txn, ty.txn, [x, y], unread(x) && unread(y));
             }
         }
-        chains.len() < writers.len()
+        (chained, true)
     }
 }
 

@@ -438,13 +438,19 @@ fn sort_keys(keys: &mut [(TxnId, TxnId, u32)], parallel_from: usize) {
 /// `0..n`; `runs` the (first, last) versions of the runs we need pairs of
 /// (a single version is a run from itself to itself): run `i` precedes `j`
 /// when `j`'s first version is after `i`'s last. Returns pairs of indices
-/// into `runs`, or `None` when the edges have a cycle.
+/// into `runs`, or `None` when the edges have a cycle. With `first_only`,
+/// the first such pair alone: whether there is any.
 pub(super) fn unordered_pairs(
     n: usize,
     edges: &[(u32, u32)],
     runs: &[(u32, u32)],
+    first_only: bool,
 ) -> Option<Vec<(u32, u32)>> {
     let mut pairs = Vec::new();
+    if edges.is_empty() && first_only {
+        pairs.extend((runs.len() > 1).then_some((0, 1)));
+        return Some(pairs);
+    }
     if edges.is_empty() {
         // Every pair: quadratic, so known in advance to fit or not.
         let w = runs.len() as u64;
@@ -485,6 +491,9 @@ pub(super) fn unordered_pairs(
             if !has(last_x, j) && !has(last_y, i) {
                 crate::limits::tick();
                 pairs.push((i as u32, j as u32));
+                if first_only {
+                    return Some(pairs);
+                }
             }
         }
     }
@@ -521,13 +530,13 @@ mod tests {
     fn unordered_pairs_follow_the_transitive_order() {
         let single = |vs: &[u32]| vs.iter().map(|&v| (v, v)).collect::<Vec<_>>();
         // 0 < 1 < 2, 3 alone.
-        let pairs = unordered_pairs(4, &[(0, 1), (1, 2)], &single(&[0, 1, 2, 3])).unwrap();
+        let pairs = unordered_pairs(4, &[(0, 1), (1, 2)], &single(&[0, 1, 2, 3]), false).unwrap();
         assert_eq!(pairs, vec![(0, 3), (1, 3), (2, 3)]);
         assert_eq!(
-            unordered_pairs(3, &[], &single(&[0, 1, 2])).unwrap(),
+            unordered_pairs(3, &[], &single(&[0, 1, 2]), false).unwrap(),
             vec![(0, 1), (0, 2), (1, 2)]
         );
-        assert!(unordered_pairs(2, &[(0, 1), (1, 0)], &single(&[0, 1])).is_none());
+        assert!(unordered_pairs(2, &[(0, 1), (1, 0)], &single(&[0, 1]), false).is_none());
     }
 
     #[test]
@@ -536,10 +545,10 @@ mod tests {
         // first as a whole, or wholly after 1). With 1 < 2 they are ordered.
         let runs = [(0, 1), (2, 3)];
         assert_eq!(
-            unordered_pairs(4, &[(0, 1), (2, 3), (0, 3)], &runs).unwrap(),
+            unordered_pairs(4, &[(0, 1), (2, 3), (0, 3)], &runs, false).unwrap(),
             vec![(0, 1)]
         );
-        assert!(unordered_pairs(4, &[(0, 1), (2, 3), (1, 2)], &runs)
+        assert!(unordered_pairs(4, &[(0, 1), (2, 3), (1, 2)], &runs, false)
             .unwrap()
             .is_empty());
     }

@@ -426,6 +426,14 @@ pub fn solving_stats(a: &Analysis) -> String {
         let chains = [
             (x.chained, ", on read-modify-write chains"),
             (x.without_unread, ", without pairs of unread writes"),
+            (
+                x.along_known,
+                ", along an order of the known edges (no rw edges)",
+            ),
+            (
+                x.witness,
+                ", by the version order of completions along the known edges",
+            ),
         ];
         let reduced: String = chains.iter().filter(|c| c.0).map(|c| c.1).collect();
         let decision = format!("{outcome}{attempt}{reduced}");

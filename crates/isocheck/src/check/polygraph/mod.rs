@@ -156,6 +156,15 @@ pub fn decide(p: &Problem, settings: Settings) -> Decided {
     }
 }
 
+/// Whether the known edges alone are acyclic in the problem's graph (its
+/// product graph under the extension): with no constraint, the decision.
+pub fn known_acyclic(p: &Problem) -> bool {
+    let n = p.nodes();
+    let (start, succ) = crate::graph::csr(n, p.known_arcs(&[]));
+    let out = |v: u32| &succ[start[v as usize] as usize..start[v as usize + 1] as usize];
+    crate::graph::topological(n, |v| out(v).iter().copied()).is_some()
+}
+
 /// A smallest set of constraints among `suspects` (no member can be
 /// dropped) that no resolution satisfies together with the known edges:
 /// empty when the known edges cycle alone. `None` if the suspects are
