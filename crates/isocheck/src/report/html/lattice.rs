@@ -12,7 +12,7 @@ use crate::check::lattice;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Model names are broken after a hyphen past this many characters.
-const NAME_COLUMNS: usize = 18;
+const NAME_COLUMNS: usize = 10;
 
 /// What the check says of a model.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]

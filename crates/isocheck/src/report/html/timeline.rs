@@ -524,3 +524,32 @@ fn bar(
     }
     s.push_str("</g>\n");
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ticks_are_one_two_or_five_times_a_power_of_ten() {
+        assert_eq!(nice_step(0.3), 0.5);
+        assert_eq!(nice_step(1.0), 1.0);
+        assert_eq!(nice_step(1.2), 2.0);
+        assert_eq!(nice_step(30.0), 50.0);
+        assert_eq!(nice_step(0.0), 1.0);
+        assert_eq!(nice_step(f64::NAN), 1.0);
+    }
+
+    #[test]
+    fn a_view_keeps_what_is_off_it_just_outside() {
+        let v = View {
+            from: 10.0,
+            to: 20.0,
+            class: "in-anomaly",
+        };
+        assert_eq!(v.x(15.0), WIDTH / 2.0);
+        assert_eq!(v.x(-1e18), -THIN);
+        assert_eq!(v.x(1e18), WIDTH + THIN);
+        assert_eq!(v.stretch(12.0, 12.0).1, THIN);
+        assert!(!v.shows(0.0, 9.0) && v.shows(0.0, 10.0));
+    }
+}
