@@ -463,7 +463,7 @@ fn more(body: &mut String, t: &str, count: usize, brief: &str) -> Option<(String
          #{SHOWN_PER_TYPE} to #{}, each in brief</summary>\n{brief}</details>\n",
         esc(&id),
         esc(t),
-        count - 1
+        count.saturating_sub(1)
     );
     Some((id, format!("{t}: {rest} more")))
 }

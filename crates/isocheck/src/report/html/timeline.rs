@@ -47,7 +47,6 @@ enum Clock {
 /// history on it and the nemesis's faults. Read once per page.
 pub struct Run {
     clock: Clock,
-    times: Vec<f64>,
     start: f64,
     end: f64,
     faults: Vec<Window>,
@@ -63,27 +62,8 @@ impl Run {
                 crate::limits::tick();
                 o.time().is_some()
             });
-        let (clock, times): (Clock, Vec<f64>) = match timed {
-            // Nanoseconds as f64: exact to 2^53 ns (104 days), and no
-            // arithmetic on them can overflow.
-            true => (
-                Clock::Time,
-                h.ops
-                    .iter()
-                    .map(|o| o.time().unwrap_or_default() as f64)
-                    .collect(),
-            ),
-            false => (Clock::Order, Vec::new()),
-        };
-        let mut run = Run {
-            clock,
-            times,
-            start: 0.0,
-            end: 0.0,
-            faults: Vec::new(),
-            faults_total: 0,
-        };
-        let at = |i: usize| run.pos(i);
+        let clock = if timed { Clock::Time } else { Clock::Order };
+        let at = |i: usize| pos(h, clock, i);
         let (start, end) = (0..h.ops.len()).fold((f64::MAX, f64::MIN), |(lo, hi), i| {
             (lo.min(at(i)), hi.max(at(i)))
         });
@@ -91,25 +71,28 @@ impl Run {
             true => (start, end),
             false => (0.0, 0.0),
         };
-        let (faults, total) = nemesis::windows(h, &at, end);
-        run.start = start;
-        run.end = end;
-        run.faults = faults;
-        run.faults_total = total;
-        run
-    }
-
-    /// Where op `op` is on the clock.
-    fn at(&self, op: OpId) -> f64 {
-        self.pos(op as usize)
-    }
-
-    /// Where the op at position `i` of the file is on the clock.
-    fn pos(&self, i: usize) -> f64 {
-        match self.clock {
-            Clock::Time => self.times.get(i).copied().unwrap_or_default(),
-            Clock::Order => i as f64,
+        let (faults, faults_total) = nemesis::windows(h, &at, end);
+        Run {
+            clock,
+            start,
+            end,
+            faults,
+            faults_total,
         }
+    }
+
+    /// Where op `op` of `h` is on the clock.
+    fn at(&self, h: &History, op: OpId) -> f64 {
+        pos(h, self.clock, op as usize)
+    }
+}
+
+/// Where the op at position `i` of the file is on `clock`. Nanoseconds as
+/// f64: exact to 2^53 ns (104 days), and no arithmetic on them overflows.
+fn pos(h: &History, clock: Clock, i: usize) -> f64 {
+    match clock {
+        Clock::Time => h.ops.get(i).and_then(|o| o.time()).unwrap_or_default() as f64,
+        Clock::Order => i as f64,
     }
 }
 
@@ -297,8 +280,8 @@ fn draw(
     let spans: Vec<(f64, f64)> = bars
         .iter()
         .map(|(p, _)| {
-            let a = run.at(p.first());
-            (a, p.completion.map_or(a, |c| run.at(c)))
+            let a = run.at(h, p.first());
+            (a, p.completion.map_or(a, |c| run.at(h, c)))
         })
         .collect();
     let views = views(run, &spans);
@@ -312,10 +295,10 @@ fn draw(
          height=\"{height}\" viewBox=\"0 0 {width} {height}\">\n"
     );
     if nemesis_lane > 0.0 {
-        let _ = write!(
+        let _ = writeln!(
             s,
             "<g class=\"nemesis-lane\"><rect x=\"0\" y=\"{TOP}\" width=\"{width}\" \
-             height=\"{LANE}\"/><text x=\"4\" y=\"{}\">nemesis</text></g>\n",
+             height=\"{LANE}\"/><text x=\"4\" y=\"{}\">nemesis</text></g>",
             TOP + LANE * 0.65
         );
     }
