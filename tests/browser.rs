@@ -20,6 +20,7 @@ mod common;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// The screen the report must fit its verdict and first anomaly on.
 const SCREEN: (u32, u32) = (1366, 768);
@@ -32,9 +33,19 @@ fn chromium() -> Option<PathBuf> {
 }
 
 /// The flags every run of the browser takes: no sandbox (tests run as
-/// root in containers), no GPU, file pages may read each other.
-fn browser(exe: &Path) -> Command {
+/// root in containers), no GPU, file pages may read each other, a profile
+/// of its own (runs sharing the default profile, of this test or of
+/// another on the machine, can hang waiting for each other), and a stop
+/// after a minute whatever the page does. Runs it with `args` and
+/// removes the profile.
+fn browser(exe: &Path, args: &[String]) -> std::process::Output {
+    static RUNS: AtomicUsize = AtomicUsize::new(0);
+    let n = RUNS.fetch_add(1, Ordering::Relaxed);
+    let profile = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("chromium-profile-{}-{n}", std::process::id()));
     let mut c = Command::new(exe);
+    c.arg(format!("--user-data-dir={}", profile.display()));
+    c.arg("--timeout=60000");
     c.args([
         "--headless",
         "--no-sandbox",
@@ -44,7 +55,9 @@ fn browser(exe: &Path) -> Command {
         "--virtual-time-budget=10000",
     ]);
     c.arg(format!("--window-size={},{}", SCREEN.0, SCREEN.1));
-    c
+    let out = c.args(args).output().expect("chromium runs");
+    let _ = std::fs::remove_dir_all(&profile);
+    out
 }
 
 /// Runs `isocheck check --html` on a fixture; the report's path.
@@ -124,11 +137,8 @@ fn read_probe(exe: &Path, report: &Path, page: &str) -> Value {
     let name = report.file_name().unwrap().to_string_lossy();
     let probe = report.with_file_name(format!("probe-{name}"));
     std::fs::write(&probe, page.replace("REPORT", &name)).expect("probe written");
-    let out = browser(exe)
-        .arg("--dump-dom")
-        .arg(format!("file://{}", probe.display()))
-        .output()
-        .expect("chromium runs");
+    let page = format!("file://{}", probe.display());
+    let out = browser(exe, &["--dump-dom".to_string(), page]);
     let dom = String::from_utf8_lossy(&out.stdout);
     let json = dom
         .split("<pre id=\"out\">")
@@ -143,11 +153,13 @@ fn read_probe(exe: &Path, report: &Path, page: &str) -> Value {
 }
 
 fn screenshot(exe: &Path, report: &Path, fragment: &str, png: &Path) {
-    let out = browser(exe)
-        .arg(format!("--screenshot={}", png.display()))
-        .arg(format!("file://{}{fragment}", report.display()))
-        .output()
-        .expect("chromium runs");
+    let out = browser(
+        exe,
+        &[
+            format!("--screenshot={}", png.display()),
+            format!("file://{}{fragment}", report.display()),
+        ],
+    );
     let size = std::fs::metadata(png).map(|m| m.len()).unwrap_or(0);
     assert!(size > 10_000, "{}: {size} bytes, {out:?}", png.display());
 }
@@ -562,7 +574,11 @@ const MANY_PROBE: &str = r#"<!DOCTYPE html><html><body style="margin:0">
 document.getElementById('f').addEventListener('load', async function () {
   var w = this.contentWindow, d = this.contentDocument, r = {shown: [], keys: []};
   for (var i = 0; i < COUNT; i++) {
-    await new Promise(done => { w.addEventListener('hashchange', done, {once: true}); w.location.hash = '#G1a-' + i; });
+    // The page opens the anomaly on the address's change; a second at
+    // most for it, so that a lost event fails the test rather than hang.
+    await Promise.race([
+      new Promise(done => { w.addEventListener('hashchange', done, {once: true}); w.location.hash = '#G1a-' + i; }),
+      new Promise(done => setTimeout(done, 1000))]);
     var e = d.getElementById('G1a-' + i);
     r.shown.push(!!e && e.getClientRects().length > 0 && e.querySelector('pre').getClientRects().length > 0);
     r.keys.push(e ? (e.textContent.match(/:k[0-9]+/) || [''])[0] : '');
