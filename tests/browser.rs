@@ -20,6 +20,7 @@ mod common;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// The screen the report must fit its verdict and first anomaly on.
 const SCREEN: (u32, u32) = (1366, 768);
@@ -32,9 +33,19 @@ fn chromium() -> Option<PathBuf> {
 }
 
 /// The flags every run of the browser takes: no sandbox (tests run as
-/// root in containers), no GPU, file pages may read each other.
-fn browser(exe: &Path) -> Command {
+/// root in containers), no GPU, file pages may read each other, a profile
+/// of its own (runs sharing the default profile, of this test or of
+/// another on the machine, can hang waiting for each other), and a stop
+/// after a minute whatever the page does. Runs it with `args` and
+/// removes the profile.
+fn browser(exe: &Path, args: &[String]) -> std::process::Output {
+    static RUNS: AtomicUsize = AtomicUsize::new(0);
+    let n = RUNS.fetch_add(1, Ordering::Relaxed);
+    let profile = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("chromium-profile-{}-{n}", std::process::id()));
     let mut c = Command::new(exe);
+    c.arg(format!("--user-data-dir={}", profile.display()));
+    c.arg("--timeout=60000");
     c.args([
         "--headless",
         "--no-sandbox",
@@ -44,7 +55,9 @@ fn browser(exe: &Path) -> Command {
         "--virtual-time-budget=10000",
     ]);
     c.arg(format!("--window-size={},{}", SCREEN.0, SCREEN.1));
-    c
+    let out = c.args(args).output().expect("chromium runs");
+    let _ = std::fs::remove_dir_all(&profile);
+    out
 }
 
 /// Runs `isocheck check --html` on a fixture; the report's path.
@@ -90,11 +103,19 @@ document.getElementById('f').addEventListener('load', function () {
   var shown = first.querySelector('.plot svg, pre.explanation');
   r.firstTop = shown.getBoundingClientRect().top;
   r.before = drawing(first);
+  r.plotsScrolling = [...d.querySelectorAll('.plot')]
+    .filter(p => p.scrollHeight > p.clientHeight + 1).length;
+  var lattice = d.querySelector('svg.lattice');
+  r.lattice = !!lattice;
+  if (lattice) {
+    r.latticeFont = 12 * lattice.getBoundingClientRect().width / lattice.width.baseVal.value;
+  }
   var tabs = [...first.querySelectorAll('[role=tab]')];
   r.tabs = tabs.length;
   if (tabs.length > 1) {
     tabs[1].click();
     r.selected = tabs.map(t => t.getAttribute('aria-selected'));
+    r.selectedLabel = tabs[1].textContent;
     r.shownPanels = visible(first).map(p => p.id);
     r.after = drawing(first);
   }
@@ -116,11 +137,8 @@ fn read_probe(exe: &Path, report: &Path, page: &str) -> Value {
     let name = report.file_name().unwrap().to_string_lossy();
     let probe = report.with_file_name(format!("probe-{name}"));
     std::fs::write(&probe, page.replace("REPORT", &name)).expect("probe written");
-    let out = browser(exe)
-        .arg("--dump-dom")
-        .arg(format!("file://{}", probe.display()))
-        .output()
-        .expect("chromium runs");
+    let page = format!("file://{}", probe.display());
+    let out = browser(exe, &["--dump-dom".to_string(), page]);
     let dom = String::from_utf8_lossy(&out.stdout);
     let json = dom
         .split("<pre id=\"out\">")
@@ -135,11 +153,13 @@ fn read_probe(exe: &Path, report: &Path, page: &str) -> Value {
 }
 
 fn screenshot(exe: &Path, report: &Path, fragment: &str, png: &Path) {
-    let out = browser(exe)
-        .arg(format!("--screenshot={}", png.display()))
-        .arg(format!("file://{}{fragment}", report.display()))
-        .output()
-        .expect("chromium runs");
+    let out = browser(
+        exe,
+        &[
+            format!("--screenshot={}", png.display()),
+            format!("file://{}{fragment}", report.display()),
+        ],
+    );
     let size = std::fs::metadata(png).map(|m| m.len()).unwrap_or(0);
     assert!(size > 10_000, "{}: {size} bytes, {out:?}", png.display());
 }
@@ -163,6 +183,15 @@ fn first_screen_and_lanes(r: &Value, drawing: &Value, name: &str) {
         r["firstTop"].as_f64().unwrap() < height - 100.0,
         "{name}: {r}"
     );
+    // Plots are as tall as they need: the page scrolls, not the plot.
+    assert_eq!(r["plotsScrolling"], 0, "{name}: {r}");
+    if r["lattice"] == true {
+        let font = r["latticeFont"].as_f64().unwrap_or_default();
+        assert!(
+            font >= 11.0,
+            "{name}: the lattice's letters are {font} px: {r}"
+        );
+    }
     let mut lanes = strings(&drawing["lanes"]);
     let mut bars = strings(&drawing["bars"]);
     bars.sort();
@@ -225,14 +254,32 @@ fn reports_in_chromium() {
     assert_eq!(r["tabs"], 2, "{r}");
     assert_eq!(strings(&r["before"]["edges"]), ["rw", "wr", "rw"], "{r}");
     assert_eq!(strings(&r["selected"]), ["false", "true"], "{r}");
-    assert_eq!(strings(&r["shownPanels"]), ["G2-item-0-case-1"], "{r}");
+    assert_eq!(strings(&r["shownPanels"]), ["G2-item-0-case-2"], "{r}");
+    assert!(
+        r["selectedLabel"]
+            .as_str()
+            .unwrap_or_default()
+            .starts_with("Case 2"),
+        "{r}"
+    );
     first_screen_and_lanes(&r, &r["after"], "g2-item, second case");
     assert_eq!(strings(&r["after"]["nodes"]).len(), 3, "{r}");
     assert_eq!(strings(&r["after"]["edges"]).len(), 3, "{r}");
     assert_ne!(r["before"]["nodes"], r["after"]["nodes"], "{r}");
     let page = dir.join("g2-item-forced.html");
     let second = dir.join("g2-item-forced-case-2.png");
-    screenshot(&exe, &page, "#G2-item-0-case-1", &second);
+    screenshot(&exe, &page, "#G2-item-0-case-2", &second);
+    for case in ["1", "2"] {
+        let r = fragment_probe(&exe, &page, &format!("G2-item-0-case-{case}"));
+        assert_eq!(
+            strings(&r["shown"]),
+            [format!("G2-item-0-case-{case}")],
+            "{r}"
+        );
+        let label = r["selected"].as_str().unwrap_or_default();
+        assert!(label.starts_with(&format!("Case {case}")), "{r}");
+        assert_eq!(r["target"], true, "{r}");
+    }
 
     // A G1a: no cycle, the ops it rests on and their lane.
     let r = open(
@@ -369,4 +416,206 @@ fn the_recheck_table_in_chromium() {
     assert_eq!(strings(&r["before"]), ["agree", "disagree", "agree"], "{r}");
     assert_eq!(strings(&r["after"]), ["disagree"], "{r}");
     screenshot(&exe, &page, "", &dir.join("recheck-table.png"));
+}
+
+/// What a report opened at `#FRAGMENT` shows: the case panels shown, the
+/// label of the selected tab, and whether the element the fragment names
+/// is shown (rendered, with its collapsed ancestors open).
+const FRAGMENT_PROBE: &str = r#"<!DOCTYPE html><html><body style="margin:0">
+<iframe id="f" src="REPORT#FRAGMENT" width="WIDTH" height="HEIGHT" style="border:0"></iframe>
+<pre id="out"></pre>
+<script>
+document.getElementById('f').addEventListener('load', function () {
+  var d = this.contentDocument, r = {};
+  r.shown = [...d.querySelectorAll('[role=tabpanel]')].filter(p => !p.hidden).map(p => p.id);
+  var tab = d.querySelector('[role=tab][aria-selected=true]');
+  r.selected = tab ? tab.textContent : null;
+  var t = d.getElementById('FRAGMENT');
+  r.target = !!t && t.getClientRects().length > 0;
+  document.getElementById('out').textContent = JSON.stringify(r);
+});
+</script></body></html>"#;
+
+fn fragment_probe(exe: &Path, report: &Path, fragment: &str) -> Value {
+    let page = FRAGMENT_PROBE
+        .replace("FRAGMENT", fragment)
+        .replace("WIDTH", &SCREEN.0.to_string())
+        .replace("HEIGHT", &SCREEN.1.to_string());
+    read_probe(exe, report, &page)
+}
+
+/// What the evidence probe reads of the first anomaly of a report with a
+/// nemesis (issue 34): the lines of text of each transaction's box and
+/// whether they are inside it, and the fault windows of the timeline as
+/// drawn before and after ticking "show the whole run".
+const EVIDENCE_PROBE: &str = r#"<!DOCTYPE html><html><body style="margin:0">
+<iframe id="f" src="REPORT" width="WIDTH" height="HEIGHT" style="border:0"></iframe>
+<pre id="out"></pre>
+<script>
+function shown(e) { var b = e.getBoundingClientRect(); return b.width > 0 && getComputedStyle(e).display != 'none'; }
+function faults(s) {
+  return [...s.querySelectorAll('.timeline .fault rect')].filter(shown).map(e => {
+    var b = e.getBoundingClientRect(); return {f: e.parentNode.dataset.f, width: b.width, height: b.height};
+  });
+}
+document.getElementById('f').addEventListener('load', function () {
+  var d = this.contentDocument, r = {}, first = d.querySelector('section.anomaly');
+  r.anomaly = first.querySelector('h2').textContent;
+  r.boxes = [...first.querySelectorAll('.node.txn')].map(n => {
+    var box = n.querySelector('rect').getBoundingClientRect();
+    var lines = [...n.querySelectorAll('tspan')];
+    var inside = lines.every(l => { var b = l.getBoundingClientRect();
+      return b.left >= box.left - 0.5 && b.right <= box.right + 0.5 && b.top >= box.top - 0.5 && b.bottom <= box.bottom + 0.5; });
+    return {name: n.dataset.name, text: lines.map(l => l.textContent.trim()).join(' '), inside: inside};
+  });
+  r.lanes = first.querySelectorAll('.timeline .lane').length;
+  r.before = faults(first);
+  first.querySelector('.timeline-view label').click();
+  r.after = faults(first);
+  r.caption = first.querySelector('.timeline-view .caption').textContent;
+  document.getElementById('out').textContent = JSON.stringify(r);
+});
+</script></body></html>"#;
+
+/// Issue 34: a G1c inside a network partition, one of its transactions of
+/// twelve micro-ops (the last a read of 40 elements): every micro-op is in
+/// its box, whole and inside it, and the timeline shades the partition
+/// around the anomaly, and the later kill once widened to the whole run.
+#[test]
+fn the_evidence_in_chromium() {
+    let Some(exe) = chromium_or_skip() else {
+        return;
+    };
+    let dir = scratch("browser-evidence");
+    let page = report(
+        &dir,
+        "fixtures/html/g1c-faults.edn",
+        "serializable",
+        "faults",
+    );
+    let probe = EVIDENCE_PROBE
+        .replace("WIDTH", &SCREEN.0.to_string())
+        .replace("HEIGHT", &SCREEN.1.to_string());
+    let r = read_probe(&exe, &page, &probe);
+    assert_eq!(r["anomaly"], "G1c #0", "{r}");
+    let boxes = r["boxes"].as_array().expect("boxes");
+    assert_eq!(boxes.len(), 2, "{r}");
+    let twelve = boxes
+        .iter()
+        .find(|b| b["text"].as_str().unwrap_or_default().contains(":m8"))
+        .unwrap_or_else(|| panic!("no box of twelve micro-ops: {r}"));
+    let text = twelve["text"]
+        .as_str()
+        .unwrap_or_default()
+        .replace("  ", " ");
+    assert_eq!(text.matches("[:").count(), 12, "{text}");
+    for i in 0..9 {
+        assert!(text.contains(&format!("[:append :m{i} 1]")), "{text}");
+    }
+    let long: Vec<String> = (1..=40).map(|i| i.to_string()).collect();
+    assert!(
+        text.contains(&format!("[:r :long [{}]]", long.join(" "))),
+        "{text}"
+    );
+    for b in boxes {
+        assert_eq!(b["inside"], true, "text outside its box: {r}");
+    }
+    let fs = |v: &Value| -> Vec<String> {
+        let all = v.as_array().cloned().unwrap_or_default();
+        all.iter()
+            .map(|w| w["f"].as_str().unwrap_or_default().to_string())
+            .collect()
+    };
+    assert_eq!(fs(&r["before"]), ["start-partition"], "{r}");
+    assert_eq!(fs(&r["after"]), ["start-partition", "kill"], "{r}");
+    let lanes = r["lanes"].as_f64().unwrap_or_default();
+    for w in r["after"].as_array().into_iter().flatten() {
+        assert!(w["width"].as_f64().unwrap_or_default() >= 2.0, "{r}");
+        // Shaded across every lane.
+        assert!(
+            w["height"].as_f64().unwrap_or_default() >= lanes * 24.0,
+            "{r}"
+        );
+    }
+    let caption = r["caption"].as_str().unwrap_or_default();
+    assert!(caption.contains("left to right is time"), "{r}");
+    assert!(caption.contains("the nemesis's 2 faults"), "{r}");
+    let png = dir.join("faults.png");
+    screenshot(&exe, &page, "", &png);
+}
+
+/// A history of 90 aborted reads (G1a), each of its own key.
+fn ninety_g1a() -> String {
+    let mut lines = Vec::new();
+    for k in 0..90 {
+        let i = lines.len();
+        lines.push(format!(
+            "{{:index {i}, :type :fail, :process 0, :f :txn, :value [[:append :k{k} 1]]}}"
+        ));
+        lines.push(format!(
+            "{{:index {}, :type :invoke, :process 1, :f :txn, :value [[:r :k{k} nil]]}}",
+            i + 1
+        ));
+        lines.push(format!(
+            "{{:index {}, :type :ok, :process 1, :f :txn, :value [[:r :k{k} [1]]]}}",
+            i + 2
+        ));
+    }
+    lines.join("\n") + "\n"
+}
+
+/// What the many-anomalies probe reads: for each fragment `#G1a-<i>`,
+/// whether, once the address is set, the anomaly is shown and which
+/// keys its text names.
+const MANY_PROBE: &str = r#"<!DOCTYPE html><html><body style="margin:0">
+<iframe id="f" src="REPORT" width="WIDTH" height="HEIGHT" style="border:0"></iframe>
+<pre id="out"></pre>
+<script>
+document.getElementById('f').addEventListener('load', async function () {
+  var w = this.contentWindow, d = this.contentDocument, r = {shown: [], keys: []};
+  for (var i = 0; i < COUNT; i++) {
+    // The page opens the anomaly on the address's change; a second at
+    // most for it, so that a lost event fails the test rather than hang.
+    await Promise.race([
+      new Promise(done => { w.addEventListener('hashchange', done, {once: true}); w.location.hash = '#G1a-' + i; }),
+      new Promise(done => setTimeout(done, 1000))]);
+    var e = d.getElementById('G1a-' + i);
+    r.shown.push(!!e && e.getClientRects().length > 0 && e.querySelector('pre').getClientRects().length > 0);
+    r.keys.push(e ? (e.textContent.match(/:k[0-9]+/) || [''])[0] : '');
+  }
+  document.getElementById('out').textContent = JSON.stringify(r);
+});
+</script></body></html>"#;
+
+/// Issue 34: every one of 90 anomalies is on the page: opening its
+/// address shows it, whether drawn in full (the first ten) or collapsed.
+#[test]
+fn every_anomaly_is_reachable_in_chromium() {
+    let Some(exe) = chromium_or_skip() else {
+        return;
+    };
+    let dir = scratch("browser-many");
+    let history = dir.join("ninety-g1a.edn");
+    std::fs::write(&history, ninety_g1a()).expect("history written");
+    let page = dir.join("ninety.html");
+    let out = Command::new(env!("CARGO_BIN_EXE_isocheck"))
+        .env("ISOCHECK_PROGRESS", "off")
+        .args(["check", "-m", "read-committed", "--html"])
+        .arg(&page)
+        .arg(&history)
+        .output()
+        .expect("isocheck runs");
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let probe = MANY_PROBE
+        .replace("COUNT", "90")
+        .replace("WIDTH", &SCREEN.0.to_string())
+        .replace("HEIGHT", &SCREEN.1.to_string());
+    let r = read_probe(&exe, &page, &probe);
+    let shown = r["shown"].as_array().expect("shown");
+    assert_eq!(shown.len(), 90, "{r}");
+    assert!(shown.iter().all(|s| s == true), "{r}");
+    let mut keys = strings(&r["keys"]);
+    keys.sort();
+    keys.dedup();
+    assert_eq!(keys.len(), 90, "{r}");
 }

@@ -29,6 +29,7 @@ fn models(m: &[&str]) -> CheckOptions {
 /// The fixtures whose pages are pinned, with the models they are held to.
 const PAGES: &[(&str, &[&str])] = &[
     ("fixtures/html/g2-item-forced.edn", &["serializable"]),
+    ("fixtures/html/g1c-faults.edn", &["serializable"]),
     ("fixtures/check/g1a.edn", &["read-committed"]),
     ("fixtures/check/lost-update.edn", &["strict-serializable"]),
     ("fixtures/check/g1c.edn", &["serializable"]),
@@ -305,4 +306,67 @@ fn a_stopped_check_writes_a_page_saying_so() {
     assert!(html.contains("data-valid=\"unknown\""), "{html}");
     assert!(html.contains("unknown: timeout"), "{html}");
     assert!(html.contains("allow more time with --timeout"), "{html}");
+}
+
+/// `n` aborted reads (G1a), each of its own key.
+fn many_g1a(n: usize) -> String {
+    let mut lines = Vec::new();
+    for k in 0..n {
+        let i = lines.len();
+        lines.push(format!(
+            "{{:index {i}, :type :fail, :process 0, :f :txn, :value [[:append :k{k} 1]]}}"
+        ));
+        lines.push(format!(
+            "{{:index {}, :type :invoke, :process 1, :f :txn, :value [[:r :k{k} nil]]}}",
+            i + 1
+        ));
+        lines.push(format!(
+            "{{:index {}, :type :ok, :process 1, :f :txn, :value [[:r :k{k} [1]]]}}",
+            i + 2
+        ));
+    }
+    lines.join("\n") + "\n"
+}
+
+/// Issue 34: every anomaly is on the page, the first ten of a type drawn
+/// and the rest collapsed in brief, so that thousands of them make a page
+/// of a few megabytes, not a hundred.
+#[test]
+fn every_anomaly_is_on_the_page_in_brief() {
+    let n = 5_000;
+    let h = parse("many-g1a.edn", many_g1a(n));
+    let o = isocheck::check(&h, &models(&["read-committed"])).expect("options");
+    let html = o.html(&h, Path::new("."));
+    assert_eq!(
+        html.matches("<section class=\"anomaly\" id=\"G1a-").count(),
+        10
+    );
+    assert_eq!(html.matches("<details class=\"brief\"").count(), n - 10);
+    for i in [0, 9, 10, 2_345, n - 1] {
+        assert!(html.contains(&format!(" id=\"G1a-{i}\"")), "G1a-{i}");
+    }
+    assert!(html.contains("… and 4990 more G1a, #10 to #4999"));
+    let per_anomaly = html.len() / n;
+    assert!(
+        per_anomaly < 1_000,
+        "{} bytes, {per_anomaly} each",
+        html.len()
+    );
+}
+
+/// Issue 34: the timeline shades the nemesis's faults, is measured in
+/// time when every op has one, and says so.
+#[test]
+fn the_timeline_shows_the_nemesis_in_time() {
+    let (_, _, html) = page("fixtures/html/g1c-faults.edn", &["serializable"]);
+    assert!(html.contains("<g class=\"fault\" data-f=\"start-partition\">"));
+    assert!(html.contains("<g class=\"fault\" data-f=\"kill\">"));
+    assert!(html.contains("left to right is time"));
+    // Without :time, the order of the file, said so.
+    let (_, _, html) = page("fixtures/check/g1a.edn", &["read-committed"]);
+    assert!(html.contains("no nemesis ops"), "{html}");
+    let h = parse("untimed.edn", many_g1a(2));
+    let o = isocheck::check(&h, &models(&["read-committed"])).expect("options");
+    let html = o.html(&h, Path::new("."));
+    assert!(html.contains("the ops carry no :time"), "{html}");
 }

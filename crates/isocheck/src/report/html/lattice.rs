@@ -11,6 +11,9 @@ use super::plot::{Edge, Node, Plot};
 use crate::check::lattice;
 use std::collections::{BTreeMap, BTreeSet};
 
+/// Model names are broken after a hyphen past this many characters.
+const NAME_COLUMNS: usize = 10;
+
 /// What the check says of a model.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Mark {
@@ -99,7 +102,9 @@ pub fn plot(mark: impl Fn(&str) -> Mark) -> Plot {
         .map(|&m| {
             let name = lattice::friendly_model(m);
             Node {
-                text: name.to_string(),
+                // `strong-session-snapshot-isolation` on two lines: the
+                // widest layer sets the drawing's width.
+                text: textwrap::fill(name, NAME_COLUMNS),
                 attrs: format!(
                     "class=\"model {}\" data-model=\"{}\"",
                     mark(name).class(),

@@ -10,11 +10,13 @@
 //! graph beside its Let/Then explanation (one tab per case when the write
 //! order is unknown), any other anomaly with its ops, each with the lines
 //! of the history file it rests on and a timeline of the transactions
-//! involved — and last the lattice of models, marked. At most
-//! [`SHOWN_PER_TYPE`] anomalies of a type are drawn, as in the report on
-//! the terminal.
+//! involved and the nemesis's faults — and last the lattice of models,
+//! marked. The first [`SHOWN_PER_TYPE`] anomalies of a type are drawn, as
+//! in the report on the terminal; every other one is on the page too, in
+//! brief and collapsed.
 
 mod lattice;
+mod nemesis;
 mod plot;
 mod timeline;
 
@@ -45,9 +47,19 @@ const DETAIL: Detail = Detail {
     ends: 10,
 };
 
-/// Micro-ops shown in a cycle's node, and characters of each.
-const NODE_MOPS: usize = 6;
-const MOP_CHARS: usize = 48;
+/// How much of an anomaly past the first [`SHOWN_PER_TYPE`] of its type
+/// the page shows (collapsed, see [`brief_entry`]).
+const BRIEF: Detail = Detail {
+    prose: true,
+    op_chars: 160,
+    value_chars: 24,
+    ends: 3,
+};
+
+/// A cycle's node shows every micro-op of its transaction, each wrapped at
+/// this many characters (a long read over several lines): nothing is cut,
+/// and [`MAX_PLOT_BYTES`] bounds the drawing as a whole.
+const MOP_COLUMNS: usize = 56;
 /// Characters of a value on an edge's label.
 const EDGE_VALUE_CHARS: usize = 16;
 
@@ -79,6 +91,8 @@ pub(crate) fn esc(s: &str) -> Cow<'_, str> {
 struct Doc<'a> {
     h: &'a History,
     href: Option<&'a str>,
+    /// The clock and the faults every timeline of the page shares.
+    run: timeline::Run,
 }
 
 /// The address of the history file `source` (as named on the command
@@ -138,7 +152,11 @@ pub fn link(rel: &Path) -> String {
 /// The page of a transactional check; `href` is the history file's address
 /// from the page.
 pub fn transactional(h: &History, a: &Analysis, v: &Verdict, href: Option<&str>) -> String {
-    let d = &Doc { h, href };
+    let d = &Doc {
+        h,
+        href,
+        run: timeline::Run::of(h),
+    };
     let types = ordered(v);
     let checked = models_prohibiting(&a.prohibited);
     let mut header = verdict_header(v.valid, &types);
@@ -175,23 +193,23 @@ pub fn transactional(h: &History, a: &Analysis, v: &Verdict, href: Option<&str>)
     let mut body = String::new();
     for t in &types {
         let entries = &v.anomalies[t];
-        for (i, e) in entries.iter().take(SHOWN_PER_TYPE).enumerate() {
+        let mut brief = String::new();
+        for (i, e) in entries.iter().enumerate() {
             crate::limits::tick();
             let id = format!("{t}-{i}");
             let heading = match e {
                 Entry::EmptyGraph => t.to_string(),
                 _ => format!("{t} #{i}"),
             };
-            body.push_str(&entry_section(d, a, *e, &id, &heading));
-            nav.push((id, heading));
+            if i < SHOWN_PER_TYPE {
+                body.push_str(&entry_section(d, a, *e, &id, &heading));
+                nav.push((id, heading));
+            } else {
+                brief.push_str(&brief_entry(d, &id, &heading, &explain(h, a, *e, BRIEF)));
+            }
         }
-        if entries.len() > SHOWN_PER_TYPE {
-            let _ = write!(
-                body,
-                "<p class=\"more\">… and {} more {} (--format edn or json lists them all)</p>",
-                entries.len() - SHOWN_PER_TYPE,
-                esc(t)
-            );
+        if let Some(link) = more(&mut body, t, entries.len(), &brief) {
+            nav.push(link);
         }
     }
     body.push_str(&lattice_section(v, &checked));
@@ -202,7 +220,11 @@ pub fn transactional(h: &History, a: &Analysis, v: &Verdict, href: Option<&str>)
 /// The page of a cas-register check: each finding explained, with the
 /// timeline of the register ops it names; `href` as for [`transactional`].
 pub fn register(h: &History, a: &RegisterAnalysis, href: Option<&str>) -> String {
-    let d = &Doc { h, href };
+    let d = &Doc {
+        h,
+        href,
+        run: timeline::Run::of(h),
+    };
     let types = a.anomaly_types();
     let mut header = verdict_header(a.validity(), &types);
     if a.validity() == Validity::False {
@@ -215,30 +237,31 @@ pub fn register(h: &History, a: &RegisterAnalysis, href: Option<&str>) -> String
         a.keys,
         h.registers.len()
     );
-    let findings = a
-        .violations
-        .iter()
-        .take(SHOWN_PER_TYPE)
-        .enumerate()
-        .map(|(i, v)| (NONLINEARIZABLE, i, violation(h, v)))
-        .chain(
-            a.undecided
-                .iter()
-                .take(SHOWN_PER_TYPE)
-                .enumerate()
-                .map(|(i, u)| (OUTSIDE_FRAGMENT, i, undecided(h, u))),
-        );
     let mut nav = Vec::new();
     let mut body = String::new();
-    for (t, i, x) in findings {
-        let id = format!("{t}-{i}");
-        nav.push((id.clone(), format!("{t} #{i}")));
-        body.push_str(&section(
-            &id,
-            &format!("{t} #{i}"),
-            x.warning,
-            &plain(d, &x),
-        ));
+    let kinds = [
+        (NONLINEARIZABLE, a.violations.len()),
+        (OUTSIDE_FRAGMENT, a.undecided.len()),
+    ];
+    for (t, count) in kinds {
+        let mut brief = String::new();
+        for i in 0..count {
+            crate::limits::tick();
+            let x = match t == NONLINEARIZABLE {
+                true => violation(h, &a.violations[i]),
+                false => undecided(h, &a.undecided[i]),
+            };
+            let (id, heading) = (format!("{t}-{i}"), format!("{t} #{i}"));
+            if i < SHOWN_PER_TYPE {
+                body.push_str(&section(&id, &heading, x.warning, &plain(d, &x, &id)));
+                nav.push((id, heading));
+            } else {
+                brief.push_str(&brief_entry(d, &id, &heading, &x));
+            }
+        }
+        if let Some(link) = more(&mut body, t, count, &brief) {
+            nav.push(link);
+        }
     }
     page(&title(a.validity(), &types), &header, &nav, &body)
 }
@@ -376,9 +399,9 @@ fn entry_section(d: &Doc, a: &Analysis, e: Entry, id: &str, heading: &str) -> St
     let h = d.h;
     let x = explain(h, a, e, DETAIL);
     let inner = match e {
-        Entry::Cycle(c) => cycle_panel(d, a, &a.cycles[c], &x.help, &x.labels),
+        Entry::Cycle(c) => cycle_panel(d, a, &a.cycles[c], &x.help, &x.labels, id),
         Entry::Forced(f) => forced_panels(d, a, f, id),
-        _ => plain(d, &x),
+        _ => plain(d, &x, id),
     };
     section(id, heading, x.warning, &inner)
 }
@@ -397,8 +420,8 @@ fn section(id: &str, heading: &str, warning: bool, inner: &str) -> String {
 }
 
 /// An anomaly that is not a cycle: its explanation, the lines it rests on
-/// and the timeline of their ops.
-fn plain(d: &Doc, x: &Explanation) -> String {
+/// and the timeline of their ops (`id` is its section's).
+fn plain(d: &Doc, x: &Explanation, id: &str) -> String {
     let h = d.h;
     let mut s = format!("<pre class=\"explanation\">{}</pre>\n", esc(&x.help));
     s.push_str(&where_list(d, &x.labels));
@@ -410,18 +433,50 @@ fn plain(d: &Doc, x: &Explanation) -> String {
             Some((op, format!("#{}", h.op(op).index)))
         })
         .collect();
-    s.push_str(&timeline::render(h, &involved).unwrap_or_default());
+    s.push_str(&timeline::render(h, &d.run, &involved, id).unwrap_or_default());
     s
 }
 
+/// An anomaly past the first [`SHOWN_PER_TYPE`] of its type, collapsed:
+/// its explanation in brief and the lines it rests on, no drawing, so that
+/// thousands of them keep the page to megabytes.
+fn brief_entry(d: &Doc, id: &str, heading: &str, x: &Explanation) -> String {
+    format!(
+        "<details class=\"brief\" id=\"{}\"><summary>{}</summary>\n\
+         <pre class=\"explanation\">{}</pre>\n{}</details>\n",
+        esc(id),
+        esc(heading),
+        esc(&x.help),
+        where_list(d, &x.labels)
+    )
+}
+
+/// After the first [`SHOWN_PER_TYPE`] anomalies of type `t` (of `count`),
+/// the rest (`brief`, their [`brief_entry`]s) in one collapsed block; the
+/// block's link for the page's navigation, when there is one.
+fn more(body: &mut String, t: &str, count: usize, brief: &str) -> Option<(String, String)> {
+    let rest = count.checked_sub(SHOWN_PER_TYPE).filter(|&n| n > 0)?;
+    let id = format!("{t}-more");
+    let _ = write!(
+        body,
+        "<details class=\"more\" id=\"{}\"><summary>… and {rest} more {}, \
+         #{SHOWN_PER_TYPE} to #{}, each in brief</summary>\n{brief}</details>\n",
+        esc(&id),
+        esc(t),
+        count.saturating_sub(1)
+    );
+    Some((id, format!("{t}: {rest} more")))
+}
+
 /// A cycle: its graph beside its explanation, the lines it rests on, and
-/// the timeline of its transactions.
+/// the timeline of its transactions (`id` is its section's or case's).
 fn cycle_panel(
     d: &Doc,
     a: &Analysis,
     c: &FoundCycle,
     text: &str,
     labels: &[(Span, String)],
+    id: &str,
 ) -> String {
     let h = d.h;
     let txns = a.cycle_txns(c);
@@ -445,11 +500,13 @@ fn cycle_panel(
         .take(40)
         .map(|(i, &t)| (h.txn(t).op(), format!("T{}", i + 1)))
         .collect();
-    s.push_str(&timeline::render(h, &involved).unwrap_or_default());
+    s.push_str(&timeline::render(h, &d.run, &involved, id).unwrap_or_default());
     s
 }
 
 /// A forced anomaly: the pairs of unknown order, then one tab per case.
+/// Cases are numbered from 1 in their labels and in their ids alike
+/// (`#G2-item-0-case-1` is "Case 1").
 fn forced_panels(d: &Doc, a: &Analysis, i: usize, id: &str) -> String {
     let h = d.h;
     let f = &a.forced[i];
@@ -467,10 +524,10 @@ fn forced_panels(d: &Doc, a: &Analysis, i: usize, id: &str) -> String {
         };
         let _ = write!(
             s,
-            "<button role=\"tab\" data-case=\"{id}-case-{k}\" aria-selected=\"{}\">Case {}{what} \
-             ({})</button>",
-            k == 0,
+            "<button role=\"tab\" data-case=\"{id}-case-{0}\" aria-selected=\"{1}\">Case {0}{what} \
+             ({2})</button>",
             k + 1,
+            k == 0,
             esc(c.cycle.name())
         );
         s.push('\n');
@@ -480,10 +537,11 @@ fn forced_panels(d: &Doc, a: &Analysis, i: usize, id: &str) -> String {
         let text = forced_case(h, a, f, c, DETAIL);
         let labels = txn_labels(h, a, &c.cycle);
         let hidden = if k == 0 { "" } else { " hidden" };
+        let case = format!("{id}-case-{}", k + 1);
         let _ = write!(
             s,
-            "<div class=\"case\" role=\"tabpanel\" id=\"{id}-case-{k}\"{hidden}>\n{}</div>\n",
-            cycle_panel(d, a, &c.cycle, &text, &labels)
+            "<div class=\"case\" role=\"tabpanel\" id=\"{case}\"{hidden}>\n{}</div>\n",
+            cycle_panel(d, a, &c.cycle, &text, &labels, &case)
         );
     }
     s.push_str("</div>\n");
@@ -578,7 +636,7 @@ fn status_class(s: Status) -> &'static str {
     }
 }
 
-/// `T1 · index 12 · process 3`, then the micro-ops.
+/// `T1 · index 12 · process 3`, then every micro-op, wrapped.
 fn node_text(h: &History, t: TxnId, i: usize) -> String {
     let txn = h.txn(t);
     let mut s = format!(
@@ -587,15 +645,23 @@ fn node_text(h: &History, t: TxnId, i: usize) -> String {
         h.op(txn.op()).index,
         txn.process
     );
-    for m in txn.mops.clone().take(NODE_MOPS) {
-        s.push('\n');
-        s.push_str(&clip(&mop_text(h, m), MOP_CHARS));
-    }
-    let more = txn.mops.len().saturating_sub(NODE_MOPS);
-    if more > 0 {
-        let _ = write!(s, "\n… {more} more micro-ops");
+    for m in txn.mops.clone() {
+        crate::limits::tick();
+        wrap_into(&mut s, &mop_text(h, m));
     }
     s
+}
+
+/// `text` on lines of at most [`MOP_COLUMNS`] characters, appended to `s`
+/// (a line each), its whitespace (a pretty-printed file's line breaks)
+/// made single spaces; the lines after the first are indented.
+fn wrap_into(s: &mut String, text: &str) {
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let options = textwrap::Options::new(MOP_COLUMNS).subsequent_indent("  ");
+    for line in textwrap::wrap(&flat, options) {
+        s.push('\n');
+        s.push_str(&line);
+    }
 }
 
 /// `ww :x 1→2`, `wr :x 1`, `rw :x nil→2`, `process 3`, `realtime`.
@@ -654,5 +720,6 @@ orient=\"auto-start-reverse\"><polygon points=\"0 0, 10 3.5, 0 7\" fill=\"#555\"
 const CSS: &str = include_str!("page.css");
 
 /// The case tabs: a click shows its case and puts it in the address, so a
-/// case can be linked to (`report.html#G2-item-0-case-1`).
+/// case can be linked to (`report.html#G2-item-0-case-1`); an address
+/// naming a case or a collapsed anomaly opens it.
 const SCRIPT: &str = include_str!("tabs.js");

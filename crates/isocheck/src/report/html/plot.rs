@@ -22,6 +22,8 @@ pub const MAX_PLOT_BYTES: usize = 65_536;
 
 /// Font size of the drawings, in pixels; the CSS sets the same.
 const FONT: usize = 12;
+/// The smallest the font of a drawing scaled down to fit gets, in pixels.
+const MIN_FONT: f64 = 11.0;
 
 /// A box: its lines of text and the attributes of its SVG group (a
 /// `class`, `data-` attributes), written as they are.
@@ -137,11 +139,14 @@ impl Svg {
         self.max.1 = self.max.1.max(p.y);
     }
 
+    /// The drawing; one the page scales down to fit (the lattice) never
+    /// goes under [`MIN_FONT`] pixels a letter: past that it scrolls.
     fn finish(self, class: &str) -> String {
         let (w, h) = (self.max.0.ceil() + 8.0, self.max.1.ceil() + 8.0);
+        let least = (w * MIN_FONT / FONT as f64).ceil();
         format!(
             "<svg class=\"{class}\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" \
-             height=\"{h}\" viewBox=\"0 0 {w} {h}\">\n{}</svg>",
+             height=\"{h}\" viewBox=\"0 0 {w} {h}\" style=\"min-width:{least}px\">\n{}</svg>",
             self.body
         )
     }

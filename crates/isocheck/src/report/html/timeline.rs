@@ -1,12 +1,16 @@
 //! The timeline of an anomaly, after Jepsen's `timeline.html`: one lane per
 //! process, a bar per transaction (or register op) from its invocation to
 //! its completion, coloured by outcome, the anomaly's own bars outlined and
-//! named. Only the involved bars and their few neighbours are drawn, so a
+//! named, and the nemesis's faults (`nemesis.rs`) shaded across the lanes.
+//! Only the involved bars and their few neighbours are drawn, so a
 //! timeline costs the same in a history of a million transactions. The x
-//! axis is the order of the ops in the file (real time, as the checker
-//! reads it); ops no drawn bar touches take no room.
+//! axis is time (the ops' `:time`), or the order of the ops in the file
+//! when some op has none (the page says which). Two views are drawn, the
+//! anomaly's bars zoomed in and the whole run, and a checkbox the
+//! stylesheet reads (`page.css`) switches between them without a script.
 
 use super::esc;
+use super::nemesis::{self, Window};
 use crate::history::{History, OpId, Status, Workload};
 use crate::report::explain::op_text;
 use std::collections::{BTreeMap, BTreeSet};
@@ -21,9 +25,76 @@ const MAX_BARS: usize = 160;
 const MAX_INVOLVED: usize = 40;
 
 const LANE: f64 = 24.0;
-const STEP: f64 = 30.0;
 const LEFT: f64 = 92.0;
 const TOP: f64 = 6.0;
+/// The width of the drawing's time axis, in pixels.
+const WIDTH: f64 = 1000.0;
+/// The height of the axis's labels under the lanes.
+const AXIS: f64 = 18.0;
+/// The narrowest bar or fault drawn, in pixels.
+const THIN: f64 = 2.0;
+
+/// How the x axis is measured.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Clock {
+    /// The ops' `:time`, in nanoseconds.
+    Time,
+    /// The ops' positions in the file.
+    Order,
+}
+
+/// What every timeline of a page shares: the clock, the extent of the
+/// history on it and the nemesis's faults. Read once per page.
+pub struct Run {
+    clock: Clock,
+    start: f64,
+    end: f64,
+    faults: Vec<Window>,
+    faults_total: usize,
+}
+
+impl Run {
+    /// The clock of `h` (time when every op has one), its extent and its
+    /// faults.
+    pub fn of(h: &History) -> Run {
+        let timed = !h.ops.is_empty()
+            && h.ops.iter().all(|o| {
+                crate::limits::tick();
+                o.time().is_some()
+            });
+        let clock = if timed { Clock::Time } else { Clock::Order };
+        let at = |i: usize| pos(h, clock, i);
+        let (start, end) = (0..h.ops.len()).fold((f64::MAX, f64::MIN), |(lo, hi), i| {
+            (lo.min(at(i)), hi.max(at(i)))
+        });
+        let (start, end) = match start <= end {
+            true => (start, end),
+            false => (0.0, 0.0),
+        };
+        let (faults, faults_total) = nemesis::windows(h, &at, end);
+        Run {
+            clock,
+            start,
+            end,
+            faults,
+            faults_total,
+        }
+    }
+
+    /// Where op `op` of `h` is on the clock.
+    fn at(&self, h: &History, op: OpId) -> f64 {
+        pos(h, self.clock, op as usize)
+    }
+}
+
+/// Where the op at position `i` of the file is on `clock`. Nanoseconds as
+/// f64: exact to 2^53 ns (104 days), and no arithmetic on them overflows.
+fn pos(h: &History, clock: Clock, i: usize) -> f64 {
+    match clock {
+        Clock::Time => h.ops.get(i).and_then(|o| o.time()).unwrap_or_default() as f64,
+        Clock::Order => i as f64,
+    }
+}
 
 /// One transaction or register op: its two ends in the file.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -105,8 +176,8 @@ pub fn op_at(h: &History, offset: usize) -> Option<OpId> {
 
 /// The timeline of the ops `involved` (each with the name it is shown
 /// with), or `None` when none of them is an end of a transaction or
-/// register op.
-pub fn render(h: &History, involved: &[(OpId, String)]) -> Option<String> {
+/// register op; `id` names its view switch (unique on the page).
+pub fn render(h: &History, run: &Run, involved: &[(OpId, String)], id: &str) -> Option<String> {
     let pairs = Pairs { h };
     let mut named: BTreeMap<usize, String> = BTreeMap::new();
     for (op, name) in involved.iter().take(MAX_INVOLVED) {
@@ -131,7 +202,7 @@ pub fn render(h: &History, involved: &[(OpId, String)]) -> Option<String> {
         .iter()
         .map(|&i| (pairs.get(i), named.get(&i)))
         .collect();
-    Some(draw(h, &bars, pairs.len()))
+    Some(draw(h, run, &bars, pairs.len(), id))
 }
 
 /// The process of a pair's op, or `None` for ops of no client.
@@ -139,25 +210,100 @@ fn process(h: &History, p: &Pair) -> Option<i64> {
     h.op(p.first()).process.client()
 }
 
-fn draw(h: &History, bars: &[(Pair, Option<&String>)], total: usize) -> String {
+/// A stretch of the clock drawn across [`WIDTH`] pixels.
+#[derive(Clone, Copy)]
+struct View {
+    from: f64,
+    to: f64,
+    /// `in-anomaly` or `in-run`: the class the stylesheet shows or hides.
+    class: &'static str,
+}
+
+impl View {
+    /// The x of clock reading `t`, kept just outside the drawing when it is
+    /// off it.
+    fn x(&self, t: f64) -> f64 {
+        let span = (self.to - self.from).max(f64::MIN_POSITIVE);
+        ((t - self.from) / span * WIDTH).clamp(-THIN, WIDTH + THIN)
+    }
+
+    /// The left end and the width of the stretch `[a, b]`, at least
+    /// [`THIN`] wide.
+    fn stretch(&self, a: f64, b: f64) -> (f64, f64) {
+        let (x0, x1) = (self.x(a), self.x(b));
+        (x0, (x1 - x0).max(THIN))
+    }
+
+    fn shows(&self, a: f64, b: f64) -> bool {
+        b >= self.from && a <= self.to
+    }
+}
+
+/// The two views: the drawn bars with a margin, and the whole run.
+fn views(run: &Run, spans: &[(f64, f64)]) -> [View; 2] {
+    let lo = spans.iter().map(|s| s.0).fold(f64::MAX, f64::min);
+    let hi = spans.iter().map(|s| s.1).fold(f64::MIN, f64::max);
+    let (lo, hi) = match lo <= hi {
+        true => (lo, hi),
+        false => (run.start, run.end),
+    };
+    let least = match run.clock {
+        Clock::Time => 1e6,
+        Clock::Order => 4.0,
+    };
+    let margin = ((hi - lo) * 0.06).max(least / 2.0);
+    [
+        View {
+            from: lo - margin,
+            to: hi + margin,
+            class: "in-anomaly",
+        },
+        View {
+            from: run.start,
+            to: run.end.max(run.start + least),
+            class: "in-run",
+        },
+    ]
+}
+
+fn draw(
+    h: &History,
+    run: &Run,
+    bars: &[(Pair, Option<&String>)],
+    total: usize,
+    id: &str,
+) -> String {
     let lanes: BTreeSet<i64> = bars.iter().filter_map(|(p, _)| process(h, p)).collect();
     let lane_of: BTreeMap<i64, usize> = lanes.iter().enumerate().map(|(i, &p)| (p, i)).collect();
-    // The x axis: the ends of the drawn bars, in file order, one step each.
-    let ends: BTreeSet<OpId> = bars
+    // Each bar from its invocation to its completion; a bar never completed
+    // runs to the end of the run, and does not widen the anomaly's view.
+    let spans: Vec<(f64, f64)> = bars
         .iter()
-        .flat_map(|(p, _)| [p.invoke, p.completion])
-        .flatten()
+        .map(|(p, _)| {
+            let a = run.at(h, p.first());
+            (a, p.completion.map_or(a, |c| run.at(h, c)))
+        })
         .collect();
-    let x_of: BTreeMap<OpId, usize> = ends.iter().enumerate().map(|(i, &o)| (o, i)).collect();
-    let x = |rank: usize| LEFT + rank as f64 * STEP;
-    let width = x(ends.len() + 1) + 8.0;
-    let height = TOP * 2.0 + lanes.len() as f64 * LANE;
+    let views = views(run, &spans);
+    let nemesis_lane = if run.faults.is_empty() { 0.0 } else { LANE };
+    let lanes_top = TOP + nemesis_lane;
+    let bottom = lanes_top + lanes.len() as f64 * LANE;
+    let width = LEFT + WIDTH + 8.0;
+    let height = bottom + AXIS + TOP;
     let mut s = format!(
         "<svg class=\"timeline\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{width}\" \
          height=\"{height}\" viewBox=\"0 0 {width} {height}\">\n"
     );
+    if nemesis_lane > 0.0 {
+        let _ = writeln!(
+            s,
+            "<g class=\"nemesis-lane\"><rect x=\"0\" y=\"{TOP}\" width=\"{width}\" \
+             height=\"{LANE}\"/><text x=\"4\" y=\"{}\">nemesis</text></g>",
+            TOP + LANE * 0.65
+        );
+    }
     for (i, p) in lanes.iter().enumerate() {
-        let y = TOP + i as f64 * LANE;
+        let y = lanes_top + i as f64 * LANE;
         let _ = write!(
             s,
             "<g class=\"lane\" data-process=\"{p}\"><rect x=\"0\" y=\"{y}\" width=\"{width}\" \
@@ -166,34 +312,160 @@ fn draw(h: &History, bars: &[(Pair, Option<&String>)], total: usize) -> String {
         );
         s.push('\n');
     }
-    for (p, name) in bars {
+    // The drawing's own coordinates from here on: what is off the view is
+    // clipped by the nested `svg`.
+    let _ = writeln!(
+        s,
+        "<svg class=\"axis\" x=\"{LEFT}\" y=\"0\" width=\"{WIDTH}\" height=\"{}\">",
+        bottom + AXIS
+    );
+    for w in &run.faults {
+        crate::limits::tick();
+        fault(&mut s, w, &views, [TOP, bottom]);
+    }
+    for ((p, name), &(a, b)) in bars.iter().zip(&spans) {
         crate::limits::tick();
         let Some(lane) = process(h, p).and_then(|q| lane_of.get(&q)) else {
             continue;
         };
-        let start = p.invoke.or(p.completion).map_or(0, |o| x_of[&o]);
-        // A bar never completed runs to the end of the axis.
-        let end = p.completion.map_or(ends.len(), |o| x_of[&o]);
-        let (x0, x1) = (x(start), x(end).max(x(start) + STEP * 0.8));
-        let y = TOP + *lane as f64 * LANE + 4.0;
-        bar(h, &mut s, p, *name, [x0, x1, y]);
+        let b = if p.completion.is_some() { b } else { run.end };
+        let y = lanes_top + *lane as f64 * LANE + 4.0;
+        bar(h, &mut s, p, *name, &views, [a, b, y]);
     }
-    s.push_str("</svg>");
-    let caption = format!(
-        "<p class=\"caption\">{} of {total} {} drawn, one lane per process; left to right \
-         is the order of the ops in the file.</p>",
-        bars.len(),
-        match h.workload {
-            Workload::CasRegister => "register ops",
-            _ => "transactions",
+    for v in &views {
+        ticks(&mut s, run, v, bottom);
+    }
+    s.push_str("</svg></svg>");
+    let switch = format!("{id}-whole-run");
+    format!(
+        "<div class=\"timeline-view\"><input type=\"checkbox\" class=\"whole-run\" id=\"{0}\">\
+         <label for=\"{0}\">show the whole run</label>\n<div class=\"timeline-box\">{s}</div>\n{1}</div>\n",
+        esc(&switch),
+        caption(h, run, bars.len(), total)
+    )
+}
+
+/// What the timeline draws, in words: how many bars, which clock, the
+/// faults.
+fn caption(h: &History, run: &Run, drawn: usize, total: usize) -> String {
+    let what = match h.workload {
+        Workload::CasRegister => "register ops",
+        _ => "transactions",
+    };
+    let clock = match run.clock {
+        Clock::Time => "left to right is time (the ops' :time), zoomed to the anomaly",
+        Clock::Order => {
+            "the ops carry no :time, so left to right is the order of the ops in the file, \
+             not time; zoomed to the anomaly"
         }
+    };
+    let faults = match (run.faults_total, run.faults.len()) {
+        (0, _) => "no nemesis ops in the history".to_string(),
+        (n, k) if n == k => format!("shaded: the nemesis's {n} faults"),
+        (n, k) => format!("shaded: the first {k} of the nemesis's {n} faults"),
+    };
+    format!(
+        "<p class=\"caption\">{drawn} of {total} {what} drawn, one lane per process; {clock}; \
+         {faults}.</p>"
+    )
+}
+
+/// One fault, shaded across the lanes in each view it reaches, named in
+/// the nemesis lane.
+fn fault(s: &mut String, w: &Window, views: &[View; 2], [top, bottom]: [f64; 2]) {
+    let ended = if w.ended { "" } else { ", never ended" };
+    let _ = write!(
+        s,
+        "<g class=\"fault\" data-f=\"{0}\"><title>nemesis :{0} from index {1}{ended}</title>",
+        esc(&w.f),
+        w.index
     );
-    format!("<div class=\"timeline-box\">{s}</div>\n{caption}\n")
+    for v in views.iter().filter(|v| v.shows(w.from, w.to)) {
+        let (x, width) = v.stretch(w.from, w.to);
+        let _ = write!(
+            s,
+            "<rect class=\"{}\" x=\"{}\" y=\"{top}\" width=\"{}\" height=\"{}\"/>\
+             <text class=\"{0}\" x=\"{}\" y=\"{}\">{}</text>",
+            v.class,
+            n(x),
+            n(width),
+            bottom - top,
+            n(x.max(0.0) + 3.0),
+            top + LANE * 0.65,
+            esc(&w.f)
+        );
+    }
+    s.push_str("</g>\n");
+}
+
+/// The axis's ticks and their labels in one view: seconds from the
+/// history's first op, or positions in the file.
+fn ticks(s: &mut String, run: &Run, v: &View, bottom: f64) {
+    let unit = match run.clock {
+        Clock::Time => 1e9,
+        Clock::Order => 1.0,
+    };
+    let step = nice_step((v.to - v.from) / unit / 8.0) * unit;
+    let _ = write!(s, "<g class=\"ticks {}\">", v.class);
+    let first = ((v.from - run.start) / step).ceil();
+    for k in 0..20u32 {
+        let t = run.start + (first + f64::from(k)) * step;
+        if t > v.to {
+            break;
+        }
+        let x = v.x(t);
+        let label = match run.clock {
+            Clock::Time => {
+                let digits = (-(step / unit).log10()).ceil().clamp(0.0, 9.0) as usize;
+                format!("{:.digits$} s", (t - run.start) / unit)
+            }
+            Clock::Order => format!("op {}", t as i64),
+        };
+        let _ = write!(
+            s,
+            "<line x1=\"{0}\" y1=\"{TOP}\" x2=\"{0}\" y2=\"{bottom}\"/>\
+             <text x=\"{0}\" y=\"{1}\">{label}</text>",
+            n(x),
+            bottom + AXIS - 4.0
+        );
+    }
+    s.push_str("</g>\n");
+}
+
+/// 1, 2 or 5 times a power of ten, at least `raw` (and at least 1 for
+/// positions in the file, which are whole).
+fn nice_step(raw: f64) -> f64 {
+    let raw = if raw.is_finite() && raw > 0.0 {
+        raw
+    } else {
+        1.0
+    };
+    let power = 10f64.powf(raw.log10().floor());
+    [1.0, 2.0, 5.0, 10.0]
+        .into_iter()
+        .map(|m| m * power)
+        .find(|&x| x >= raw)
+        .unwrap_or(10.0 * power)
+}
+
+/// Coordinates rounded to a tenth of a pixel, so that the page is stable
+/// and small.
+fn n(x: f64) -> String {
+    let r = (x * 10.0).round() / 10.0;
+    format!("{r}")
 }
 
 /// One bar: its outcome as its class, the op's text and line as its
-/// tooltip, and its name inside when it is one of the anomaly's.
-fn bar(h: &History, s: &mut String, p: &Pair, name: Option<&String>, [x0, x1, y]: [f64; 3]) {
+/// tooltip, its place in each view, and its name inside when it is one of
+/// the anomaly's.
+fn bar(
+    h: &History,
+    s: &mut String,
+    p: &Pair,
+    name: Option<&String>,
+    views: &[View; 2],
+    [a, b, y]: [f64; 3],
+) {
     let outcome = match (p.status, p.completion) {
         (Status::Committed, _) => "ok",
         (Status::Aborted, _) => "fail",
@@ -207,22 +479,60 @@ fn bar(h: &History, s: &mut String, p: &Pair, name: Option<&String>, [x0, x1, y]
     let _ = write!(
         s,
         "<g class=\"bar {outcome}{involved}\" data-index=\"{index}\" data-process=\"{}\"><title>{}index {index}, \
-         line {line}: {}</title><rect x=\"{}\" y=\"{y}\" width=\"{}\" height=\"{}\" rx=\"3\"/>",
+         line {line}: {}</title>",
         process(h, p).unwrap_or_default(),
         name.map_or(String::new(), |n| format!("{}: ", esc(n))),
         esc(&crate::report::explain::clip(&op_text(h, op), 200)),
-        x0,
-        x1 - x0,
-        LANE - 8.0
     );
-    if let Some(n) = name {
+    for v in views {
+        let (x, width) = v.stretch(a, b);
         let _ = write!(
             s,
-            "<text x=\"{}\" y=\"{}\">{}</text>",
-            x0 + 3.0,
-            y + LANE * 0.45,
-            esc(n)
+            "<rect class=\"{}\" x=\"{}\" y=\"{y}\" width=\"{}\" height=\"{}\" rx=\"3\"/>",
+            v.class,
+            n(x),
+            n(width),
+            LANE - 8.0
         );
+        if let Some(name) = name {
+            let _ = write!(
+                s,
+                "<text class=\"{}\" x=\"{}\" y=\"{}\">{}</text>",
+                v.class,
+                n(x + 3.0),
+                y + LANE * 0.45,
+                esc(name)
+            );
+        }
     }
     s.push_str("</g>\n");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ticks_are_one_two_or_five_times_a_power_of_ten() {
+        assert_eq!(nice_step(0.3), 0.5);
+        assert_eq!(nice_step(1.0), 1.0);
+        assert_eq!(nice_step(1.2), 2.0);
+        assert_eq!(nice_step(30.0), 50.0);
+        assert_eq!(nice_step(0.0), 1.0);
+        assert_eq!(nice_step(f64::NAN), 1.0);
+    }
+
+    #[test]
+    fn a_view_keeps_what_is_off_it_just_outside() {
+        let v = View {
+            from: 10.0,
+            to: 20.0,
+            class: "in-anomaly",
+        };
+        assert_eq!(v.x(15.0), WIDTH / 2.0);
+        assert_eq!(v.x(-1e18), -THIN);
+        assert_eq!(v.x(1e18), WIDTH + THIN);
+        assert_eq!(v.stretch(12.0, 12.0).1, THIN);
+        assert!(!v.shows(0.0, 9.0) && v.shows(0.0, 10.0));
+    }
 }
