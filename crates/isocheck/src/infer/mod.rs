@@ -63,7 +63,7 @@ pub struct Inference {
 
 /// What building deferred constraints takes ([`infer_deferred`]).
 pub enum Pending<'h> {
-    /// Built already (list-append's, which are few).
+    /// Built already (list-append's, which are few), or not wanted.
     Built,
     RwRegister(Box<rw_register::Pending<'h>>),
 }
@@ -122,7 +122,12 @@ pub fn infer_deferred<'h>(
         _ => {
             let (inference, pending) =
                 rw_register::infer_deferred(history, opts, chains, open_wanted);
-            (inference, Pending::RwRegister(Box::new(pending)))
+            // Nothing will be built: the inference's state goes now.
+            let pending = match open_wanted {
+                true => Pending::RwRegister(Box::new(pending)),
+                false => Pending::Built,
+            };
+            (inference, pending)
         }
     }
 }

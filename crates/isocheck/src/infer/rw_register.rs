@@ -150,7 +150,6 @@ pub fn infer_deferred<'h>(
         edges,
         versions,
         chains,
-        open_wanted,
     };
     (inference, pending)
 }
@@ -161,7 +160,6 @@ pub struct Pending<'h> {
     edges: Vec<(u32, u32)>,
     versions: Versions,
     chains: bool,
-    open_wanted: bool,
 }
 
 impl Pending<'_> {
@@ -190,9 +188,6 @@ impl Pending<'_> {
 
     /// The constraints [`infer`] finds.
     pub fn constraints(self) -> Constraints {
-        if !self.open_wanted {
-            return Constraints::default();
-        }
         let mut co = Coalescer::default();
         let rr = &self.rr;
         rr.uncertainty(&self.edges, &self.versions, self.chains, Some(&mut co));
