@@ -158,6 +158,33 @@ pub fn interrupt(child: &std::process::Child) {
         .status()
         .expect("kill -INT");
     assert!(sent.success());
+    delivered(child.id());
+}
+
+/// Waits (up to 10 s) until no SIGINT is pending for process `pid`: a
+/// second Ctrl-C sent while the first is still pending (the process not
+/// yet scheduled, on a loaded machine) merges with it, and the run sees
+/// one. Linux's `/proc/PID/status` shows what is pending; elsewhere this
+/// waits for nothing.
+fn delivered(pid: u32) {
+    const SIGINT_BIT: u64 = 1 << 1;
+    let pending = || -> bool {
+        let Ok(status) = std::fs::read_to_string(format!("/proc/{pid}/status")) else {
+            return false;
+        };
+        status
+            .lines()
+            .filter_map(|l| {
+                l.strip_prefix("ShdPnd:")
+                    .or_else(|| l.strip_prefix("SigPnd:"))
+            })
+            .filter_map(|mask| u64::from_str_radix(mask.trim(), 16).ok())
+            .any(|mask| mask & SIGINT_BIT != 0)
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while pending() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
 }
 
 /// `isocheck check -m model` of a history succeeds (valid).
