@@ -544,26 +544,6 @@ fn the_evidence_in_chromium() {
     screenshot(&exe, &page, "", &png);
 }
 
-/// A history of 90 aborted reads (G1a), each of its own key.
-fn ninety_g1a() -> String {
-    let mut lines = Vec::new();
-    for k in 0..90 {
-        let i = lines.len();
-        lines.push(format!(
-            "{{:index {i}, :type :fail, :process 0, :f :txn, :value [[:append :k{k} 1]]}}"
-        ));
-        lines.push(format!(
-            "{{:index {}, :type :invoke, :process 1, :f :txn, :value [[:r :k{k} nil]]}}",
-            i + 1
-        ));
-        lines.push(format!(
-            "{{:index {}, :type :ok, :process 1, :f :txn, :value [[:r :k{k} [1]]]}}",
-            i + 2
-        ));
-    }
-    lines.join("\n") + "\n"
-}
-
 /// What the many-anomalies probe reads: for each fragment `#G1a-<i>`,
 /// whether, once the address is set, the anomaly is shown and which
 /// keys its text names.
@@ -596,7 +576,7 @@ fn every_anomaly_is_reachable_in_chromium() {
     };
     let dir = scratch("browser-many");
     let history = dir.join("ninety-g1a.edn");
-    std::fs::write(&history, ninety_g1a()).expect("history written");
+    std::fs::write(&history, common::many_g1a(90)).expect("history written");
     let page = dir.join("ninety.html");
     let out = Command::new(env!("CARGO_BIN_EXE_isocheck"))
         .env("ISOCHECK_PROGRESS", "off")

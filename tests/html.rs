@@ -3,6 +3,8 @@
 //! outside the page, the history's text escaped, and a page that does not
 //! grow with the history (only the involved transactions are drawn).
 
+mod common;
+
 use isocheck::history::{self, Format, History};
 use isocheck::internals::check::{CheckOptions, Entry};
 use isocheck::Outcome;
@@ -308,33 +310,13 @@ fn a_stopped_check_writes_a_page_saying_so() {
     assert!(html.contains("allow more time with --timeout"), "{html}");
 }
 
-/// `n` aborted reads (G1a), each of its own key.
-fn many_g1a(n: usize) -> String {
-    let mut lines = Vec::new();
-    for k in 0..n {
-        let i = lines.len();
-        lines.push(format!(
-            "{{:index {i}, :type :fail, :process 0, :f :txn, :value [[:append :k{k} 1]]}}"
-        ));
-        lines.push(format!(
-            "{{:index {}, :type :invoke, :process 1, :f :txn, :value [[:r :k{k} nil]]}}",
-            i + 1
-        ));
-        lines.push(format!(
-            "{{:index {}, :type :ok, :process 1, :f :txn, :value [[:r :k{k} [1]]]}}",
-            i + 2
-        ));
-    }
-    lines.join("\n") + "\n"
-}
-
 /// Issue 34: every anomaly is on the page, the first ten of a type drawn
 /// and the rest collapsed in brief, so that thousands of them make a page
 /// of a few megabytes, not a hundred.
 #[test]
 fn every_anomaly_is_on_the_page_in_brief() {
     let n = 5_000;
-    let h = parse("many-g1a.edn", many_g1a(n));
+    let h = parse("many-g1a.edn", common::many_g1a(n));
     let o = isocheck::check(&h, &models(&["read-committed"])).expect("options");
     let html = o.html(&h, Path::new("."));
     assert_eq!(
@@ -365,7 +347,7 @@ fn the_timeline_shows_the_nemesis_in_time() {
     // Without :time, the order of the file, said so.
     let (_, _, html) = page("fixtures/check/g1a.edn", &["read-committed"]);
     assert!(html.contains("no nemesis ops"), "{html}");
-    let h = parse("untimed.edn", many_g1a(2));
+    let h = parse("untimed.edn", common::many_g1a(2));
     let o = isocheck::check(&h, &models(&["read-committed"])).expect("options");
     let html = o.html(&h, Path::new("."));
     assert!(html.contains("the ops carry no :time"), "{html}");

@@ -71,3 +71,24 @@ impl std::ops::Deref for TempPath {
         &self.0
     }
 }
+
+/// A list-append history of `n` aborted reads (G1a), each of its own key:
+/// for reports that must show many anomalies.
+pub fn many_g1a(n: usize) -> String {
+    let mut lines = Vec::new();
+    for k in 0..n {
+        let i = lines.len();
+        lines.push(format!(
+            "{{:index {i}, :type :fail, :process 0, :f :txn, :value [[:append :k{k} 1]]}}"
+        ));
+        lines.push(format!(
+            "{{:index {}, :type :invoke, :process 1, :f :txn, :value [[:r :k{k} nil]]}}",
+            i + 1
+        ));
+        lines.push(format!(
+            "{{:index {}, :type :ok, :process 1, :f :txn, :value [[:r :k{k} [1]]]}}",
+            i + 2
+        ));
+    }
+    lines.join("\n") + "\n"
+}

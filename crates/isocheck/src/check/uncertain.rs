@@ -125,6 +125,33 @@ pub struct Solved {
     pub stats: Stats,
 }
 
+/// How a model was shown to hold without the solver.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Unsolved {
+    /// [`Solved::along_known`].
+    AlongKnown,
+    /// [`Solved::witness`].
+    Witness,
+}
+
+impl Solved {
+    /// A model that holds, shown without building a constraint.
+    fn unsolved(model: &'static str, started: Instant, how: Unsolved) -> Solved {
+        Solved {
+            model,
+            decision: Decision::Holds,
+            with_session: false,
+            serially: false,
+            chained: false,
+            without_unread: false,
+            along_known: how == Unsolved::AlongKnown,
+            witness: how == Unsolved::Witness,
+            construct: started.elapsed(),
+            stats: Stats::default(),
+        }
+    }
+}
+
 /// At most `2^MAX_CASE_PAIRS` resolutions are listed.
 const MAX_CASE_PAIRS: usize = 8;
 
@@ -464,18 +491,9 @@ impl Decider<'_, '_> {
         if topological(n, |v| out(v).iter().copied()).is_none() {
             return false;
         }
-        self.a.solved.push(Solved {
-            model: mg.model,
-            decision: Decision::Holds,
-            with_session: false,
-            serially: false,
-            chained: false,
-            without_unread: false,
-            along_known: true,
-            witness: false,
-            construct: started.elapsed(),
-            stats: Stats::default(),
-        });
+        self.a
+            .solved
+            .push(Solved::unsolved(mg.model, started, Unsolved::AlongKnown));
         true
     }
 
@@ -515,18 +533,9 @@ impl Decider<'_, '_> {
         if !polygraph::known_acyclic(&problem) {
             return false;
         }
-        self.a.solved.push(Solved {
-            model: mg.model,
-            decision: Decision::Holds,
-            with_session: false,
-            serially: false,
-            chained: false,
-            without_unread: false,
-            along_known: false,
-            witness: true,
-            construct: started.elapsed(),
-            stats: Stats::default(),
-        });
+        self.a
+            .solved
+            .push(Solved::unsolved(mg.model, started, Unsolved::Witness));
         true
     }
 
