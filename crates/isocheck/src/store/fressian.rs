@@ -405,6 +405,9 @@ impl<'a> Reader<'a> {
             }
             STRUCTTYPE => {
                 let tag = tag_name(&self.value(Mode::Build)?);
+                // A tag that is not a string is written out as text, which
+                // may be longer than the value it came from: it is paid for.
+                self.spend(tag.len() as u64)?;
                 let fields = self.int()?;
                 self.structs.push((tag.clone(), fields));
                 self.structure(&tag, fields, mode)?
@@ -643,6 +646,9 @@ impl<'a> Reader<'a> {
         let v = self.value(Mode::Build)?;
         let cost = self.units.saturating_sub(before);
         let out = if mode.builds() {
+            // Two copies now live, the cache's and this one: both are paid
+            // for, or puts nested in puts copy without bound.
+            self.spend(cost)?;
             v.clone()
         } else {
             Value::Skipped
@@ -694,6 +700,8 @@ impl<'a> Reader<'a> {
         };
         let fields = self.values(n, mode.inner())?;
         Ok(if mode.builds() {
+            // Each value built keeps its own copy of the tag's text.
+            self.spend(tag.len() as u64)?;
             known(tag, fields)
         } else {
             Value::Skipped

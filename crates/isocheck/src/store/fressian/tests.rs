@@ -584,6 +584,44 @@ fn cache_expansion_is_bounded() {
     assert!(matches!(e.problem, Problem::TooLarge(_)), "{e}");
 }
 
+/// A struct type whose tag is two values of the type before it, and so
+/// on: a tag that is not a string is written out as text, twice as long at
+/// each level (the fuzzer's out-of-memory, `fixtures/fuzz-regressions/`).
+#[test]
+fn struct_tags_written_out_are_paid_for() {
+    let mut w = W::default();
+    let levels = 16;
+    w.list(levels + 1);
+    w.code(code::STRUCTTYPE).string(&"x".repeat(1000)).int(0);
+    for level in 0..levels {
+        let below = code::STRUCT_CACHE_PACKED_START + level as u8;
+        // A struct type with no fields, tagged by a list of two.
+        w.code(code::STRUCTTYPE)
+            .list(2)
+            .code(below)
+            .code(below)
+            .int(0);
+    }
+    let e = decode(&w.0, Limits::default()).expect_err("bounded");
+    assert!(matches!(e.problem, Problem::TooLarge(_)), "{e}");
+}
+
+/// A list put in the cache, inside a put, inside a put...: each put keeps
+/// one copy and hands out another, so each is paid for.
+#[test]
+fn nested_puts_are_paid_for() {
+    let mut w = W::default();
+    for _ in 0..90 {
+        w.code(code::PUT_PRIORITY_CACHE);
+    }
+    w.list(2000);
+    for _ in 0..2000 {
+        w.int(1);
+    }
+    let e = decode(&w.0, Limits::default()).expect_err("bounded");
+    assert!(matches!(e.problem, Problem::TooLarge(_)), "{e}");
+}
+
 #[test]
 fn deep_nesting_is_an_error_not_a_stack_overflow() {
     let bytes = vec![0xE5; 100_000];
