@@ -5,6 +5,7 @@ use super::progress::{CheckFeed, Progress};
 use super::{InputArgs, EXIT_INPUT};
 use clap::ValueEnum;
 use isocheck::history;
+use isocheck::history::commit_order::OrderSource;
 use isocheck::limits;
 use isocheck::report::{self, diagnostic};
 use isocheck::{
@@ -52,6 +53,13 @@ pub struct CheckArgs {
     /// the HTML report as `index.html`.
     #[arg(long)]
     pub directory: Option<PathBuf>,
+    /// rw-register: the database's own commit order orders the versions of
+    /// each key (Elle's `:transaction-order`). FILE maps each transaction's
+    /// completion `:index` to its position (EDN `{0 2, 1 1}` or JSON
+    /// `{"0": 2, "1": 1}`); `timestamps` takes the commit timestamps on the
+    /// ops (`:commit-timestamp`, or `:txn-info {:commit_ts …}`).
+    #[arg(long, value_name = "FILE|timestamps")]
+    pub transaction_order: Option<String>,
     /// Also write the report as one self-contained HTML page (cycle plots,
     /// counterexample cases, a timeline, the lattice of models) to this file.
     #[arg(long, value_name = "FILE")]
@@ -383,6 +391,11 @@ fn one_history_only(a: &CheckArgs) -> Option<&'static str> {
         Some("--format edn/json")
     } else if a.verbose {
         Some("--verbose")
+    } else if a
+        .order_source()
+        .is_some_and(|o| o != OrderSource::Timestamps)
+    {
+        Some("--transaction-order FILE")
     } else {
         None
     }
@@ -470,7 +483,7 @@ fn verdict_line(a: &CheckArgs, opts: &CheckOptions, path: &Path) -> Option<Valid
     let feed = CheckFeed::begin(false);
     let progress = Progress::start(move || feed.status());
     let decided = limits::run(a.model.timeout, || {
-        let history = match isocheck::load(&file, &a.input.load_options()) {
+        let history = match a.load(&file) {
             Ok(h) => h,
             Err(d) => {
                 progress.finish();
@@ -490,6 +503,21 @@ fn verdict_line(a: &CheckArgs, opts: &CheckOptions, path: &Path) -> Option<Valid
     });
     progress.finish();
     decided.unwrap_or(Some(Validity::Unknown))
+}
+
+impl CheckArgs {
+    fn order_source(&self) -> Option<OrderSource> {
+        self.transaction_order.as_deref().map(OrderSource::parse)
+    }
+
+    /// The history `file` holds, with the commit order asked for.
+    fn load(&self, file: &Path) -> Result<history::History, history::InputDiagnostic> {
+        let mut h = isocheck::load(file, &self.input.load_options())?;
+        if let Some(from) = self.order_source() {
+            history::commit_order::attach(&mut h, &from)?;
+        }
+        Ok(h)
+    }
 }
 
 /// `check` of one history: the report, and the files asked for.
@@ -578,7 +606,7 @@ fn stopped(stop: &limits::Stop, format: report::stop::Format, a: &CheckArgs) -> 
 /// Reads, checks and reports, polling the limits `run` armed: nothing is
 /// printed before the report is rendered, so a stop leaves no partial output.
 fn check_file(a: &CheckArgs, file: &Path, opts: &CheckOptions, progress: &Progress) -> ExitCode {
-    let history = match isocheck::load(file, &a.input.load_options()) {
+    let history = match a.load(file) {
         Ok(h) => h,
         Err(d) => {
             progress.finish();

@@ -19,6 +19,11 @@
                          (beside the history kept there), as Elle writes
                          elle/ beside results.edn; else nowhere
     :sequential-keys?, :linearizable-keys?, :wfr-keys?   rw-register knowledge
+    :transaction-order   rw-register: the database's commit order, a map from
+                         each transaction's completion :index to its position
+                         (Elle 0.2.7's option); or :timestamps, the commit
+                         timestamps the ops carry (:commit-timestamp, or
+                         :txn-info {:commit_ts ...})
 
   and isocheck's own:
 
@@ -82,6 +87,9 @@
       (:linearizable-keys? opts)       (conj "--linearizable-keys")
       (:wfr-keys? opts)                (conj "--wfr-keys")
       (:elle-compat? opts)             (conj "--elle-compat")
+      (:transaction-order-file opts)   (into ["--transaction-order" (str (:transaction-order-file opts))])
+      (#{:timestamps "timestamps"} (:transaction-order opts))
+      (into ["--transaction-order" "timestamps"])
       (some? (:timeout opts))          (into ["--timeout" (seconds (:timeout opts))])
       (some? (:directory opts))        (into ["--directory" (str (:directory opts))])
       (seq (:args opts))               (into (map str (:args opts))))))
@@ -155,6 +163,14 @@
               *print-readably*       true
               *flush-on-newline*     false]
       (run! (fn [op] (pr op) (newline)) history)))
+  file)
+
+(defn write-order!
+  "Writes a :transaction-order map ({completion-index position}) to `file` as
+  EDN, for --transaction-order. Returns file."
+  [file order]
+  (binding [*print-length* nil, *print-level* nil, *print-meta* false]
+    (spit file (pr-str (into {} order)) :encoding "UTF-8"))
   file)
 
 ;; ---------------------------------------------------------------------------
@@ -256,7 +272,12 @@
   go to <store-dir>/<subdirectory>/isocheck (see `resolve-directory`). Never
   throws."
   [opts history-file]
-  (let [cmd (command (assoc opts :directory (resolve-directory opts)) history-file)]
+  (let [order (when (map? (:transaction-order opts))
+                (write-order! (File/createTempFile "isocheck-order" ".edn")
+                              (:transaction-order opts)))
+        cmd   (command (cond-> (assoc opts :directory (resolve-directory opts))
+                         order (assoc :transaction-order-file order))
+                       history-file)]
     (try
       (interpret cmd (run-process cmd))
       (catch java.io.IOException e
@@ -268,7 +289,9 @@
         (.interrupt (Thread/currentThread))
         (error-result cmd nil (str "interrupted while isocheck ran: " e)))
       (catch Exception e
-        (error-result cmd nil (str "isocheck failed: " e))))))
+        (error-result cmd nil (str "isocheck failed: " e)))
+      (finally
+        (when order (.delete ^File order))))))
 
 (defn check
   "Checks `history` (a seq or other reducible of op maps or records) with

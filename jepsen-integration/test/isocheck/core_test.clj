@@ -158,7 +158,10 @@
       {:timeout 1/4}                                       ["--timeout" "0.25"]
       {:workload :rw-register}                             ["--workload" "rw-register"]
       {:args ["--certain-only" "-v"]}                      ["--certain-only" "-v"]
-      {:args [:--no-pruning 3]}                            [":--no-pruning" "3"]))
+      {:args [:--no-pruning 3]}                            [":--no-pruning" "3"]
+      {:transaction-order :timestamps}                     ["--transaction-order" "timestamps"]
+      {:transaction-order {0 2, 1 1}}                      []
+      {:transaction-order-file "o.edn"}                    ["--transaction-order" "o.edn"]))
   (testing "Elle options isocheck has no use for are dropped"
     (is (= [] (isocheck/options->args {:cycle-search-timeout 1000
                                        :additional-graphs [:realtime]
@@ -276,6 +279,25 @@
         (is (not (str/includes? text "#:db")))
         (is (not (str/includes? text "^{")))
         (is (= (vec h) (read-history (io/file dir "isocheck" "history.edn"))))))))
+
+(deftest transaction-order-test
+  (let [h  [{:index 0, :type :ok, :process 0, :f :txn, :value [[:r :x nil] [:w :y 2]]}
+            {:index 1, :type :ok, :process 1, :f :txn, :value [[:w :x 3] [:w :y 4]]}]
+        o  (opts :consistency-models [:serializable])]
+    (testing "Elle's G-single transaction-order test"
+      (is (= {:valid? true} (isocheck/check o h)))
+      (let [r (isocheck/check (assoc o :transaction-order {0 2, 1 1}) h)]
+        (is (= [:G-single-item] (:anomaly-types r)))
+        (is (= #{:consistent-view :repeatable-read} (:not r)))))
+    (testing "commit timestamps on the ops"
+      (let [ts (map #(assoc %2 :commit-timestamp %1) [20 10] h)]
+        (is (= [:G-single-item]
+               (:anomaly-types (isocheck/check (assoc o :transaction-order :timestamps) ts))))))
+    (testing "an order naming no transaction: unknown, with isocheck's diagnostic"
+      (let [r (isocheck/check (assoc o :transaction-order {7 1}) h)]
+        (is (= :unknown (:valid? r)))
+        (is (= 3 (:exit r)))
+        (is (str/includes? (:error r) "completes at :index 7"))))))
 
 (deftest records-test
   (with-temp-dir [dir]

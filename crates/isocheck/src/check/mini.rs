@@ -35,8 +35,10 @@ pub fn decide(
     order: Option<Rel>,
     prohibited: &BTreeSet<&str>,
 ) -> Path {
-    // Version-order options add constraints the chain does not see.
-    if h.txns.is_empty() || mini::shape(h).is_err() || *infer != infer::InferOptions::default() {
+    // Version-order options and a reported commit order add constraints
+    // the chain does not see.
+    let knowledge = *infer != infer::InferOptions::default() || !h.commit_order.is_empty();
+    if h.txns.is_empty() || mini::shape(h).is_err() || knowledge {
         return Path::General;
     }
     let Some(mut edges) = mini::edges(h) else {

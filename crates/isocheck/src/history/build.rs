@@ -150,6 +150,7 @@ fn judge(
         has_realtime: !ops.untimed,
         complete_log: ops.complete_log,
         json: ops.json,
+        commit_order: Vec::new(),
     })
 }
 

@@ -81,6 +81,10 @@ pub enum ErrorKind {
     /// A JSON history that is not valid JSON.
     #[error("{0}")]
     Json(String),
+    /// A commit order (`--transaction-order`) that cannot be read or does
+    /// not fit the history.
+    #[error("{0}")]
+    TransactionOrder(String),
 }
 
 /// A labelled place in the input.
@@ -149,6 +153,7 @@ impl HistoryError {
             ErrorKind::Format(_) => "isocheck::format",
             ErrorKind::RegisterOp(_) => "isocheck::register",
             ErrorKind::CheckerOp(_) => "isocheck::checker",
+            ErrorKind::TransactionOrder(_) => "isocheck::transaction_order",
             _ => "isocheck::op",
         }
     }

@@ -8,6 +8,7 @@
 
 pub mod build;
 mod checker_ops;
+pub mod commit_order;
 pub mod edn;
 pub mod error;
 pub mod formats;

@@ -639,6 +639,10 @@ pub struct History {
     /// point into JSON text, which `formats::json::to_edn` turns into the
     /// EDN that reports print.
     pub json: bool,
+    /// The commit order the database reported, when the user gave one
+    /// ([`commit_order`](super::commit_order)): a position per transaction.
+    /// Empty when none was given.
+    pub commit_order: super::commit_order::CommitOrder,
 }
 
 impl History {

@@ -509,6 +509,9 @@ impl Rr<'_> {
         let mut sources = vec!["initial-state"];
         let mut cyclic = Vec::new();
         let mut candidates: Vec<(&'static str, Vec<(u32, u32)>)> = Vec::new();
+        if !self.h.commit_order.is_empty() {
+            candidates.push(("transaction-order-keys", self.commit_order_edges()));
+        }
         if opts.wfr_keys {
             candidates.push(("wfr-keys", self.wfr_edges()));
         }
@@ -545,6 +548,37 @@ impl Rr<'_> {
             }
         }
         (edges, cyclic)
+    }
+
+    /// `:transaction-order-keys` (Elle 0.2.7's `:transaction-order`): each
+    /// key's versions in the order the database reports committing their
+    /// writers, committed or indeterminate. Writers the order does not name
+    /// stay unordered (Elle sorts them first, in file order, which no
+    /// database reported), and so do writers it gives one position.
+    fn commit_order_edges(&self) -> Vec<(u32, u32)> {
+        let order = &self.h.commit_order;
+        let mut placed: Vec<(u32, i64, u32)> = Vec::new();
+        for t in &self.touches {
+            if self.status(t.txn) == Status::Aborted {
+                continue;
+            }
+            if let (Some(&Some(at)), Some(w)) = (order.get(t.txn as usize), self.write_val(&t.ext))
+            {
+                placed.push((t.kid, at, self.node(t.kid, w)));
+            }
+        }
+        placed.sort_unstable();
+        let mut out = Vec::new();
+        for key in placed.chunk_by(|a, b| a.0 == b.0) {
+            let groups: Vec<_> = key.chunk_by(|a, b| a.1 == b.1).collect();
+            for pair in groups.windows(2) {
+                for &(_, _, v1) in pair[0] {
+                    crate::limits::tick();
+                    out.extend(pair[1].iter().filter(|b| b.2 != v1).map(|b| (v1, b.2)));
+                }
+            }
+        }
+        out
     }
 
     /// `:wfr-keys`: in a committed transaction, the version it read precedes

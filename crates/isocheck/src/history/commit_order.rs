@@ -1,0 +1,264 @@
+//! The commit order a database reports for its transactions, read in one
+//! of two forms: Elle's `:transaction-order` (a map from the `:index` of
+//! each transaction's completion op to its position in a total order, as
+//! EDN `{0 2, 1 1}` or JSON `{"0": 2, "1": 1}`), or the commit timestamps
+//! ops carry (MongoDB's `:commit-timestamp`, TiDB's `:txn-info {:commit_ts
+//! …}`). Owns only the reading: what the order means for the version order
+//! is the rw-register inference's (`:transaction-order-keys`).
+
+use super::edn::{self, Kind, Node};
+use super::error::ErrorKind;
+use super::formats::json;
+use super::{History, HistoryError, InputDiagnostic, SourceFile, Span, Status, TxnId, Workload};
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+/// Each transaction's position in the reported order, by [`TxnId`];
+/// `None` for a transaction the order does not name.
+pub type CommitOrder = Vec<Option<i64>>;
+
+/// The op keys that carry a commit timestamp, as EDN and JSON name them.
+const TIMESTAMP_KEYS: [&str; 2] = [":commit-timestamp", "\"commit-timestamp\""];
+/// The op keys of a map holding one under `COMMIT_TS`.
+const INFO_KEYS: [&str; 2] = [":txn-info", "\"txn-info\""];
+const COMMIT_TS: &str = "commit_ts";
+
+/// Where a commit order comes from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum OrderSource {
+    /// A file holding Elle's `:transaction-order` map.
+    File(PathBuf),
+    /// The commit timestamps on the history's ops.
+    Timestamps,
+}
+
+impl OrderSource {
+    /// `timestamps`, or else a file's path (`./timestamps` names a file of
+    /// that name).
+    pub fn parse(arg: &str) -> OrderSource {
+        match arg {
+            "timestamps" => OrderSource::Timestamps,
+            path => OrderSource::File(PathBuf::from(path)),
+        }
+    }
+}
+
+/// Reads the order `from` names and gives it to `h`
+/// ([`History::commit_order`]). Only rw-register histories take one: a
+/// list-append history's reads show its version order.
+pub fn attach(h: &mut History, from: &OrderSource) -> Result<(), InputDiagnostic> {
+    if h.workload != Workload::RwRegister {
+        let e = HistoryError::new(
+            ErrorKind::TransactionOrder(format!(
+                "a transaction order orders rw-register versions, but this is a {} history",
+                h.workload.name()
+            )),
+            "leave out --transaction-order (Elle's :transaction-order is rw-register's too)",
+        );
+        return Err(InputDiagnostic::new(e, None));
+    }
+    h.commit_order = match from {
+        OrderSource::Timestamps => from_timestamps(h)?,
+        OrderSource::File(path) => {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| InputDiagnostic::new(HistoryError::io(path, &e), None))?;
+            from_file(h, &path.display().to_string(), text)?
+        }
+    };
+    Ok(())
+}
+
+/// The order an order file (`name`, holding `text`) gives `h`'s
+/// transactions. Errors point into the order file.
+pub fn from_file(h: &History, name: &str, text: String) -> Result<CommitOrder, InputDiagnostic> {
+    let source = SourceFile::new(name, text);
+    let text = source.text();
+    let within = |e: HistoryError| InputDiagnostic::new(e, Some(source.clone()));
+    let entries = if json::looks_like_json(text.as_bytes()) {
+        json::with_node(text, json::Context::Op, entries_of).unwrap_or_else(|| Err(not_json(text)))
+    } else {
+        match edn::read_all(text) {
+            Ok(forms) => match forms.as_slice() {
+                [map] => entries_of(map),
+                _ => Err(not_a_map(Span::new(0, text.len()), "one map is expected")),
+            },
+            Err(e) => Err(HistoryError::from(e)),
+        }
+    }
+    .map_err(within)?;
+    place(h, &entries).map_err(within)
+}
+
+/// The order the commit timestamps on `h`'s completion ops give. A history
+/// with none is an error: the user asked for an order that is not there.
+pub fn from_timestamps(h: &History) -> Result<CommitOrder, InputDiagnostic> {
+    let text = h.source.text();
+    let mut order = vec![None; h.txns.len()];
+    let mut found = 0usize;
+    for (t, txn) in h.txns.iter().enumerate() {
+        crate::limits::tick();
+        let Some(op) = txn.completion.map(|c| h.op(c)) else {
+            continue;
+        };
+        for &(key, value) in &h.extras[op.extras_range()] {
+            let (key, value) = (key.text_from(text), value.text_from(text));
+            let ts = if TIMESTAMP_KEYS.contains(&key) {
+                integer_in(value, h.json)
+            } else if INFO_KEYS.contains(&key) {
+                commit_ts_in(value, h.json)
+            } else {
+                continue;
+            };
+            match ts {
+                Some(ts) => {
+                    order[t] = Some(ts);
+                    found += 1;
+                }
+                None => return Err(bad_timestamp(h, key, op.span)),
+            }
+        }
+    }
+    if found == 0 {
+        let e = HistoryError::new(
+            ErrorKind::TransactionOrder("no op carries a commit timestamp".into()),
+            "timestamps are read from :commit-timestamp or :txn-info {:commit_ts …} on completion \
+             ops; give the order as a file instead (--transaction-order FILE)",
+        );
+        return Err(InputDiagnostic::new(e, None));
+    }
+    Ok(order)
+}
+
+fn bad_timestamp(h: &History, key: &str, op: Span) -> InputDiagnostic {
+    let e = HistoryError::new(
+        ErrorKind::TransactionOrder(format!("{key} holds no integer commit timestamp")),
+        "a commit timestamp is an integer (under :commit_ts in :txn-info)",
+    )
+    .at(op, "this op");
+    InputDiagnostic::new(e, Some(h.source.clone()))
+}
+
+/// The value `text` as an integer, read as the history's format reads it.
+fn integer_in(text: &str, is_json: bool) -> Option<i64> {
+    read_value(text, is_json, |n| match n.kind {
+        Kind::Int(i) => Some(i),
+        _ => None,
+    })
+}
+
+/// `:commit_ts` (or `"commit_ts"`) of the map `text`.
+fn commit_ts_in(text: &str, is_json: bool) -> Option<i64> {
+    read_value(text, is_json, |n| match &n.kind {
+        Kind::Map(entries) => entries.iter().find_map(|(k, v)| match (&k.kind, &v.kind) {
+            (Kind::Keyword(COMMIT_TS), Kind::Int(i)) => Some(*i),
+            (Kind::Str(s), Kind::Int(i)) if s == COMMIT_TS => Some(*i),
+            _ => None,
+        }),
+        _ => None,
+    })
+}
+
+fn read_value(text: &str, is_json: bool, f: impl Fn(&Node<'_>) -> Option<i64>) -> Option<i64> {
+    match is_json {
+        true => json::with_node(text, json::Context::Op, |n| f(n)).flatten(),
+        false => edn::read_first(text).ok().and_then(|n| f(&n)),
+    }
+}
+
+/// One entry of an order file: the completion op's `:index`, the position,
+/// and where the entry's key is.
+struct Entry {
+    index: i64,
+    position: i64,
+    at: Span,
+}
+
+fn entries_of(map: &Node<'_>) -> Result<Vec<Entry>, HistoryError> {
+    let Kind::Map(pairs) = &map.kind else {
+        return Err(not_a_map(map.span, "this is not a map"));
+    };
+    let mut out = Vec::with_capacity(pairs.len());
+    for (k, v) in pairs {
+        crate::limits::tick();
+        let index = match &k.kind {
+            Kind::Int(i) => Some(*i),
+            Kind::Str(s) => s.parse().ok(),
+            _ => None,
+        };
+        let Some(index) = index else {
+            return Err(entry_error(
+                k.span,
+                "a key is the :index of a completion op",
+            ));
+        };
+        let Kind::Int(position) = v.kind else {
+            return Err(entry_error(v.span, "a position is an integer"));
+        };
+        out.push(Entry {
+            index,
+            position,
+            at: k.span,
+        });
+    }
+    Ok(out)
+}
+
+fn not_a_map(at: Span, label: &str) -> HistoryError {
+    HistoryError::new(
+        ErrorKind::TransactionOrder("a transaction order is one map".into()),
+        "write a map from each transaction's completion :index to its position: {0 2, 1 1} \
+         (EDN) or {\"0\": 2, \"1\": 1} (JSON)",
+    )
+    .at(at, label)
+}
+
+fn not_json(text: &str) -> HistoryError {
+    HistoryError::new(
+        ErrorKind::TransactionOrder("the transaction order is not valid JSON".into()),
+        "write one JSON object from each completion :index to its position: {\"0\": 2, \"1\": 1}",
+    )
+    .at(
+        Span::new(0, text.len().min(1)),
+        "this object does not end well",
+    )
+}
+
+fn entry_error(at: Span, what: &'static str) -> HistoryError {
+    HistoryError::new(
+        ErrorKind::TransactionOrder(what.to_string()),
+        "write a map from each transaction's completion :index to its position: {0 2, 1 1}",
+    )
+    .at(at, "here")
+}
+
+/// The positions of `entries` by transaction. An entry naming no
+/// transaction's completion is an error (a wrong file, or indices of
+/// another history); one naming a failed transaction is left out, as Elle
+/// leaves out `:fail` ops: it wrote nothing.
+fn place(h: &History, entries: &[Entry]) -> Result<CommitOrder, HistoryError> {
+    let mut by_index: HashMap<i64, TxnId> = HashMap::with_capacity(h.txns.len());
+    for (t, txn) in h.txns.iter().enumerate() {
+        if let Some(c) = txn.completion {
+            by_index.insert(h.op(c).index, t as TxnId);
+        }
+    }
+    let mut order = vec![None; h.txns.len()];
+    for e in entries {
+        let Some(&t) = by_index.get(&e.index) else {
+            let e = HistoryError::new(
+                ErrorKind::TransactionOrder(format!(
+                    "no transaction of {} completes at :index {}",
+                    h.source.name(),
+                    e.index
+                )),
+                "the keys are the :index of each transaction's completion (:ok or :info) op",
+            )
+            .at(e.at, "this index");
+            return Err(e);
+        };
+        if h.txns[t as usize].status != Status::Aborted {
+            order[t as usize] = Some(e.position);
+        }
+    }
+    Ok(order)
+}
