@@ -707,6 +707,7 @@ fn generated(
         fault,
         fail_rate: 0.1,
         info_rate: 0.1,
+        timestamps: false,
     };
     (fault, gen::to_string(&p).expect("valid parameters"))
 }

@@ -187,6 +187,12 @@ pub struct GenArgs {
     /// Default 0 (lwt: 0.01).
     #[arg(long, value_parser = parse_fraction)]
     pub info_rate: Option<f64>,
+    /// `:ok` transactions carry the simulated database's
+    /// `:commit-timestamp` (and `:start-timestamp` where they read from a
+    /// snapshot), as MongoDB's Jepsen tests record them; `check
+    /// --transaction-order timestamps` takes them.
+    #[arg(long)]
+    pub timestamps: bool,
     /// lwt: draw written and expected values from 0..N, so that values
     /// repeat (Jepsen's etcd cas-register test uses 5); reads, writes and
     /// compare-and-sets as Jepsen's mix.
@@ -264,6 +270,7 @@ impl GenArgs {
             fault: self.fault,
             fail_rate: self.fail_rate,
             info_rate: self.info_rate.unwrap_or(0.0),
+            timestamps: self.timestamps,
         }
     }
 }
@@ -383,7 +390,7 @@ fn given(m: Option<&ArgMatches>) -> Vec<String> {
 
 /// `gen` arguments for lwt's single register ops, and why each means
 /// nothing there.
-const TXN_ONLY: [(&str, &str); 6] = [
+const TXN_ONLY: [(&str, &str); 7] = [
     (
         "level",
         "its registers are linearizable; --fault injects a violation",
@@ -399,6 +406,7 @@ const TXN_ONLY: [(&str, &str); 6] = [
         "a compare-and-set fails when its expected value is not current",
     ),
     ("max_writes_per_key", "registers are never retired"),
+    ("timestamps", "its registers are not transactions"),
 ];
 
 /// Why `gen` refuses an argument `given` for `a`'s workload, if it does:

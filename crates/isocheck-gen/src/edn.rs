@@ -32,6 +32,8 @@ pub struct HistoryWriter<W: Write> {
     line: Vec<u8>,
     index: u64,
     bytes: u64,
+    /// Timestamps for the next op ([`HistoryWriter::stamp_next`]).
+    stamp: Option<(Option<u64>, u64)>,
 }
 
 impl<W: Write> HistoryWriter<W> {
@@ -42,6 +44,7 @@ impl<W: Write> HistoryWriter<W> {
             line: Vec::with_capacity(1 << 10),
             index: 0,
             bytes: 0,
+            stamp: None,
         }
     }
 
@@ -92,7 +95,18 @@ impl<W: Write> HistoryWriter<W> {
         }
         l.push(b']');
         push_error(l, error);
+        if let Some((start, commit)) = self.stamp.take() {
+            push_stamp(&mut self.line, start, commit);
+        }
         self.end_line()
+    }
+
+    /// Gives the next transaction op the database's timestamps, as
+    /// MongoDB's Jepsen tests record them: `:start-timestamp` (the
+    /// snapshot, when the transaction read from one) and
+    /// `:commit-timestamp`.
+    pub fn stamp_next(&mut self, start: Option<u64>, commit: u64) {
+        self.stamp = Some((start, commit));
     }
 
     /// A register op of Jepsen's cas-register workload: `f` (`read`,
@@ -208,6 +222,15 @@ fn push_mop(l: &mut Vec<u8>, kind: Kind, m: Mop, read: Option<&[Value]>) {
 }
 
 /// `, :error [:name "message"]`, or nothing.
+fn push_stamp(l: &mut Vec<u8>, start: Option<u64>, commit: u64) {
+    if let Some(start) = start {
+        l.extend_from_slice(b", :start-timestamp ");
+        push_u64(l, start);
+    }
+    l.extend_from_slice(b", :commit-timestamp ");
+    push_u64(l, commit);
+}
+
 fn push_error(l: &mut Vec<u8>, error: Option<(&str, &str)>) {
     if let Some((name, message)) = error {
         l.extend_from_slice(b", :error [:");

@@ -81,6 +81,9 @@ pub struct Params {
     pub fail_rate: f64,
     /// Transactions whose client crashes (`:info`); half of them commit.
     pub info_rate: f64,
+    /// `:ok` transactions carry the database's `:commit-timestamp` (and
+    /// `:start-timestamp` where they read from a snapshot).
+    pub timestamps: bool,
 }
 
 impl Default for Params {
@@ -104,6 +107,7 @@ impl Default for Params {
             fault: None,
             fail_rate: 0.03,
             info_rate: 0.0,
+            timestamps: false,
         }
     }
 }

@@ -20,6 +20,8 @@ struct Running {
     /// The workload's serial number for the plan (a scripted transaction
     /// takes the next one, which only delays forgetting keys).
     serial: u64,
+    /// The snapshot its reads see, if they see one (`--timestamps`).
+    snapshot: Option<u64>,
 }
 
 struct Thread {
@@ -185,6 +187,7 @@ impl<'a, W: Write> Run<'a, W> {
             cursor: 0,
             reads: Reads::default(),
             serial,
+            snapshot: view.snapshot,
         });
         self.open += 1;
         *self.open_serials.entry(serial).or_default() += 1;
@@ -216,7 +219,13 @@ impl<'a, W: Write> Run<'a, W> {
     /// commit timestamp.
     pub(super) fn commit(&mut self, t: usize) -> io::Result<Option<u64>> {
         match self.db.commit(t) {
-            Ok(ts) => self.complete(t, OpType::Ok).map(|_| Some(ts)),
+            Ok(ts) => {
+                if self.p.timestamps {
+                    let snapshot = self.threads[t].txn.as_ref().and_then(|r| r.snapshot);
+                    self.out.stamp_next(snapshot, ts);
+                }
+                self.complete(t, OpType::Ok).map(|_| Some(ts))
+            }
             Err(Conflict) => self.complete(t, OpType::Fail).map(|_| None),
         }
     }
