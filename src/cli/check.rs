@@ -92,6 +92,14 @@ pub struct ModelArgs {
     /// rw-register: within a transaction, writes follow reads of the same key.
     #[arg(long)]
     pub wfr_keys: bool,
+    /// rw-register: also check the reads against the timestamps the ops
+    /// carry (`:start-timestamp`/`:commit-timestamp`, or `:txn-info
+    /// {:start_ts :commit_ts}`): under snapshot isolation each read sees
+    /// the versions committed by its start and the first committer wins;
+    /// under serializability, those committed before its commit. What the
+    /// timestamps contradict is a `timestamp-*` anomaly.
+    #[arg(long)]
+    pub check_timestamps: bool,
     /// Decide on the version order inference can see, as Elle does: no
     /// search over writes whose order is unknown.
     #[arg(long, conflicts_with_all = ["no_pruning", "timeout", "every_pair"])]
@@ -328,6 +336,7 @@ impl ModelArgs {
             },
             no_fast_path: self.no_fast_path,
             elle_compat: self.elle_compat,
+            check_timestamps: self.check_timestamps,
             jepsen: JepsenOptions::default(),
         }
     }
@@ -515,6 +524,9 @@ impl CheckArgs {
         let mut h = isocheck::load(file, &self.input.load_options())?;
         if let Some(from) = self.order_source() {
             history::commit_order::attach(&mut h, &from)?;
+        }
+        if self.model.check_timestamps {
+            history::commit_order::checkable(&h)?;
         }
         Ok(h)
     }

@@ -703,6 +703,7 @@ struct ChildOptions {
     wfr_keys: bool,
     no_fast_path: bool,
     elle_compat: bool,
+    check_timestamps: bool,
     solve: bool,
     pruning: bool,
     reduce: bool,
@@ -726,6 +727,7 @@ impl ChildOptions {
             wfr_keys: opts.infer.wfr_keys,
             no_fast_path: opts.no_fast_path,
             elle_compat: opts.elle_compat,
+            check_timestamps: opts.check_timestamps,
             solve: opts.solve.enabled,
             pruning: opts.solve.pruning,
             reduce: opts.solve.reduce,
@@ -761,6 +763,7 @@ impl ChildOptions {
             },
             no_fast_path: c.no_fast_path,
             elle_compat: c.elle_compat,
+            check_timestamps: c.check_timestamps,
             jepsen: isocheck::JepsenOptions {
                 total_amount: c.total_amount,
                 accounts: c.accounts,
@@ -998,6 +1001,7 @@ mod tests {
                 },
                 no_fast_path: true,
                 elle_compat: true,
+                check_timestamps: true,
                 jepsen: isocheck::JepsenOptions {
                     total_amount: Some(-5),
                     accounts: Some(vec!["0".into(), ":a".into()]),

@@ -755,12 +755,13 @@ mod tests {
     // elle.md's lists, plus isocheck's garbage-read, which read-uncommitted
     // proscribes.
     const RU: &str = "G0 PL-1-cycle-exists cyclic-versions duplicate-elements garbage-read
-        own-write-unseen future-read incompatible-order";
+        own-write-unseen future-read incompatible-order timestamp-inverted";
     const RC_EXTRA: &str = "G1 G1a G1b G1c PL-2-cycle-exists dirty-update";
     const SI: &str = "G0 G1 G1a G1b G1c internal future-read dirty-update incompatible-order
         duplicate-elements cyclic-versions lost-update G-single G-single-item G-nonadjacent
         G-nonadjacent-item G-SI G-SIb G-cursor G-monotonic G-MSR PL-1-cycle-exists
-        PL-2-cycle-exists PL-SI-cycle-exists garbage-read own-write-unseen";
+        PL-2-cycle-exists PL-SI-cycle-exists garbage-read own-write-unseen timestamp-inverted
+        timestamp-lost-update timestamp-snapshot-read";
 
     #[test]
     fn tables_are_well_formed() {
@@ -948,7 +949,7 @@ mod tests {
         let direct = |m: &str| l.proscribed.out(m).collect::<BTreeSet<_>>();
         assert_eq!(
             direct("PL-3"),
-            words("G1 G2 PL-3-cycle-exists internal predicate-read-miss")
+            words("G1 G2 PL-3-cycle-exists internal predicate-read-miss timestamp-serial-read")
         );
     }
 
@@ -962,7 +963,8 @@ mod tests {
              model-not-checked
              fractured-read causality-violation monotonic-reads-violation
              monotonic-writes-violation PRAM-violation read-committed-be-violation
-             writes-follow-reads-violation",
+             writes-follow-reads-violation timestamp-inverted timestamp-lost-update
+             timestamp-serial-read timestamp-snapshot-read",
         );
         for a in known.iter().chain(&cycle_anomalies()) {
             assert!(is_known_anomaly(a), "{a}");
@@ -987,7 +989,7 @@ mod tests {
             .filter(|a| !is_cycle_anomaly(a) && ModelGraph::of_anomaly(a).is_none())
             .collect();
         assert_eq!(others, known);
-        assert_eq!(all.len(), 24 + 14 + 35);
+        assert_eq!(all.len(), 24 + 14 + 35 + 4);
     }
 
     #[test]
@@ -1192,7 +1194,7 @@ mod tests {
         let ser = plus(
             &si,
             "G2 G2-item G-update write-skew predicate-read-miss PL-2.99-cycle-exists
-             PL-3-cycle-exists",
+             PL-3-cycle-exists timestamp-serial-read",
         );
         for m in ["serializable", "PL-3", "conflict-serializable"] {
             assert_eq!(prohibited(m), ser, "{m}");

@@ -10,6 +10,7 @@ pub mod models;
 pub mod polygraph;
 pub mod sat;
 pub mod taxonomy;
+pub mod timestamps;
 pub mod uncertain;
 pub mod verdict;
 pub mod weak;
@@ -53,6 +54,9 @@ pub struct CheckOptions {
     pub elle_compat: bool,
     /// The options of Jepsen's standard checkers (bank, long-fork, set-full).
     pub jepsen: crate::checkers::JepsenOptions,
+    /// Also check the reads against the timestamps the ops carry
+    /// ([`timestamps`]).
+    pub check_timestamps: bool,
 }
 
 /// Options that name no model or anomaly Elle knows.
@@ -235,7 +239,8 @@ pub fn analyze(history: &History, opts: &CheckOptions) -> Result<Analysis, Optio
     let levels = lattice::axiomatic_levels(models.as_deref());
     limits::stage(Stage::FastPath);
     // The fast path knows cycles only: an axiomatic level takes the general one.
-    let path = match opts.solve.enabled && !opts.no_fast_path && levels.is_empty() {
+    let fast = !opts.no_fast_path && !opts.check_timestamps;
+    let path = match opts.solve.enabled && fast && levels.is_empty() {
         true => mini::decide(history, &opts.infer, order, &prohibited),
         false => Path::General,
     };
@@ -276,6 +281,14 @@ pub fn analyze(history: &History, opts: &CheckOptions) -> Result<Analysis, Optio
     analysis.weak.extend(weak::check(history, &levels));
     analysis.levels = levels;
     analysis.anomalies = anomalies;
+    if opts.check_timestamps {
+        // The caller has read them once already (the CLI, to say when
+        // there are none): they read.
+        let stamps = crate::history::commit_order::stamps(history).unwrap_or_default();
+        let checks = timestamps::Checks::for_models(models.as_deref());
+        let found = timestamps::check(history, &stamps, checks);
+        analysis.anomalies.extend(found);
+    }
     if garbage_unasked {
         analysis.anomalies.retain(|x| {
             !matches!(

@@ -305,6 +305,9 @@ pub const ROWS: [ModelRow; 37] = [
             // A committed transaction's appends are never undone: two reads
             // neither a prefix of the other saw versions of two chains.
             "incompatible-order",
+            // isocheck's, with `--check-timestamps` (check::timestamps): a
+            // transaction reported to start after it committed.
+            "timestamp-inverted",
         ],
         ..row(ReadUncommitted, "PL-1")
     },
@@ -318,7 +321,16 @@ pub const ROWS: [ModelRow; 37] = [
     ModelRow {
         aliases: &["snapshot-isolation"],
         graph: Some(Subgraph::extended(WWR)),
-        proscribes: &["internal", "G1", "G-SI", "G-nonadjacent"],
+        // isocheck's, with `--check-timestamps`: reads of the snapshot the
+        // start timestamp names, the first committer wins.
+        proscribes: &[
+            "internal",
+            "G1",
+            "G-SI",
+            "G-nonadjacent",
+            "timestamp-snapshot-read",
+            "timestamp-lost-update",
+        ],
         // isocheck's: Elle's snapshot-isolation → parallel-snapshot-isolation,
         // prefix moves to strong-session-snapshot-isolation. Cerone et al.'s
         // models include session order and Adya's snapshot isolation does
@@ -342,7 +354,15 @@ pub const ROWS: [ModelRow; 37] = [
     ModelRow {
         aliases: &["serializable", "conflict-serializable"],
         graph: Some(Subgraph::of(WWRRW)),
-        proscribes: &["G1", "G2", "predicate-read-miss", "internal"],
+        // isocheck's, with `--check-timestamps`: each transaction reads
+        // what committed before it, in commit-timestamp order.
+        proscribes: &[
+            "G1",
+            "G2",
+            "predicate-read-miss",
+            "internal",
+            "timestamp-serial-read",
+        ],
         implies: &[
             RepeatableRead,
             UpdateSerializable,

@@ -17,10 +17,13 @@ use std::path::PathBuf;
 /// `None` for a transaction the order does not name.
 pub type CommitOrder = Vec<Option<i64>>;
 
-/// The op keys that carry a commit timestamp, as EDN and JSON name them.
-const TIMESTAMP_KEYS: [&str; 2] = [":commit-timestamp", "\"commit-timestamp\""];
-/// The op keys of a map holding one under `COMMIT_TS`.
+/// The op keys that carry a commit or start timestamp, as EDN and JSON
+/// name them.
+const COMMIT_KEYS: [&str; 2] = [":commit-timestamp", "\"commit-timestamp\""];
+const START_KEYS: [&str; 2] = [":start-timestamp", "\"start-timestamp\""];
+/// The op keys of a map holding them under `START_TS` and `COMMIT_TS`.
 const INFO_KEYS: [&str; 2] = [":txn-info", "\"txn-info\""];
+const START_TS: &str = "start_ts";
 const COMMIT_TS: &str = "commit_ts";
 
 /// Where a commit order comes from.
@@ -47,16 +50,7 @@ impl OrderSource {
 /// ([`History::commit_order`]). Only rw-register histories take one: a
 /// list-append history's reads show its version order.
 pub fn attach(h: &mut History, from: &OrderSource) -> Result<(), InputDiagnostic> {
-    if h.workload != Workload::RwRegister {
-        let e = HistoryError::new(
-            ErrorKind::TransactionOrder(format!(
-                "a transaction order orders rw-register versions, but this is a {} history",
-                h.workload.name()
-            )),
-            "leave out --transaction-order (Elle's :transaction-order is rw-register's too)",
-        );
-        return Err(InputDiagnostic::new(e, None));
-    }
+    rw_register_only(h, "--transaction-order")?;
     h.commit_order = match from {
         OrderSource::Timestamps => from_timestamps(h)?,
         OrderSource::File(path) => {
@@ -66,6 +60,27 @@ pub fn attach(h: &mut History, from: &OrderSource) -> Result<(), InputDiagnostic
         }
     };
     Ok(())
+}
+
+/// Whether `h` can have its timestamps checked (`--check-timestamps`):
+/// an rw-register history some of whose ops carry them.
+pub fn checkable(h: &History) -> Result<(), InputDiagnostic> {
+    rw_register_only(h, "--check-timestamps")?;
+    from_timestamps(h).map(drop)
+}
+
+fn rw_register_only(h: &History, flag: &str) -> Result<(), InputDiagnostic> {
+    if h.workload == Workload::RwRegister {
+        return Ok(());
+    }
+    let e = HistoryError::new(
+        ErrorKind::TransactionOrder(format!(
+            "{flag} is about rw-register versions, but this is a {} history",
+            h.workload.name()
+        )),
+        format!("leave out {flag}: a list-append history's reads show its version order"),
+    );
+    Err(InputDiagnostic::new(e, None))
 }
 
 /// The order an order file (`name`, holding `text`) gives `h`'s
@@ -89,36 +104,20 @@ pub fn from_file(h: &History, name: &str, text: String) -> Result<CommitOrder, I
     place(h, &entries).map_err(within)
 }
 
+/// The timestamps a database reported for one transaction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Stamp {
+    /// When its snapshot was taken, if reported.
+    pub start: Option<i64>,
+    /// When it committed.
+    pub commit: i64,
+}
+
 /// The order the commit timestamps on `h`'s completion ops give. A history
 /// with none is an error: the user asked for an order that is not there.
 pub fn from_timestamps(h: &History) -> Result<CommitOrder, InputDiagnostic> {
-    let text = h.source.text();
-    let mut order = vec![None; h.txns.len()];
-    let mut found = 0usize;
-    for (t, txn) in h.txns.iter().enumerate() {
-        crate::limits::tick();
-        let Some(op) = txn.completion.map(|c| h.op(c)) else {
-            continue;
-        };
-        for &(key, value) in &h.extras[op.extras_range()] {
-            let (key, value) = (key.text_from(text), value.text_from(text));
-            let ts = if TIMESTAMP_KEYS.contains(&key) {
-                integer_in(value, h.json)
-            } else if INFO_KEYS.contains(&key) {
-                commit_ts_in(value, h.json)
-            } else {
-                continue;
-            };
-            match ts {
-                Some(ts) => {
-                    order[t] = Some(ts);
-                    found += 1;
-                }
-                None => return Err(bad_timestamp(h, key, op.span)),
-            }
-        }
-    }
-    if found == 0 {
+    let stamps = stamps(h)?;
+    if stamps.iter().all(Option::is_none) {
         let e = HistoryError::new(
             ErrorKind::TransactionOrder("no op carries a commit timestamp".into()),
             "timestamps are read from :commit-timestamp or :txn-info {:commit_ts …} on completion \
@@ -126,13 +125,44 @@ pub fn from_timestamps(h: &History) -> Result<CommitOrder, InputDiagnostic> {
         );
         return Err(InputDiagnostic::new(e, None));
     }
-    Ok(order)
+    Ok(stamps.iter().map(|s| s.map(|s| s.commit)).collect())
+}
+
+/// Each transaction's timestamps, from its completion op: MongoDB's
+/// `:start-timestamp` and `:commit-timestamp`, or TiDB's `:txn-info
+/// {:start_ts … :commit_ts …}` (in JSON, the same names as strings).
+/// `None` for a transaction with no commit timestamp.
+pub fn stamps(h: &History) -> Result<Vec<Option<Stamp>>, InputDiagnostic> {
+    let text = h.source.text();
+    let mut out = vec![None; h.txns.len()];
+    for (t, txn) in h.txns.iter().enumerate() {
+        crate::limits::tick();
+        let Some(op) = txn.completion.map(|c| h.op(c)) else {
+            continue;
+        };
+        let (mut start, mut commit) = (None, None);
+        for &(key, value) in &h.extras[op.extras_range()] {
+            let (key, value) = (key.text_from(text), value.text_from(text));
+            let bad = || bad_timestamp(h, key, op.span);
+            if START_KEYS.contains(&key) {
+                start = Some(integer_in(value, h.json).ok_or_else(bad)?);
+            } else if COMMIT_KEYS.contains(&key) {
+                commit = Some(integer_in(value, h.json).ok_or_else(bad)?);
+            } else if INFO_KEYS.contains(&key) {
+                let (s, c) = info_stamps(value, h.json);
+                start = start.or(s);
+                commit = Some(c.ok_or_else(bad)?);
+            }
+        }
+        out[t] = commit.map(|commit| Stamp { start, commit });
+    }
+    Ok(out)
 }
 
 fn bad_timestamp(h: &History, key: &str, op: Span) -> InputDiagnostic {
     let e = HistoryError::new(
-        ErrorKind::TransactionOrder(format!("{key} holds no integer commit timestamp")),
-        "a commit timestamp is an integer (under :commit_ts in :txn-info)",
+        ErrorKind::TransactionOrder(format!("{key} holds no integer timestamp")),
+        "a timestamp is an integer (under :commit_ts and :start_ts in :txn-info)",
     )
     .at(op, "this op");
     InputDiagnostic::new(e, Some(h.source.clone()))
@@ -146,16 +176,19 @@ fn integer_in(text: &str, is_json: bool) -> Option<i64> {
     })
 }
 
-/// `:commit_ts` (or `"commit_ts"`) of the map `text`.
-fn commit_ts_in(text: &str, is_json: bool) -> Option<i64> {
-    read_value(text, is_json, |n| match &n.kind {
-        Kind::Map(entries) => entries.iter().find_map(|(k, v)| match (&k.kind, &v.kind) {
-            (Kind::Keyword(COMMIT_TS), Kind::Int(i)) => Some(*i),
-            (Kind::Str(s), Kind::Int(i)) if s == COMMIT_TS => Some(*i),
+/// `:start_ts` and `:commit_ts` (or the same as strings) of the map `text`.
+fn info_stamps(text: &str, is_json: bool) -> (Option<i64>, Option<i64>) {
+    let field = |name: &str| {
+        read_value(text, is_json, |n| match &n.kind {
+            Kind::Map(entries) => entries.iter().find_map(|(k, v)| match (&k.kind, &v.kind) {
+                (Kind::Keyword(k), Kind::Int(i)) if *k == name => Some(*i),
+                (Kind::Str(s), Kind::Int(i)) if s == name => Some(*i),
+                _ => None,
+            }),
             _ => None,
-        }),
-        _ => None,
-    })
+        })
+    };
+    (field(START_TS), field(COMMIT_TS))
 }
 
 fn read_value(text: &str, is_json: bool, f: impl Fn(&Node<'_>) -> Option<i64>) -> Option<i64> {

@@ -104,6 +104,32 @@ pub enum Anomaly {
     /// sequence of appends produces: a transaction's appends out of order, or
     /// a later one without the earlier).
     GarbageRead { txn: TxnId, mop: u32 },
+    /// `:timestamp-inverted` (isocheck, `--check-timestamps`): a committed
+    /// transaction whose reported start is after its reported commit.
+    TimestampInverted { txn: TxnId, start: i64, commit: i64 },
+    /// `:timestamp-snapshot-read` and `:timestamp-serial-read` (isocheck,
+    /// `--check-timestamps`): a read of another version than the one the
+    /// reader's timestamps say it saw, the last committed at or before its
+    /// start (snapshot isolation), or before its commit (`serial`:
+    /// serializability in commit-timestamp order). `at` is that point;
+    /// `writer` wrote what it read, `expected` the version it should have
+    /// read (`None`: the initial one), each with its commit timestamp.
+    TimestampRead {
+        serial: bool,
+        txn: TxnId,
+        mop: u32,
+        at: i64,
+        writer: Option<(TxnId, i64)>,
+        expected: Option<(TxnId, i64)>,
+    },
+    /// `:timestamp-lost-update` (isocheck, `--check-timestamps`): `second`
+    /// took its snapshot before `first` committed and committed a write of
+    /// `key` after it: snapshot isolation's first committer should have won.
+    TimestampLostUpdate {
+        key: Val,
+        first: (TxnId, i64),
+        second: (TxnId, i64, i64),
+    },
 }
 
 impl Anomaly {
@@ -121,6 +147,10 @@ impl Anomaly {
             Anomaly::LostUpdate { .. } => "lost-update",
             Anomaly::CyclicVersions { .. } => "cyclic-versions",
             Anomaly::GarbageRead { .. } => "garbage-read",
+            Anomaly::TimestampInverted { .. } => "timestamp-inverted",
+            Anomaly::TimestampRead { serial: false, .. } => "timestamp-snapshot-read",
+            Anomaly::TimestampRead { serial: true, .. } => "timestamp-serial-read",
+            Anomaly::TimestampLostUpdate { .. } => "timestamp-lost-update",
         }
     }
 }

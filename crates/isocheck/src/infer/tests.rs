@@ -228,6 +228,10 @@ fn anomalies(h: &History, inf: &Inference) -> Vec<String> {
                     )
                 }
                 Anomaly::GarbageRead { txn, mop: m } => format!("{name} T{txn} {}", mop(h, *m)),
+                // The timestamp check's, never inference's.
+                Anomaly::TimestampInverted { .. }
+                | Anomaly::TimestampRead { .. }
+                | Anomaly::TimestampLostUpdate { .. } => format!("{name} (not inference's)"),
             }
         })
         .collect()

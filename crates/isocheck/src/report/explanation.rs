@@ -679,6 +679,20 @@ fn anomaly<'a>(h: &'a History, x: &Anomaly, d: Detail) -> Explanation<'a> {
         } => c.lost_update(*key, *read_mop, txns),
         Anomaly::CyclicVersions { key, scc, sources } => c.cyclic_versions(*key, scc, sources),
         Anomaly::GarbageRead { txn, mop } => c.garbage_read(*txn, *mop),
+        Anomaly::TimestampInverted { txn, start, commit } => {
+            c.timestamp_inverted(*txn, *start, *commit)
+        }
+        Anomaly::TimestampRead {
+            serial,
+            txn,
+            mop,
+            at,
+            writer,
+            expected,
+        } => c.timestamp_read(*serial, (*txn, *mop, *at), *writer, *expected),
+        Anomaly::TimestampLostUpdate { key, first, second } => {
+            c.timestamp_lost_update(*key, *first, *second)
+        }
     }
 }
 
@@ -999,6 +1013,115 @@ impl<'a> Ctx<'a> {
             "no transaction wrote what this read observes".to_string(),
         );
         let entry = map(vec![("op", txn_r(h, txn)), ("mop", mop_r(h, mop))]);
+        explained(entry, help, b)
+    }
+
+    /// `:timestamp-inverted`.
+    fn timestamp_inverted(&self, txn: TxnId, start: i64, commit: i64) -> Explanation<'a> {
+        let h = self.h;
+        let help = format!(
+            "timestamp inverted: the database reports this transaction starting at {start}, \
+             after it committed at {commit} (isocheck's check of reported timestamps)"
+        );
+        let mut b = Labels::new(h);
+        if let Some(m) = find_mop(h, txn, |_| true) {
+            b.mop(m, format!("started at {start}, committed at {commit}"));
+        }
+        let entry = map(vec![
+            ("op", txn_r(h, txn)),
+            ("start-timestamp", edn(start.to_string())),
+            ("commit-timestamp", edn(commit.to_string())),
+        ]);
+        explained(entry, help, b)
+    }
+
+    /// `:timestamp-snapshot-read` and `:timestamp-serial-read`: `read` is
+    /// the reader, its micro-op and its read point.
+    fn timestamp_read(
+        &self,
+        serial: bool,
+        (txn, mop, at): (TxnId, u32, i64),
+        writer: Option<(TxnId, i64)>,
+        expected: Option<(TxnId, i64)>,
+    ) -> Explanation<'a> {
+        let h = self.h;
+        let key = h.mops[mop as usize].key;
+        let read = mop_value_text(h, mop);
+        let (name, point) = match serial {
+            true => ("serial read", format!("just before its commit at {at}")),
+            false => ("snapshot read", format!("at its start, {at}")),
+        };
+        let version = |v: Option<(TxnId, i64)>| match v {
+            Some((_, c)) => format!("the version committed at {c}"),
+            None => "the initial version".to_string(),
+        };
+        let help = format!(
+            "timestamp {name}: by the timestamps the database reports, this transaction read \
+             {} {point}, when the latest committed version was {}; it read {} instead \
+             (isocheck's check of reported timestamps)",
+            self.show(key),
+            version(expected),
+            version(writer)
+        );
+        let mut b = Labels::new(h);
+        b.mop(
+            mop,
+            format!(
+                "read {}: {}",
+                clip(&read, self.d.value_chars),
+                version(writer)
+            ),
+        );
+        if let Some((e, c)) = expected {
+            if let Some(w) = find_mop(h, e, |m| is_write(h, m, key)) {
+                b.mop(w, format!("committed at {c}: the version to read at {at}"));
+            }
+        }
+        let commit =
+            |v: Option<(TxnId, i64)>| v.map_or_else(|| edn("nil"), |(_, c)| edn(c.to_string()));
+        let op = |v: Option<(TxnId, i64)>| v.map_or_else(|| edn("nil"), |(t, _)| txn_r(h, t));
+        let entry = map(vec![
+            ("op", txn_r(h, txn)),
+            ("mop", mop_r(h, mop)),
+            ("read-at", edn(at.to_string())),
+            ("writer", op(writer)),
+            ("writer-commit", commit(writer)),
+            ("expected-writer", op(expected)),
+            ("expected-commit", commit(expected)),
+        ]);
+        explained(entry, help, b)
+    }
+
+    /// `:timestamp-lost-update`.
+    fn timestamp_lost_update(
+        &self,
+        key: Val,
+        (first, committed): (TxnId, i64),
+        (second, start, commit): (TxnId, i64, i64),
+    ) -> Explanation<'a> {
+        let h = self.h;
+        let help = format!(
+            "timestamp lost update: both transactions wrote {}; the second took its snapshot at \
+             {start}, before the first committed at {committed}, and still committed at \
+             {commit}: under snapshot isolation the first committer wins (isocheck's check of \
+             reported timestamps)",
+            self.show(key)
+        );
+        let mut b = Labels::new(h);
+        if let Some(w) = find_mop(h, first, |m| is_write(h, m, key)) {
+            b.mop(w, format!("committed at {committed}"));
+        }
+        if let Some(w) = find_mop(h, second, |m| is_write(h, m, key)) {
+            b.mop(w, format!("snapshot at {start}, committed at {commit}"));
+        }
+        let entry = map(vec![
+            ("key", self.val(key)),
+            ("first", txn_r(h, first)),
+            ("first-commit", edn(committed.to_string())),
+            ("second", txn_r(h, second)),
+            ("second-start", edn(start.to_string())),
+            ("second-commit", edn(commit.to_string())),
+        ]);
         explained(entry, help, b)
     }
 }

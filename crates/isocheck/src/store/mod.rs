@@ -503,6 +503,7 @@ impl RunOptions {
             no_fast_path: base.no_fast_path,
             elle_compat: base.elle_compat,
             jepsen: self.jepsen(&base.jepsen),
+            check_timestamps: base.check_timestamps,
         }
     }
 }

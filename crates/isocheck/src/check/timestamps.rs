@@ -1,0 +1,262 @@
+//! The database's own timestamps, distrusted (`--check-timestamps`): every
+//! committed transaction's external reads are checked against the version
+//! its timestamps say it saw, and snapshot isolation's first-committer-wins
+//! against writers whose timestamps overlap. Chronos's idea (ICDE 2025):
+//! sort each key's writers by commit timestamp and look each read up, in
+//! O(n log n), with no dependency graph. rw-register only: a register's
+//! version is one writer's value.
+//!
+//! A read is judged only where the timestamps decide it: its value's
+//! writer has timestamps (an `:info` transaction's may not), and no two
+//! writers of the key share a commit timestamp around it. A writer without
+//! timestamps never excuses a read: the version the reader saw was
+//! committed after its read point, or overwritten before it, whatever that
+//! writer did.
+
+use super::lattice;
+use crate::history::commit_order::Stamp;
+use crate::history::{History, MopKind, MopValue, Status, TxnId, Val};
+use crate::infer::Anomaly;
+use std::collections::HashMap;
+
+/// A stamped committed writer of a key: its commit timestamp and who it
+/// is.
+#[derive(Clone, Copy)]
+struct Version {
+    commit: i64,
+    txn: TxnId,
+    start: Option<i64>,
+}
+
+/// One external read: the transaction's first micro-op on the key.
+struct Read {
+    txn: TxnId,
+    mop: u32,
+    key: Val,
+    value: Val,
+}
+
+/// Which reads the requested models judge by the timestamps.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Checks {
+    /// Reads see their start's snapshot, and the first committer wins: a
+    /// requested model is defined by snapshots (snapshot isolation, its
+    /// strong and strong-session variants).
+    pub snapshot: bool,
+    /// Reads see what committed before their commit: a requested model
+    /// implies serializability. Elle's lattice has serializability imply
+    /// snapshot isolation, but a serializable database need not read from
+    /// its start timestamp, so that implication asks for no snapshot check.
+    pub serial: bool,
+}
+
+impl Checks {
+    /// The checks `models` call for (`None`: strict-serializable).
+    pub fn for_models(models: Option<&[&'static str]>) -> Checks {
+        let models = models.unwrap_or(&["strict-serializable"]);
+        let canonical = |names: &[&str]| -> Vec<&'static str> {
+            names
+                .iter()
+                .filter_map(|m| lattice::canonical_model(m))
+                .collect()
+        };
+        let snapshots = canonical(&[
+            "snapshot-isolation",
+            "strong-session-snapshot-isolation",
+            "strong-snapshot-isolation",
+        ]);
+        let serializable = canonical(&["serializable"]);
+        let implied = lattice::all_implied_models(models.iter().copied());
+        Checks {
+            snapshot: models.iter().any(|m| {
+                snapshots
+                    .iter()
+                    .any(|s| lattice::canonical_model(m) == Some(*s))
+            }),
+            serial: serializable.iter().any(|s| implied.contains(s)),
+        }
+    }
+}
+
+/// Every timestamp anomaly of `h` the `checks` look for, given each
+/// transaction's stamps. A start after its commit is one whatever the
+/// model.
+pub fn check(h: &History, stamps: &[Option<Stamp>], checks: Checks) -> Vec<Anomaly> {
+    let stamp = |t: TxnId| stamps.get(t as usize).copied().flatten();
+    let mut out = Vec::new();
+    // Keyed by the values' raw ids: deterministic, and `Val` needs no hash.
+    let mut versions: HashMap<u32, Vec<Version>> = HashMap::new();
+    let mut writer_of: HashMap<(u32, u32), TxnId> = HashMap::new();
+    let mut reads = Vec::new();
+    for (t, txn) in h.txns.iter().enumerate() {
+        crate::limits::tick();
+        let t = t as TxnId;
+        if txn.status == Status::Aborted {
+            continue;
+        }
+        let (ext_reads, ext_writes) = externals(h, t);
+        for &(key, value) in &ext_writes {
+            writer_of.insert((key.raw(), value.raw()), t);
+        }
+        let Some(s) = stamp(t).filter(|_| txn.status == Status::Committed) else {
+            continue;
+        };
+        if let Some(start) = s.start.filter(|&start| start > s.commit) {
+            out.push(Anomaly::TimestampInverted {
+                txn: t,
+                start,
+                commit: s.commit,
+            });
+        }
+        for (key, _) in ext_writes {
+            let v = Version {
+                commit: s.commit,
+                txn: t,
+                start: s.start,
+            };
+            versions.entry(key.raw()).or_default().push(v);
+        }
+        reads.extend(ext_reads);
+    }
+    for list in versions.values_mut() {
+        list.sort_unstable_by_key(|v| (v.commit, v.txn));
+    }
+    for r in &reads {
+        crate::limits::tick();
+        let Some(s) = stamp(r.txn) else { continue };
+        let list = versions.get(&r.key.raw()).map_or(&[][..], Vec::as_slice);
+        let writer = match r.value.is_nil() {
+            true => None,
+            false => match writer_of.get(&(r.key.raw(), r.value.raw())) {
+                Some(&w) => Some(w),
+                // Garbage or aborted: inference names those.
+                None => continue,
+            },
+        };
+        let observed = match writer {
+            None => None,
+            Some(w) => match stamp(w).filter(|_| h.txns[w as usize].status == Status::Committed) {
+                Some(ws) => Some((w, ws.commit)),
+                None => continue,
+            },
+        };
+        if let (true, Some(start)) = (checks.snapshot, s.start) {
+            let seen = list.partition_point(|v| v.commit <= start);
+            out.extend(judge(r, list, seen, start, observed, false));
+        }
+        if checks.serial {
+            let seen = list.partition_point(|v| v.commit < s.commit);
+            out.extend(judge(r, list, seen, s.commit, observed, true));
+        }
+    }
+    let mut keys: Vec<u32> = versions.keys().copied().collect();
+    keys.sort_unstable();
+    for key in keys.into_iter().filter(|_| checks.snapshot) {
+        out.extend(lost_updates(Val::from_raw(key), &versions[&key]));
+    }
+    // Stable: a transaction's lost updates stay in key order.
+    out.sort_by_key(order_key);
+    out
+}
+
+/// The anomaly of read `r` if the version it saw is not the last of the
+/// first `seen` of the key's versions (those committed by its read point
+/// `at`); `None` when it is, or when a tie of commit timestamps at the end
+/// leaves the last version undecided.
+fn judge(
+    r: &Read,
+    list: &[Version],
+    seen: usize,
+    at: i64,
+    observed: Option<(TxnId, i64)>,
+    serial: bool,
+) -> Option<Anomaly> {
+    // Its own write is not a version it reads (a register's first
+    // micro-op on the key is the read).
+    let expected = (list[..seen].iter().rev())
+        .find(|v| v.txn != r.txn)
+        .map(|v| (v.txn, v.commit));
+    if expected.map(|e| e.0) == observed.map(|o| o.0) {
+        return None;
+    }
+    let tied = |c: i64| {
+        let from = list.partition_point(|v| v.commit < c);
+        list[from..].iter().take_while(|v| v.commit == c).count() > 1
+    };
+    if expected.is_some_and(|e| tied(e.1)) || observed.is_some_and(|o| tied(o.1)) {
+        return None;
+    }
+    Some(Anomaly::TimestampRead {
+        serial,
+        txn: r.txn,
+        mop: r.mop,
+        at,
+        writer: observed,
+        expected,
+    })
+}
+
+/// Snapshot isolation's first committer wins: of two writers of the key,
+/// the later committer took its snapshot after the earlier committed.
+/// Consecutive writers suffice: a later snapshot before an earlier commit
+/// is also before the commit in between.
+fn lost_updates(key: Val, list: &[Version]) -> impl Iterator<Item = Anomaly> + '_ {
+    list.windows(2).filter_map(move |pair| {
+        let (first, second) = (pair[0], pair[1]);
+        let start = second.start?;
+        (start < first.commit && first.commit < second.commit).then_some(
+            Anomaly::TimestampLostUpdate {
+                key,
+                first: (first.txn, first.commit),
+                second: (second.txn, start, second.commit),
+            },
+        )
+    })
+}
+
+/// Reports list anomalies by the transaction they are about, in history
+/// order.
+fn order_key(a: &Anomaly) -> (u32, u32) {
+    match a {
+        Anomaly::TimestampInverted { txn, .. } => (*txn, 0),
+        Anomaly::TimestampRead { txn, mop, .. } => (*txn, *mop),
+        Anomaly::TimestampLostUpdate { second, .. } => (second.0, u32::MAX),
+        _ => (u32::MAX, u32::MAX),
+    }
+}
+
+/// A transaction's external reads and writes: per key, its first micro-op
+/// when that is a read, and its last write.
+fn externals(h: &History, t: TxnId) -> (Vec<Read>, Vec<(Val, Val)>) {
+    let txn = &h.txns[t as usize];
+    let mut reads: Vec<Read> = Vec::new();
+    let mut writes: Vec<(Val, Val)> = Vec::new();
+    let mut touched: Vec<Val> = Vec::new();
+    for m in txn.mops.clone() {
+        let mop = &h.mops[m as usize];
+        let MopValue::Val(value) = mop.value() else {
+            continue;
+        };
+        let first = !touched.contains(&mop.key);
+        if first {
+            touched.push(mop.key);
+        }
+        match mop.kind {
+            MopKind::Read if first => reads.push(Read {
+                txn: t,
+                mop: m,
+                key: mop.key,
+                value,
+            }),
+            MopKind::Write => match writes.iter_mut().find(|w| w.0 == mop.key) {
+                Some(w) => w.1 = value,
+                None => writes.push((mop.key, value)),
+            },
+            _ => {}
+        }
+    }
+    if txn.status != Status::Committed {
+        reads.clear();
+    }
+    (reads, writes)
+}
