@@ -16,8 +16,8 @@
 use super::lattice;
 use crate::history::commit_order::Stamp;
 use crate::history::{History, MopKind, MopValue, Status, TxnId, Val};
+use crate::infer::util::FxMap;
 use crate::infer::Anomaly;
-use std::collections::HashMap;
 
 /// A stamped committed writer of a key: its commit timestamp and who it
 /// is.
@@ -84,9 +84,9 @@ impl Checks {
 pub fn check(h: &History, stamps: &[Option<Stamp>], checks: Checks) -> Vec<Anomaly> {
     let stamp = |t: TxnId| stamps.get(t as usize).copied().flatten();
     let mut out = Vec::new();
-    // Keyed by the values' raw ids: deterministic, and `Val` needs no hash.
-    let mut versions: HashMap<u32, Vec<Version>> = HashMap::new();
-    let mut writer_of: HashMap<(u32, u32), TxnId> = HashMap::new();
+    // Keyed by the values' raw ids, whose order is deterministic.
+    let mut versions: FxMap<u32, Vec<Version>> = FxMap::default();
+    let mut writer_of: FxMap<(u32, u32), TxnId> = FxMap::default();
     let mut reads = Vec::new();
     for (t, txn) in h.txns.iter().enumerate() {
         crate::limits::tick();

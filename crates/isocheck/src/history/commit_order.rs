@@ -170,6 +170,10 @@ fn bad_timestamp(h: &History, key: &str, op: Span) -> InputDiagnostic {
 
 /// The value `text` as an integer, read as the history's format reads it.
 fn integer_in(text: &str, is_json: bool) -> Option<i64> {
+    // Plain digits, the usual case, without a reader (a million ops).
+    if let Ok(i) = text.parse() {
+        return Some(i);
+    }
     read_value(text, is_json, |n| match n.kind {
         Kind::Int(i) => Some(i),
         _ => None,
