@@ -24,6 +24,8 @@
                          (Elle 0.2.7's option); or :timestamps, the commit
                          timestamps the ops carry (:commit-timestamp, or
                          :txn-info {:commit_ts ...})
+    :check-timestamps?   also check the reads against the ops' timestamps
+                         (`--check-timestamps`: :timestamp-* anomalies)
 
   and isocheck's own:
 
@@ -87,6 +89,7 @@
       (:linearizable-keys? opts)       (conj "--linearizable-keys")
       (:wfr-keys? opts)                (conj "--wfr-keys")
       (:elle-compat? opts)             (conj "--elle-compat")
+      (:check-timestamps? opts)        (conj "--check-timestamps")
       (:transaction-order-file opts)   (into ["--transaction-order" (str (:transaction-order-file opts))])
       (#{:timestamps "timestamps"} (:transaction-order opts))
       (into ["--transaction-order" "timestamps"])

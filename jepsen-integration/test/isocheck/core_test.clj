@@ -160,6 +160,7 @@
       {:args ["--certain-only" "-v"]}                      ["--certain-only" "-v"]
       {:args [:--no-pruning 3]}                            [":--no-pruning" "3"]
       {:transaction-order :timestamps}                     ["--transaction-order" "timestamps"]
+      {:check-timestamps? true}                            ["--check-timestamps"]
       {:transaction-order {0 2, 1 1}}                      []
       {:transaction-order-file "o.edn"}                    ["--transaction-order" "o.edn"]))
   (testing "Elle options isocheck has no use for are dropped"
@@ -293,6 +294,12 @@
       (let [ts (map #(assoc %2 :commit-timestamp %1) [20 10] h)]
         (is (= [:G-single-item]
                (:anomaly-types (isocheck/check (assoc o :transaction-order :timestamps) ts))))))
+    (testing "timestamps checked: the second writer's snapshot predates the first's commit"
+      (let [ts (map #(assoc %2 :start-timestamp %1 :commit-timestamp %3) [1 5] h [20 10])
+            r  (isocheck/check (assoc o :consistency-models [:snapshot-isolation]
+                                        :check-timestamps? true)
+                               ts)]
+        (is (= [:timestamp-lost-update] (:anomaly-types r)))))
     (testing "an order naming no transaction: unknown, with isocheck's diagnostic"
       (let [r (isocheck/check (assoc o :transaction-order {7 1}) h)]
         (is (= :unknown (:valid? r)))
