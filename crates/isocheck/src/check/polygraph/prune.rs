@@ -55,7 +55,7 @@ pub(super) fn prune(
         let reach = if indexed_for(open) {
             reach.indexed(p)
         } else {
-            reach
+            reach.with_depth_ranks()
         };
         let threads = crate::limits::threads_for(open, PARALLEL_FROM);
         let judged = judge(p, &reach, forced, deadline, threads, CHUNK)?;
