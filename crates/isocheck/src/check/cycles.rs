@@ -117,6 +117,17 @@ impl Wanted {
     pub fn is_empty(&self) -> bool {
         self.specs.is_empty() && self.graphs.is_empty()
     }
+
+    /// Every relation a cycle searched for may use: a graph without the
+    /// others' edges has the same cycles of these types.
+    pub fn relations(&self) -> RelSet {
+        let specs = self.specs.iter().map(|s| s.allowed());
+        let graphs = self.graphs.iter().map(|g| match g.extension {
+            true => g.base.union(Rel::Rw.bit()),
+            false => g.base,
+        });
+        specs.chain(graphs).fold(RelSet::EMPTY, RelSet::union)
+    }
 }
 
 /// Searches one strongly connected component (vertices sorted) for what is

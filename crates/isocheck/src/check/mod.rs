@@ -225,7 +225,29 @@ fn requested_models(opts: &CheckOptions) -> Result<Option<Vec<&'static str>>, Op
 }
 
 /// Checks a history: inference, graph, cycle search.
+///
+/// When no cycle the verdict of a valid history needs has an rw edge and
+/// no model asked for is decided over open orders (the axiomatic levels),
+/// the graph is first built without rw edges, which are quadratic on hot
+/// keys with blind writes;
+/// should the verdict report anything, the check runs again with them all,
+/// for `:not`, `:also-not` and the explanations of cycles.
 pub fn analyze(history: &History, opts: &CheckOptions) -> Result<Analysis, OptionError> {
+    let (analysis, rw_wanted) = analyze_with(history, opts, None)?;
+    match rw_wanted || verdict::verdict(&analysis).anomalies.is_empty() {
+        true => Ok(analysis),
+        false => analyze_with(history, opts, Some(analysis.weak)).map(|(analysis, _)| analysis),
+    }
+}
+
+/// [`analyze`], with every rw edge when the axiomatic levels were decided
+/// already (`weak`, their violations), else with those the cycles searched
+/// for may use; and whether the graph has them all.
+fn analyze_with(
+    history: &History,
+    opts: &CheckOptions,
+    weak: Option<Vec<weak::Violation>>,
+) -> Result<(Analysis, bool), OptionError> {
     let (mut prohibited, mut reportable) = anomaly_types(opts)?;
     let garbage_unasked = elle_compat_without_garbage_reads(history, opts);
     if garbage_unasked {
@@ -248,10 +270,12 @@ pub fn analyze(history: &History, opts: &CheckOptions) -> Result<Analysis, Optio
     analysis.unchecked = lattice::unchecked_models(models.as_deref());
     analysis.characterised = lattice::characterised_models(models.as_deref());
     if let Path::Mini { .. } = path {
-        return Ok(analysis);
+        return Ok((analysis, true));
     }
     limits::stage(Stage::Inference);
     let open_wanted = open_orders_wanted(&analysis, models.as_deref());
+    let (reported, unreported) = cycles::Wanted::split(order, |a| analysis.reportable.contains(a));
+    let rw_wanted = weak.is_some() || open_wanted || reported.relations().contains(Rel::Rw);
     let (
         Inference {
             mut deps,
@@ -263,14 +287,19 @@ pub fn analyze(history: &History, opts: &CheckOptions) -> Result<Analysis, Optio
             ..
         },
         pending,
-    ) = infer::infer_deferred(history, &opts.infer, opts.solve.reduce, open_wanted);
+    ) = infer::infer_deferred(
+        history,
+        &opts.infer,
+        opts.solve.reduce,
+        open_wanted,
+        rw_wanted,
+    );
     limits::stage(Stage::Order);
     deps.extend(order_deps(history, order));
     limits::stage(Stage::Graph);
     analysis.graph = Graph::new(history.txns.len(), &deps);
     limits::stage(Stage::Cycles);
     let components = sccs(&analysis.graph);
-    let (reported, unreported) = cycles::Wanted::split(order, |a| analysis.reportable.contains(a));
     let mut found_in = Vec::with_capacity(components.len());
     for (i, scc) in components.iter().enumerate() {
         limits::at(i, components.len(), Unit::Components);
@@ -278,7 +307,7 @@ pub fn analyze(history: &History, opts: &CheckOptions) -> Result<Analysis, Optio
         analysis.keep(&found);
         found_in.push(found);
     }
-    analysis.weak.extend(weak::check(history, &levels));
+    analysis.weak = weak.unwrap_or_else(|| weak::check(history, &levels));
     analysis.levels = levels;
     analysis.anomalies = anomalies;
     if opts.check_timestamps {
@@ -332,8 +361,11 @@ pub fn analyze(history: &History, opts: &CheckOptions) -> Result<Analysis, Optio
     uncertain::decide_all(&mut analysis, &implied, &open, &session, &opts.solve);
     analysis.unchecked.extend(undecided);
     verdict::name_proven_models(&mut analysis);
-    search_unreported(&mut analysis, &components, &found_in, &unreported);
-    Ok(analysis)
+    // Without rw edges, a verdict that reports something is found again.
+    if rw_wanted {
+        search_unreported(&mut analysis, &components, &found_in, &unreported);
+    }
+    Ok((analysis, rw_wanted))
 }
 
 /// Searches the components for the cycle types and model graphs nothing

@@ -110,18 +110,28 @@ pub fn infer_chained(history: &History, opts: &InferOptions) -> Inference {
 /// them (read committed along the known edges) never builds them: at hot
 /// keys they are quadratic in the writes per key. Without `open_wanted`
 /// (no model asked for is decided over open orders) an rw-register
-/// history's open orders are not looked for at all.
+/// history's open orders are not looked for at all. Without `rw_wanted`
+/// (no cycle searched for has an rw edge) `deps` has no rw edge: an
+/// rw-register history's, from every reader of a version to the writer of
+/// each version after it, are quadratic on hot keys with blind writes.
 pub fn infer_deferred<'h>(
     history: &'h History,
     opts: &InferOptions,
     chains: bool,
     open_wanted: bool,
+    rw_wanted: bool,
 ) -> (Inference, Pending<'h>) {
     match history.workload {
-        Workload::ListAppend => (list_append::infer(history), Pending::Built),
+        Workload::ListAppend => {
+            let mut inference = list_append::infer(history);
+            if !rw_wanted {
+                inference.deps.retain(|d| d.rel != Rel::Rw);
+            }
+            (inference, Pending::Built)
+        }
         _ => {
             let (inference, pending) =
-                rw_register::infer_deferred(history, opts, chains, open_wanted);
+                rw_register::infer_deferred(history, opts, chains, open_wanted, rw_wanted);
             // Nothing will be built: the inference's state goes now.
             let pending = match open_wanted {
                 true => Pending::RwRegister(Box::new(pending)),

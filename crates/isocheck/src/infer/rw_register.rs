@@ -92,7 +92,7 @@ struct Rr<'h> {
 /// The inference; with `chains`, the constraints of read-modify-write
 /// chains collapsed (see [`Inference::chained`]).
 pub fn infer(h: &History, opts: &InferOptions, chains: bool) -> Inference {
-    let (mut inference, pending) = infer_deferred(h, opts, chains, true);
+    let (mut inference, pending) = infer_deferred(h, opts, chains, true, true);
     inference.constraints = pending.constraints();
     inference
 }
@@ -100,12 +100,14 @@ pub fn infer(h: &History, opts: &InferOptions, chains: bool) -> Inference {
 /// The inference without its constraints, which the [`Pending`] builds
 /// when asked; [`Inference::open`] says whether there are any. Without
 /// `open_wanted`, nothing of the open orders is looked for (no constraints,
-/// no implied edges, `open` false).
+/// no implied edges, `open` false). Without `rw_wanted`, the version
+/// graph's edges give ww edges only.
 pub fn infer_deferred<'h>(
     h: &'h History,
     opts: &InferOptions,
     chains: bool,
     open_wanted: bool,
+    rw_wanted: bool,
 ) -> (Inference, Pending<'h>) {
     let mut rr = Rr {
         h,
@@ -130,7 +132,7 @@ pub fn infer_deferred<'h>(
     anomalies.extend(garbage);
     let versions = rr.versions();
     let mut deps = rr.wr_deps();
-    version_deps(&edges, &versions, &mut deps);
+    version_deps(&edges, &versions, &mut deps, rw_wanted);
     dedupe(&mut deps);
     let (implied, chained, open) = match open_wanted {
         true => rr.uncertainty(&edges, &versions, chains, None),
@@ -991,9 +993,13 @@ impl Links {
     }
 }
 
-/// ww and rw edges for every edge v1 → v2 of the version graph.
-fn version_deps(edges: &[(u32, u32)], versions: &Versions, deps: &mut Vec<(u32, Dep)>) {
+/// ww and rw edges (ww alone without `rw`) for every edge v1 → v2 of the
+/// version graph.
+fn version_deps(edges: &[(u32, u32)], versions: &Versions, deps: &mut Vec<(u32, Dep)>, rw: bool) {
     for &(a, b) in edges {
-        deps.extend(versions.precedes_keyed(a, b));
+        match rw {
+            true => deps.extend(versions.precedes_keyed(a, b)),
+            false => deps.extend(versions.overwrites_keyed(a, b)),
+        }
     }
 }

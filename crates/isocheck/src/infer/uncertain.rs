@@ -79,6 +79,21 @@ struct Node {
     readers_end: u32,
 }
 
+/// The edge from `from` (its micro-op `a_mop`) to the writer of version
+/// `b`, witnessed by version `a` of the same key preceding `b`.
+fn edge(a: Node, b: Node, from: TxnId, a_mop: u32, rel: Rel) -> Dep {
+    Dep {
+        from,
+        to: b.writer.txn,
+        rel,
+        key: a.key,
+        value: a.value,
+        value2: b.value,
+        a_mop,
+        b_mop: b.writer.mop,
+    }
+}
+
 /// The write that installed a version: its transaction (`NO_TXN` for
 /// none), the micro-op dependencies name, and the transaction's first
 /// write of the key (what dependencies are sorted by).
@@ -140,29 +155,24 @@ impl Versions {
     /// reading micro-op). None when nobody wrote `b`.
     pub(super) fn precedes_keyed(&self, a: u32, b: u32) -> impl Iterator<Item = (u32, Dep)> + '_ {
         let (na, nb) = (self.nodes[a as usize], self.nodes[b as usize]);
-        let (w1, w2) = (na.writer, nb.writer);
-        let written = w2.txn != NO_TXN;
-        let dep = move |from: TxnId, a_mop: u32, rel: Rel| Dep {
-            from,
-            to: w2.txn,
-            rel,
-            key: na.key,
-            value: na.value,
-            value2: nb.value,
-            a_mop,
-            b_mop: w2.mop,
-        };
-        let ww = (written && w1.txn != NO_TXN && w1.txn != w2.txn)
-            .then(|| (w1.first, dep(w1.txn, w1.mop, Rel::Ww)));
-        let range = match written {
+        let w2 = nb.writer;
+        let range = match w2.txn != NO_TXN {
             true => na.readers_start as usize..na.readers_end as usize,
             false => 0..0,
         };
         let rw = self.readers[range]
             .iter()
             .filter(move |r| r.txn != w2.txn)
-            .map(move |r| (r.mop, dep(r.txn, r.mop, Rel::Rw)));
-        ww.into_iter().chain(rw)
+            .map(move |r| (r.mop, edge(na, nb, r.txn, r.mop, Rel::Rw)));
+        self.overwrites_keyed(a, b).into_iter().chain(rw)
+    }
+
+    /// The ww edge of [`Versions::precedes_keyed`] alone.
+    pub(super) fn overwrites_keyed(&self, a: u32, b: u32) -> Option<(u32, Dep)> {
+        let (na, nb) = (self.nodes[a as usize], self.nodes[b as usize]);
+        let (w1, w2) = (na.writer, nb.writer);
+        let ww = w2.txn != NO_TXN && w1.txn != NO_TXN && w1.txn != w2.txn;
+        ww.then(|| (w1.first, edge(na, nb, w1.txn, w1.mop, Rel::Ww)))
     }
 
     /// [`Versions::precedes_keyed`]'s edges alone.

@@ -143,6 +143,16 @@ impl Facts {
             .map(|(s, r)| (*s, &self.positions[r.start as usize..r.end as usize]))
     }
 
+    /// The positions in session `s` of `key`'s writers, ascending.
+    pub fn writers_in(&self, key: u32, s: u32) -> &[u32] {
+        let runs = self.key_runs.get(key as usize).cloned().unwrap_or(0..0);
+        let runs = &self.runs[runs.start as usize..runs.end as usize];
+        match runs.binary_search_by_key(&s, |(session, _)| *session) {
+            Ok(i) => &self.positions[runs[i].1.start as usize..runs[i].1.end as usize],
+            Err(_) => &[],
+        }
+    }
+
     /// The external reads of committed transaction `t`.
     fn reads_of(
         &mut self,

@@ -339,33 +339,26 @@ impl<'a> Sweep<'a> {
     /// its read `r` shows; then, for read atomic, the writers `t` read from.
     fn read(&self, t: TxnId, r: &Read, edges: &mut Vec<Step>) -> Option<Found> {
         let f = self.f;
-        for (s, writers) in f.writers_of(r.key) {
-            let s = s as usize;
-            let bound = self.bound[s];
-            if bound == 0 {
-                continue;
+        let found = match self.level {
+            // Read committed sees no session, read atomic only `t`'s own
+            // and a leaf's forked prefix: looking those up, rather than
+            // going through every session writing the key, keeps a read's
+            // cost apart from the number of sessions.
+            Level::ReadCommitted => None,
+            Level::ReadAtomic => {
+                let own = f.session[t as usize];
+                let fork = f.forked_prefix(t).map(|(s, _)| s as u32);
+                // In ascending order, as `writers_of` goes.
+                let mut sessions = [Some(own), fork.filter(|&s| s != own)];
+                sessions.sort_unstable();
+                (sessions.into_iter().flatten())
+                    .find_map(|s| self.session_seen(t, r, s, f.writers_in(r.key, s), edges))
             }
-            let seen = writers.partition_point(|&p| p < bound);
-            if seen == 0 {
-                continue;
-            }
-            let members = &f.sessions[s];
-            let found = if f.lists {
-                (seen as u32 > self.counts[s])
-                    .then(|| {
-                        writers[..seen]
-                            .iter()
-                            .map(|&p| members[p as usize])
-                            .find(|&w| !self.observed(w))
-                    })
-                    .flatten()
-                    .map(|w| missed(t, r, w))
-            } else {
-                self.seen_writer(t, r, members[writers[seen - 1] as usize], edges)
-            };
-            if found.is_some() {
-                return found;
-            }
+            _ => (f.writers_of(r.key))
+                .find_map(|(s, writers)| self.session_seen(t, r, s, writers, edges)),
+        };
+        if found.is_some() {
+            return found;
         }
         match self.level {
             Level::ReadAtomic => self.sources_seen(t, r, f.reads_of_txn(t), edges),
@@ -375,6 +368,41 @@ impl<'a> Sweep<'a> {
                 self.sources_seen(t, r, earlier, edges)
             }
             _ => None,
+        }
+    }
+
+    /// The writers of `r`'s key in session `s` (their positions, `writers`)
+    /// that `t` sees, against what `r` shows.
+    fn session_seen(
+        &self,
+        t: TxnId,
+        r: &Read,
+        s: u32,
+        writers: &[u32],
+        edges: &mut Vec<Step>,
+    ) -> Option<Found> {
+        let f = self.f;
+        let s = s as usize;
+        let bound = self.bound[s];
+        if bound == 0 {
+            return None;
+        }
+        let seen = writers.partition_point(|&p| p < bound);
+        if seen == 0 {
+            return None;
+        }
+        let members = &f.sessions[s];
+        match f.lists {
+            true => (seen as u32 > self.counts[s])
+                .then(|| {
+                    writers[..seen]
+                        .iter()
+                        .map(|&p| members[p as usize])
+                        .find(|&w| !self.observed(w))
+                })
+                .flatten()
+                .map(|w| missed(t, r, w)),
+            false => self.seen_writer(t, r, members[writers[seen - 1] as usize], edges),
         }
     }
 
