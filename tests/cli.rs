@@ -162,6 +162,26 @@ fn bench_load_reports_json_figures() {
     assert!(v["peak_rss_bytes"].as_u64().is_some_and(|b| b > 0));
 }
 
+/// `bench parse` times the whole load (read, parse, pair) as well as the
+/// reader alone, and says what they hold.
+#[test]
+fn bench_parse_reports_the_whole_load() {
+    let o = isocheck(&[
+        "bench", "parse", "--file", BUNDLED, "--runs", "2", "--format", "json",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    assert_eq!(v["transactions"], 200);
+    for key in [
+        "parse_seconds_best",
+        "load_seconds_best",
+        "load_mb_per_second",
+    ] {
+        assert!(v[key].as_f64().is_some_and(|s| s > 0.0), "{key}: {v}");
+    }
+    assert!(v["peak_rss_bytes"].as_u64().is_some_and(|b| b > 0));
+}
+
 const FORCED: &str = "fixtures/check/rw-forced.edn";
 
 #[test]

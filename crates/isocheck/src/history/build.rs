@@ -159,22 +159,23 @@ fn judge(
 fn pair(ops: &Ops, txn_f: Val) -> Result<(Vec<Txn>, Vec<Pair>), HistoryError> {
     // Each process's open invocation, as its slot in `pairs`: slots are taken
     // as invocations appear, so transactions stay in invocation order.
-    let mut pending: HashMap<i64, usize> = HashMap::new();
-    let mut pairs: Vec<(Option<OpId>, Option<OpId>)> = Vec::new();
+    let mut pending = Pending::default();
+    let mut pairs: Vec<(Option<OpId>, Option<OpId>)> = Vec::with_capacity(ops.ops.len() / 2);
     for (id, op) in ops.ops.iter().enumerate() {
         crate::limits::tick_of(id, ops.ops.len(), crate::progress::Unit::Ops);
         let id = id as OpId;
         let Process::Client(p) = op.process else {
             continue;
         };
+        let open = pending.of(p);
         if op.ty == OpType::Invoke {
-            if let Some(slot) = pending.insert(p, pairs.len()) {
+            if let Some(slot) = open.replace(pairs.len()) {
                 let first = pairs[slot].0.unwrap_or(id);
                 return Err(double_invoke(ops, p, first, id));
             }
             pairs.push((Some(id), None));
         } else {
-            match pending.remove(&p) {
+            match open.take() {
                 Some(slot) => pairs[slot].1 = Some(id),
                 None => pairs.push((None, Some(id))),
             }
@@ -189,6 +190,32 @@ fn pair(ops: &Ops, txn_f: Val) -> Result<(Vec<Txn>, Vec<Pair>), HistoryError> {
         }
     }
     Ok((txns, others))
+}
+
+/// Each process's open invocation (its slot in the pairs), if any: by
+/// array for the small non-negative numbers Jepsen gives its processes
+/// (no hash per op), by hash for any other.
+#[derive(Default)]
+struct Pending {
+    small: Vec<Option<usize>>,
+    other: HashMap<i64, Option<usize>>,
+}
+
+/// Process numbers below this are kept by array.
+const SMALL_PROCESSES: usize = 1 << 16;
+
+impl Pending {
+    fn of(&mut self, process: i64) -> &mut Option<usize> {
+        match usize::try_from(process) {
+            Ok(p) if p < SMALL_PROCESSES => {
+                if p >= self.small.len() {
+                    self.small.resize(p + 1, None);
+                }
+                &mut self.small[p]
+            }
+            _ => self.other.entry(process).or_default(),
+        }
+    }
 }
 
 /// Every client pair of a history without micro-ops (its transactions are

@@ -15,6 +15,7 @@ use super::model::{MicroOp, MopKind, MopValue, Op, OpType, OpValue, Process};
 use super::span::Span;
 use super::value::{Val, ValueTable};
 use nom::Err;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// The ops of a file and the arenas they point into.
 #[derive(Debug, Default)]
@@ -51,15 +52,18 @@ impl Ops {
     }
 }
 
-/// Reads every op of a Jepsen EDN history.
+mod split;
+
+/// Reads every op of a Jepsen EDN history: a large one on every core (see
+/// [`split`]), with the same ops and errors as one thread reading it.
 pub fn read_ops(text: &str) -> Result<Ops, HistoryError> {
-    let mut r = OpReader {
-        r: Reader::new(text),
-        out: Ops::default(),
-        last_f: (&[], Val::NIL),
-    };
-    r.out.ops.reserve(text.len() / 128);
-    r.out.mops.reserve(text.len() / 48);
+    let threads = crate::limits::threads_for(text.len(), split::PARALLEL_FROM);
+    split::read_ops(text, threads)
+}
+
+/// Reads every op on this thread.
+fn read_sequential(text: &str) -> Result<Ops, HistoryError> {
+    let mut r = OpReader::new(text, None, text.len());
     match r.top() {
         Ok(()) => Ok(r.out),
         Err(ReadErr::Nom(e)) => Err(SyntaxError::from_nom(r.r.full, e).into()),
@@ -116,6 +120,13 @@ struct OpReader<'a> {
     out: Ops,
     /// The last `:f` read and its value: nearly every op has the same one.
     last_f: (&'a [u8], Val),
+    /// A helper thread's reader ([`split`]) stops when this is set, and
+    /// leaves the limits' polls to the check's own thread; `None` for that
+    /// thread's reader.
+    stop: Option<&'a AtomicBool>,
+    /// The ops without `:index`, by position in `out.ops`: their index is
+    /// their position, which moves when a piece is appended to another.
+    unindexed: Vec<usize>,
 }
 
 /// A non-negative integer of at most 18 digits followed by a delimiter:
@@ -137,21 +148,29 @@ fn not_txn<'a, T>(i: In<'a>, what: &'static str) -> PResult<'a, T> {
 }
 
 impl<'a> OpReader<'a> {
+    /// A reader of `text`, its arenas sized for `bytes` of it.
+    fn new(text: &'a str, stop: Option<&'a AtomicBool>, bytes: usize) -> Self {
+        let mut out = Ops::default();
+        out.ops.reserve(bytes / 128);
+        out.mops.reserve(bytes / 48);
+        OpReader {
+            r: Reader::new(text),
+            out,
+            last_f: (&[], Val::NIL),
+            stop,
+            unindexed: Vec::new(),
+        }
+    }
+
     fn top(&mut self) -> Result<(), ReadErr<'a>> {
-        let (mut i, ()) = self.r.skip_ws(without_bom(self.r.full), 0)?;
+        let (i, ()) = self.r.skip_ws(without_bom(self.r.full), 0)?;
         let close = match i.first() {
             Some(b'[') => b']',
             Some(b'(') => b')',
-            _ => {
-                while !i.is_empty() {
-                    i = self.op(i, 0)?;
-                    (i, ()) = self.r.skip_ws(i, 0)?;
-                }
-                return Ok(());
-            }
+            _ => return self.forms(i),
         };
         let open = i;
-        i = &i[1..];
+        let mut i = &i[1..];
         loop {
             (i, ()) = self.r.skip_ws(i, 1)?;
             match i.first() {
@@ -170,6 +189,19 @@ impl<'a> OpReader<'a> {
                 rest,
                 "nothing after the vector of ops",
             )))?;
+        }
+        Ok(())
+    }
+
+    /// Op maps, one per top-level form, to the end of `i` (or until told
+    /// to stop).
+    fn forms(&mut self, mut i: In<'a>) -> Result<(), ReadErr<'a>> {
+        while !i.is_empty() {
+            if self.stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
+                break;
+            }
+            i = self.op(i, 0)?;
+            (i, ()) = self.r.skip_ws(i, 0)?;
         }
         Ok(())
     }
@@ -286,8 +318,13 @@ impl<'a> OpReader<'a> {
             None => return Err(self.missing_type(&op).into()),
         };
         let read = op.span.end();
+        if seen & Field::Index.bit() == 0 {
+            self.unindexed.push(self.out.ops.len());
+        }
         self.out.ops.push(op);
-        crate::limits::tick_read(self.out.ops.len(), read);
+        if self.stop.is_none() {
+            crate::limits::tick_read(self.out.ops.len(), read);
+        }
         Ok(end)
     }
 

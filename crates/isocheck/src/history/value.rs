@@ -152,11 +152,31 @@ impl ValueTable {
         Val::from_raw(i | INTERNED)
     }
 
+    /// Interns every value of `other`, in its order: how `other`'s values
+    /// are numbered here. Interned in that order, the values new here get
+    /// the numbers they would have had had `other`'s text been read after
+    /// this table's.
+    pub fn absorb(&mut self, other: &ValueTable) -> Renumbering {
+        let numbers = other
+            .canon
+            .iter()
+            .map(|c| self.intern_canonical(c))
+            .collect();
+        self.overflowed |= other.overflowed;
+        Renumbering(numbers)
+    }
+
     /// Whether a value was refused because the table was full: every value
     /// interned since then stands for `nil`, and the history must be
     /// refused.
     pub fn overflowed(&self) -> bool {
         self.overflowed
+    }
+
+    /// Every interned value's canonical text, in number order.
+    #[cfg(test)]
+    pub(crate) fn canonical_texts(&self) -> &[Box<str>] {
+        &self.canon
     }
 
     /// Holds at most `limit` values from now on, to reach the limit in tests.
@@ -252,6 +272,24 @@ impl ValueTable {
     /// Whether no value has been interned.
     pub fn is_empty(&self) -> bool {
         self.canon.is_empty()
+    }
+}
+
+/// Another table's values as numbered in this one ([`ValueTable::absorb`]).
+pub struct Renumbering(Vec<Val>);
+
+impl Renumbering {
+    /// `v` of the other table, in this one (small integers are the same).
+    #[inline]
+    pub fn apply(&self, v: Val) -> Val {
+        match v.as_small_int() {
+            Some(_) => v,
+            None => self
+                .0
+                .get((v.raw() & !INTERNED) as usize)
+                .copied()
+                .unwrap_or(Val::NIL),
+        }
     }
 }
 
