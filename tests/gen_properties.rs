@@ -13,6 +13,7 @@ use isocheck_gen::rng::Rng;
 use isocheck_gen::{self as gen, Distribution, Fault, Kind, Level, Params, Shape};
 use proptest::prelude::*;
 use proptest::test_runner::RngSeed;
+use proptest::test_runner::TestCaseError;
 use std::collections::BTreeSet;
 
 const KINDS: [Kind; 3] = [Kind::ListAppend, Kind::RwRegister, Kind::MiniTransactions];
@@ -199,6 +200,64 @@ fn tolerating(fault: Fault, kind: Kind, level: Level) -> &'static [&'static str]
     }
 }
 
+/// A small rw-register run whose `:ok` transactions carry the database's
+/// timestamps (`gen --timestamps`).
+fn stamped_history(seed: u64, level: Level, fault: Option<Fault>) -> (String, History) {
+    let mut p = params(seed, Kind::RwRegister, level, fault);
+    p.timestamps = true;
+    history(&p)
+}
+
+/// Every model forbidding `fault` rejects `h`, naming the fault's anomaly
+/// (also with the ops' timestamps checked).
+fn rejected_by_forbidding(
+    h: &History,
+    text: &str,
+    what: &str,
+    fault: Fault,
+    check_timestamps: bool,
+) -> Result<(), TestCaseError> {
+    for &(model, expected) in forbidding(fault) {
+        let (valid, found) = verdict_with(h, model, check_timestamps);
+        prop_assert_eq!(
+            valid,
+            Validity::False,
+            "{}: {} accepted it\n{}",
+            what,
+            model,
+            text
+        );
+        prop_assert!(
+            expected_present(&found, expected),
+            "{}: {} found {:?}, not {}\n{}",
+            what,
+            model,
+            found,
+            expected,
+            text
+        );
+    }
+    Ok(())
+}
+
+/// The models `level`'s database satisfies that tolerate `fault` accept `h`.
+fn accepted_by_tolerating(
+    h: &History,
+    text: &str,
+    what: &str,
+    fault: Fault,
+    kind: Kind,
+    level: Level,
+) {
+    let (strongest, _) = level.models();
+    let level_models: BTreeSet<_> = implied_models(&[strongest]).into_iter().collect();
+    let standing: Vec<_> = implied_models(tolerating(fault, kind, level))
+        .into_iter()
+        .filter(|m| level_models.contains(m))
+        .collect();
+    assert_accepted(h, text, &standing, what);
+}
+
 fn expected_present(found: &[&str], expected: &str) -> bool {
     found
         .iter()
@@ -237,21 +296,8 @@ proptest! {
         let (kind, level, fault) = (KINDS[kind], LEVELS[level], FAULTS[fault]);
         let (text, h) = history(&params(seed, kind, level, Some(fault)));
         let what = format!("{kind:?} at {level:?} with {fault:?}, seed {seed}");
-        for &(model, expected) in forbidding(fault) {
-            let (valid, found) = verdict(&h, model);
-            prop_assert_eq!(valid, Validity::False, "{}: {} accepted it\n{}", what, model, text);
-            prop_assert!(
-                expected_present(&found, expected),
-                "{}: {} found {:?}, not {}\n{}", what, model, found, expected, text
-            );
-        }
-        let (strongest, _) = level.models();
-        let level_models: BTreeSet<_> = implied_models(&[strongest]).into_iter().collect();
-        let standing: Vec<_> = implied_models(tolerating(fault, kind, level))
-            .into_iter()
-            .filter(|m| level_models.contains(m))
-            .collect();
-        assert_accepted(&h, &text, &standing, &what);
+        rejected_by_forbidding(&h, &text, &what, fault, false)?;
+        accepted_by_tolerating(&h, &text, &what, fault, kind, level);
     }
 
     /// The database's own commit order (`gen --timestamps`, checked with
@@ -266,9 +312,7 @@ proptest! {
         fault in 0..9usize,
     ) {
         let (level, fault) = (LEVELS[level], FAULTS.get(fault).copied());
-        let mut p = params(seed, Kind::RwRegister, level, fault);
-        p.timestamps = true;
-        let (text, mut h) = history(&p);
+        let (text, mut h) = stamped_history(seed, level, fault);
         // A run with no committed transaction reports no order.
         if let Ok(order) = commit_order::from_timestamps(&h) {
             h.commit_order = order;
@@ -280,20 +324,8 @@ proptest! {
             assert_accepted(&h, &text, &level_models, &what);
             return Ok(());
         };
-        for &(model, expected) in forbidding(fault) {
-            let (valid, found) = verdict(&h, model);
-            prop_assert_eq!(valid, Validity::False, "{}: {} accepted it\n{}", what, model, text);
-            prop_assert!(
-                expected_present(&found, expected),
-                "{}: {} found {:?}, not {}\n{}", what, model, found, expected, text
-            );
-        }
-        let level_models: BTreeSet<_> = implied_models(&[strongest]).into_iter().collect();
-        let standing: Vec<_> = implied_models(tolerating(fault, Kind::RwRegister, level))
-            .into_iter()
-            .filter(|m| level_models.contains(m))
-            .collect();
-        assert_accepted(&h, &text, &standing, &what);
+        rejected_by_forbidding(&h, &text, &what, fault, false)?;
+        accepted_by_tolerating(&h, &text, &what, fault, Kind::RwRegister, level);
     }
 
     /// `--check-timestamps` on a database's own timestamps: at its level
@@ -307,9 +339,7 @@ proptest! {
         fault in 0..9usize,
     ) {
         let (level, fault) = (LEVELS[level], FAULTS.get(fault).copied());
-        let mut p = params(seed, Kind::RwRegister, level, fault);
-        p.timestamps = true;
-        let (text, h) = history(&p);
+        let (text, h) = stamped_history(seed, level, fault);
         let what = format!("rw-register at {level:?} with {fault:?}, timestamps checked, seed {seed}");
         let (strongest, named) = level.models();
         let Some(fault) = fault else {
@@ -319,14 +349,7 @@ proptest! {
             }
             return Ok(());
         };
-        for &(model, expected) in forbidding(fault) {
-            let (valid, found) = verdict_with(&h, model, true);
-            prop_assert_eq!(valid, Validity::False, "{}: {} accepted it\n{}", what, model, text);
-            prop_assert!(
-                expected_present(&found, expected),
-                "{}: {} found {:?}, not {}\n{}", what, model, found, expected, text
-            );
-        }
+        rejected_by_forbidding(&h, &text, &what, fault, true)?;
         let shown = match fault {
             Fault::LostUpdate => Some("timestamp-lost-update"),
             Fault::LongFork => Some("timestamp-snapshot-read"),
