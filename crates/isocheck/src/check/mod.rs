@@ -55,7 +55,7 @@ pub struct CheckOptions {
     /// The options of Jepsen's standard checkers (bank, long-fork, set-full).
     pub jepsen: crate::checkers::JepsenOptions,
     /// Also check the reads against the timestamps the ops carry
-    /// ([`timestamps`]).
+    /// (`check::timestamps`).
     pub check_timestamps: bool,
 }
 

@@ -55,7 +55,7 @@ impl Ops {
 mod split;
 
 /// Reads every op of a Jepsen EDN history: a large one on every core (see
-/// [`split`]), with the same ops and errors as one thread reading it.
+/// `jepsen/split.rs`), with the same ops and errors as one thread reading it.
 pub fn read_ops(text: &str) -> Result<Ops, HistoryError> {
     let threads = crate::limits::threads_for(text.len(), split::PARALLEL_FROM);
     split::read_ops(text, threads)
