@@ -522,11 +522,11 @@ impl CheckArgs {
     /// The history `file` holds, with the commit order asked for.
     fn load(&self, file: &Path) -> Result<history::History, history::InputDiagnostic> {
         let mut h = isocheck::load(file, &self.input.load_options())?;
+        if self.model.check_timestamps {
+            history::commit_order::read_stamps(&mut h, "--check-timestamps")?;
+        }
         if let Some(from) = self.order_source() {
             history::commit_order::attach(&mut h, &from)?;
-        }
-        if self.model.check_timestamps {
-            history::commit_order::checkable(&h)?;
         }
         Ok(h)
     }

@@ -55,7 +55,8 @@ pub struct CheckOptions {
     /// The options of Jepsen's standard checkers (bank, long-fork, set-full).
     pub jepsen: crate::checkers::JepsenOptions,
     /// Also check the reads against the timestamps the ops carry
-    /// (`check::timestamps`).
+    /// (`check::timestamps`): `History::stamps`, or read from the ops when
+    /// the caller left it empty.
     pub check_timestamps: bool,
 }
 
@@ -311,11 +312,16 @@ fn analyze_with(
     analysis.levels = levels;
     analysis.anomalies = anomalies;
     if opts.check_timestamps {
-        // The caller has read them once already (the CLI, to say when
-        // there are none): they read.
-        let stamps = crate::history::commit_order::stamps(history).unwrap_or_default();
         let checks = timestamps::Checks::for_models(models.as_deref());
-        let found = timestamps::check(history, &stamps, checks);
+        let found = match history.stamps.is_empty() {
+            false => timestamps::check(history, &history.stamps, checks),
+            // Not read by the caller (`commit_order::read_stamps`, which
+            // says what is wrong with them): read here.
+            true => {
+                let stamps = crate::history::commit_order::stamps(history).unwrap_or_default();
+                timestamps::check(history, &stamps, checks)
+            }
+        };
         analysis.anomalies.extend(found);
     }
     if garbage_unasked {

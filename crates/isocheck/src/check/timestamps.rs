@@ -15,8 +15,8 @@
 
 use super::lattice;
 use crate::history::commit_order::Stamp;
-use crate::history::{History, MopKind, MopValue, Status, TxnId, Val};
-use crate::infer::util::FxMap;
+use crate::history::{History, Status, Txn, TxnId, Val, Workload};
+use crate::infer::util::{scalar, Ext, FxMap, TxnKeys};
 use crate::infer::Anomaly;
 
 /// A stamped committed writer of a key: its commit timestamp and who it
@@ -53,70 +53,81 @@ pub struct Checks {
 impl Checks {
     /// The checks `models` call for (`None`: strict-serializable).
     pub fn for_models(models: Option<&[&'static str]>) -> Checks {
-        let models = models.unwrap_or(&["strict-serializable"]);
         let canonical = |names: &[&str]| -> Vec<&'static str> {
             names
                 .iter()
                 .filter_map(|m| lattice::canonical_model(m))
                 .collect()
         };
+        // Requested models are canonical already.
+        let models = match models {
+            Some(ms) => ms.to_vec(),
+            None => canonical(&["strict-serializable"]),
+        };
         let snapshots = canonical(&[
             "snapshot-isolation",
             "strong-session-snapshot-isolation",
             "strong-snapshot-isolation",
         ]);
-        let serializable = canonical(&["serializable"]);
         let implied = lattice::all_implied_models(models.iter().copied());
         Checks {
-            snapshot: models.iter().any(|m| {
-                snapshots
-                    .iter()
-                    .any(|s| lattice::canonical_model(m) == Some(*s))
-            }),
-            serial: serializable.iter().any(|s| implied.contains(s)),
+            snapshot: models.iter().any(|m| snapshots.contains(m)),
+            serial: canonical(&["serializable"])
+                .iter()
+                .any(|s| implied.contains(s)),
         }
     }
 }
 
 /// Every timestamp anomaly of `h` the `checks` look for, given each
 /// transaction's stamps. A start after its commit is one whatever the
-/// model.
+/// model; reads are judged in rw-register histories only, where a version
+/// is one writer's value (list-append's reads show the order).
 pub fn check(h: &History, stamps: &[Option<Stamp>], checks: Checks) -> Vec<Anomaly> {
     let stamp = |t: TxnId| stamps.get(t as usize).copied().flatten();
-    let mut out = Vec::new();
+    let mut out = inverted(h, stamps);
+    if !(checks.snapshot || checks.serial) || h.workload == Workload::ListAppend {
+        return out;
+    }
     // Keyed by the values' raw ids, whose order is deterministic.
     let mut versions: FxMap<u32, Vec<Version>> = FxMap::default();
     let mut writer_of: FxMap<(u32, u32), TxnId> = FxMap::default();
     let mut reads = Vec::new();
+    let mut ks: TxnKeys<Ext> = TxnKeys::default();
     for (t, txn) in h.txns.iter().enumerate() {
         crate::limits::tick();
         let t = t as TxnId;
         if txn.status == Status::Aborted {
             continue;
         }
-        let (ext_reads, ext_writes) = externals(h, t);
-        for &(key, value) in &ext_writes {
-            writer_of.insert((key.raw(), value.raw()), t);
+        externals(h, txn, &mut ks);
+        let value = |m: u32| scalar(&h.mops[m as usize]);
+        for &(key, ext) in &ks.slots {
+            if let Some(w) = ext.write {
+                writer_of.insert((key.raw(), value(w).raw()), t);
+            }
         }
         let Some(s) = stamp(t).filter(|_| txn.status == Status::Committed) else {
             continue;
         };
-        if let Some(start) = s.start.filter(|&start| start > s.commit) {
-            out.push(Anomaly::TimestampInverted {
-                txn: t,
-                start,
-                commit: s.commit,
-            });
+        for &(key, ext) in &ks.slots {
+            if ext.write.is_some() {
+                let v = Version {
+                    commit: s.commit,
+                    txn: t,
+                    start: s.start,
+                };
+                versions.entry(key.raw()).or_default().push(v);
+            }
+            if let Some(mop) = ext.read {
+                reads.push(Read {
+                    txn: t,
+                    mop,
+                    key,
+                    value: value(mop),
+                });
+            }
         }
-        for (key, _) in ext_writes {
-            let v = Version {
-                commit: s.commit,
-                txn: t,
-                start: s.start,
-            };
-            versions.entry(key.raw()).or_default().push(v);
-        }
-        reads.extend(ext_reads);
     }
     for list in versions.values_mut() {
         list.sort_unstable_by_key(|v| (v.commit, v.txn));
@@ -157,6 +168,20 @@ pub fn check(h: &History, stamps: &[Option<Stamp>], checks: Checks) -> Vec<Anoma
     // Stable: a transaction's lost updates stay in key order.
     out.sort_by_key(order_key);
     out
+}
+
+/// The committed transactions reported to start after they committed.
+fn inverted(h: &History, stamps: &[Option<Stamp>]) -> Vec<Anomaly> {
+    let committed = |(t, s): (usize, &Option<Stamp>)| {
+        let s = s.filter(|_| h.txns.get(t).is_some_and(|x| x.status == Status::Committed))?;
+        let start = s.start.filter(|&start| start > s.commit)?;
+        Some(Anomaly::TimestampInverted {
+            txn: t as TxnId,
+            start,
+            commit: s.commit,
+        })
+    };
+    stamps.iter().enumerate().filter_map(committed).collect()
 }
 
 /// The anomaly of read `r` if the version it saw is not the last of the
@@ -225,38 +250,13 @@ fn order_key(a: &Anomaly) -> (u32, u32) {
     }
 }
 
-/// A transaction's external reads and writes: per key, its first micro-op
-/// when that is a read, and its last write.
-fn externals(h: &History, t: TxnId) -> (Vec<Read>, Vec<(Val, Val)>) {
-    let txn = &h.txns[t as usize];
-    let mut reads: Vec<Read> = Vec::new();
-    let mut writes: Vec<(Val, Val)> = Vec::new();
-    let mut touched: Vec<Val> = Vec::new();
-    for m in txn.mops.clone() {
-        let mop = &h.mops[m as usize];
-        let MopValue::Val(value) = mop.value() else {
-            continue;
-        };
-        let first = !touched.contains(&mop.key);
-        if first {
-            touched.push(mop.key);
-        }
-        match mop.kind {
-            MopKind::Read if first => reads.push(Read {
-                txn: t,
-                mop: m,
-                key: mop.key,
-                value,
-            }),
-            MopKind::Write => match writes.iter_mut().find(|w| w.0 == mop.key) {
-                Some(w) => w.1 = value,
-                None => writes.push((mop.key, value)),
-            },
-            _ => {}
-        }
+/// A transaction's external reads and writes (Jepsen's `ext-reads` and
+/// `ext-writes`), per key, as inference records them.
+fn externals(h: &History, txn: &Txn, ks: &mut TxnKeys<Ext>) {
+    ks.clear();
+    for (j, m) in h.mops_of(txn).iter().enumerate() {
+        let first = ks.find(m.key).is_none();
+        ks.slot(m.key, Ext::new)
+            .add(txn.mops.start + j as u32, m, first);
     }
-    if txn.status != Status::Committed {
-        reads.clear();
-    }
-    (reads, writes)
 }

@@ -151,6 +151,7 @@ fn judge(
         complete_log: ops.complete_log,
         json: ops.json,
         commit_order: Vec::new(),
+        stamps: Vec::new(),
     })
 }
 

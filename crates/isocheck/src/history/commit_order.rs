@@ -50,10 +50,14 @@ impl OrderSource {
 /// ([`History::commit_order`]). Only rw-register histories take one: a
 /// list-append history's reads show its version order.
 pub fn attach(h: &mut History, from: &OrderSource) -> Result<(), InputDiagnostic> {
-    rw_register_only(h, "--transaction-order")?;
+    const FLAG: &str = "--transaction-order";
     h.commit_order = match from {
-        OrderSource::Timestamps => from_timestamps(h)?,
+        OrderSource::Timestamps => {
+            read_stamps(h, FLAG)?;
+            commits(&h.stamps)
+        }
         OrderSource::File(path) => {
+            rw_register_only(h, FLAG)?;
             let text = std::fs::read_to_string(path)
                 .map_err(|e| InputDiagnostic::new(HistoryError::io(path, &e), None))?;
             from_file(h, &path.display().to_string(), text)?
@@ -62,11 +66,15 @@ pub fn attach(h: &mut History, from: &OrderSource) -> Result<(), InputDiagnostic
     Ok(())
 }
 
-/// Whether `h` can have its timestamps checked (`--check-timestamps`):
+/// Reads the timestamps `h`'s ops carry into [`History::stamps`], once,
+/// for `flag` (`--check-timestamps`, `--transaction-order timestamps`):
 /// an rw-register history some of whose ops carry them.
-pub fn checkable(h: &History) -> Result<(), InputDiagnostic> {
-    rw_register_only(h, "--check-timestamps")?;
-    from_timestamps(h).map(drop)
+pub fn read_stamps(h: &mut History, flag: &str) -> Result<(), InputDiagnostic> {
+    rw_register_only(h, flag)?;
+    if h.stamps.is_empty() {
+        h.stamps = some_stamps(h)?;
+    }
+    Ok(())
 }
 
 fn rw_register_only(h: &History, flag: &str) -> Result<(), InputDiagnostic> {
@@ -116,6 +124,15 @@ pub struct Stamp {
 /// The order the commit timestamps on `h`'s completion ops give. A history
 /// with none is an error: the user asked for an order that is not there.
 pub fn from_timestamps(h: &History) -> Result<CommitOrder, InputDiagnostic> {
+    some_stamps(h).map(|stamps| commits(&stamps))
+}
+
+fn commits(stamps: &[Option<Stamp>]) -> CommitOrder {
+    stamps.iter().map(|s| s.map(|s| s.commit)).collect()
+}
+
+/// [`stamps`], where some op carries a commit timestamp.
+fn some_stamps(h: &History) -> Result<Vec<Option<Stamp>>, InputDiagnostic> {
     let stamps = stamps(h)?;
     if stamps.iter().all(Option::is_none) {
         let e = HistoryError::new(
@@ -125,7 +142,7 @@ pub fn from_timestamps(h: &History) -> Result<CommitOrder, InputDiagnostic> {
         );
         return Err(InputDiagnostic::new(e, None));
     }
-    Ok(stamps.iter().map(|s| s.map(|s| s.commit)).collect())
+    Ok(stamps)
 }
 
 /// Each transaction's timestamps, from its completion op: MongoDB's

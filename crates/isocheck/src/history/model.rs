@@ -643,6 +643,10 @@ pub struct History {
     /// ([`commit_order`](super::commit_order)): a position per transaction.
     /// Empty when none was given.
     pub commit_order: super::commit_order::CommitOrder,
+    /// The timestamps the ops carry, once read
+    /// ([`read_stamps`](super::commit_order::read_stamps)), a slot per
+    /// transaction. Empty until then.
+    pub stamps: Vec<Option<super::commit_order::Stamp>>,
 }
 
 impl History {
