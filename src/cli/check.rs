@@ -112,7 +112,8 @@ pub struct ModelArgs {
     #[arg(long)]
     pub elle_compat: bool,
     /// Take the general path even when every transaction is a
-    /// mini-transaction (the fast path decides those in linear time).
+    /// mini-transaction, or the ops' timestamps prove the models (the fast
+    /// paths decide those in linear time).
     #[arg(long)]
     pub no_fast_path: bool,
     /// Skip PolySI's pruning and hand every constraint to the solver.

@@ -60,6 +60,8 @@ pub enum Stage {
     Pairing,
     /// The mini-transaction fast path.
     FastPath,
+    /// The database's timestamps, as a proof (`check::stamped`).
+    Timestamps,
     /// Inferring dependencies.
     Inference,
     /// Building the process and real-time orders.
@@ -81,10 +83,11 @@ pub enum Stage {
 }
 
 impl Stage {
-    const ALL: [Stage; 12] = [
+    const ALL: [Stage; 13] = [
         Stage::Reading,
         Stage::Pairing,
         Stage::FastPath,
+        Stage::Timestamps,
         Stage::Inference,
         Stage::Order,
         Stage::Graph,
@@ -102,6 +105,7 @@ impl Stage {
             Stage::Reading => "reading",
             Stage::Pairing => "pairing",
             Stage::FastPath => "fast-path",
+            Stage::Timestamps => "timestamps",
             Stage::Inference => "inference",
             Stage::Order => "order",
             Stage::Graph => "graph",
@@ -120,6 +124,7 @@ impl Stage {
             Stage::Reading => "reading the history",
             Stage::Pairing => "pairing ops into transactions",
             Stage::FastPath => "checking mini-transactions",
+            Stage::Timestamps => "checking the database's timestamps",
             Stage::Inference => "inferring dependencies",
             Stage::Order => "building process or real-time order",
             Stage::Graph => "building the dependency graph",

@@ -23,6 +23,9 @@ pub enum Path {
     /// Every transaction is a mini-transaction, but the fast path found
     /// something to explain and handed over to the general path.
     MiniHandedOver,
+    /// The database's timestamps order this many committed transactions
+    /// into an execution every read agrees with (`stamped`).
+    Timestamps { txns: usize },
 }
 
 /// The fast path's verdict: `Path::Mini` if the history is valid under every

@@ -9,6 +9,7 @@ pub mod model_graphs;
 pub mod models;
 pub mod polygraph;
 pub mod sat;
+pub mod stamped;
 pub mod taxonomy;
 pub mod timestamps;
 pub mod uncertain;
@@ -180,7 +181,7 @@ impl Analysis {
         self.elle_empty_graph
             && self.deps.is_empty()
             && self.solved.is_empty()
-            && !matches!(self.path, Path::Mini { .. })
+            && !matches!(self.path, Path::Mini { .. } | Path::Timestamps { .. })
     }
 
     /// The transactions of a cycle, in order, with the first repeated at the end.
@@ -267,10 +268,14 @@ fn analyze_with(
         true => mini::decide(history, &opts.infer, order, &prohibited),
         false => Path::General,
     };
+    let path = match path {
+        Path::General if !opts.no_fast_path => timestamp_path(history, opts, models.as_deref()),
+        path => path,
+    };
     let mut analysis = Analysis::new(history, Vec::new(), order, (prohibited, reportable), path);
     analysis.unchecked = lattice::unchecked_models(models.as_deref());
     analysis.characterised = lattice::characterised_models(models.as_deref());
-    if let Path::Mini { .. } = path {
+    if let Path::Mini { .. } | Path::Timestamps { .. } = path {
         return Ok((analysis, true));
     }
     limits::stage(Stage::Inference);
@@ -372,6 +377,36 @@ fn analyze_with(
         search_unreported(&mut analysis, &components, &found_in, &unreported);
     }
     Ok((analysis, rw_wanted))
+}
+
+/// `Path::Timestamps` when the timestamps `history`'s ops carry prove
+/// every model asked for (`stamped`), else `Path::General`. Options that
+/// add to what the general path knows (named anomalies, version-order
+/// assumptions, a solver turned off) leave the decision to it.
+fn timestamp_path(history: &History, opts: &CheckOptions, models: Option<&[&'static str]>) -> Path {
+    let plain = opts.anomalies.is_empty()
+        && opts.solve.enabled
+        && opts.infer == infer::InferOptions::default()
+        && history.workload == crate::history::Workload::RwRegister;
+    if !plain {
+        return Path::General;
+    }
+    let default = [lattice::DEFAULT_MODEL];
+    let models = models.unwrap_or(&default);
+    limits::stage(Stage::Timestamps);
+    let read;
+    let stamps = match history.stamps.is_empty() {
+        false => &history.stamps,
+        true => {
+            // Timestamps that do not read as integers prove nothing.
+            read = crate::history::commit_order::stamps(history).unwrap_or_default();
+            &read
+        }
+    };
+    match stamped::proves(history, stamps, models) {
+        Some(txns) => Path::Timestamps { txns },
+        None => Path::General,
+    }
 }
 
 /// Searches the components for the cycle types and model graphs nothing

@@ -16,24 +16,137 @@
 use super::lattice;
 use crate::history::commit_order::Stamp;
 use crate::history::{History, Status, Txn, TxnId, Val, Workload};
-use crate::infer::util::{scalar, Ext, FxMap, TxnKeys};
+use crate::infer::util::{scalar, Ext, TxnKeys};
 use crate::infer::Anomaly;
 
 /// A stamped committed writer of a key: its commit timestamp and who it
 /// is.
 #[derive(Clone, Copy)]
 struct Version {
+    key: u32,
     commit: i64,
     txn: TxnId,
     start: Option<i64>,
 }
 
-/// One external read: the transaction's first micro-op on the key.
+/// A writer of a key's value (its last write of the key), with its commit
+/// timestamp if it committed and has one.
+#[derive(Clone, Copy)]
+struct Writer {
+    key: u32,
+    value: u32,
+    txn: TxnId,
+    commit: Option<i64>,
+}
+
+/// One external read of a committed, stamped transaction: its first
+/// micro-op on the key.
 struct Read {
     txn: TxnId,
     mop: u32,
-    key: Val,
+    key: u32,
     value: Val,
+    stamp: Stamp,
+}
+
+/// The reads, writers and versions of every key, each sorted by key (by
+/// the values' raw ids, whose order is deterministic): a key's are looked
+/// at together, while they are in cache, rather than through a map per
+/// read (a million reads over 10,000 keys spent most of their time in
+/// cache misses that way).
+struct Keyed {
+    reads: Vec<Read>,
+    /// By key, then value.
+    writers: Vec<Writer>,
+    /// By key, then commit timestamp.
+    versions: Vec<Version>,
+}
+
+impl Keyed {
+    fn of(h: &History, stamps: &[Option<Stamp>]) -> Keyed {
+        let stamp = |t: TxnId| stamps.get(t as usize).copied().flatten();
+        let mut keyed = Keyed {
+            reads: Vec::new(),
+            writers: Vec::new(),
+            versions: Vec::new(),
+        };
+        let mut ks: TxnKeys<Ext> = TxnKeys::default();
+        for (t, txn) in h.txns.iter().enumerate() {
+            crate::limits::tick();
+            let t = t as TxnId;
+            if txn.status == Status::Aborted {
+                continue;
+            }
+            externals(h, txn, &mut ks);
+            let value = |m: u32| scalar(&h.mops[m as usize]);
+            let s = stamp(t).filter(|_| txn.status == Status::Committed);
+            for &(key, ext) in &ks.slots {
+                let key = key.raw();
+                if let Some(w) = ext.write {
+                    let (value, commit) = (value(w).raw(), s.map(|s| s.commit));
+                    keyed.writers.push(Writer {
+                        key,
+                        value,
+                        txn: t,
+                        commit,
+                    });
+                }
+                let Some(s) = s else { continue };
+                if ext.write.is_some() {
+                    let (commit, start) = (s.commit, s.start);
+                    keyed.versions.push(Version {
+                        key,
+                        commit,
+                        txn: t,
+                        start,
+                    });
+                }
+                if let Some(mop) = ext.read {
+                    let value = value(mop);
+                    keyed.reads.push(Read {
+                        txn: t,
+                        mop,
+                        key,
+                        value,
+                        stamp: s,
+                    });
+                }
+            }
+        }
+        keyed.reads.sort_unstable_by_key(|r| r.key);
+        keyed.writers.sort_unstable_by_key(|w| (w.key, w.value));
+        keyed
+            .versions
+            .sort_unstable_by_key(|v| (v.key, v.commit, v.txn));
+        keyed
+    }
+
+    /// Each key with its reads, writers and versions, in key order.
+    fn groups(&self) -> impl Iterator<Item = (u32, &[Read], &[Writer], &[Version])> {
+        let (mut r, mut w, mut v) = (&self.reads[..], &self.writers[..], &self.versions[..]);
+        std::iter::from_fn(move || {
+            let key = [
+                r.first().map(|x| x.key),
+                w.first().map(|x| x.key),
+                v.first().map(|x| x.key),
+            ]
+            .into_iter()
+            .flatten()
+            .min()?;
+            let reads = split_key(&mut r, key, |x| x.key);
+            let writers = split_key(&mut w, key, |x| x.key);
+            let versions = split_key(&mut v, key, |x| x.key);
+            Some((key, reads, writers, versions))
+        })
+    }
+}
+
+/// The leading run of `items` whose key is `key`, taken off `items`.
+fn split_key<'a, T>(items: &mut &'a [T], key: u32, key_of: impl Fn(&T) -> u32) -> &'a [T] {
+    let n = items.iter().take_while(|x| key_of(x) == key).count();
+    let (run, rest) = items.split_at(n);
+    *items = rest;
+    run
 }
 
 /// Which reads the requested models judge by the timestamps.
@@ -84,90 +197,98 @@ impl Checks {
 /// model; reads are judged in rw-register histories only, where a version
 /// is one writer's value (list-append's reads show the order).
 pub fn check(h: &History, stamps: &[Option<Stamp>], checks: Checks) -> Vec<Anomaly> {
-    let stamp = |t: TxnId| stamps.get(t as usize).copied().flatten();
+    judge_all(h, stamps, checks).anomalies
+}
+
+/// What the timestamps say of a history's reads.
+pub(crate) struct Judged {
+    /// The timestamp anomalies, in history order.
+    pub anomalies: Vec<Anomaly>,
+    /// Some read the checks look at was left unjudged: its value's writer
+    /// is unknown, aborted or unstamped, or a tie of commit timestamps
+    /// leaves the version it should have seen undecided.
+    pub undecided: bool,
+    /// Some read saw another transaction's write.
+    pub observed: bool,
+}
+
+/// [`check`], also saying whether every read was judged.
+pub(crate) fn judge_all(h: &History, stamps: &[Option<Stamp>], checks: Checks) -> Judged {
     let mut out = inverted(h, stamps);
+    let mut undecided = false;
+    let mut any_observed = false;
     if !(checks.snapshot || checks.serial) || h.workload == Workload::ListAppend {
-        return out;
+        return Judged {
+            anomalies: out,
+            undecided: true,
+            observed: false,
+        };
     }
-    // Keyed by the values' raw ids, whose order is deterministic.
-    let mut versions: FxMap<u32, Vec<Version>> = FxMap::default();
-    let mut writer_of: FxMap<(u32, u32), TxnId> = FxMap::default();
-    let mut reads = Vec::new();
-    let mut ks: TxnKeys<Ext> = TxnKeys::default();
-    for (t, txn) in h.txns.iter().enumerate() {
-        crate::limits::tick();
-        let t = t as TxnId;
-        if txn.status == Status::Aborted {
-            continue;
-        }
-        externals(h, txn, &mut ks);
-        let value = |m: u32| scalar(&h.mops[m as usize]);
-        for &(key, ext) in &ks.slots {
-            if let Some(w) = ext.write {
-                writer_of.insert((key.raw(), value(w).raw()), t);
+    for (key, reads, writers, versions) in Keyed::of(h, stamps).groups() {
+        for r in reads {
+            crate::limits::tick();
+            match judge_read(r, writers, versions, checks, &mut out) {
+                None => undecided = true,
+                Some(seen_another) => any_observed |= seen_another,
             }
         }
-        let Some(s) = stamp(t).filter(|_| txn.status == Status::Committed) else {
-            continue;
-        };
-        for &(key, ext) in &ks.slots {
-            if ext.write.is_some() {
-                let v = Version {
-                    commit: s.commit,
-                    txn: t,
-                    start: s.start,
-                };
-                versions.entry(key.raw()).or_default().push(v);
-            }
-            if let Some(mop) = ext.read {
-                reads.push(Read {
-                    txn: t,
-                    mop,
-                    key,
-                    value: value(mop),
-                });
-            }
+        if checks.snapshot {
+            out.extend(lost_updates(Val::from_raw(key), versions));
         }
-    }
-    for list in versions.values_mut() {
-        list.sort_unstable_by_key(|v| (v.commit, v.txn));
-    }
-    for r in &reads {
-        crate::limits::tick();
-        let Some(s) = stamp(r.txn) else { continue };
-        let list = versions.get(&r.key.raw()).map_or(&[][..], Vec::as_slice);
-        let writer = match r.value.is_nil() {
-            true => None,
-            false => match writer_of.get(&(r.key.raw(), r.value.raw())) {
-                Some(&w) => Some(w),
-                // Garbage or aborted: inference names those.
-                None => continue,
-            },
-        };
-        let observed = match writer {
-            None => None,
-            Some(w) => match stamp(w).filter(|_| h.txns[w as usize].status == Status::Committed) {
-                Some(ws) => Some((w, ws.commit)),
-                None => continue,
-            },
-        };
-        if let (true, Some(start)) = (checks.snapshot, s.start) {
-            let seen = list.partition_point(|v| v.commit <= start);
-            out.extend(judge(r, list, seen, start, observed, false));
-        }
-        if checks.serial {
-            let seen = list.partition_point(|v| v.commit < s.commit);
-            out.extend(judge(r, list, seen, s.commit, observed, true));
-        }
-    }
-    let mut keys: Vec<u32> = versions.keys().copied().collect();
-    keys.sort_unstable();
-    for key in keys.into_iter().filter(|_| checks.snapshot) {
-        out.extend(lost_updates(Val::from_raw(key), &versions[&key]));
     }
     // Stable: a transaction's lost updates stay in key order.
     out.sort_by_key(order_key);
-    out
+    Judged {
+        anomalies: out,
+        undecided,
+        observed: any_observed,
+    }
+}
+
+/// Judges read `r` of a key with these `writers` and `versions`, adding
+/// its anomalies to `out`: whether it saw another transaction's write, or
+/// `None` when the timestamps leave it undecided.
+fn judge_read(
+    r: &Read,
+    writers: &[Writer],
+    versions: &[Version],
+    checks: Checks,
+    out: &mut Vec<Anomaly>,
+) -> Option<bool> {
+    let observed = match r.value.is_nil() {
+        true => None,
+        // Garbage, aborted or unstamped: inference names the first two.
+        false => {
+            let i = (writers.binary_search_by_key(&r.value.raw(), |w| w.value)).ok()?;
+            Some((writers[i].txn, writers[i].commit?))
+        }
+    };
+    let mut decided = true;
+    let mut take = |j: Judgement| match j {
+        Judgement::Saw => {}
+        Judgement::Tied => decided = false,
+        Judgement::Wrong(a) => out.push(a),
+    };
+    if let (true, Some(start)) = (checks.snapshot, r.stamp.start) {
+        let seen = versions.partition_point(|v| v.commit <= start);
+        take(judge(r, versions, seen, start, observed, false));
+    }
+    if checks.serial {
+        let commit = r.stamp.commit;
+        let seen = versions.partition_point(|v| v.commit < commit);
+        take(judge(r, versions, seen, commit, observed, true));
+    }
+    decided.then_some(observed.is_some_and(|(w, _)| w != r.txn))
+}
+
+/// What a read saw, by the timestamps.
+enum Judgement {
+    /// The version they say it should.
+    Saw,
+    /// A tie of commit timestamps leaves the version undecided.
+    Tied,
+    /// Another version.
+    Wrong(Anomaly),
 }
 
 /// The committed transactions reported to start after they committed.
@@ -184,10 +305,9 @@ fn inverted(h: &History, stamps: &[Option<Stamp>]) -> Vec<Anomaly> {
     stamps.iter().enumerate().filter_map(committed).collect()
 }
 
-/// The anomaly of read `r` if the version it saw is not the last of the
-/// first `seen` of the key's versions (those committed by its read point
-/// `at`); `None` when it is, or when a tie of commit timestamps at the end
-/// leaves the last version undecided.
+/// Whether read `r` saw the last of the first `seen` of the key's versions
+/// (those committed by its read point `at`), or a tie of commit timestamps
+/// at the end leaves the last version undecided, or its anomaly.
 fn judge(
     r: &Read,
     list: &[Version],
@@ -195,23 +315,23 @@ fn judge(
     at: i64,
     observed: Option<(TxnId, i64)>,
     serial: bool,
-) -> Option<Anomaly> {
+) -> Judgement {
     // Its own write is not a version it reads (a register's first
     // micro-op on the key is the read).
     let expected = (list[..seen].iter().rev())
         .find(|v| v.txn != r.txn)
         .map(|v| (v.txn, v.commit));
     if expected.map(|e| e.0) == observed.map(|o| o.0) {
-        return None;
+        return Judgement::Saw;
     }
     let tied = |c: i64| {
         let from = list.partition_point(|v| v.commit < c);
         list[from..].iter().take_while(|v| v.commit == c).count() > 1
     };
     if expected.is_some_and(|e| tied(e.1)) || observed.is_some_and(|o| tied(o.1)) {
-        return None;
+        return Judgement::Tied;
     }
-    Some(Anomaly::TimestampRead {
+    Judgement::Wrong(Anomaly::TimestampRead {
         serial,
         txn: r.txn,
         mop: r.mop,

@@ -89,7 +89,7 @@ pub fn realtime_edges(history: &History) -> Vec<(TxnId, TxnId)> {
 }
 
 /// Invocations (`true`) and `:ok` completions (`false`) in file order.
-fn realtime_events(history: &History) -> Vec<(OpId, TxnId, bool)> {
+pub(crate) fn realtime_events(history: &History) -> Vec<(OpId, TxnId, bool)> {
     let mut events: Vec<(OpId, TxnId, bool)> = Vec::new();
     for (i, t) in history.txns.iter().enumerate() {
         let Some(inv) = t.invoke else {

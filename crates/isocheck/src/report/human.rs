@@ -147,7 +147,7 @@ fn wrap_line(prefix: &str, text: &str) -> String {
     out
 }
 
-/// Which path decided, for mini-transaction histories (SPEC §2.4).
+/// Which path decided, where a fast one did or handed over (SPEC §2.4).
 fn path_line(p: Path) -> &'static str {
     match p {
         Path::General => "",
@@ -158,6 +158,10 @@ fn path_line(p: Path) -> &'static str {
         Path::MiniHandedOver => {
             "  mini-transactions: the fast path handed over to the general path, which explains \
              what it found\n"
+        }
+        Path::Timestamps { .. } => {
+            "  decided by the database's timestamps: an execution every read agrees with (no \
+             dependency graph)\n"
         }
     }
 }
@@ -404,6 +408,13 @@ pub fn solving_stats(a: &Analysis) -> String {
         let _ = writeln!(
             s,
             "mini-transactions: {edges} dependency and order edges, acyclic: every model holds"
+        );
+    }
+    if let Path::Timestamps { txns } = a.path {
+        let _ = writeln!(
+            s,
+            "timestamps: {txns} committed transactions in commit-timestamp order, every read \
+             seeing the version they say: every model holds"
         );
     }
     for x in &a.solved {
