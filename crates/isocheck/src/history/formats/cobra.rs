@@ -9,6 +9,12 @@
 //! and every started transaction must commit. We follow PolySI's
 //! `CobraHistoryLoader`, except that we refuse logs it would read
 //! inconsistently (see [`read_dir`]).
+//!
+//! VeriStrong's variant (its `fig5` and `fig13` benchmark logs) names no
+//! writer: every write carries the write id `UNIVERSAL`, every read of a
+//! written version names `UNIVERSAL` as writer and write, and the logged
+//! value is what identifies the version, as VeriStrong reads it. Logs that
+//! mix the two ways are refused: a value and a write id could collide.
 
 use super::{format_error, Bytes, NumHash, TxnOps};
 use crate::history::error::HistoryError;
@@ -32,6 +38,8 @@ const NULL_ID: u64 = 0xdead_beef;
 /// they read a write the history does not hold.
 const GC_WID_TRUE: u64 = 0x2333_2333;
 const GC_WID_FALSE: u64 = 0x6666_6666;
+/// VeriStrong's writer and write id of a version known by its value alone.
+const UNIVERSAL_ID: u64 = 0xabdd_efee;
 
 /// Reads every transaction of a directory of Cobra logs. Sessions are the
 /// `.log` files, numbered from 0 in the order of the number in their names
@@ -106,6 +114,10 @@ struct Seen {
     /// Reads of logged writes, checked against `writer_of` once every
     /// file is read (the write may sit in a later file).
     reads: Vec<NamedWriter>,
+    /// Whether versions are known by write id (Cobra) or by value
+    /// (VeriStrong's `UNIVERSAL` records), as the first record that says
+    /// showed, and where.
+    by_value: Option<(bool, usize, usize)>,
 }
 
 /// A read's claim that transaction `txn` wrote `write` to `key`.
@@ -237,11 +249,38 @@ impl LogReader<'_, '_> {
     fn write(&mut self, at: usize) -> Result<(), HistoryError> {
         let txn = self.running(at)?;
         let (write, key) = (self.r.u64_be("a write id")?, self.r.u64_be("a key")?);
-        self.r.u64_be("a value")?;
-        self.seen.writer_of.insert((key, write), txn);
+        let value = self.r.u64_be("a value")?;
+        let version = match write == UNIVERSAL_ID {
+            true => self.known_by(true, at).map(|_| value)?,
+            false => self.known_by(false, at).map(|_| write)?,
+        };
+        self.seen.writer_of.insert((key, version), txn);
         self.out
-            .mop(MopKind::Write, key, Some(write), Span::default());
+            .mop(MopKind::Write, key, Some(version), Span::default());
         Ok(())
+    }
+
+    /// Records that versions are known by value (`by_value`) or by write
+    /// id, as the record at `at` shows; an error where an earlier record
+    /// showed the other.
+    fn known_by(&mut self, by_value: bool, at: usize) -> Result<(), HistoryError> {
+        let (first, file, first_at) =
+            *self
+                .seen
+                .by_value
+                .get_or_insert((by_value, self.session, at));
+        if first == by_value {
+            return Ok(());
+        }
+        let (this, other) = match by_value {
+            true => ("by its value (VeriStrong's 0xabddefee)", "by write id"),
+            false => ("by write id", "by value (VeriStrong's 0xabddefee)"),
+        };
+        let msg = format!(
+            "this record knows a version {this}, but the record at byte {first_at} of the log \
+             numbered {file} (in session order) knows one {other}"
+        );
+        Err(self.r.error(at, msg))
     }
 
     /// `R` writer-txn write-id key value.
@@ -252,7 +291,17 @@ impl LogReader<'_, '_> {
             self.r.u64_be("a write id")?,
         );
         let key = self.r.u64_be("a key")?;
-        self.r.u64_be("a value")?;
+        let logged = self.r.u64_be("a value")?;
+        if txn == UNIVERSAL_ID {
+            // VeriStrong's: the version the value names, whoever wrote it.
+            let version = match write == UNIVERSAL_ID {
+                true => self.known_by(true, at).map(|_| logged)?,
+                false => self.known_by(false, at).map(|_| write)?,
+            };
+            self.out
+                .mop(MopKind::Read, key, Some(version), Span::default());
+            return Ok(());
+        }
         let Some(value) = read_value(txn, write) else {
             let msg = format!(
                 "a read names the reserved writer {txn:#x} with write id {write:#x}, which is \
@@ -488,6 +537,41 @@ mod tests {
     }
 
     #[test]
+    fn veristrong_s_records_know_versions_by_value() {
+        let u = UNIVERSAL_ID;
+        let t1 = Log::default().s(1).rec(b'W', &[u, 7, 70]).c(1);
+        let t2 = Log::default()
+            .s(2)
+            .rec(b'R', &[u, u, 7, 70])
+            .r(INIT_TXN_ID, INIT_WRITE_ID, 8)
+            .c(2);
+        let dir = TempDir::new("universal", &[("T1.log", &t1.0), ("T2.log", &t2.0)]);
+        let ops = read_dir(&dir.0).unwrap();
+        use Mop::{R, W};
+        assert_eq!(
+            summary(&ops),
+            vec![
+                (0, true, vec![W(7, Some(70))]),
+                (1, true, vec![R(7, Some(70)), R(8, None)]),
+            ]
+        );
+        crate::history::formats::tests::build_ok("cobra-universal", ops);
+    }
+
+    #[test]
+    fn versions_known_both_by_value_and_by_write_id_are_an_error() {
+        let u = UNIVERSAL_ID;
+        let t1 = Log::default().s(1).w(30, 7).c(1);
+        let t2 = Log::default().s(2).rec(b'R', &[u, u, 7, 30]).c(2);
+        let dir = TempDir::new("mixed", &[("T1.log", &t1.0), ("T2.log", &t2.0)]);
+        let e = read_dir(&dir.0).unwrap_err().to_string();
+        assert!(
+            e.contains("at byte 9 of T2.log") && e.contains("by write id"),
+            "{e}"
+        );
+    }
+
+    #[test]
     fn directory_without_logs_is_an_error() {
         let dir = TempDir::new("empty", &[("T1.debug", b"")]);
         assert!(read_dir(&dir.0).is_err());
@@ -496,11 +580,12 @@ mod tests {
 
     proptest::proptest! {
         /// Record streams of S, C, W, R and stray bytes over a few ids
-        /// (2 standing for INIT, 3 for NULL) never panic the reader, and
+        /// (2 standing for INIT, 3 for NULL, 4 for UNIVERSAL) never panic
+        /// the reader, and
         /// whatever it accepts has the promised shape.
         #[test]
-        fn record_streams_never_panic(recs in proptest::collection::vec((0u8..5, 0u64..4, 0u64..4), 0..12)) {
-            let id = |n| [1, 10, INIT_TXN_ID, NULL_ID][n as usize];
+        fn record_streams_never_panic(recs in proptest::collection::vec((0u8..5, 0u64..5, 0u64..5), 0..12)) {
+            let id = |n| [1, 10, INIT_TXN_ID, NULL_ID, UNIVERSAL_ID][n as usize];
             let log = recs.iter().fold(Log::default(), |log, &(tag, a, b)| match tag {
                 0 => log.s(a),
                 1 => log.c(a),
