@@ -45,8 +45,8 @@ struct Knobs {
     fail_rate: f64,
 }
 
-fn history(k: &Knobs, level: Level, fault: Option<Fault>) -> (String, History) {
-    let p = Params {
+fn params(k: &Knobs, level: Level, fault: Option<Fault>) -> Params {
+    Params {
         seed: k.seed,
         processes: k.processes,
         txns: k.txns,
@@ -65,8 +65,11 @@ fn history(k: &Knobs, level: Level, fault: Option<Fault>) -> (String, History) {
         fail_rate: k.fail_rate,
         timestamps: true,
         ..Params::default()
-    };
-    let text = gen::to_string(&p).expect("valid parameters");
+    }
+}
+
+fn history(k: &Knobs, level: Level, fault: Option<Fault>) -> (String, History) {
+    let text = gen::to_string(&params(k, level, fault)).expect("valid parameters");
     let h = parse_edn("generated.edn", &text).unwrap_or_else(|e| panic!("{e:?}\n{text}"));
     (text, h)
 }
@@ -126,6 +129,62 @@ proptest! {
             );
         }
     }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: common::cases(300, 10_000),
+        rng_seed: RngSeed::Fixed(20261128),
+        ..ProptestConfig::default()
+    })]
+
+    /// Timestamps no database wrote: random commit and start timestamps on
+    /// a few transactions, which now and then describe an execution the
+    /// reads agree with (and the model holds) and mostly do not.
+    #[test]
+    fn made_up_timestamps_decide_as_the_general_path(
+        seed in any::<u64>(),
+        level in 0..5usize,
+        txns in 2..7u64,
+        keys in 1..3u64,
+        stamps in prop::collection::vec((0..12i64, 0..4i64), 12),
+    ) {
+        let knobs = Knobs {
+            seed, processes: 3, txns, max_ops: 3, keys, blind_writes: 0.3, fail_rate: 0.0,
+        };
+        let mut p = params(&knobs, LEVELS[level], None);
+        p.timestamps = false;
+        let text = stamp_lines(&gen::to_string(&p).expect("valid parameters"), &stamps);
+        let h = parse_edn("made-up.edn", &text).unwrap_or_else(|e| panic!("{e:?}\n{text}"));
+        for model in MODELS {
+            let (fast, path) = decide(&h, model, true, false);
+            let (general, _) = decide(&h, model, false, false);
+            prop_assert_eq!(&fast, &general, "{} ({:?} path):\n{}", model, path, text);
+        }
+    }
+}
+
+/// `text` with each `:ok` op stamped from `stamps` in turn: a commit
+/// timestamp, and a start that many before it.
+fn stamp_lines(text: &str, stamps: &[(i64, i64)]) -> String {
+    let mut next = stamps.iter().cycle();
+    let mut out = String::new();
+    for line in text.lines() {
+        match (line.contains(":type :ok"), line.strip_suffix('}')) {
+            (true, Some(op)) => {
+                let (commit, back) = next.next().copied().unwrap_or_default();
+                let start = commit - back;
+                out.push_str(&format!(
+                    "{op}, :start-timestamp {start}, :commit-timestamp {commit}}}\n"
+                ));
+            }
+            _ => {
+                out.push_str(line);
+                out.push('\n');
+            }
+        }
+    }
+    out
 }
 
 /// Proof that the property above compares something: a correct database's
