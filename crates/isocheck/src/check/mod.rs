@@ -393,7 +393,6 @@ fn timestamp_path(history: &History, opts: &CheckOptions, models: Option<&[&'sta
     }
     let default = [lattice::DEFAULT_MODEL];
     let models = models.unwrap_or(&default);
-    limits::stage(Stage::Timestamps);
     let read;
     let stamps = match history.stamps.is_empty() {
         false => &history.stamps,
@@ -403,6 +402,10 @@ fn timestamp_path(history: &History, opts: &CheckOptions, models: Option<&[&'sta
             &read
         }
     };
+    if stamps.iter().all(Option::is_none) {
+        return Path::General;
+    }
+    limits::stage(Stage::Timestamps);
     match stamped::proves(history, stamps, models) {
         Some(txns) => Path::Timestamps { txns },
         None => Path::General,
