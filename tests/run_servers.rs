@@ -491,3 +491,72 @@ fn db_sh_kill_without_its_server_fails_loudly() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The commit order a run records at `level` (the server's own, as
+/// `scripts/db.sh` starts it: PostgreSQL with track_commit_timestamp,
+/// MariaDB with its binary log): every `:ok` transaction that wrote carries
+/// its `:commit-timestamp`, none that only read does, the run says where
+/// they come from and checks with them, and `check` with them
+/// (`--transaction-order timestamps`) gives the black box's verdict: valid.
+fn commit_order_is_recorded(server_name: &str, level: &str, model: &str, source: &str) {
+    let Some((url, _turn)) = server(server_name) else {
+        return;
+    };
+    let store = scratch(&format!("order-{server_name}-{level}"));
+    let out = isocheck(&[
+        "run",
+        "--db",
+        &url,
+        "--store",
+        store.to_str().expect("utf-8 path"),
+        "--isolation",
+        level,
+        "-m",
+        model,
+        "--workload",
+        "rw-register",
+        "--txns",
+        "300",
+    ]);
+    let said = stderr(&out);
+    assert!(out.status.success(), "{server_name} {level}: {said}");
+    assert!(said.contains(&format!("commit order: {source}")), "{said}");
+    assert!(said.contains("checked with the commit order"), "{said}");
+    let path = store.join("latest/history.edn");
+    let history = read(&path);
+    let mut stamped = 0;
+    for line in history.lines().filter(|l| l.contains(":type :ok")) {
+        let wrote = line.contains("[:w ");
+        assert_eq!(line.contains(":commit-timestamp "), wrote, "{line}");
+        stamped += usize::from(wrote);
+    }
+    assert!(stamped > 0, "{server_name} {level}: no writer committed");
+    let path = path.to_str().expect("utf-8 path");
+    let verdict = |order: &[&str]| {
+        let mut args = vec!["check", "-m", model, path];
+        args.extend_from_slice(order);
+        isocheck(&args).status.code()
+    };
+    assert_eq!(verdict(&[]), Some(0), "{server_name} {level}");
+    assert_eq!(verdict(&["--transaction-order", "timestamps"]), Some(0));
+    std::fs::remove_dir_all(&store).expect("clean up");
+}
+
+const PG_ORDER: &str = "PostgreSQL's commit timestamps";
+const MARIADB_ORDER: &str = "the binary log's GTID sequence numbers";
+
+#[test]
+fn postgres_records_its_commit_order() {
+    commit_order_is_recorded("postgres", "serializable", "strict-serializable", PG_ORDER);
+    commit_order_is_recorded(
+        "postgres",
+        "repeatable-read",
+        "snapshot-isolation",
+        PG_ORDER,
+    );
+}
+
+#[test]
+fn mariadb_records_its_commit_order() {
+    commit_order_is_recorded("mariadb", "serializable", "serializable", MARIADB_ORDER);
+}

@@ -37,7 +37,7 @@ mod sim;
 mod sqlite;
 pub mod store;
 
-pub use backend::{DbError, Isolation};
+pub use backend::{CommitOrder, DbError, Isolation};
 pub use recorder::Counts;
 
 use backend::Database;
@@ -249,6 +249,8 @@ pub struct Recording {
     pub counts: Counts,
     pub elapsed: Duration,
     pub ended: Ended,
+    /// Whether the ops carry the database's commit order, and from what.
+    pub commit_order: CommitOrder,
 }
 
 /// Why a run's clients stopped.
@@ -390,6 +392,7 @@ pub fn run(
             return Err(e);
         }
     };
+    let commit_order = db.commit_order();
     let history = dir.join("history.edn");
     let file = std::fs::File::create(&history).map_err(|e| RunError::Store(history.clone(), e))?;
     let recorder = Arc::new(recorder::Recorder::new(file, o.shape.kind));
@@ -409,7 +412,7 @@ pub fn run(
         .close((name, &message))
         .map_err(|e| RunError::Store(history.clone(), e))?;
     let test_path = dir.join("test.edn");
-    isocheck::files::write(&test_path, test_edn(o, elapsed, ended))
+    isocheck::files::write(&test_path, test_edn(o, (elapsed, ended), &commit_order))
         .map_err(|e| RunError::Store(test_path, e))?;
     store::link_latest(&o.store, &dir).map_err(|e| RunError::Store(o.store.clone(), e))?;
     interrupt.recorded.store(true, Ordering::SeqCst);
@@ -419,6 +422,7 @@ pub fn run(
         counts,
         elapsed,
         ended,
+        commit_order,
     })
 }
 
@@ -674,7 +678,7 @@ fn open(o: &Options, dir: &Path) -> Result<Box<dyn Database>, RunError> {
     })
 }
 
-fn test_edn(o: &Options, elapsed: Duration, ended: Ended) -> String {
+fn test_edn(o: &Options, (elapsed, ended): (Duration, Ended), order: &CommitOrder) -> String {
     use store::Field;
     let models: Vec<&str> = o.models.iter().map(String::as_str).collect();
     let faults: Vec<&str> = o
@@ -718,6 +722,13 @@ fn test_edn(o: &Options, elapsed: Duration, ended: Ended) -> String {
             o.nemesis
                 .as_ref()
                 .map_or(Field::Nil, |p| Field::Float(p.interval.as_secs_f64())),
+        ),
+        (
+            "commit-order",
+            match order {
+                CommitOrder::Recorded(what) => Field::Str(what),
+                CommitOrder::Unavailable(_) => Field::Nil,
+            },
         ),
         ("elapsed", Field::Float(elapsed.as_secs_f64())),
         (
