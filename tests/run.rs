@@ -125,9 +125,13 @@ fn sim_records_its_commit_order_and_sqlite_has_none() {
     assert!(oks.all(|l| l.contains(":commit-timestamp ")), "{history}");
     let test = read(&dir.join("test.edn"));
     assert!(test.contains(":commit-order \"the simulated"), "{test}");
-    let (out, _) = run(&store, &["--txns", "20"]);
+    assert!(test.contains(":transaction-order :timestamps"), "{test}");
+    let (out, dir) = run(&store, &["--txns", "20"]);
     let none = "commit order: not recorded: SQLite reports no commit order";
     assert!(stderr(&out).contains(none), "{}", stderr(&out));
+    let test = read(&dir.join("test.edn"));
+    assert!(test.contains(":transaction-order nil"), "{test}");
+    recheck_agrees(&store, 2);
     std::fs::remove_dir_all(&store).expect("clean up");
     let pg = [
         "run",

@@ -12,7 +12,7 @@ use super::check::{option_help, parse_seconds, ModelArgs};
 use super::progress::{CheckFeed, Progress, Status};
 use super::{output, parse_fraction, parse_ops, EXIT_INPUT};
 use isocheck::history::commit_order::{self, OrderSource};
-use isocheck::history::{History, Workload};
+use isocheck::history::History;
 use isocheck::report::{self, diagnostic};
 use isocheck::{Outcome, Validity};
 use isocheck_gen::{self as gen, Distribution, Kind};
@@ -443,12 +443,14 @@ fn commit_order_line(rec: &Recording) -> String {
 }
 
 /// Gives `history` the commit order its ops carry, for the rw-register
-/// inference (`--transaction-order timestamps`): a list-append history's
-/// reads show its version order, and a run whose writers committed
-/// nothing has none.
-fn with_commit_order(history: &mut History, rec: &Recording) -> Result<(), ExitCode> {
-    let recorded = matches!(rec.commit_order, CommitOrder::Recorded(_));
-    if !recorded || rec.counts.stamped == 0 || history.workload != Workload::RwRegister {
+/// inference (`--transaction-order timestamps`), where `run::ordered` says
+/// the run is checked with it.
+fn with_commit_order(
+    history: &mut History,
+    o: &run::Options,
+    rec: &Recording,
+) -> Result<(), ExitCode> {
+    if run::ordered(o, &rec.commit_order, rec.counts).is_none() {
         return Ok(());
     }
     commit_order::attach(history, &OrderSource::Timestamps).map_err(|d| {
@@ -472,7 +474,7 @@ fn check_recording(a: &RunArgs, o: &run::Options, rec: &Recording) -> ExitCode {
             return output::status(output::to_stderr(&text), ExitCode::from(EXIT_INPUT));
         }
     };
-    if let Err(code) = with_commit_order(&mut history, rec) {
+    if let Err(code) = with_commit_order(&mut history, o, rec) {
         return code;
     }
     // No limit is armed: the run stops only for Ctrl-C.

@@ -412,7 +412,8 @@ pub fn run(
         .close((name, &message))
         .map_err(|e| RunError::Store(history.clone(), e))?;
     let test_path = dir.join("test.edn");
-    isocheck::files::write(&test_path, test_edn(o, (elapsed, ended), &commit_order))
+    let checked_with = ordered(o, &commit_order, counts);
+    isocheck::files::write(&test_path, test_edn(o, (elapsed, ended), checked_with))
         .map_err(|e| RunError::Store(test_path, e))?;
     store::link_latest(&o.store, &dir).map_err(|e| RunError::Store(o.store.clone(), e))?;
     interrupt.recorded.store(true, Ordering::SeqCst);
@@ -678,7 +679,23 @@ fn open(o: &Options, dir: &Path) -> Result<Box<dyn Database>, RunError> {
     })
 }
 
-fn test_edn(o: &Options, (elapsed, ended): (Duration, Ended), order: &CommitOrder) -> String {
+/// What the run's history is checked with, as `test.edn` records it
+/// (`:commit-order`, and Elle's `:transaction-order :timestamps` for
+/// `recheck`): the commit order, where recorded on some op of an
+/// rw-register history (a list-append history's reads show its version
+/// order).
+pub fn ordered(o: &Options, order: &CommitOrder, counts: Counts) -> Option<&'static str> {
+    match order {
+        CommitOrder::Recorded(what)
+            if counts.stamped > 0 && o.cas.is_none() && !o.shape.kind.is_list() =>
+        {
+            Some(what)
+        }
+        _ => None,
+    }
+}
+
+fn test_edn(o: &Options, (elapsed, ended): (Duration, Ended), order: Option<&str>) -> String {
     use store::Field;
     let models: Vec<&str> = o.models.iter().map(String::as_str).collect();
     let faults: Vec<&str> = o
@@ -723,12 +740,10 @@ fn test_edn(o: &Options, (elapsed, ended): (Duration, Ended), order: &CommitOrde
                 .as_ref()
                 .map_or(Field::Nil, |p| Field::Float(p.interval.as_secs_f64())),
         ),
+        ("commit-order", order.map_or(Field::Nil, Field::Str)),
         (
-            "commit-order",
-            match order {
-                CommitOrder::Recorded(what) => Field::Str(what),
-                CommitOrder::Unavailable(_) => Field::Nil,
-            },
+            "transaction-order",
+            order.map_or(Field::Nil, |_| Field::Keyword("timestamps")),
         ),
         ("elapsed", Field::Float(elapsed.as_secs_f64())),
         (
