@@ -141,6 +141,15 @@ fn column<T: FromValue>(row: Option<Row>) -> Result<Option<T>, DbError> {
     }
 }
 
+/// The sequence number of a GTID, `domain-server-sequence`; none for
+/// anything else (an empty `@@last_gtid`: the session logged nothing yet).
+fn sequence_number(gtid: &str) -> Option<u64> {
+    match gtid.split('-').collect::<Vec<_>>()[..] {
+        [_, _, seq] => seq.parse().ok(),
+        _ => None,
+    }
+}
+
 impl Database for Mysql {
     fn setup(&self) -> Result<(), DbError> {
         let mut conn = self.conn()?;
@@ -249,7 +258,7 @@ impl MyConnection {
     /// the session's last GTID did not change: the commit logged nothing.
     fn stamp(&mut self, gtid: Option<String>) -> CommitStamp {
         let gtid = gtid.filter(|g| self.last_gtid.as_ref() != Some(g))?;
-        let seq = gtid.rsplit('-').next().and_then(|n| n.parse().ok());
+        let seq = sequence_number(&gtid);
         self.last_gtid = Some(gtid);
         seq
     }
@@ -334,5 +343,18 @@ impl Statements for MyConnection {
             let result = self.conn.query_drop("ROLLBACK");
             let _ = self.seen(result);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sequence_number;
+
+    #[test]
+    fn a_gtid_gives_its_sequence_number() {
+        assert_eq!(sequence_number("0-1-13166"), Some(13166));
+        assert_eq!(sequence_number(""), None);
+        assert_eq!(sequence_number("0-1"), None);
+        assert_eq!(sequence_number("0-1-x"), None);
     }
 }
