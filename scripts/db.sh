@@ -25,6 +25,8 @@
 # killing the server (`kill`) loses none; losing the machine would.
 # PostgreSQL looks for deadlocks after 50 ms, not a second: the hot keys of
 # the tests' workloads would otherwise hold every client up for seconds.
+# Each server exposes its commit order, which `isocheck run` records:
+# PostgreSQL with track_commit_timestamp, MariaDB with its binary log.
 # ISOCHECK_DB_DIR (default $TMPDIR/isocheck-db) holds its files,
 # ISOCHECK_PG_PORT (default 55432) and ISOCHECK_MY_PORT (default 55433) are
 # the ports. Besides the owner `isocheck`, each has a user
@@ -80,7 +82,8 @@ pg_start() {
     if ! as_owner "$bin/pg_ctl" -D "$dir/data" status >/dev/null 2>&1; then
         as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 start \
             -o "-p $pg_port -k $dir -c listen_addresses=127.0.0.1 -c fsync=off \
-                -c full_page_writes=off -c max_connections=200 -c deadlock_timeout=50ms" \
+                -c full_page_writes=off -c max_connections=200 -c deadlock_timeout=50ms \
+                -c track_commit_timestamp=on" \
             >/dev/null || die "the server did not start: see $dir/server.log"
     fi
     local psql=("$bin/psql" -h "$dir" -p "$pg_port" -U isocheck -v ON_ERROR_STOP=1 -qAt)
@@ -139,7 +142,8 @@ my_start() {
         setsid mariadbd --no-defaults "${user[@]}" --datadir="$dir/data" \
             --socket="$dir/mysqld.sock" --pid-file="$dir/mysqld.pid" --port="$my_port" \
             --bind-address=127.0.0.1 --log-error="$dir/server.log" \
-            --innodb-flush-log-at-trx-commit=2 --skip-log-bin --max-connections=200 \
+            --innodb-flush-log-at-trx-commit=2 --log-bin="$dir/binlog" --sync-binlog=0 \
+            --max-connections=200 \
             </dev/null >/dev/null 2>&1 &
         for _ in $(seq 1 120); do
             "${client[@]}" -e "SELECT 1" >/dev/null 2>&1 && break

@@ -96,6 +96,58 @@ fn simulated_databases_keep_their_levels_promises() {
     std::fs::remove_dir_all(&store).expect("clean up");
 }
 
+/// The commit order each embedded database gives a run: the simulated
+/// ones stamp every committed transaction (their versions are installed in
+/// commit-timestamp order), recorded in `test.edn` and used by the check;
+/// SQLite reports none, and says so. A PostgreSQL run refuses
+/// `--check-timestamps` before it connects.
+#[test]
+fn sim_records_its_commit_order_and_sqlite_has_none() {
+    let store = scratch("commit-order");
+    let args = [
+        "--db",
+        "sim:snapshot-isolation",
+        "--workload",
+        "rw-register",
+    ];
+    let (out, dir) = run(&store, &[&args[..], &["--txns", "300"]].concat());
+    let said = stderr(&out);
+    assert!(out.status.success(), "{said}");
+    let source = "commit order: the simulated database's commit timestamps, on ";
+    assert!(said.contains(source), "{said}");
+    assert!(said.contains("checked with the commit order"), "{said}");
+    let history = read(&dir.join("history.edn"));
+    let mut oks = history
+        .lines()
+        .filter(|l| l.contains(":type :ok"))
+        .peekable();
+    assert!(oks.peek().is_some(), "{history}");
+    assert!(oks.all(|l| l.contains(":commit-timestamp ")), "{history}");
+    let test = read(&dir.join("test.edn"));
+    assert!(test.contains(":commit-order \"the simulated"), "{test}");
+    assert!(test.contains(":transaction-order :timestamps"), "{test}");
+    let (out, dir) = run(&store, &["--txns", "20"]);
+    let none = "commit order: not recorded: SQLite reports no commit order";
+    assert!(stderr(&out).contains(none), "{}", stderr(&out));
+    let test = read(&dir.join("test.edn"));
+    assert!(test.contains(":transaction-order nil"), "{test}");
+    recheck_agrees(&store, 2);
+    std::fs::remove_dir_all(&store).expect("clean up");
+    let pg = [
+        "run",
+        "--db",
+        "postgres://x@127.0.0.1:1/x",
+        "--check-timestamps",
+    ];
+    let out = isocheck(&pg);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("drop --check-timestamps"),
+        "{}",
+        stderr(&out)
+    );
+}
+
 /// A run's directory holds its report, with the explanations when the
 /// history is invalid (and only then), says where on stderr, and recheck
 /// agrees; with `--no-report`, no report. Whether a simulated

@@ -81,6 +81,11 @@ pub struct HistoryArgs {
     /// The file the options came from, named in an error they cause.
     #[arg(long, value_name = "FILE", hide = true)]
     pub recorded_in: Option<String>,
+    /// The run recorded `:transaction-order :timestamps`: check with the
+    /// commit order the ops carry, as `check --transaction-order
+    /// timestamps`.
+    #[arg(long, hide = true)]
+    pub commit_timestamps: bool,
     // Last: the heading it opens holds only its own options.
     #[command(flatten)]
     pub jepsen: JepsenArgs,
@@ -222,8 +227,13 @@ pub fn run_history(a: &HistoryArgs) -> ExitCode {
         let load = a.input.load_options();
         let html = a.html.as_deref();
         let from = a.recorded_in.as_deref();
+        let source = HistoryFile {
+            file: &a.file,
+            load: &load,
+            commit_timestamps: a.commit_timestamps,
+        };
         limits::run(timeout, || {
-            verdict(&a.file, &load, &opts, (html, from), &mut workload)
+            verdict(&source, &opts, (html, from), &mut workload)
         })
         .unwrap_or_else(|stop| Ok(stopped(&stop)))
     });
@@ -425,6 +435,9 @@ fn check_run(
             .from
             .map(|f| OsString::from(format!("--recorded-in={}", f.name()))),
     );
+    if options.commit_timestamps {
+        flags.push("--commit-timestamps".into());
+    }
     let check = |opts: &CheckOptions, flags: &[OsString], workload: &mut Option<String>| {
         let exe = exe.map_err(String::clone)?;
         let child = Child { exe, flags, stop };
@@ -794,17 +807,28 @@ fn stopped(stop: &limits::Stop) -> Ours {
     }
 }
 
+/// A history to check, and how to read it.
+struct HistoryFile<'a> {
+    file: &'a Path,
+    load: &'a LoadOptions,
+    /// With the commit order its ops carry.
+    commit_timestamps: bool,
+}
+
 /// Our verdict; fills in the workload from the history when the run did
 /// not name one. `html` is where its report goes, `from` the file the
 /// options came from (an error they cause names it).
 fn verdict(
-    path: &Path,
-    load: &LoadOptions,
+    source: &HistoryFile,
     opts: &CheckOptions,
     (html, from): (Option<&Path>, Option<&str>),
     workload: &mut Option<String>,
 ) -> Result<Ours, String> {
-    let h = isocheck::load(path, load).map_err(|d| d.to_string())?;
+    let mut h = isocheck::load(source.file, source.load).map_err(|d| d.to_string())?;
+    if source.commit_timestamps {
+        let order = isocheck::history::commit_order::OrderSource::Timestamps;
+        isocheck::history::commit_order::attach(&mut h, &order).map_err(|d| d.to_string())?;
+    }
     workload.get_or_insert_with(|| h.workload.name().to_string());
     let outcome = isocheck::check(&h, opts).map_err(|e| match from {
         Some(file) => format!("{e} (recorded in {file})"),

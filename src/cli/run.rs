@@ -4,16 +4,21 @@
 //! under way are recorded `:info`); what was recorded is still written and
 //! checked. A second Ctrl-C abandons the transactions under way at once,
 //! writes the store and exits unchecked; a Ctrl-C once the store is
-//! written (while checking) exits at once.
+//! written (while checking) exits at once. Where the database exposes its
+//! commit order (`run::CommitOrder`), an rw-register history is checked
+//! with it, as `check --transaction-order timestamps` would.
 
 use super::check::{option_help, parse_seconds, ModelArgs};
 use super::progress::{CheckFeed, Progress, Status};
 use super::{output, parse_fraction, parse_ops, EXIT_INPUT};
+use isocheck::history::commit_order::{self, OrderSource};
 use isocheck::history::History;
 use isocheck::report::{self, diagnostic};
 use isocheck::{Outcome, Validity};
 use isocheck_gen::{self as gen, Distribution, Kind};
-use isocheck_run::{self as run, perf, store, Ended, Interrupt, Isolation, Recording, Target};
+use isocheck_run::{
+    self as run, perf, store, CommitOrder, Ended, Interrupt, Isolation, Recording, Target,
+};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::Ordering;
@@ -256,6 +261,7 @@ impl RunArgs {
         };
         let isolation = target.isolation(self.isolation)?;
         self.model.validate()?;
+        timestamps_checkable(&target, self.model.check_timestamps)?;
         let check_options = self.model.options();
         isocheck::anomaly_types(&check_options)
             .map_err(|e| format!("{e} ({})", option_help(&e)))?;
@@ -313,6 +319,22 @@ impl RunArgs {
         });
         store::check_name(&options.name)?;
         Ok(options)
+    }
+}
+
+/// Refuses `--check-timestamps` on PostgreSQL: its commit timestamps are
+/// no snapshot (reads have no start timestamp to be judged by), and at
+/// SERIALIZABLE its serial order is not the commit order (SSI lets a
+/// transaction that read an old version commit after the one that
+/// overwrote it), so a serial read would be judged stale wrongly. Its
+/// commit order still orders each key's versions, which the run uses.
+fn timestamps_checkable(target: &Target, asked: bool) -> Result<(), String> {
+    match (target, asked) {
+        (Target::Postgres(_), true) => Err("PostgreSQL's commit timestamps are no snapshot, and \
+             SERIALIZABLE does not serialize in their order: drop --check-timestamps (the run \
+             orders each key's versions by them)"
+            .into()),
+        _ => Ok(()),
     }
 }
 
@@ -397,27 +419,64 @@ fn summarise(rec: &Recording) {
     };
     output::say(format_args!(
         "recorded {} transactions{stopped} in {secs:.1} s ({rate:.0}/s): {} ok, {} failed, {} \
-         unknown{abandoned}; {} nemesis ops\n  store: {}",
+         unknown{abandoned}; {} nemesis ops\n  commit order: {}\n  store: {}",
         c.invoked,
         c.ok,
         c.failed,
         c.info,
         c.nemesis,
+        commit_order_line(rec),
         rec.dir.display()
     ));
+}
+
+/// Where the commit order came from and how many ops carry it, or why
+/// there is none.
+fn commit_order_line(rec: &Recording) -> String {
+    match &rec.commit_order {
+        CommitOrder::Recorded(what) => format!(
+            "{what}, on {} of {} ok transactions (those that wrote)",
+            rec.counts.stamped, rec.counts.ok
+        ),
+        CommitOrder::Unavailable(why) => format!("not recorded: {why}"),
+    }
+}
+
+/// Gives `history` the commit order its ops carry, for the rw-register
+/// inference (`--transaction-order timestamps`), where `run::ordered` says
+/// the run is checked with it.
+fn with_commit_order(
+    history: &mut History,
+    o: &run::Options,
+    rec: &Recording,
+) -> Result<(), ExitCode> {
+    if run::ordered(o, &rec.commit_order, rec.counts).is_none() {
+        return Ok(());
+    }
+    commit_order::attach(history, &OrderSource::Timestamps).map_err(|d| {
+        let text = diagnostic::render(&d, super::stderr_color());
+        output::status(output::to_stderr(&text), ExitCode::from(EXIT_INPUT))
+    })?;
+    output::say(format_args!(
+        "  checked with the commit order (as --transaction-order timestamps)"
+    ));
+    Ok(())
 }
 
 /// Checks the recorded history, prints the report, writes `results.edn`.
 fn check_recording(a: &RunArgs, o: &run::Options, rec: &Recording) -> ExitCode {
     let mut opts = a.model.options();
     opts.consistency_models = Some(o.models.clone());
-    let history = match isocheck::load(&rec.history, &Default::default()) {
+    let mut history = match isocheck::load(&rec.history, &Default::default()) {
         Ok(h) => h,
         Err(d) => {
             let text = diagnostic::render(&d, super::stderr_color());
             return output::status(output::to_stderr(&text), ExitCode::from(EXIT_INPUT));
         }
     };
+    if let Err(code) = with_commit_order(&mut history, o, rec) {
+        return code;
+    }
     // No limit is armed: the run stops only for Ctrl-C.
     let feed = CheckFeed::begin(false);
     let progress = Progress::start(move || feed.status());

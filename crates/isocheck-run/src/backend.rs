@@ -5,7 +5,10 @@
 //! [`Statements`] instead (begin, read, write, commit, abort, saying of
 //! each error whether the transaction is known not to have committed),
 //! which gives them a [`Connection`]; `exec` implements [`Connection`]
-//! itself, a whole transaction being one line to its program. The server backends give up on a connect or a statement
+//! itself, a whole transaction being one line to its program. A database
+//! that exposes its commit order ([`CommitOrder`]) gives each committed
+//! writer its position in it, which the history records as the op's
+//! `:commit-timestamp`. The server backends give up on a connect or a statement
 //! after [`CONNECT_TIMEOUT`] and [`STATEMENT_TIMEOUT`], so that a silent or
 //! stopped server cannot hold a client for ever.
 
@@ -104,6 +107,23 @@ impl fmt::Display for DbError {
     }
 }
 
+/// Whether a run records the database's commit order, learnt by
+/// [`Database::setup`]: each `:ok` transaction that wrote gets the
+/// database's position for its commit as `:commit-timestamp`, an integer
+/// whose order is the order in which writes to one key were installed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CommitOrder {
+    /// Recorded: what the numbers are.
+    Recorded(&'static str),
+    /// Not recorded: why not, in one line (with how to turn it on, where
+    /// the database can).
+    Unavailable(String),
+}
+
+/// A commit's position in the database's commit order, where it reports
+/// one ([`CommitOrder`]).
+pub type CommitStamp = Option<u64>;
+
 /// A database under test: it creates the workload's tables (dropping
 /// earlier runs' ones) and opens connections. Shared by the client threads.
 pub trait Database: Send + Sync {
@@ -111,6 +131,9 @@ pub trait Database: Send + Sync {
     fn setup(&self) -> Result<(), DbError>;
     /// A new connection, at the run's isolation level.
     fn connect(&self) -> Result<Box<dyn Connection>, DbError>;
+    /// Whether the commits' order is recorded; asked after
+    /// [`Database::setup`], which finds out.
+    fn commit_order(&self) -> CommitOrder;
     /// Ends the connections of every client but this run's setup: the
     /// `kill` fault. `Ok(false)` when the database has no way to.
     fn kill_connections(&self) -> Result<bool, DbError> {
@@ -132,15 +155,16 @@ pub type Failed = (OpType, DbError);
 /// One client's connection, running one op at a time.
 pub trait Connection: Send {
     /// Runs a transaction of `gen`'s workloads; its reads go to `reads`
-    /// (cleared first), one span per micro-op.
-    fn transaction(&mut self, mops: &[Mop], reads: &mut Reads) -> Result<(), Failed>;
+    /// (cleared first), one span per micro-op. Committed: its place in the
+    /// commit order, where recorded.
+    fn transaction(&mut self, mops: &[Mop], reads: &mut Reads) -> Result<CommitStamp, Failed>;
     /// Runs a register op of the cas-register workload in a transaction of
     /// its own; what a read saw (`None` for nil).
     fn register_op(&mut self, op: cas::Op) -> Result<Option<Value>, Failed>;
 }
 
 impl<S: Statements> Connection for S {
-    fn transaction(&mut self, mops: &[Mop], reads: &mut Reads) -> Result<(), Failed> {
+    fn transaction(&mut self, mops: &[Mop], reads: &mut Reads) -> Result<CommitStamp, Failed> {
         crate::client::transact(self, mops, reads)
     }
 
@@ -172,7 +196,9 @@ pub trait Statements: Send {
         }
         self.write(key, new).map(|()| true)
     }
-    fn commit(&mut self) -> Result<(), DbError>;
+    /// Commits; the commit's place in the database's commit order where
+    /// the run records it ([`CommitOrder`]) and the transaction wrote.
+    fn commit(&mut self) -> Result<CommitStamp, DbError>;
     /// Rolls back; errors are ignored (the transaction is over either way).
     fn abort(&mut self);
 }

@@ -120,6 +120,7 @@ pub fn perform<S: Statements + ?Sized>(c: &mut S, op: Op) -> Result<Option<Value
         }
         Ok(true) => {}
     }
+    // A register op's history has no use for commit timestamps.
     c.commit().map_err(|e| {
         c.abort();
         let unknown = !e.definite && !matches!(op, Op::Read(_));
@@ -194,6 +195,7 @@ impl<W: Write + Send> Job for Registers<W> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::backend::CommitStamp;
 
     /// A register per key in memory, its cas the default read and write.
     #[derive(Default)]
@@ -214,10 +216,10 @@ mod tests {
             self.values.insert(key, value);
             Ok(())
         }
-        fn commit(&mut self) -> Result<(), DbError> {
+        fn commit(&mut self) -> Result<CommitStamp, DbError> {
             match self.commit_fails {
                 true => Err(DbError::lost("connection-lost", "gone")),
-                false => Ok(()),
+                false => Ok(None),
             }
         }
         fn abort(&mut self) {}

@@ -10,7 +10,7 @@
 //! an op whose connection cannot be opened fails (`:no-client`): a server
 //! that cannot be reached uses up the budget, so a run of `--txns` ends.
 
-use super::backend::{Connection, Database, DbError, Failed, Statements};
+use super::backend::{CommitStamp, Connection, Database, DbError, Failed, Statements};
 use super::recorder::Recorder;
 use super::Interrupt;
 use isocheck_gen::edn::{OpType, Reads};
@@ -131,7 +131,7 @@ impl<W: Write + Send> Job for Txns<W> {
     ) -> (bool, Option<(OpType, DbError)>) {
         let mut reads = Reads::default();
         match c.transaction(mops, &mut reads) {
-            Ok(()) => (self.recorder.ok(process, mops, &reads), None),
+            Ok(stamp) => (self.recorder.ok(process, mops, &reads, stamp), None),
             Err((ty, e)) => {
                 let failure = (ty, e.name, e.message.as_str());
                 (self.recorder.failed(process, mops, failure), Some((ty, e)))
@@ -182,13 +182,14 @@ pub fn run<J: Job>(index: u64, processes: u64, db: &dyn Database, job: &J) {
     }
 }
 
-/// Runs one transaction; on an error, the completion type it gets and the
-/// error. The transaction is over either way.
+/// Runs one transaction: its commit's place in the commit order, where
+/// recorded; on an error, the completion type it gets and the error. The
+/// transaction is over either way.
 pub fn transact<S: Statements + ?Sized>(
     c: &mut S,
     mops: &[Mop],
     reads: &mut Reads,
-) -> Result<(), Failed> {
+) -> Result<CommitStamp, Failed> {
     reads.clear();
     let read_only = mops.iter().all(|m| matches!(m, Mop::Read(_)));
     let body = |c: &mut S, reads: &mut Reads| {
@@ -257,8 +258,8 @@ pub(super) mod tests {
         fn write(&mut self, _: u64, _: u64) -> Result<(), DbError> {
             self.step("write")
         }
-        fn commit(&mut self) -> Result<(), DbError> {
-            self.step("commit")
+        fn commit(&mut self) -> Result<CommitStamp, DbError> {
+            self.step("commit").map(|()| Some(9))
         }
         fn abort(&mut self) {
             self.log.push("abort");
@@ -301,7 +302,8 @@ pub(super) mod tests {
             log: Vec::new(),
         };
         let mut reads = Reads::default();
-        transact(&mut c, &[Mop::Write(1, 2), Mop::Read(1)], &mut reads).unwrap();
+        let stamp = transact(&mut c, &[Mop::Write(1, 2), Mop::Read(1)], &mut reads).unwrap();
+        assert_eq!(stamp, Some(9), "the commit's stamp is passed on");
         assert_eq!(reads.values, [7]);
         assert_eq!(reads.spans, [(0, 0), (0, 1)]);
         assert_eq!(c.log, ["begin", "write", "read", "commit"]);
@@ -316,6 +318,9 @@ pub(super) mod tests {
         }
         fn connect(&self) -> Result<Box<dyn Connection>, DbError> {
             Err(DbError::lost("cannot-connect", "refused"))
+        }
+        fn commit_order(&self) -> crate::backend::CommitOrder {
+            crate::backend::CommitOrder::Unavailable("unreachable".into())
         }
     }
 

@@ -37,7 +37,7 @@ mod sim;
 mod sqlite;
 pub mod store;
 
-pub use backend::{DbError, Isolation};
+pub use backend::{CommitOrder, DbError, Isolation};
 pub use recorder::Counts;
 
 use backend::Database;
@@ -249,6 +249,8 @@ pub struct Recording {
     pub counts: Counts,
     pub elapsed: Duration,
     pub ended: Ended,
+    /// Whether the ops carry the database's commit order, and from what.
+    pub commit_order: CommitOrder,
 }
 
 /// Why a run's clients stopped.
@@ -390,6 +392,7 @@ pub fn run(
             return Err(e);
         }
     };
+    let commit_order = db.commit_order();
     let history = dir.join("history.edn");
     let file = std::fs::File::create(&history).map_err(|e| RunError::Store(history.clone(), e))?;
     let recorder = Arc::new(recorder::Recorder::new(file, o.shape.kind));
@@ -409,7 +412,8 @@ pub fn run(
         .close((name, &message))
         .map_err(|e| RunError::Store(history.clone(), e))?;
     let test_path = dir.join("test.edn");
-    isocheck::files::write(&test_path, test_edn(o, elapsed, ended))
+    let checked_with = ordered(o, &commit_order, counts);
+    isocheck::files::write(&test_path, test_edn(o, (elapsed, ended), checked_with))
         .map_err(|e| RunError::Store(test_path, e))?;
     store::link_latest(&o.store, &dir).map_err(|e| RunError::Store(o.store.clone(), e))?;
     interrupt.recorded.store(true, Ordering::SeqCst);
@@ -419,6 +423,7 @@ pub fn run(
         counts,
         elapsed,
         ended,
+        commit_order,
     })
 }
 
@@ -674,7 +679,23 @@ fn open(o: &Options, dir: &Path) -> Result<Box<dyn Database>, RunError> {
     })
 }
 
-fn test_edn(o: &Options, elapsed: Duration, ended: Ended) -> String {
+/// What the run's history is checked with, as `test.edn` records it
+/// (`:commit-order`, and Elle's `:transaction-order :timestamps` for
+/// `recheck`): the commit order, where recorded on some op of an
+/// rw-register history (a list-append history's reads show its version
+/// order).
+pub fn ordered(o: &Options, order: &CommitOrder, counts: Counts) -> Option<&'static str> {
+    match order {
+        CommitOrder::Recorded(what)
+            if counts.stamped > 0 && o.cas.is_none() && !o.shape.kind.is_list() =>
+        {
+            Some(what)
+        }
+        _ => None,
+    }
+}
+
+fn test_edn(o: &Options, (elapsed, ended): (Duration, Ended), order: Option<&str>) -> String {
     use store::Field;
     let models: Vec<&str> = o.models.iter().map(String::as_str).collect();
     let faults: Vec<&str> = o
@@ -718,6 +739,11 @@ fn test_edn(o: &Options, elapsed: Duration, ended: Ended) -> String {
             o.nemesis
                 .as_ref()
                 .map_or(Field::Nil, |p| Field::Float(p.interval.as_secs_f64())),
+        ),
+        ("commit-order", order.map_or(Field::Nil, Field::Str)),
+        (
+            "transaction-order",
+            order.map_or(Field::Nil, |_| Field::Keyword("timestamps")),
         ),
         ("elapsed", Field::Float(elapsed.as_secs_f64())),
         (

@@ -7,14 +7,26 @@
 //! the outcome of a commit unknown. The socket's read and write timeouts
 //! ([`STATEMENT_TIMEOUT`], from the server's greeting on) bound every call:
 //! a silent server is an I/O error, and the connection is given up.
+//!
+//! With the binary log on (found out at setup), the commit order is
+//! recorded: a transaction that wrote sends `COMMIT; SELECT @@last_gtid`
+//! in one round trip, and its GTID's sequence number is its place in the
+//! binary log, which InnoDB commits in (two-phase commit with the log).
+//! Two writers of one row are logged in the order they installed its
+//! versions: the second waits for the first's row lock, released once the
+//! first was logged. A session's `@@last_gtid` stays as it was after a
+//! transaction that logged nothing: no stamp then. The sequence numbers
+//! are one replication domain's (`gtid_domain_id`, the same for every
+//! client's session unless one sets its own).
 
 use super::backend::{
-    from_bigint, parse_list, to_bigint, Connection, Database, DbError, Isolation, Statements,
-    CONNECT_TIMEOUT, STATEMENT_TIMEOUT,
+    from_bigint, parse_list, to_bigint, CommitOrder, CommitStamp, Connection, Database, DbError,
+    Isolation, Statements, CONNECT_TIMEOUT, STATEMENT_TIMEOUT,
 };
 use isocheck_gen::workload::{Key, Value};
 use mysql::prelude::{FromValue, Queryable};
 use mysql::{Conn, Opts, OptsBuilder, Row, Statement};
+use std::sync::OnceLock;
 
 /// Server error codes: deadlock, lock wait timeout, duplicate key, access
 /// denied (table, database, command), killed connection, shutdown.
@@ -29,7 +41,12 @@ pub struct Mysql {
     opts: Opts,
     isolation: Isolation,
     list: bool,
+    /// Learnt at setup, from `@@log_bin` and `@@sql_log_bin`.
+    commit_order: OnceLock<CommitOrder>,
 }
+
+/// What the GTIDs' sequence numbers are, as the run's summary says.
+const GTID_ORDER: &str = "the binary log's GTID sequence numbers (@@last_gtid)";
 
 impl Mysql {
     /// The database at `url` (`mysql://user@host:port/db`); an error
@@ -50,6 +67,7 @@ impl Mysql {
             opts: opts.into(),
             isolation,
             list,
+            commit_order: OnceLock::new(),
         })
     }
 
@@ -123,6 +141,15 @@ fn column<T: FromValue>(row: Option<Row>) -> Result<Option<T>, DbError> {
     }
 }
 
+/// The sequence number of a GTID, `domain-server-sequence`; none for
+/// anything else (an empty `@@last_gtid`: the session logged nothing yet).
+fn sequence_number(gtid: &str) -> Option<u64> {
+    match gtid.split('-').collect::<Vec<_>>()[..] {
+        [_, _, seq] => seq.parse().ok(),
+        _ => None,
+    }
+}
+
 impl Database for Mysql {
     fn setup(&self) -> Result<(), DbError> {
         let mut conn = self.conn()?;
@@ -133,7 +160,25 @@ impl Database for Mysql {
         conn.query_drop(format!(
             "CREATE TABLE {table} (k BIGINT PRIMARY KEY, v {value} NOT NULL) ENGINE = InnoDB"
         ))
-        .map_err(error)
+        .map_err(error)?;
+        let logged = conn.query_first("SELECT @@log_bin AND @@sql_log_bin");
+        let order = match column::<i64>(logged.map_err(error)?)? {
+            Some(1) => CommitOrder::Recorded(GTID_ORDER),
+            _ => CommitOrder::Unavailable(
+                "the server's binary log is off: start it with --log-bin to record the commit \
+                 order"
+                    .into(),
+            ),
+        };
+        let _ = self.commit_order.set(order);
+        Ok(())
+    }
+
+    fn commit_order(&self) -> CommitOrder {
+        self.commit_order
+            .get()
+            .cloned()
+            .unwrap_or_else(|| CommitOrder::Unavailable("the database was not set up".into()))
     }
 
     fn connect(&self) -> Result<Box<dyn Connection>, DbError> {
@@ -165,6 +210,9 @@ impl Database for Mysql {
             cas,
             list: self.list,
             broken: false,
+            stamps: matches!(self.commit_order(), CommitOrder::Recorded(_)),
+            wrote: false,
+            last_gtid: None,
         }))
     }
 
@@ -197,9 +245,24 @@ struct MyConnection {
     /// A call failed without the server's answer (timeout, lost socket):
     /// no rollback is sent on this connection.
     broken: bool,
+    /// The commit order is recorded.
+    stamps: bool,
+    /// The open transaction wrote: its commit may be logged.
+    wrote: bool,
+    /// The session's `@@last_gtid` after its last logged commit.
+    last_gtid: Option<String>,
 }
 
 impl MyConnection {
+    /// The sequence number of `gtid` (`domain-server-sequence`), unless
+    /// the session's last GTID did not change: the commit logged nothing.
+    fn stamp(&mut self, gtid: Option<String>) -> CommitStamp {
+        let gtid = gtid.filter(|g| self.last_gtid.as_ref() != Some(g))?;
+        let seq = sequence_number(&gtid);
+        self.last_gtid = Some(gtid);
+        seq
+    }
+
     /// `result`'s error as the history names it; a connection that lost
     /// its server is marked broken.
     fn seen<T>(&mut self, result: mysql::Result<T>) -> Result<T, DbError> {
@@ -213,6 +276,7 @@ impl MyConnection {
 
 impl Statements for MyConnection {
     fn begin(&mut self, _read_only: bool) -> Result<(), DbError> {
+        self.wrote = false;
         let result = self.conn.query_drop("START TRANSACTION");
         self.seen(result)
     }
@@ -232,6 +296,7 @@ impl Statements for MyConnection {
     }
 
     fn write(&mut self, key: Key, value: Value) -> Result<(), DbError> {
+        self.wrote = true;
         let k = to_bigint(key)?;
         let result = if self.list {
             self.conn.exec_drop(&self.write, (k, value.to_string()))
@@ -243,6 +308,7 @@ impl Statements for MyConnection {
     }
 
     fn cas(&mut self, key: Key, expected: Value, new: Value) -> Result<bool, DbError> {
+        self.wrote = true;
         let args = (to_bigint(new)?, to_bigint(key)?, to_bigint(expected)?);
         let result = self.conn.exec_drop(&self.cas, args);
         self.seen(result)?;
@@ -250,9 +316,26 @@ impl Statements for MyConnection {
         Ok(self.conn.affected_rows() == 1)
     }
 
-    fn commit(&mut self) -> Result<(), DbError> {
-        let result = self.conn.query_drop("COMMIT");
-        self.seen(result)
+    fn commit(&mut self) -> Result<CommitStamp, DbError> {
+        if !(self.stamps && std::mem::take(&mut self.wrote)) {
+            let result = self.conn.query_drop("COMMIT");
+            return self.seen(result).map(|()| None);
+        }
+        // One round trip; the SELECT runs only if the commit succeeded.
+        let result = self
+            .conn
+            .query_iter("COMMIT; SELECT @@last_gtid")
+            .and_then(|mut sets| {
+                let mut gtid = None;
+                while let Some(set) = sets.iter() {
+                    for row in set {
+                        gtid = gtid.or(column::<String>(Some(row?)).ok().flatten());
+                    }
+                }
+                Ok(gtid)
+            });
+        let gtid = self.seen(result)?;
+        Ok(self.stamp(gtid))
     }
 
     fn abort(&mut self) {
@@ -260,5 +343,18 @@ impl Statements for MyConnection {
             let result = self.conn.query_drop("ROLLBACK");
             let _ = self.seen(result);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sequence_number;
+
+    #[test]
+    fn a_gtid_gives_its_sequence_number() {
+        assert_eq!(sequence_number("0-1-13166"), Some(13166));
+        assert_eq!(sequence_number(""), None);
+        assert_eq!(sequence_number("0-1"), None);
+        assert_eq!(sequence_number("0-1-x"), None);
     }
 }

@@ -7,17 +7,30 @@
 //! `pg_terminate_backend`) or broken (class 08), whose outcome at commit is
 //! unknown; so is any error without one (the socket closed) and a call the
 //! server did not answer in time (the connection is then given up).
+//!
+//! With `track_commit_timestamp = on` (found out at setup), the commit
+//! order is recorded: a transaction's first write returns its xid
+//! (`RETURNING pg_current_xact_id()`, no extra round trip), and its
+//! `COMMIT` is sent with `pg_xact_commit_timestamp(xid)` in one query
+//! string, microseconds since 1970. Two writers of one row commit in the
+//! order they installed its versions: the second waits for the first's row
+//! lock, released after the first's commit timestamp was taken (or, at
+//! REPEATABLE READ and SERIALIZABLE, fails). The timestamps are the
+//! server's wall clock: a clock set back while the run goes on would break
+//! that order.
 
 use super::backend::{
-    from_bigint, parse_list, to_bigint, Connection, Database, DbError, Isolation, Statements,
-    CONNECT_TIMEOUT, STATEMENT_TIMEOUT,
+    from_bigint, parse_list, to_bigint, CommitOrder, CommitStamp, Connection, Database, DbError,
+    Isolation, Statements, CONNECT_TIMEOUT, STATEMENT_TIMEOUT,
 };
 use isocheck_gen::workload::{Key, Value};
 use std::future::Future;
+use std::sync::OnceLock;
 use std::time::Duration;
 use tokio::runtime::Runtime;
 use tokio_postgres::error::SqlState;
-use tokio_postgres::{Client, Config, NoTls, Statement};
+use tokio_postgres::types::ToSql;
+use tokio_postgres::{Client, Config, NoTls, SimpleQueryMessage, Statement};
 
 /// The `application_name` of the clients' connections, so the `kill`
 /// fault ends only theirs.
@@ -27,7 +40,17 @@ pub struct Postgres {
     config: Config,
     isolation: Isolation,
     list: bool,
+    /// Learnt at setup, from `track_commit_timestamp`.
+    commit_order: OnceLock<CommitOrder>,
 }
+
+/// What the commit timestamps are, as the run's summary says.
+const COMMIT_TIMESTAMPS: &str =
+    "PostgreSQL's commit timestamps (track_commit_timestamp), microseconds";
+
+/// The clause the writes end with when the commit order is recorded:
+/// the transaction's xid, assigned by its first write.
+const RETURNING_XID: &str = " RETURNING pg_current_xact_id()::text";
 
 /// A connection: the client and the runtime that drives its socket (a
 /// spawned task, run whenever a call is waited for).
@@ -72,6 +95,7 @@ impl Postgres {
             config,
             isolation,
             list,
+            commit_order: OnceLock::new(),
         })
     }
 
@@ -138,6 +162,16 @@ fn error(e: tokio_postgres::Error) -> DbError {
     }
 }
 
+/// The commit timestamp a row of the commit's lookup holds: none when
+/// the server had none (NULL) or sent something else; the transaction
+/// committed either way.
+fn stamp_in(message: &SimpleQueryMessage) -> Option<u64> {
+    match message {
+        SimpleQueryMessage::Row(row) => row.get(0).and_then(|text| text.parse().ok()),
+        _ => None,
+    }
+}
+
 /// An error and its sources, `: `-separated (the client's own message
 /// for a refused connection is only "error connecting to server").
 fn chain(e: &dyn std::error::Error) -> String {
@@ -157,7 +191,25 @@ impl Database for Postgres {
         let sql = format!(
             "DROP TABLE IF EXISTS {table}; CREATE TABLE {table} (k BIGINT PRIMARY KEY, {value});"
         );
-        session.call(session.client.batch_execute(&sql))
+        session.call(session.client.batch_execute(&sql))?;
+        let tracked = session.call(session.client.query_one("SHOW track_commit_timestamp", &[]))?;
+        let order = match tracked.try_get::<_, String>(0).map_err(error)?.as_str() {
+            "on" => CommitOrder::Recorded(COMMIT_TIMESTAMPS),
+            _ => CommitOrder::Unavailable(
+                "the server's track_commit_timestamp is off: set it on and restart the server \
+                 to record the commit order"
+                    .into(),
+            ),
+        };
+        let _ = self.commit_order.set(order);
+        Ok(())
+    }
+
+    fn commit_order(&self) -> CommitOrder {
+        self.commit_order
+            .get()
+            .cloned()
+            .unwrap_or_else(|| CommitOrder::Unavailable("the database was not set up".into()))
     }
 
     fn connect(&self) -> Result<Box<dyn Connection>, DbError> {
@@ -174,11 +226,13 @@ impl Database for Postgres {
                  ON CONFLICT (k) DO UPDATE SET v = excluded.v"
             )
         };
+        let stamps = matches!(self.commit_order(), CommitOrder::Recorded(_));
+        let returning = if stamps { RETURNING_XID } else { "" };
         let prepare = |sql: &str| session.call(session.client.prepare(sql));
         let read = prepare(&format!("SELECT v FROM {table} WHERE k = $1"))?;
-        let write = prepare(&write)?;
+        let write = prepare(&format!("{write}{returning}"))?;
         let cas = prepare(&format!(
-            "UPDATE {table} SET v = $3 WHERE k = $1 AND v = $2"
+            "UPDATE {table} SET v = $3 WHERE k = $1 AND v = $2{returning}"
         ))?;
         Ok(Box::new(PgConnection {
             session,
@@ -188,6 +242,8 @@ impl Database for Postgres {
             cas,
             list: self.list,
             broken: false,
+            stamps,
+            xid: None,
         }))
     }
 
@@ -212,9 +268,37 @@ struct PgConnection {
     /// A call failed without the server's answer (timeout, lost socket):
     /// nothing more is sent on this connection, not even a rollback.
     broken: bool,
+    /// The commit order is recorded: the writes return the xid.
+    stamps: bool,
+    /// The open transaction's xid, once a write assigned it.
+    xid: Option<u64>,
 }
 
 impl PgConnection {
+    /// Runs a write (`execute` when no xid comes back); with `stamps`,
+    /// keeps the xid its `RETURNING` gives. How many rows it changed.
+    fn written(
+        &mut self,
+        statement: Statement,
+        args: &[&(dyn ToSql + Sync)],
+    ) -> Result<u64, DbError> {
+        let s = &self.session;
+        if !self.stamps {
+            let result = s.call(s.client.execute(&statement, args));
+            return self.seen(result);
+        }
+        let result = s.call(s.client.query_opt(&statement, args));
+        let Some(row) = self.seen(result)? else {
+            return Ok(0);
+        };
+        let xid: String = row.try_get(0).map_err(error)?;
+        let xid = xid
+            .parse()
+            .map_err(|_| DbError::rejected("unreadable-xid", format!("`{xid}`")))?;
+        self.xid = Some(xid);
+        Ok(1)
+    }
+
     /// Passes `result` on, marking the connection broken when the server
     /// did not answer.
     fn seen<T>(&mut self, result: Result<T, DbError>) -> Result<T, DbError> {
@@ -227,6 +311,7 @@ impl PgConnection {
 
 impl Statements for PgConnection {
     fn begin(&mut self, _read_only: bool) -> Result<(), DbError> {
+        self.xid = None;
         let s = &self.session;
         let result = s.call(s.client.batch_execute(&self.begin));
         self.seen(result)
@@ -250,28 +335,37 @@ impl Statements for PgConnection {
 
     fn write(&mut self, key: Key, value: Value) -> Result<(), DbError> {
         let k = to_bigint(key)?;
-        let s = &self.session;
-        let result = if self.list {
+        let write = self.write.clone();
+        if self.list {
             let v = value.to_string();
-            s.call(s.client.execute(&self.write, &[&k, &v]))
+            self.written(write, &[&k, &v]).map(drop)
         } else {
             let v = to_bigint(value)?;
-            s.call(s.client.execute(&self.write, &[&k, &v]))
-        };
-        self.seen(result).map(drop)
+            self.written(write, &[&k, &v]).map(drop)
+        }
     }
 
     fn cas(&mut self, key: Key, expected: Value, new: Value) -> Result<bool, DbError> {
         let args = [to_bigint(key)?, to_bigint(expected)?, to_bigint(new)?];
-        let s = &self.session;
-        let result = s.call(s.client.execute(&self.cas, &[&args[0], &args[1], &args[2]]));
-        Ok(self.seen(result)? == 1)
+        let cas = self.cas.clone();
+        Ok(self.written(cas, &[&args[0], &args[1], &args[2]])? == 1)
     }
 
-    fn commit(&mut self) -> Result<(), DbError> {
+    fn commit(&mut self) -> Result<CommitStamp, DbError> {
         let s = &self.session;
-        let result = s.call(s.client.batch_execute("COMMIT"));
-        self.seen(result)
+        let Some(xid) = self.xid.take() else {
+            let result = s.call(s.client.batch_execute("COMMIT"));
+            return self.seen(result).map(|()| None);
+        };
+        // One round trip: the lookup runs only if the commit succeeded, and
+        // cannot fail itself (the setting is read before the timestamp).
+        let sql = format!(
+            "COMMIT; SELECT CASE WHEN current_setting('track_commit_timestamp')::bool THEN \
+             (extract(epoch FROM pg_xact_commit_timestamp(xid('{xid}'::xid8))) * 1000000)::bigint \
+             END"
+        );
+        let result = s.call(s.client.simple_query(&sql));
+        Ok(self.seen(result)?.iter().find_map(stamp_in))
     }
 
     fn abort(&mut self) {

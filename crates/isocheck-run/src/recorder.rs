@@ -27,6 +27,8 @@ pub struct Counts {
     pub nemesis: u64,
     /// Of `info`: ops still under way when the run gave up on them.
     pub abandoned: u64,
+    /// Of `ok`: transactions recorded with their `:commit-timestamp`.
+    pub stamped: u64,
 }
 
 pub struct Recorder<W: Write> {
@@ -113,11 +115,17 @@ impl<W: Write> Recorder<W> {
         })
     }
 
-    /// Writes an `:ok` completion with what the reads returned.
-    pub fn ok(&self, process: u64, mops: &[Mop], reads: &Reads) -> bool {
+    /// Writes an `:ok` completion with what the reads returned, and its
+    /// commit's place in the database's commit order, if known
+    /// (`:commit-timestamp`).
+    pub fn ok(&self, process: u64, mops: &[Mop], reads: &Reads, commit: Option<u64>) -> bool {
         self.with(|inner, time| {
             inner.counts.ok += 1;
             inner.open.remove(&process);
+            if let Some(commit) = commit {
+                inner.counts.stamped += 1;
+                inner.out.stamp_next(None, commit);
+            }
             inner.out.op(OpType::Ok, time, process, mops, Some(reads))
         })
     }
@@ -232,19 +240,21 @@ mod tests {
         let mops = [Mop::Write(1, 2)];
         assert!(recorder.invoke(0, &mops));
         assert!(recorder.invoke(1, &mops));
-        assert!(recorder.ok(1, &mops, &Reads::default()));
+        assert!(recorder.ok(1, &mops, &Reads::default(), Some(17)));
         assert!(recorder.register((OpType::Invoke, 2), ("read", "[3 nil]"), None));
         assert!(recorder.nemesis("pause", None));
         let counts = recorder.close(("timeout", "gone")).unwrap();
         assert_eq!((counts.invoked, counts.ok, counts.info), (3, 1, 2));
         assert_eq!((counts.abandoned, counts.nemesis), (2, 2));
+        assert_eq!(counts.stamped, 1);
         // An abandoned client that comes back is not recorded.
-        assert!(!recorder.ok(0, &mops, &Reads::default()));
+        assert!(!recorder.ok(0, &mops, &Reads::default(), None));
         assert!(recorder.close(("timeout", "again")).is_err());
         drop(recorder);
         let history = String::from_utf8(out).unwrap();
         let lines: Vec<&str> = history.lines().collect();
         assert_eq!(lines.len(), 8, "{history}");
+        assert!(lines[2].ends_with(":commit-timestamp 17}"), "{}", lines[2]);
         assert!(lines[5].contains(":type :info, :process 0, :f :txn, :value [[:w 1 2]]"));
         assert!(
             lines[5].ends_with(":error [:timeout \"gone\"]}"),

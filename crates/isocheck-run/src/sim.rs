@@ -3,9 +3,11 @@
 //! `gen::db::Db` behind a mutex; each connection holds one of its thread
 //! slots. Levels that `gen` runs at commit (the serializable ones) hold a
 //! token from begin to the end of the transaction, so transactions run one
-//! at a time, each at an instant within its interval.
+//! at a time, each at an instant within its interval. Every commit's
+//! timestamp is recorded: `Db` installs each key's versions in the order
+//! of their commit timestamps, whatever the level.
 
-use super::backend::{Connection, Database, DbError, Statements};
+use super::backend::{CommitOrder, CommitStamp, Connection, Database, DbError, Statements};
 use isocheck_gen::db::{Conflict, Db};
 use isocheck_gen::workload::{Key, Value};
 use isocheck_gen::Level;
@@ -67,6 +69,10 @@ impl Database for Sim {
             holds_token: false,
         }))
     }
+
+    fn commit_order(&self) -> CommitOrder {
+        CommitOrder::Recorded("the simulated database's commit timestamps")
+    }
 }
 
 struct SimConnection {
@@ -123,10 +129,10 @@ impl Statements for SimConnection {
         result.map_err(conflict)
     }
 
-    fn commit(&mut self) -> Result<(), DbError> {
+    fn commit(&mut self) -> Result<CommitStamp, DbError> {
         let result = lock(&self.shared.db).commit(self.slot);
         self.release_token();
-        result.map(drop).map_err(conflict)
+        result.map(Some).map_err(conflict)
     }
 
     fn abort(&mut self) {

@@ -6,7 +6,8 @@
 //! a read lock), a read-only one `DEFERRED`.
 
 use super::backend::{
-    from_bigint, parse_list, to_bigint, Connection, Database, DbError, Statements,
+    from_bigint, parse_list, to_bigint, CommitOrder, CommitStamp, Connection, Database, DbError,
+    Statements,
 };
 use isocheck_gen::workload::{Key, Value};
 use rusqlite::types::Value as SqlValue;
@@ -82,6 +83,10 @@ impl Database for Sqlite {
             list: self.list,
         }))
     }
+
+    fn commit_order(&self) -> CommitOrder {
+        CommitOrder::Unavailable("SQLite reports no commit order".into())
+    }
 }
 
 struct SqliteConnection {
@@ -153,14 +158,17 @@ impl Statements for SqliteConnection {
         Ok(changed == 1)
     }
 
-    fn commit(&mut self) -> Result<(), DbError> {
-        self.conn.execute_batch("COMMIT").map_err(|e| {
-            let mut err = error(e);
-            // Only a busy database is known to leave the transaction open
-            // (and then rolled back); anything else at commit is unknown.
-            err.definite = err.name == "busy";
-            err
-        })
+    fn commit(&mut self) -> Result<CommitStamp, DbError> {
+        self.conn
+            .execute_batch("COMMIT")
+            .map(|()| None)
+            .map_err(|e| {
+                let mut err = error(e);
+                // Only a busy database is known to leave the transaction open
+                // (and then rolled back); anything else at commit is unknown.
+                err.definite = err.name == "busy";
+                err
+            })
     }
 
     fn abort(&mut self) {

@@ -20,7 +20,7 @@
 
 pub mod protocol;
 
-use crate::backend::{Connection, Database, DbError, Failed};
+use crate::backend::{CommitOrder, CommitStamp, Connection, Database, DbError, Failed};
 use crate::cas::Op;
 use isocheck_gen::edn::{OpType, Reads};
 use isocheck_gen::workload::{Mop, Value};
@@ -247,6 +247,10 @@ impl Database for Exec {
 
     fn connect(&self) -> Result<Box<dyn Connection>, DbError> {
         Ok(Box::new(Program::start(&self.shared)?))
+    }
+
+    fn commit_order(&self) -> CommitOrder {
+        CommitOrder::Unavailable("the exec protocol carries no commit order".into())
     }
 
     fn kill_connections(&self) -> Result<bool, DbError> {
@@ -551,11 +555,13 @@ impl Program {
 }
 
 impl Connection for Program {
-    fn transaction(&mut self, mops: &[Mop], reads: &mut Reads) -> Result<(), Failed> {
+    fn transaction(&mut self, mops: &[Mop], reads: &mut Reads) -> Result<CommitStamp, Failed> {
         reads.clear();
         let list = self.shared.list;
         let (value, line) = self.op(&protocol::txn(mops, list))?;
-        protocol::txn_reads(mops, list, value.as_ref(), reads).map_err(|v| self.violation(&line, v))
+        protocol::txn_reads(mops, list, value.as_ref(), reads)
+            .map(|()| None)
+            .map_err(|v| self.violation(&line, v))
     }
 
     /// A read changes nothing: one whose outcome is unknown is `:fail`,

@@ -339,6 +339,10 @@ pub struct RunOptions {
     pub accounts: Option<Vec<String>>,
     /// Bank: `:negative-balances?`
     pub negative_balances: Option<bool>,
+    /// `:transaction-order :timestamps`: the rw-register history is checked
+    /// with the commit order its ops carry (`isocheck run` records it
+    /// where the database exposes one).
+    pub commit_timestamps: bool,
 }
 
 /// The test map's keys the options are taken from.
@@ -354,6 +358,7 @@ const TEST_KEYS: &[&str] = &[
     "total-amount",
     "accounts",
     "negative-balances?",
+    "transaction-order",
 ];
 
 /// Files past this size are not read for their options: a `test.fressian`
@@ -459,6 +464,9 @@ fn options_of(test: &Node) -> RunOptions {
             _ => None,
         }),
         negative_balances: flag("negative-balances?"),
+        commit_timestamps: test
+            .get("transaction-order")
+            .is_some_and(|n| matches!(&n.untagged().kind, Kind::Keyword(k) if *k == "timestamps")),
     }
 }
 
@@ -628,6 +636,14 @@ mod tests {
         assert_eq!(merged.anomalies, ["G1"]);
         assert!(merged.infer.wfr_keys);
         assert!(!merged.infer.sequential_keys);
+        assert!(!o.commit_timestamps);
+        let run = recorded_options("{:transaction-order :timestamps}").unwrap();
+        assert!(run.commit_timestamps, "isocheck run's commit order");
+        let elle = recorded_options("{:transaction-order {0 1}}").unwrap();
+        assert!(
+            !elle.commit_timestamps,
+            "a map is Elle's, not recorded on the ops"
+        );
     }
 
     #[test]
