@@ -82,6 +82,8 @@ pub enum FormatArg {
     Edn,
     /// Jepsen ops as JSON (elle-cli's form).
     Json,
+    /// Chronos's JSON array of transactions, with their timestamps.
+    Chronos,
     Polysi,
     Dbcop,
     Cobra,
@@ -92,6 +94,7 @@ impl From<FormatArg> for Format {
         match f {
             FormatArg::Edn => Format::Edn,
             FormatArg::Json => Format::Json,
+            FormatArg::Chronos => Format::Chronos,
             FormatArg::Polysi => Format::Polysi,
             FormatArg::Dbcop => Format::Dbcop,
             FormatArg::Cobra => Format::Cobra,

@@ -1,13 +1,15 @@
 //! The other published history formats, read into the same [`Ops`] arenas as
 //! Jepsen EDN: Jepsen ops written as JSON (elle-cli's form, [`json`]), and
-//! PolySI's text format, dbcop's bincode and Cobra's client logs, whose
-//! transactions become completion-only `:ok`/`:fail` ops, one process per
-//! session, so pairing and everything after treat them like EDN.
+//! Chronos's timestamped JSON, PolySI's text format, dbcop's bincode and
+//! Cobra's client logs, whose transactions become completion-only
+//! `:ok`/`:fail` ops, one process per session, so pairing and everything
+//! after treat them like EDN.
 //!
 //! This module owns what the three readers share: `TxnOps`, which turns a
 //! transaction into an op (and the "a read of 0 is the initial version"
 //! rule), and `Bytes`, a bounds-checked cursor over binary input.
 
+pub mod chronos;
 pub mod cobra;
 pub mod dbcop;
 pub mod json;
@@ -32,12 +34,12 @@ pub fn detect(name: &str, extension: Option<&str>, bytes: &[u8]) -> Result<Forma
     match extension {
         Some("bincode") => return Ok(Format::Dbcop),
         Some("edn") => return Ok(Format::Edn),
-        Some("json" | "jsonl" | "ndjson") => return Ok(Format::Json),
+        Some("json" | "jsonl" | "ndjson") => return Ok(json_format(bytes)),
         _ => {}
     }
     let head = without_bom(&bytes[..bytes.len().min(256)]);
     if json::looks_like_json(head) {
-        return Ok(Format::Json);
+        return Ok(json_format(bytes));
     }
     let first = head
         .iter()
@@ -49,8 +51,16 @@ pub fn detect(name: &str, extension: Option<&str>, bytes: &[u8]) -> Result<Forma
         None => Ok(Format::Edn),
         Some(_) => Err(HistoryError::new(
             ErrorKind::Format(format!("cannot tell the format of {name}")),
-            "name it with --input-format edn|json|polysi|dbcop|cobra",
+            "name it with --input-format edn|json|chronos|polysi|dbcop|cobra",
         )),
+    }
+}
+
+/// Chronos's array of transactions, or else Jepsen ops as JSON.
+fn json_format(bytes: &[u8]) -> Format {
+    match chronos::looks_like_chronos(&bytes[..bytes.len().min(256)]) {
+        true => Format::Chronos,
+        false => Format::Json,
     }
 }
 
