@@ -6,7 +6,7 @@
 mod common;
 
 use common::run::isocheck;
-use isocheck::history::{self, commit_order::Stamp, Format, LoadOptions};
+use isocheck::history::{self, commit_order::Stamp, Format, LoadOptions, MopKind, MopValue};
 use std::path::PathBuf;
 
 fn fixture(name: &str) -> String {
@@ -128,4 +128,28 @@ fn the_format_can_be_named_and_other_json_is_not_taken_for_it() {
     ]);
     assert_eq!(o.status.code(), Some(3));
     let _ = std::fs::remove_dir_all(dir);
+}
+
+/// The list format: appends and list reads, `null` and no `v` the empty
+/// list.
+#[test]
+fn the_list_format_is_a_list_append_history() {
+    let h = history::load(
+        &PathBuf::from(fixture("list.json")),
+        &LoadOptions::default(),
+    )
+    .expect("reads");
+    assert_eq!(h.workload, history::Workload::ListAppend);
+    let read_lengths: Vec<u32> = (h.mops.iter())
+        .filter(|m| m.kind == MopKind::Read)
+        .map(|m| match m.value() {
+            MopValue::List { len, .. } => len,
+            MopValue::Val(_) => u32::MAX,
+        })
+        .collect();
+    assert_eq!(read_lengths, [0, 1, 0, 2]);
+    assert_eq!(
+        check("list.json", &[]),
+        (Some(0), "{:valid? true}\n".into())
+    );
 }

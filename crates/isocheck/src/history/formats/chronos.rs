@@ -3,7 +3,9 @@
 //! `tid` (its id), `sid` (its session), `sts` and `cts` (start and commit
 //! timestamps, hybrid logical clocks `{"p": physical, "l": logical}`) and
 //! `ops`, micro-ops `{"t": "w"|"r"|"write"|"read", "k": key, "v": value}`
-//! on integer keys and values (`null` or absent: the initial version).
+//! on integer keys and values (`null` or absent: the initial version). In
+//! its list format, `{"t": "a"|"append", "k": key, "v": element}` and reads
+//! of lists (`null` or absent: the empty list) make a list-append history.
 //!
 //! Each transaction becomes a completion-only `:ok` op of its session's
 //! process, in file order (a session's order, as Chronos reads it), and
@@ -18,7 +20,7 @@ use super::{format_error, TxnOps};
 use crate::history::commit_order::Stamp;
 use crate::history::error::HistoryError;
 use crate::history::jepsen::Ops;
-use crate::history::model::{MopKind, Process};
+use crate::history::model::{MicroOp, MopKind, MopValue, Process, Workload};
 use crate::history::span::Span;
 use std::collections::HashMap;
 
@@ -52,32 +54,45 @@ pub fn looks_like_chronos(head: &[u8]) -> bool {
 /// A hybrid logical clock: `(physical, logical)`.
 type Clock = (i64, i64);
 
-/// The session ids, for histories where some are not integers.
+/// What the reader learns across transactions.
 #[derive(Default)]
-struct Sessions {
+struct State {
     /// Session ids as written, numbered in order of first appearance.
     named: HashMap<String, i64>,
     /// Whether some session id is not a non-negative integer.
     any_named: bool,
     /// Each op's session, numbered (`named`'s number).
     of_op: Vec<i64>,
+    /// Whether an append or a list read shows the list format.
+    list: bool,
+    /// The micro-ops that read `null`: the initial version, or in the list
+    /// format the empty list.
+    nil_reads: Vec<usize>,
 }
 
 /// Reads every transaction of a Chronos history, with its timestamps.
 pub fn read(text: &str) -> Result<Ops, HistoryError> {
     let mut out = TxnOps::new();
     let mut clocks: Vec<(Clock, Clock)> = Vec::new();
-    let mut sessions = Sessions::default();
+    let mut state = State::default();
     for_each_element(text, HELP, |j| {
-        let (start, commit) = txn(&mut out, &mut sessions, &j)?;
+        let (start, commit) = txn(&mut out, &mut state, &j)?;
         clocks.push((start, commit));
         crate::limits::tick_read(clocks.len(), j.span().end());
         Ok(())
     })?;
     let mut ops = out.finish_zero_initial();
-    if sessions.any_named {
-        for (op, &s) in ops.ops.iter_mut().zip(&sessions.of_op) {
+    if state.any_named {
+        for (op, &s) in ops.ops.iter_mut().zip(&state.of_op) {
             op.process = Process::Client(s);
+        }
+    }
+    if state.list {
+        ops.format_workload = Some(Workload::ListAppend);
+        let empty = MopValue::List { start: 0, len: 0 };
+        for &i in &state.nil_reads {
+            let m = ops.mops[i];
+            ops.mops[i] = MicroOp::new(MopKind::Read, m.key, empty, m.span);
         }
     }
     ops.stamps = stamps(&clocks);
@@ -86,11 +101,7 @@ pub fn read(text: &str) -> Result<Ops, HistoryError> {
 }
 
 /// Reads one transaction into `out`; its start and commit clocks.
-fn txn(
-    out: &mut TxnOps,
-    sessions: &mut Sessions,
-    j: &J<'_>,
-) -> Result<(Clock, Clock), HistoryError> {
+fn txn(out: &mut TxnOps, state: &mut State, j: &J<'_>) -> Result<(Clock, Clock), HistoryError> {
     let Some(members) = j.members() else {
         let e = format_error(format!("not a transaction: {}", j.describe()), HELP);
         return Err(e.at(j.span(), "not a transaction object"));
@@ -105,7 +116,7 @@ fn txn(
     };
     let start = clock(field("sts")?, "sts")?;
     let commit = clock(field("cts")?, "cts")?;
-    let session = session(sessions, field("sid")?)?;
+    let session = session(state, field("sid")?)?;
     let ops = field("ops")?;
     let Some(items) = ops.items() else {
         let e = format_error(format!("\"ops\" is not an array: {}", ops.describe()), HELP);
@@ -113,7 +124,7 @@ fn txn(
     };
     let first = out.ops.mops.len();
     for m in items {
-        mop(out, m)?;
+        mop(out, state, m)?;
     }
     out.txn(first, session, true, j.span())?;
     Ok((start, commit))
@@ -121,7 +132,7 @@ fn txn(
 
 /// The session's number: the integer it is, or (when some id is not one)
 /// its number in order of first appearance.
-fn session(sessions: &mut Sessions, j: &J<'_>) -> Result<u64, HistoryError> {
+fn session(sessions: &mut State, j: &J<'_>) -> Result<u64, HistoryError> {
     let Some(text) = j.num_or_str() else {
         let e = format_error(
             format!("\"sid\" is {}", j.describe()),
@@ -171,13 +182,14 @@ fn clock(j: &J<'_>, name: &str) -> Result<Clock, HistoryError> {
     Ok((part("p")?, part("l")?))
 }
 
-/// One micro-op: `{"t": "w", "k": 1, "v": 2}`.
-fn mop(out: &mut TxnOps, j: &J<'_>) -> Result<(), HistoryError> {
-    const HELP_OP: &str = "a micro-op is {\"t\": \"w\" or \"r\", \"k\": an integer key, \
-                           \"v\": an integer value (null: the initial one)}";
-    let bad = |what: String, at: Span| format_error(what, HELP_OP).at(at, "here");
+/// One micro-op: `{"t": "w", "k": 1, "v": 2}`, or in the list format
+/// `{"t": "a", "k": 1, "v": 2}` and `{"t": "r", "k": 1, "v": [2]}`.
+fn mop(out: &mut TxnOps, state: &mut State, j: &J<'_>) -> Result<(), HistoryError> {
     let Some(members) = j.members() else {
-        return Err(bad(format!("not a micro-op: {}", j.describe()), j.span()));
+        return Err(bad_mop(
+            format!("not a micro-op: {}", j.describe()),
+            j.span(),
+        ));
     };
     let get = |key: &str| {
         members
@@ -185,50 +197,73 @@ fn mop(out: &mut TxnOps, j: &J<'_>) -> Result<(), HistoryError> {
             .find(|(k, _)| k.str() == Some(key))
             .map(|(_, v)| v)
     };
-    let kind = match get("t")
-        .and_then(J::str)
-        .map(str::to_ascii_lowercase)
-        .as_deref()
-    {
+    let t = get("t").and_then(J::str).map(str::to_ascii_lowercase);
+    let kind = match t.as_deref() {
         Some("w" | "write") => MopKind::Write,
+        Some("a" | "append") => MopKind::Append,
         Some("r" | "read") => MopKind::Read,
         _ => {
             let at = get("t").map_or(j.span(), J::span);
-            return Err(bad(
-                "a micro-op's \"t\" is \"w\", \"write\", \"r\" or \"read\"".into(),
-                at,
-            ));
+            let why =
+                "a micro-op's \"t\" is \"w\", \"write\", \"a\", \"append\", \"r\" or \"read\"";
+            return Err(bad_mop(why.into(), at));
         }
     };
-    let integer = |v: &J<'_>| v.num_or_str().and_then(|t| t.parse::<u64>().ok());
     let Some(key) = get("k").and_then(integer) else {
         let at = get("k").map_or(j.span(), J::span);
-        return Err(bad(
+        return Err(bad_mop(
             "a micro-op's \"k\" is a non-negative integer".into(),
             at,
         ));
     };
-    let value = match get("v") {
-        None => None,
-        Some(v) if v.is_null() => None,
+    let v = get("v").filter(|v| !v.is_null());
+    if let (MopKind::Read, Some(list)) = (kind, v.and_then(J::items)) {
+        let values = list
+            .iter()
+            .map(|e| integer(e).ok_or(e.span()))
+            .collect::<Result<Vec<u64>, Span>>();
+        let values =
+            values.map_err(|at| bad_mop("a list holds non-negative integers".into(), at))?;
+        state.list = true;
+        out.read_list(key, &values, j.span());
+        return Ok(());
+    }
+    let value = match v {
+        None if kind == MopKind::Read => None,
+        None => {
+            return Err(bad_mop(
+                "a write's \"v\" is a non-negative integer".into(),
+                j.span(),
+            ))
+        }
         Some(v) => match integer(v) {
             Some(n) => Some(n),
             None => {
-                return Err(bad(
+                return Err(bad_mop(
                     "a micro-op's \"v\" is a non-negative integer or null".into(),
                     v.span(),
                 ))
             }
         },
     };
-    if kind == MopKind::Write && value.is_none() {
-        return Err(bad(
-            "a write's \"v\" is a non-negative integer".into(),
-            j.span(),
-        ));
+    if value.is_none() {
+        state.nil_reads.push(out.ops.mops.len());
     }
+    state.list |= kind == MopKind::Append;
     out.mop(kind, key, value, j.span());
     Ok(())
+}
+
+/// A non-negative integer, or a string of its digits.
+fn integer(v: &J<'_>) -> Option<u64> {
+    v.num_or_str().and_then(|t| t.parse::<u64>().ok())
+}
+
+fn bad_mop(what: String, at: Span) -> HistoryError {
+    const HELP_OP: &str = "a micro-op is {\"t\": \"w\" or \"r\", \"k\": an integer key, \"v\": an \
+                           integer value (null: the initial one)}, or in the list format \
+                           {\"t\": \"a\", \"k\": 1, \"v\": 2} and {\"t\": \"r\", \"k\": 1, \"v\": [2]}";
+    format_error(what, HELP_OP).at(at, "here")
 }
 
 /// Each transaction's stamp from its clocks: `p` when every `l` is 0,

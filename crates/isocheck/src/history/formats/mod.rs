@@ -102,6 +102,22 @@ impl TxnOps {
             .push(MicroOp::new(kind, key, MopValue::Val(value), span));
     }
 
+    /// Adds a list read that returned `values` (Chronos's list format).
+    pub fn read_list(&mut self, key: u64, values: &[u64], span: Span) {
+        let key = self.uint(key);
+        let start = self.ops.elems.len();
+        for &v in values {
+            let v = self.uint(v);
+            self.ops.elems.push(v);
+        }
+        // Past `u32`, `history::build` refuses the history.
+        let (start, len) = (start as u32, values.len() as u32);
+        let value = MopValue::List { start, len };
+        self.ops
+            .mops
+            .push(MicroOp::new(MopKind::Read, key, value, span));
+    }
+
     fn uint(&mut self, n: u64) -> Val {
         match Val::small_int(n) {
             Some(v) => v,
