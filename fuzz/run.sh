@@ -12,7 +12,7 @@ cd "$(dirname "$0")"
 seconds="${1:-30}"
 shift || true
 targets=("$@")
-((${#targets[@]})) || targets=(check_history history_edn edn_values polysi_text dbcop_bincode cobra_log fressian)
+((${#targets[@]})) || targets=(check_history history_edn edn_values polysi_text chronos_json dbcop_bincode cobra_log fressian)
 
 if ! command -v rustup >/dev/null 2>&1 || ! rustup run nightly rustc --version >/dev/null 2>&1; then
     echo "fuzz: skipped: no nightly toolchain (rustup toolchain install nightly)"

@@ -20,6 +20,7 @@ type Target = fn(&[u8]);
 const TARGETS: &[(&str, Target)] = &[
     ("dbcop_bincode", targets::dbcop_bincode),
     ("check_history", targets::check_history),
+    ("chronos_json", targets::chronos_json),
     ("history_edn", targets::history_edn),
     ("polysi_text", targets::polysi_text),
     ("edn_values", targets::edn_values),

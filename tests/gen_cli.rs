@@ -95,6 +95,22 @@ fn bad_combinations_are_usage_errors() {
         &["gen", "rw-register", "--level", "causal"],
         &["gen", "rw-register", "--keys", "0"],
         &["gen", "rw-register", "--max-writes-per-key", "0"],
+        // A lie the checks at the level's model cannot see, or a workload
+        // whose timestamps are not checked.
+        &[
+            "gen",
+            "rw-register",
+            "--timestamp-fault",
+            "stale-start",
+            "--level",
+            "serializable",
+        ],
+        &[
+            "gen",
+            "list-append",
+            "--timestamp-fault",
+            "start-after-commit",
+        ],
     ] {
         let o = isocheck(args);
         assert_eq!(o.status.code(), Some(3), "{args:?}");
@@ -206,6 +222,34 @@ fn a_fault_fails_the_check_from_the_command_line() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A lie in the timestamps passes the black box and fails
+/// `--check-timestamps`; `--timestamp-fault` writes the timestamps itself.
+#[test]
+fn a_timestamp_fault_fails_only_the_timestamp_check() {
+    let dir = std::env::temp_dir().join(format!("isocheck-gen-cli-ts-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let file = dir.join("h.edn");
+    let file = file.to_str().expect("utf-8 path");
+    let gen = [
+        "gen",
+        "rw-register",
+        "--level",
+        "serializable",
+        "--timestamp-fault",
+        "commit-out-of-order",
+        "-o",
+        file,
+    ];
+    assert!(isocheck(&gen).status.success());
+    let check = ["check", "-m", "serializable", file];
+    assert_eq!(isocheck(&check).status.code(), Some(0));
+    let o = isocheck(&[&check[..], &["--check-timestamps"]].concat());
+    assert_eq!(o.status.code(), Some(1));
+    let said = [o.stdout, o.stderr].concat();
+    assert!(String::from_utf8_lossy(&said).contains("timestamp-serial-read"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn bench_check_generates_then_checks() {
     let o = isocheck(&[
@@ -279,6 +323,10 @@ fn lwt_honours_its_faults_and_refuses_the_rest() {
         ),
         (&["--level", "read-committed"], "--level does not apply"),
         (&["--ops", "2"], "--ops does not apply"),
+        (
+            &["--timestamp-fault", "commit-skew"],
+            "--timestamp-fault does not apply",
+        ),
         (&["--fail-rate", "0.1"], "--fail-rate does not apply"),
         (
             &["--distribution", "zipfian"],

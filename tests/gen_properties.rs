@@ -10,7 +10,7 @@ mod common;
 use isocheck::history::{commit_order, parse_edn, History};
 use isocheck::internals::check::{self, lattice, CheckOptions, Validity};
 use isocheck_gen::rng::Rng;
-use isocheck_gen::{self as gen, Distribution, Fault, Kind, Level, Params, Shape};
+use isocheck_gen::{self as gen, Distribution, Fault, Kind, Level, Params, Shape, TimestampFault};
 use proptest::prelude::*;
 use proptest::test_runner::RngSeed;
 use proptest::test_runner::TestCaseError;
@@ -33,6 +33,12 @@ const FAULTS: [Fault; 8] = [
     Fault::IntermediateRead,
     Fault::StaleSessionRead,
     Fault::Realtime,
+];
+const TIMESTAMP_FAULTS: [TimestampFault; 4] = [
+    TimestampFault::StartAfterCommit,
+    TimestampFault::StaleStart,
+    TimestampFault::CommitSkew,
+    TimestampFault::CommitOutOfOrder,
 ];
 const DISTRIBUTIONS: [Distribution; 3] = [
     Distribution::Uniform,
@@ -76,6 +82,7 @@ fn params(seed: u64, kind: Kind, level: Level, fault: Option<Fault>) -> Params {
             [0.0, 0.1][r.below(2) as usize]
         },
         timestamps: false,
+        timestamp_fault: None,
     }
 }
 
@@ -135,9 +142,12 @@ fn implied_models(claims: &[&str]) -> Vec<&'static str> {
 /// Valid, or unknown only because nothing depended on anything or the
 /// model is not checked.
 fn accepted((valid, types): &(Validity, Vec<&str>)) -> bool {
-    let undecided = ["empty-transaction-graph", lattice::MODEL_NOT_CHECKED];
-    *valid == Validity::True
-        || (*valid == Validity::Unknown && types.iter().all(|t| undecided.contains(t)))
+    *valid == Validity::True || (*valid == Validity::Unknown && types.iter().all(|t| undecided(t)))
+}
+
+/// A type that says why a verdict is unknown, not what is wrong.
+fn undecided(anomaly_type: &str) -> bool {
+    ["empty-transaction-graph", lattice::MODEL_NOT_CHECKED].contains(&anomaly_type)
 }
 
 fn assert_accepted(h: &History, text: &str, models: &[&str], what: &str) {
@@ -206,6 +216,23 @@ fn stamped_history(seed: u64, level: Level, fault: Option<Fault>) -> (String, Hi
     let mut p = params(seed, Kind::RwRegister, level, fault);
     p.timestamps = true;
     history(&p)
+}
+
+/// The timestamp anomalies `--check-timestamps` at `level`'s model must
+/// report for a lie: the start timestamp is judged under snapshot
+/// isolation, the commit timestamp under serializability.
+fn shown(fault: TimestampFault, level: Level) -> &'static [&'static str] {
+    let snapshot = level == Level::SnapshotIsolation;
+    match fault {
+        TimestampFault::StartAfterCommit => &["timestamp-inverted"],
+        TimestampFault::StaleStart => &["timestamp-snapshot-read"],
+        TimestampFault::CommitSkew if snapshot => &["timestamp-snapshot-read"],
+        TimestampFault::CommitSkew => &["timestamp-serial-read"],
+        TimestampFault::CommitOutOfOrder if snapshot => {
+            &["timestamp-lost-update", "timestamp-snapshot-read"]
+        }
+        TimestampFault::CommitOutOfOrder => &["timestamp-serial-read"],
+    }
 }
 
 /// Every model forbidding `fault` rejects `h`, naming the fault's anomaly
@@ -359,6 +386,38 @@ proptest! {
             let (_, found) = verdict_with(&h, "snapshot-isolation", true);
             prop_assert!(found.contains(&shown), "{}: found {:?}, not {}\n{}", what, found, shown, text);
         }
+    }
+
+    /// A database whose isolation is right but whose timestamps lie (`gen
+    /// --timestamp-fault`): the black box accepts the history at every
+    /// model of the level, and `--check-timestamps` at the level's model
+    /// rejects it with the lie's timestamp anomalies, and with nothing else.
+    #[test]
+    fn a_lie_in_the_timestamps_is_caught_and_the_black_box_still_accepts(
+        seed in any::<u64>(),
+        fault in 0..4usize,
+        level in 0..5usize,
+        mini in any::<bool>(),
+    ) {
+        let fault = TIMESTAMP_FAULTS[fault];
+        let level = fault.levels()[level % fault.levels().len()];
+        let kind = if mini { Kind::MiniTransactions } else { Kind::RwRegister };
+        let mut p = params(seed, kind, level, None);
+        p.timestamps = true;
+        p.timestamp_fault = Some(fault);
+        let (text, h) = history(&p);
+        let what = format!("{kind:?} at {level:?} with {fault:?}, seed {seed}");
+        let (_, named) = level.models();
+        assert_accepted(&h, &text, &[named], &what);
+        let (valid, found) = verdict_with(&h, named, true);
+        prop_assert_eq!(valid, Validity::False, "{}: {} accepted it\n{}", what, named, text);
+        for expected in shown(fault, level) {
+            prop_assert!(found.contains(expected), "{}: found {:?}, not {}\n{}", what, found, expected, text);
+        }
+        prop_assert!(
+            found.iter().all(|t| t.starts_with("timestamp-") || undecided(t)),
+            "{}: found {:?} beside the lie\n{}", what, found, text
+        );
     }
 
     #[test]

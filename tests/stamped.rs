@@ -1,7 +1,8 @@
 //! The database's timestamps as a proof (`check::stamped`) against the
 //! general path, on generated rw-register histories whose `:ok`
 //! transactions carry the simulated database's timestamps: at every level,
-//! with every forced fault, for every model the timestamps may prove, the
+//! with every forced fault and every lie in the timestamps
+//! (`--timestamp-fault`), for every model the timestamps may prove, the
 //! two paths give one `:valid?`, the same anomaly types, `:not` and
 //! `:also-not` (with and without `--check-timestamps`); and a correct
 //! database's timestamps do prove its level's models.
@@ -11,7 +12,7 @@ mod common;
 use clap::ValueEnum;
 use isocheck::history::{parse_edn, History};
 use isocheck::internals::check::{self, CheckOptions, Path, Validity};
-use isocheck_gen::{self as gen, Distribution, Fault, Kind, Level, Params, Shape};
+use isocheck_gen::{self as gen, Distribution, Fault, Kind, Level, Params, Shape, TimestampFault};
 use proptest::prelude::*;
 use proptest::test_runner::RngSeed;
 use std::collections::BTreeSet;
@@ -68,8 +69,8 @@ fn params(k: &Knobs, level: Level, fault: Option<Fault>) -> Params {
     }
 }
 
-fn history(k: &Knobs, level: Level, fault: Option<Fault>) -> (String, History) {
-    let text = gen::to_string(&params(k, level, fault)).expect("valid parameters");
+fn history(p: &Params) -> (String, History) {
+    let text = gen::to_string(p).expect("valid parameters");
     let h = parse_edn("generated.edn", &text).unwrap_or_else(|e| panic!("{e:?}\n{text}"));
     (text, h)
 }
@@ -116,10 +117,15 @@ proptest! {
         blind_writes in prop::sample::select(vec![0.0, 0.3]),
         fail_rate in prop::sample::select(vec![0.0, 0.1]),
         check_timestamps in any::<bool>(),
+        lie in 0..8usize,
     ) {
         let knobs = Knobs { seed, processes, txns, max_ops, keys, blind_writes, fail_rate };
         let fault = Fault::value_variants().get(fault).copied();
-        let (text, h) = history(&knobs, LEVELS[level], fault);
+        let mut p = params(&knobs, LEVELS[level], fault);
+        p.timestamp_fault = TimestampFault::value_variants().get(lie).copied();
+        // A lie that could not show at this level is refused.
+        prop_assume!(p.validate().is_ok());
+        let (text, h) = history(&p);
         for model in MODELS {
             let (fast, path) = decide(&h, model, true, check_timestamps);
             let (general, _) = decide(&h, model, false, check_timestamps);
@@ -209,7 +215,7 @@ fn a_correct_database_s_timestamps_prove_its_level() {
                     blind_writes: 0.3,
                     fail_rate: 0.1,
                 };
-                let (_, h) = history(&knobs, level, None);
+                let (_, h) = history(&params(&knobs, level, None));
                 let (decided, path) = decide(&h, model, true, false);
                 assert_eq!(decided.0, Validity::True, "{model}, seed {seed}");
                 matches!(path, Path::Timestamps { .. })

@@ -708,6 +708,7 @@ fn generated(
         fail_rate: 0.1,
         info_rate: 0.1,
         timestamps: false,
+        timestamp_fault: None,
     };
     (fault, gen::to_string(&p).expect("valid parameters"))
 }

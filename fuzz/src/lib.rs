@@ -13,7 +13,7 @@
 //! `ISOCHECK_FUZZ_LAX=1` to skip that check.
 
 use isocheck::history::edn::{self, Kind, Node};
-use isocheck::history::formats::{cobra, dbcop, json};
+use isocheck::history::formats::{chronos, cobra, dbcop, json};
 use isocheck::history::{
     build, jepsen, parse_text, Format, History, HistoryError, InputDiagnostic, SourceFile, Workload,
 };
@@ -86,6 +86,13 @@ pub fn polysi_text(data: &[u8]) {
     parse_and_report(Format::Polysi, text, workload);
 }
 
+/// `chronos_json`: Chronos's JSON histories through [`parse_text`]
+/// (`formats::chronos::read` + build, the timestamps by transaction).
+pub fn chronos_json(data: &[u8]) {
+    let text = String::from_utf8_lossy(data).into_owned();
+    parse_and_report(Format::Chronos, text, None);
+}
+
 /// The solver's budget per input in `check_history`: long enough for the
 /// small histories the target is for, short enough that a hard one cannot
 /// stall the run. Nothing asserts on time; an `:unknown` verdict is fine.
@@ -138,6 +145,7 @@ pub fn check_history(data: &[u8]) {
     }
     let format = match text.trim_start().as_bytes() {
         [b'r' | b'w', b'(', ..] => Format::Polysi,
+        head if chronos::looks_like_chronos(head) => Format::Chronos,
         head if json::looks_like_json(head) => Format::Json,
         _ => Format::Edn,
     };

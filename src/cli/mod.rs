@@ -82,6 +82,8 @@ pub enum FormatArg {
     Edn,
     /// Jepsen ops as JSON (elle-cli's form).
     Json,
+    /// Chronos's JSON array of transactions, with their timestamps.
+    Chronos,
     Polysi,
     Dbcop,
     Cobra,
@@ -92,6 +94,7 @@ impl From<FormatArg> for Format {
         match f {
             FormatArg::Edn => Format::Edn,
             FormatArg::Json => Format::Json,
+            FormatArg::Chronos => Format::Chronos,
             FormatArg::Polysi => Format::Polysi,
             FormatArg::Dbcop => Format::Dbcop,
             FormatArg::Cobra => Format::Cobra,
@@ -193,6 +196,14 @@ pub struct GenArgs {
     /// --transaction-order timestamps` takes them.
     #[arg(long)]
     pub timestamps: bool,
+    /// Force one lie into the reported timestamps (implies --timestamps),
+    /// with the database's isolation right: what `check
+    /// --check-timestamps` must catch. rw-register and mini-transactions;
+    /// `start-after-commit` at any level, `stale-start` at
+    /// snapshot-isolation, the others at snapshot-isolation and the
+    /// serializable levels.
+    #[arg(long, value_enum)]
+    pub timestamp_fault: Option<gen::TimestampFault>,
     /// lwt: draw written and expected values from 0..N, so that values
     /// repeat (Jepsen's etcd cas-register test uses 5); reads, writes and
     /// compare-and-sets as Jepsen's mix.
@@ -270,7 +281,8 @@ impl GenArgs {
             fault: self.fault,
             fail_rate: self.fail_rate,
             info_rate: self.info_rate.unwrap_or(0.0),
-            timestamps: self.timestamps,
+            timestamps: self.timestamps || self.timestamp_fault.is_some(),
+            timestamp_fault: self.timestamp_fault,
         }
     }
 }
@@ -390,7 +402,7 @@ fn given(m: Option<&ArgMatches>) -> Vec<String> {
 
 /// `gen` arguments for lwt's single register ops, and why each means
 /// nothing there.
-const TXN_ONLY: [(&str, &str); 7] = [
+const TXN_ONLY: [(&str, &str); 8] = [
     (
         "level",
         "its registers are linearizable; --fault injects a violation",
@@ -407,6 +419,7 @@ const TXN_ONLY: [(&str, &str); 7] = [
     ),
     ("max_writes_per_key", "registers are never retired"),
     ("timestamps", "its registers are not transactions"),
+    ("timestamp_fault", "its registers are not transactions"),
 ];
 
 /// Why `gen` refuses an argument `given` for `a`'s workload, if it does:

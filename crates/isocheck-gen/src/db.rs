@@ -80,6 +80,12 @@ impl Db {
         self.clock
     }
 
+    /// Moves the clock on to `ts` if it is behind: no later commit takes
+    /// a timestamp already reported (a [`Lie`](super::scenario::Lie)).
+    pub fn skip_to(&mut self, ts: u64) {
+        self.clock = self.clock.max(ts);
+    }
+
     pub fn begin(&mut self, thread: usize, view: View, rules: Rules) {
         self.open[thread] = Some(Open {
             view,

@@ -14,7 +14,7 @@ mod run;
 pub mod scenario;
 pub mod workload;
 
-pub use scenario::Fault;
+pub use scenario::{Fault, TimestampFault};
 pub use workload::{Distribution, Kind, Shape};
 
 use std::io::{self, Write};
@@ -84,6 +84,8 @@ pub struct Params {
     /// `:ok` transactions carry the database's `:commit-timestamp` (and
     /// `:start-timestamp` where they read from a snapshot).
     pub timestamps: bool,
+    /// A lie forced into the reported timestamps (needs `timestamps`).
+    pub timestamp_fault: Option<TimestampFault>,
 }
 
 impl Default for Params {
@@ -108,6 +110,7 @@ impl Default for Params {
             fail_rate: 0.03,
             info_rate: 0.0,
             timestamps: false,
+            timestamp_fault: None,
         }
     }
 }
@@ -152,14 +155,51 @@ impl Params {
         if s.blind_writes > 0.0 && s.kind != Kind::RwRegister {
             return Err("blind writes are for the rw-register workload".into());
         }
-        if self.fault.is_some() && self.processes < scenario::THREADS {
+        let scripted = self.fault.is_some() || self.timestamp_fault.is_some();
+        if scripted && self.processes < scenario::THREADS {
             return Err(format!(
                 "a fault needs at least {} processes",
                 scenario::THREADS
             ));
         }
+        match self.timestamp_fault {
+            Some(f) => self.validate_timestamp_fault(f),
+            None => Ok(()),
+        }
+    }
+
+    /// Why `f` would not show in this run's timestamps, if it would not.
+    fn validate_timestamp_fault(&self, f: TimestampFault) -> Result<(), String> {
+        if !self.timestamps {
+            return Err("a timestamp fault lies in the timestamps: it needs them written".into());
+        }
+        if self.shape.kind == Kind::ListAppend {
+            return Err(
+                "a timestamp fault is for rw-register and mini-transactions: a \
+                 list-append history's reads show its version order, and its timestamps \
+                 are not checked"
+                    .into(),
+            );
+        }
+        if !f.levels().contains(&self.level) {
+            let levels: Vec<String> = f.levels().iter().map(|l| level_name(*l)).collect();
+            return Err(format!(
+                "this timestamp fault shows only at --level {}: at {} the timestamps checked \
+                 at the level's model cannot contradict it",
+                levels.join(" or "),
+                level_name(self.level)
+            ));
+        }
         Ok(())
     }
+}
+
+/// The level's name on the command line.
+fn level_name(level: Level) -> String {
+    use clap::ValueEnum;
+    level
+        .to_possible_value()
+        .map_or_else(String::new, |v| v.get_name().to_string())
 }
 
 /// What a run wrote.

@@ -7,7 +7,7 @@
 use super::db::{Conflict, Db, Rules, View};
 use super::edn::{HistoryWriter, OpType, Reads};
 use super::rng::Rng;
-use super::scenario;
+use super::scenario::{self, Lie, Scripted};
 use super::workload::{Key, Mop, Workload};
 use super::{Level, Params, Summary};
 use std::io::{self, Write};
@@ -53,20 +53,30 @@ pub(super) struct Run<'a, W: Write> {
 /// Runs the simulation and writes its history.
 pub(super) fn write<W: Write>(out: W, p: &Params) -> io::Result<Summary> {
     let mut run = Run::new(out, p);
-    let mut fault = p
-        .fault
-        .map(|f| (f, run.rng.below(p.txns.saturating_add(1))));
+    // Each script at a random point (drawn in this order, so that a run
+    // without a timestamp fault draws as it did before there were any).
+    let scripts = [
+        p.fault.map(Scripted::Anomaly),
+        p.timestamp_fault.map(Scripted::Timestamps),
+    ];
+    let mut pending: Vec<(Scripted, u64)> = scripts
+        .into_iter()
+        .flatten()
+        .map(|s| (s, run.rng.below(p.txns.saturating_add(1))))
+        .collect();
     loop {
         let more = run.invoked < p.txns && run.out.bytes() < p.max_bytes;
-        let due = fault.filter(|&(_, at)| !more || run.invoked >= at);
-        if let Some((f, _)) = due {
+        let due = pending
+            .iter()
+            .position(|&(_, at)| !more || run.invoked >= at);
+        if let Some(i) = due {
             if run.open == 0 {
-                scenario::force(&mut run, f)?;
-                fault = None;
+                let (scripted, _) = pending.remove(i);
+                scenario::force(&mut run, scripted)?;
                 continue;
             }
         }
-        if !more && run.open == 0 && fault.is_none() {
+        if !more && run.open == 0 && pending.is_empty() {
             break;
         }
         run.step(more && due.is_none())?;
@@ -159,7 +169,7 @@ impl<'a, W: Write> Run<'a, W> {
             }
         }
         if !crash {
-            return self.commit(t).map(|_| ());
+            return self.commit(t, Lie::default()).map(|_| ());
         }
         let committed = self.rng.chance(0.5) && self.db.commit(t).is_ok();
         self.db.abort(t);
@@ -215,14 +225,15 @@ impl<'a, W: Write> Run<'a, W> {
         result
     }
 
-    /// Commits and writes `:ok`, or `:fail` on a conflict; returns the
-    /// commit timestamp.
-    pub(super) fn commit(&mut self, t: usize) -> io::Result<Option<u64>> {
+    /// Commits and writes `:ok` (with its timestamps as `lie` tells them),
+    /// or `:fail` on a conflict; returns the true commit timestamp.
+    pub(super) fn commit(&mut self, t: usize, lie: Lie) -> io::Result<Option<u64>> {
         match self.db.commit(t) {
             Ok(ts) => {
                 if self.p.timestamps {
                     let snapshot = self.threads[t].txn.as_ref().and_then(|r| r.snapshot);
-                    self.out.stamp_next(snapshot, ts);
+                    let (start, commit) = lie.tell(snapshot, ts);
+                    self.out.stamp_next(start, commit);
                 }
                 self.complete(t, OpType::Ok).map(|_| Some(ts))
             }

@@ -3,6 +3,7 @@
 //! on (reads have the workload's shape; writes are unique per key).
 
 use super::checker_ops;
+use super::commit_order::Stamp;
 use super::error::{ErrorKind, HistoryError};
 use super::formats::format_error;
 use super::jepsen::Ops;
@@ -131,6 +132,7 @@ fn judge(
     }
     let mops_read = ops.mops.len();
     keep_judged_mops(ops, &mut txns);
+    let stamps = stamps_by_txn(&ops.stamps, &txns);
     Ok(History {
         source,
         ops: std::mem::take(&mut ops.ops),
@@ -150,9 +152,23 @@ fn judge(
         has_realtime: !ops.untimed,
         complete_log: ops.complete_log,
         json: ops.json,
+        rebuilt_ops: ops.rebuilt_ops,
         commit_order: Vec::new(),
-        stamps: Vec::new(),
+        stamps,
     })
+}
+
+/// Each transaction's timestamps, from its completion op's (`by_op`, empty
+/// when the format carries none beside the ops).
+fn stamps_by_txn(by_op: &[Option<Stamp>], txns: &[Txn]) -> Vec<Option<Stamp>> {
+    if by_op.is_empty() {
+        return Vec::new();
+    }
+    let of = |t: &Txn| {
+        t.completion
+            .and_then(|c| by_op.get(c as usize).copied().flatten())
+    };
+    txns.iter().map(of).collect()
 }
 
 /// Pairs each client invocation with its process's next completion: the

@@ -42,6 +42,14 @@ pub struct Ops {
     /// True for JSON histories: spans point into JSON text, which
     /// `formats::json` reads back as EDN values.
     pub json: bool,
+    /// True when an op's text is not an op map (Chronos's transaction
+    /// objects): reports rebuild it ([`History::rebuilt_ops`]).
+    ///
+    /// [`History::rebuilt_ops`]: crate::history::History::rebuilt_ops
+    pub rebuilt_ops: bool,
+    /// Each op's timestamps, for formats that carry them beside the ops
+    /// (Chronos); empty for the others, whose ops carry them as extra keys.
+    pub stamps: Vec<Option<crate::history::commit_order::Stamp>>,
 }
 
 impl Ops {

@@ -40,6 +40,9 @@ pub enum Format {
     Edn,
     /// Jepsen ops as JSON objects (elle-cli's form): one array, or one a line.
     Json,
+    /// Chronos's JSON array of transactions with start and commit
+    /// timestamps.
+    Chronos,
     /// PolySI's text format, one `r(key,value,session,txn)` or `w(...)` per line.
     Polysi,
     /// dbcop's `history.bincode`.
@@ -54,6 +57,7 @@ impl Format {
         match self {
             Format::Edn => "edn",
             Format::Json => "json",
+            Format::Chronos => "chronos",
             Format::Polysi => "polysi",
             Format::Dbcop => "dbcop",
             Format::Cobra => "cobra",
@@ -177,7 +181,10 @@ impl Input {
         let no_source = |e: HistoryError| InputDiagnostic::new(e, None);
         let ops = match (self.format, self.content) {
             (_, Content::Dir(dir)) => formats::cobra::read_dir(&dir),
-            (Format::Edn | Format::Json | Format::Polysi, Content::Bytes(bytes)) => {
+            (
+                Format::Edn | Format::Json | Format::Chronos | Format::Polysi,
+                Content::Bytes(bytes),
+            ) => {
                 let text = text_of(&self.name, bytes)?;
                 return parse_text(self.format, &self.name, text, workload);
             }
@@ -210,7 +217,8 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<History, InputDiagnostic>
     Input::read(path, opts.format)?.parse(opts.workload)
 }
 
-/// Reads a history held in memory as text (EDN, JSON or PolySI text).
+/// Reads a history held in memory as text (EDN, JSON, Chronos's JSON or
+/// PolySI text).
 pub fn parse_text(
     format: Format,
     name: &str,
@@ -221,6 +229,7 @@ pub fn parse_text(
     let ops = match format {
         Format::Polysi => formats::polysi::read(source.text()),
         Format::Json => formats::json::read_ops(source.text()),
+        Format::Chronos => formats::chronos::read(source.text()),
         _ => jepsen::read_ops(source.text()),
     };
     let with_source = |e: HistoryError| InputDiagnostic::new(e, Some(source.clone()));

@@ -639,6 +639,9 @@ pub struct History {
     /// point into JSON text, which `formats::json::to_edn` turns into the
     /// EDN that reports print.
     pub json: bool,
+    /// Whether an op's text is neither EDN nor elle-cli's JSON (Chronos's
+    /// transaction objects): reports print the op rebuilt from the model.
+    pub rebuilt_ops: bool,
     /// The commit order the database reported, when the user gave one
     /// ([`commit_order`](super::commit_order)): a position per transaction.
     /// Empty when none was given.

@@ -12,14 +12,15 @@ use std::fmt::Write;
 
 /// The EDN text of an op: its source text for Jepsen EDN histories, that
 /// text read as EDN for JSON ones, or a map built from the model for formats
-/// whose text is not EDN (PolySI) or that have no text (dbcop, Cobra).
+/// whose text is not EDN (PolySI, Chronos) or that have no text (dbcop,
+/// Cobra).
 pub(crate) fn op_text(h: &History, id: OpId) -> Cow<'_, str> {
     let op = h.op(id);
     let text = whole_text(h, op.span);
     if let Some(edn) = json_as_edn(h, text, json::Context::Op) {
         return Cow::Owned(edn);
     }
-    if text.starts_with('{') || text.starts_with('#') {
+    if !h.rebuilt_ops && (text.starts_with('{') || text.starts_with('#')) {
         return Cow::Borrowed(text);
     }
     let mut s = format!("{{:index {}, :type :{}", op.index, op.ty.name());

@@ -107,12 +107,79 @@ enum JKind<'a> {
 }
 
 impl J<'_> {
-    fn str(&self) -> Option<&str> {
+    pub(crate) fn str(&self) -> Option<&str> {
         match &self.kind {
             JKind::Str(s) => Some(s),
             _ => None,
         }
     }
+
+    pub(crate) fn span(&self) -> Span {
+        self.span
+    }
+
+    /// An object's members, in file order.
+    pub(crate) fn members(&self) -> Option<&[(J<'_>, J<'_>)]> {
+        match &self.kind {
+            JKind::Obj(members) => Some(members),
+            _ => None,
+        }
+    }
+
+    /// An array's elements.
+    pub(crate) fn items(&self) -> Option<&[J<'_>]> {
+        match &self.kind {
+            JKind::Arr(items) => Some(items),
+            _ => None,
+        }
+    }
+
+    /// A number's text, or a string's.
+    pub(crate) fn num_or_str(&self) -> Option<&str> {
+        match &self.kind {
+            JKind::Num(t) => Some(t),
+            JKind::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn is_null(&self) -> bool {
+        matches!(self.kind, JKind::Null)
+    }
+
+    /// What the value is, for messages ("the string \"x\"").
+    pub(crate) fn describe(&self) -> String {
+        describe(&node(self, Context::Op))
+    }
+}
+
+/// Reads a JSON text that is one array, calling `item` on each element in
+/// turn; `help` says what the array should hold.
+pub(crate) fn for_each_element(
+    text: &str,
+    help: &str,
+    mut item: impl FnMut(J<'_>) -> Result<(), HistoryError>,
+) -> Result<(), HistoryError> {
+    let mut p = Parser::new(text);
+    p.ws();
+    if p.peek() != Some(b'[') {
+        let mut e = p.unexpected(p.pos, "`[`");
+        e.help = help.to_string();
+        return Err(e);
+    }
+    let open = p.pos;
+    p.pos += 1;
+    p.elements(open, b']', |p| item(p.value(1)?))?;
+    p.ws();
+    if p.pos < p.b.len() {
+        return Err(p.error(
+            p.pos,
+            1,
+            "nothing may follow the array",
+            "remove it, or put it inside the array",
+        ));
+    }
+    Ok(())
 }
 
 /// A recursive-descent reader of JSON (RFC 8259) that keeps spans.

@@ -1,13 +1,15 @@
 //! The other published history formats, read into the same [`Ops`] arenas as
 //! Jepsen EDN: Jepsen ops written as JSON (elle-cli's form, [`json`]), and
-//! PolySI's text format, dbcop's bincode and Cobra's client logs, whose
-//! transactions become completion-only `:ok`/`:fail` ops, one process per
-//! session, so pairing and everything after treat them like EDN.
+//! Chronos's timestamped JSON, PolySI's text format, dbcop's bincode and
+//! Cobra's client logs, whose transactions become completion-only
+//! `:ok`/`:fail` ops, one process per session, so pairing and everything
+//! after treat them like EDN.
 //!
 //! This module owns what the three readers share: `TxnOps`, which turns a
 //! transaction into an op (and the "a read of 0 is the initial version"
 //! rule), and `Bytes`, a bounds-checked cursor over binary input.
 
+pub mod chronos;
 pub mod cobra;
 pub mod dbcop;
 pub mod json;
@@ -32,12 +34,12 @@ pub fn detect(name: &str, extension: Option<&str>, bytes: &[u8]) -> Result<Forma
     match extension {
         Some("bincode") => return Ok(Format::Dbcop),
         Some("edn") => return Ok(Format::Edn),
-        Some("json" | "jsonl" | "ndjson") => return Ok(Format::Json),
+        Some("json" | "jsonl" | "ndjson") => return Ok(json_format(bytes)),
         _ => {}
     }
     let head = without_bom(&bytes[..bytes.len().min(256)]);
     if json::looks_like_json(head) {
-        return Ok(Format::Json);
+        return Ok(json_format(bytes));
     }
     let first = head
         .iter()
@@ -49,8 +51,16 @@ pub fn detect(name: &str, extension: Option<&str>, bytes: &[u8]) -> Result<Forma
         None => Ok(Format::Edn),
         Some(_) => Err(HistoryError::new(
             ErrorKind::Format(format!("cannot tell the format of {name}")),
-            "name it with --input-format edn|json|polysi|dbcop|cobra",
+            "name it with --input-format edn|json|chronos|polysi|dbcop|cobra",
         )),
+    }
+}
+
+/// Chronos's array of transactions, or else Jepsen ops as JSON.
+fn json_format(bytes: &[u8]) -> Format {
+    match chronos::looks_like_chronos(&bytes[..bytes.len().min(256)]) {
+        true => Format::Chronos,
+        false => Format::Json,
     }
 }
 
@@ -90,6 +100,22 @@ impl TxnOps {
         self.ops
             .mops
             .push(MicroOp::new(kind, key, MopValue::Val(value), span));
+    }
+
+    /// Adds a list read that returned `values` (Chronos's list format).
+    pub fn read_list(&mut self, key: u64, values: &[u64], span: Span) {
+        let key = self.uint(key);
+        let start = self.ops.elems.len();
+        for &v in values {
+            let v = self.uint(v);
+            self.ops.elems.push(v);
+        }
+        // Past `u32`, `history::build` refuses the history.
+        let (start, len) = (start as u32, values.len() as u32);
+        let value = MopValue::List { start, len };
+        self.ops
+            .mops
+            .push(MicroOp::new(MopKind::Read, key, value, span));
     }
 
     fn uint(&mut self, n: u64) -> Val {
