@@ -14,7 +14,7 @@ use super::jepsen::Ops;
 use super::model::{MicroOp, MopKind, MopValue, OpType, OpValue, Txn};
 use super::span::Span;
 use super::value::Val;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// Elle's name for a key's version before its first write.
 pub const UNBORN: &str = ":elle/unborn";
@@ -263,25 +263,23 @@ pub(super) fn check_unique_writes(ops: &Ops, txns: &[Txn]) -> Result<(), History
     Ok(())
 }
 
-/// The micro-ops among `range` that set a key last in their transaction:
-/// its external writes.
+/// The micro-ops among `range` that set a key last in their transaction
+/// (its external writes), in their order.
 pub fn external_writes(mops: &[MicroOp], range: std::ops::Range<u32>) -> Vec<u32> {
-    let writes = |i: &u32| {
-        matches!(
-            mops[*i as usize].kind,
-            MopKind::Write | MopKind::Insert | MopKind::Delete | MopKind::Init
-        )
-    };
-    let all: Vec<u32> = range.filter(writes).collect();
-    let last = |(n, &i): (usize, &u32)| {
-        let key = mops[i as usize].key;
-        !all[n + 1..].iter().any(|&j| mops[j as usize].key == key)
-    };
-    all.iter()
-        .enumerate()
-        .filter(|&x| last(x))
-        .map(|(_, &i)| i)
-        .collect()
+    let mut keys = HashSet::new();
+    let mut out: Vec<u32> = range
+        .rev()
+        .filter(|&i| {
+            let m = &mops[i as usize];
+            let write = matches!(
+                m.kind,
+                MopKind::Write | MopKind::Insert | MopKind::Delete | MopKind::Init
+            );
+            write && keys.insert(m.key)
+        })
+        .collect();
+    out.reverse();
+    out
 }
 
 fn duplicate(ops: &Ops, first: &MicroOp, again: &MicroOp, value: Val) -> HistoryError {
