@@ -194,6 +194,31 @@ fn reports_explain_predicate_steps() {
     }
 }
 
+/// Two sessions of PostgreSQL, each a predicate read then a write, as
+/// `fixtures/closed-predicate/record-postgres.sh` recorded them: at
+/// repeatable read both commit, a G2 of predicate anti-dependencies (a
+/// phantom) that repeatable read allows and serializability does not; at
+/// serializable the second fails to commit, and the history is valid.
+#[test]
+fn postgres_phantoms() {
+    let check = |name: &str, model: &str| {
+        let h = load(name);
+        let opts = CheckOptions {
+            consistency_models: Some(vec![model.to_string()]),
+            ..CheckOptions::default()
+        };
+        let o = isocheck::check(&h, &opts).expect("valid options");
+        (o.validity(), o.anomaly_types())
+    };
+    let g2 = (isocheck::Validity::False, vec!["G2"]);
+    let valid = (isocheck::Validity::True, vec![]);
+    let rr = "postgres-repeatable-read";
+    assert_eq!(check(rr, "strict-serializable"), g2);
+    assert_eq!(check(rr, "serializable"), g2);
+    assert_eq!(check(rr, "repeatable-read"), valid);
+    assert_eq!(check("postgres-serializable", "strict-serializable"), valid);
+}
+
 /// A serializable history of the workload: no anomaly, every model of the
 /// default decided.
 #[test]
