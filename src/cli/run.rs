@@ -122,6 +122,11 @@ pub enum RunWorkload {
     /// (`UPDATE ... WHERE v = expected`) per transaction, on --keys
     /// registers; checked for linearizability.
     CasRegister,
+    /// Elle's closed-predicate: an :init creating the keys, then reads,
+    /// predicate reads (SELECT ... WHERE) and each key's one insert,
+    /// overwrite or delete, until every one of --keys is mutated (SQL
+    /// databases only).
+    ClosedPredicate,
 }
 
 impl RunWorkload {
@@ -129,7 +134,9 @@ impl RunWorkload {
     fn kind(self) -> Kind {
         match self {
             RunWorkload::ListAppend => Kind::ListAppend,
-            RunWorkload::RwRegister | RunWorkload::CasRegister => Kind::RwRegister,
+            RunWorkload::RwRegister | RunWorkload::CasRegister | RunWorkload::ClosedPredicate => {
+                Kind::RwRegister
+            }
             RunWorkload::MiniTransactions => Kind::MiniTransactions,
         }
     }
@@ -301,6 +308,7 @@ impl RunArgs {
             models,
             nemesis,
             cas: cas.then_some(self.keys),
+            predicate: (self.workload == RunWorkload::ClosedPredicate).then_some(self.keys),
         };
         options.name = self.name.clone().unwrap_or_else(|| {
             let level = isolation.map_or("", |i| i.name());

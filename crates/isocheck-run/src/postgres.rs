@@ -12,6 +12,7 @@ use super::backend::{
     from_bigint, parse_list, to_bigint, Connection, Database, DbError, Isolation, Statements,
     CONNECT_TIMEOUT, STATEMENT_TIMEOUT,
 };
+use crate::predicate::Pred;
 use isocheck_gen::workload::{Key, Value};
 use std::future::Future;
 use std::time::Duration;
@@ -180,12 +181,30 @@ impl Database for Postgres {
         let cas = prepare(&format!(
             "UPDATE {table} SET v = $3 WHERE k = $1 AND v = $2"
         ))?;
+        let delete = prepare(&format!("DELETE FROM {table} WHERE k = $1"))?;
+        let select = |p: Pred| {
+            let sql = format!("SELECT k, v FROM {table} WHERE {}", p.sql("$1"));
+            // `TRUE` takes no parameter: one that is never used would have
+            // no type the server can infer.
+            let sql = match p {
+                Pred::True => format!("{sql} AND $1::BIGINT IS NOT NULL"),
+                _ => sql,
+            };
+            prepare(&sql)
+        };
+        let select = [
+            select(Pred::True)?,
+            select(Pred::Eq(0))?,
+            select(Pred::Mod2(0))?,
+        ];
         Ok(Box::new(PgConnection {
             session,
             begin: format!("BEGIN ISOLATION LEVEL {}", self.isolation.sql()),
             read,
             write,
             cas,
+            delete,
+            select,
             list: self.list,
             broken: false,
         }))
@@ -208,6 +227,11 @@ struct PgConnection {
     write: Statement,
     /// Registers only: `UPDATE ... WHERE k = $1 AND v = $2` to `$3`.
     cas: Statement,
+    /// Registers only (closed-predicate): `DELETE ... WHERE k = $1`.
+    delete: Statement,
+    /// Registers only (closed-predicate): `SELECT k, v` where `TRUE`,
+    /// `v = $1`, `v % 2 = $1`.
+    select: [Statement; 3],
     list: bool,
     /// A call failed without the server's answer (timeout, lost socket):
     /// nothing more is sent on this connection, not even a rollback.
@@ -266,6 +290,29 @@ impl Statements for PgConnection {
         let s = &self.session;
         let result = s.call(s.client.execute(&self.cas, &[&args[0], &args[1], &args[2]]));
         Ok(self.seen(result)? == 1)
+    }
+
+    fn delete(&mut self, key: Key) -> Result<(), DbError> {
+        let k = to_bigint(key)?;
+        let s = &self.session;
+        let result = s.call(s.client.execute(&self.delete, &[&k]));
+        self.seen(result).map(drop)
+    }
+
+    fn select(&mut self, pred: Pred, out: &mut Vec<(Key, Value)>) -> Result<(), DbError> {
+        let stmt = match pred {
+            Pred::True => &self.select[0],
+            Pred::Eq(_) => &self.select[1],
+            Pred::Mod2(_) => &self.select[2],
+        };
+        let param = to_bigint(pred.param())?;
+        let s = &self.session;
+        let result = s.call(s.client.query(stmt, &[&param]));
+        for row in self.seen(result)? {
+            let (k, v): (i64, i64) = (row.try_get(0).map_err(error)?, row.try_get(1).map_err(error)?);
+            out.push((from_bigint(k)?, from_bigint(v)?));
+        }
+        Ok(())
     }
 
     fn commit(&mut self) -> Result<(), DbError> {
