@@ -124,8 +124,8 @@ pub enum RunWorkload {
     CasRegister,
     /// Elle's closed-predicate: an :init creating the keys, then reads,
     /// predicate reads (SELECT ... WHERE) and each key's one insert,
-    /// overwrite or delete, until every one of --keys is mutated (SQL
-    /// databases only).
+    /// overwrite or delete, until every one of --keys is mutated (SQLite
+    /// and PostgreSQL only).
     ClosedPredicate,
 }
 
@@ -262,6 +262,13 @@ impl RunArgs {
             None => Target::Sqlite(None),
         };
         let isolation = target.isolation(self.isolation)?;
+        let sql = matches!(target, Target::Sqlite(_) | Target::Postgres(_));
+        if self.workload == RunWorkload::ClosedPredicate && !sql {
+            return Err("--workload closed-predicate runs on SQLite and PostgreSQL \
+                        (its predicate reads are SELECT ... WHERE): use --db sqlite:PATH \
+                        or postgres://..."
+                .into());
+        }
         self.model.validate()?;
         let check_options = self.model.options();
         isocheck::anomaly_types(&check_options)

@@ -309,7 +309,10 @@ impl Statements for PgConnection {
         let s = &self.session;
         let result = s.call(s.client.query(stmt, &[&param]));
         for row in self.seen(result)? {
-            let (k, v): (i64, i64) = (row.try_get(0).map_err(error)?, row.try_get(1).map_err(error)?);
+            let (k, v): (i64, i64) = (
+                row.try_get(0).map_err(error)?,
+                row.try_get(1).map_err(error)?,
+            );
             out.push((from_bigint(k)?, from_bigint(v)?));
         }
         Ok(())

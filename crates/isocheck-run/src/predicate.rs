@@ -237,7 +237,11 @@ impl<W: Write + Send> Job for Txns<W> {
     }
 
     fn next(&self) -> Option<Vec<PMop>> {
-        let plan = self.planner.lock().unwrap_or_else(|e| e.into_inner()).plan();
+        let plan = self
+            .planner
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .plan();
         match plan {
             Some(p) if self.budget.claim() => Some(p),
             _ => None,
@@ -267,13 +271,17 @@ impl<W: Write + Send> Job for Txns<W> {
         match c.predicate_txn(&mut mops) {
             Ok(()) => {
                 let value = txn_edn(&mops, true);
-                let ok = self.recorder.register((OpType::Ok, process), ("txn", &value), None);
+                let ok = self
+                    .recorder
+                    .register((OpType::Ok, process), ("txn", &value), None);
                 (ok, None)
             }
             Err((ty, e)) => {
                 let value = txn_edn(op, false);
                 let error = Some((e.name, e.message.as_str()));
-                let recorded = self.recorder.register((ty, process), ("txn", &value), error);
+                let recorded = self
+                    .recorder
+                    .register((ty, process), ("txn", &value), error);
                 (recorded, Some((ty, e)))
             }
         }

@@ -158,7 +158,9 @@ impl Statements for SqliteConnection {
         let mut stmt = (self.conn)
             .prepare_cached("DELETE FROM registers WHERE k = ?1")
             .map_err(error)?;
-        stmt.execute(params![to_bigint(key)?]).map(drop).map_err(error)
+        stmt.execute(params![to_bigint(key)?])
+            .map(drop)
+            .map_err(error)
     }
 
     fn select(&mut self, pred: Pred, out: &mut Vec<(Key, Value)>) -> Result<(), DbError> {
