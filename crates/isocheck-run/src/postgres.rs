@@ -181,30 +181,18 @@ impl Database for Postgres {
         let cas = prepare(&format!(
             "UPDATE {table} SET v = $3 WHERE k = $1 AND v = $2"
         ))?;
-        let delete = prepare(&format!("DELETE FROM {table} WHERE k = $1"))?;
-        let select = |p: Pred| {
-            let sql = format!("SELECT k, v FROM {table} WHERE {}", p.sql("$1"));
-            // `TRUE` takes no parameter: one that is never used would have
-            // no type the server can infer.
-            let sql = match p {
-                Pred::True => format!("{sql} AND $1::BIGINT IS NOT NULL"),
-                _ => sql,
-            };
-            prepare(&sql)
+        // Lists have no predicate reads: a text value has no `v % 2`.
+        let predicates = match self.list {
+            true => None,
+            false => Some(predicate_statements(table, &prepare)?),
         };
-        let select = [
-            select(Pred::True)?,
-            select(Pred::Eq(0))?,
-            select(Pred::Mod2(0))?,
-        ];
         Ok(Box::new(PgConnection {
             session,
             begin: format!("BEGIN ISOLATION LEVEL {}", self.isolation.sql()),
             read,
             write,
             cas,
-            delete,
-            select,
+            predicates,
             list: self.list,
             broken: false,
         }))
@@ -220,6 +208,38 @@ impl Database for Postgres {
     }
 }
 
+/// Closed-predicate's statements on the registers table.
+struct Predicates {
+    /// `DELETE ... WHERE k = $1`.
+    delete: Statement,
+    /// `SELECT k, v` where `TRUE`, `v = $1`, `v % 2 = $1`.
+    select: [Statement; 3],
+}
+
+fn predicate_statements(
+    table: &str,
+    prepare: &dyn Fn(&str) -> Result<Statement, DbError>,
+) -> Result<Predicates, DbError> {
+    let select = |p: Pred| {
+        let sql = format!("SELECT k, v FROM {table} WHERE {}", p.sql("$1"));
+        // `TRUE` takes no parameter: one never used would have no type the
+        // server can infer.
+        let sql = match p {
+            Pred::True => format!("{sql} AND $1::BIGINT IS NOT NULL"),
+            _ => sql,
+        };
+        prepare(&sql)
+    };
+    Ok(Predicates {
+        delete: prepare(&format!("DELETE FROM {table} WHERE k = $1"))?,
+        select: [
+            select(Pred::True)?,
+            select(Pred::Eq(0))?,
+            select(Pred::Mod2(0))?,
+        ],
+    })
+}
+
 struct PgConnection {
     session: Session,
     begin: String,
@@ -227,11 +247,8 @@ struct PgConnection {
     write: Statement,
     /// Registers only: `UPDATE ... WHERE k = $1 AND v = $2` to `$3`.
     cas: Statement,
-    /// Registers only (closed-predicate): `DELETE ... WHERE k = $1`.
-    delete: Statement,
-    /// Registers only (closed-predicate): `SELECT k, v` where `TRUE`,
-    /// `v = $1`, `v % 2 = $1`.
-    select: [Statement; 3],
+    /// Registers only: closed-predicate's statements.
+    predicates: Option<Predicates>,
     list: bool,
     /// A call failed without the server's answer (timeout, lost socket):
     /// nothing more is sent on this connection, not even a rollback.
@@ -239,6 +256,13 @@ struct PgConnection {
 }
 
 impl PgConnection {
+    /// Closed-predicate's statements, which only the registers table has.
+    fn predicates(&self) -> Result<&Predicates, DbError> {
+        self.predicates.as_ref().ok_or_else(|| {
+            DbError::rejected("unsupported", "the lists table has no predicate reads")
+        })
+    }
+
     /// Passes `result` on, marking the connection broken when the server
     /// did not answer.
     fn seen<T>(&mut self, result: Result<T, DbError>) -> Result<T, DbError> {
@@ -294,25 +318,25 @@ impl Statements for PgConnection {
 
     fn delete(&mut self, key: Key) -> Result<(), DbError> {
         let k = to_bigint(key)?;
+        let stmt = &self.predicates()?.delete;
         let s = &self.session;
-        let result = s.call(s.client.execute(&self.delete, &[&k]));
+        let result = s.call(s.client.execute(stmt, &[&k]));
         self.seen(result).map(drop)
     }
 
     fn select(&mut self, pred: Pred, out: &mut Vec<(Key, Value)>) -> Result<(), DbError> {
+        let select = &self.predicates()?.select;
         let stmt = match pred {
-            Pred::True => &self.select[0],
-            Pred::Eq(_) => &self.select[1],
-            Pred::Mod2(_) => &self.select[2],
+            Pred::True => &select[0],
+            Pred::Eq(_) => &select[1],
+            Pred::Mod2(_) => &select[2],
         };
         let param = to_bigint(pred.param())?;
         let s = &self.session;
         let result = s.call(s.client.query(stmt, &[&param]));
         for row in self.seen(result)? {
-            let (k, v): (i64, i64) = (
-                row.try_get(0).map_err(error)?,
-                row.try_get(1).map_err(error)?,
-            );
+            let k: i64 = row.try_get(0).map_err(error)?;
+            let v: i64 = row.try_get(1).map_err(error)?;
             out.push((from_bigint(k)?, from_bigint(v)?));
         }
         Ok(())

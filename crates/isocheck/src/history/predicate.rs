@@ -53,7 +53,8 @@ pub(super) fn read(ops: &mut Ops, text: &str, flagged: bool) -> Result<bool, His
     }
     ops.values.intern_canonical(UNBORN);
     ops.values.intern_canonical(DEAD);
-    for (i, is_init) in candidates {
+    for (n, &(i, is_init)) in candidates.iter().enumerate() {
+        crate::limits::tick_of(n, candidates.len(), crate::progress::Unit::Ops);
         let (start, len) = match ops.ops[i].value {
             OpValue::Nil => (ops.mops.len() as u32, 0),
             OpValue::Other(span) => Reader { ops, text }.op_value(span, is_init)?,

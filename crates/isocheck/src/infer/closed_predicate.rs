@@ -28,6 +28,7 @@ use crate::graph::{Dep, Rel, Version};
 use crate::history::edn::{self, Kind};
 use crate::history::predicate::{external_writes, DEAD, UNBORN};
 use crate::history::{History, MicroOp, MopKind, MopValue, OpType, Status, TxnId, Val};
+use crate::limits;
 
 /// Infers the dependencies and the predicate-read misses of a
 /// closed-predicate history.
@@ -38,19 +39,28 @@ pub fn infer(h: &History) -> Inference {
         .filter(|&t| h.txn(t).status == Status::Committed)
         .collect();
     for &t in &u.possible {
+        limits::tick();
         u.ww(h, t, &mut edges);
     }
     for &t in &ok {
+        limits::tick();
         u.wr(h, t, &mut edges);
     }
     // Elle's explainer names a pair by an item read when it can.
     for &t in &ok {
+        limits::tick();
         u.wrp(h, t, &mut edges);
     }
     for &t in &ok {
+        limits::tick();
         u.rw(h, t, &mut edges);
     }
-    let anomalies = ok.iter().flat_map(|&t| u.misses(h, t)).collect();
+    let anomalies = (ok.iter())
+        .flat_map(|&t| {
+            limits::tick();
+            u.misses(h, t)
+        })
+        .collect();
     let mut in_graph = vec![false; h.txns.len()];
     for d in &edges.deps {
         in_graph[d.from as usize] = true;
@@ -281,6 +291,7 @@ impl Universe {
         let mut vset = returned(h, m);
         let seen: FxSet<Val> = vset.iter().map(|&(k, _)| k).collect();
         for &k in self.keys.iter().filter(|k| !seen.contains(k)) {
+            limits::tick();
             let mut others = (self.versions(k).iter()).filter(|&&x| !self.matches(h, m.key, x));
             match (others.next(), others.next()) {
                 (None, _) => vset.push((k, self.unborn)),
@@ -339,9 +350,10 @@ impl Universe {
     fn rw(&self, h: &History, t: TxnId, edges: &mut Edges) {
         for (i, m) in self.mops(h, t, MopKind::Read) {
             let v = self.resolve(m.key, scalar(m));
-            let next = self.version_after(m.key, v);
-            if let Some((w, wm)) = next.and_then(|v2| self.writer(m.key, v2, t)) {
-                let v2 = next.unwrap_or(Val::NIL);
+            let Some(v2) = self.version_after(m.key, v) else {
+                continue;
+            };
+            if let Some((w, wm)) = self.writer(m.key, v2, t) {
                 edges.add(Rel::Rw, (t, i), (w, wm), m.key, v, v2);
             }
         }
@@ -367,6 +379,7 @@ impl Universe {
         for (i, m) in self.mops(h, t, MopKind::PredRead) {
             let seen: FxSet<Val> = returned(h, m).into_iter().map(|(k, _)| k).collect();
             for &k in self.keys.iter().filter(|k| !seen.contains(k)) {
+                limits::tick();
                 let vs = self.versions(k);
                 if vs.iter().all(|&v| self.matches(h, m.key, v)) {
                     out.push(Anomaly::PredicateReadMiss {
