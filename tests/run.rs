@@ -45,6 +45,45 @@ fn sqlite_runs_are_serializable_and_recheck_agrees() {
     std::fs::remove_dir_all(&store).expect("clean up");
 }
 
+/// Elle's closed-predicate workload on SQLite (serializable): the `:init`
+/// comes first, the run ends once every key was mutated, the check (the
+/// workload detected) finds it valid and recheck agrees; on the simulated
+/// databases, which have no predicate reads, the run is refused (status 3).
+#[test]
+fn sqlite_closed_predicate_is_serializable() {
+    let store = scratch("sqlite-closed-predicate");
+    let args = [
+        "--workload",
+        "closed-predicate",
+        "--keys",
+        "60",
+        "--processes",
+        "4",
+    ];
+    let (out, dir) = run(&store, &args);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let history = read(&dir.join("history.edn"));
+    assert!(history.starts_with("{:index 0,"), "{history}");
+    assert!(history
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .contains(":f :init"));
+    assert!(history.contains("[:rp "), "{history}");
+    assert!(read(&dir.join("results.edn")).starts_with("{:valid? true"));
+    checks_valid(&dir.join("history.edn"), "strict-serializable");
+    recheck_agrees(&store, 1);
+    let sim = ["--db", "sim:serializable", "--workload", "closed-predicate"];
+    let (out, _) = run(&store, &sim);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("runs on SQLite and PostgreSQL"),
+        "{}",
+        stderr(&out)
+    );
+    std::fs::remove_dir_all(&store).expect("clean up");
+}
+
 /// The cas-register workload: a compare-and-set is one `UPDATE` on
 /// SQLite, a read and a write in one transaction on the simulated
 /// databases, which is atomic at serializable and snapshot isolation (a

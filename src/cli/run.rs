@@ -127,6 +127,11 @@ pub enum RunWorkload {
     /// (`UPDATE ... WHERE v = expected`) per transaction, on --keys
     /// registers; checked for linearizability.
     CasRegister,
+    /// Elle's closed-predicate: an :init creating the keys, then reads,
+    /// predicate reads (SELECT ... WHERE) and each key's one insert,
+    /// overwrite or delete, until every one of --keys is mutated (SQLite
+    /// and PostgreSQL only).
+    ClosedPredicate,
 }
 
 impl RunWorkload {
@@ -134,7 +139,9 @@ impl RunWorkload {
     fn kind(self) -> Kind {
         match self {
             RunWorkload::ListAppend => Kind::ListAppend,
-            RunWorkload::RwRegister | RunWorkload::CasRegister => Kind::RwRegister,
+            RunWorkload::RwRegister | RunWorkload::CasRegister | RunWorkload::ClosedPredicate => {
+                Kind::RwRegister
+            }
             RunWorkload::MiniTransactions => Kind::MiniTransactions,
         }
     }
@@ -260,6 +267,13 @@ impl RunArgs {
             None => Target::Sqlite(None),
         };
         let isolation = target.isolation(self.isolation)?;
+        let sql = matches!(target, Target::Sqlite(_) | Target::Postgres(_));
+        if self.workload == RunWorkload::ClosedPredicate && !sql {
+            return Err("--workload closed-predicate runs on SQLite and PostgreSQL \
+                        (its predicate reads are SELECT ... WHERE): use --db sqlite:PATH \
+                        or postgres://..."
+                .into());
+        }
         self.model.validate()?;
         timestamps_checkable(&target, self.model.check_timestamps)?;
         let check_options = self.model.options();
@@ -307,6 +321,7 @@ impl RunArgs {
             models,
             nemesis,
             cas: cas.then_some(self.keys),
+            predicate: (self.workload == RunWorkload::ClosedPredicate).then_some(self.keys),
         };
         options.name = self.name.clone().unwrap_or_else(|| {
             let level = isolation.map_or("", |i| i.name());

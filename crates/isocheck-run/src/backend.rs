@@ -13,6 +13,7 @@
 //! stopped server cannot hold a client for ever.
 
 use crate::cas;
+use crate::predicate::{self, PMop, Pred};
 use isocheck_gen::edn::{OpType, Reads};
 use isocheck_gen::workload::{Key, Mop, Value};
 use std::fmt;
@@ -161,6 +162,11 @@ pub trait Connection: Send {
     /// Runs a register op of the cas-register workload in a transaction of
     /// its own; what a read saw (`None` for nil).
     fn register_op(&mut self, op: cas::Op) -> Result<Option<Value>, Failed>;
+    /// Runs a transaction of the closed-predicate workload, filling in
+    /// what its reads saw. Only the SQL backends can.
+    fn predicate_txn(&mut self, _mops: &mut [PMop]) -> Result<(), Failed> {
+        Err((OpType::Fail, unsupported()))
+    }
 }
 
 impl<S: Statements> Connection for S {
@@ -171,6 +177,18 @@ impl<S: Statements> Connection for S {
     fn register_op(&mut self, op: cas::Op) -> Result<Option<Value>, Failed> {
         cas::perform(self, op)
     }
+
+    fn predicate_txn(&mut self, mops: &mut [PMop]) -> Result<(), Failed> {
+        predicate::perform(self, mops)
+    }
+}
+
+/// What a database without closed-predicate statements answers.
+fn unsupported() -> DbError {
+    DbError::rejected(
+        "unsupported",
+        "this database runs no closed-predicate transactions (the SQL databases do)",
+    )
 }
 
 /// A connection driven statement by statement; at most one transaction
@@ -195,6 +213,15 @@ pub trait Statements: Send {
             return Ok(false);
         }
         self.write(key, new).map(|()| true)
+    }
+    /// Deletes the register at `key` (closed-predicate's `[:delete k]`).
+    fn delete(&mut self, _key: Key) -> Result<(), DbError> {
+        Err(unsupported())
+    }
+    /// Appends every register whose value `pred` matches, as (key, value)
+    /// (closed-predicate's predicate read).
+    fn select(&mut self, _pred: Pred, _out: &mut Vec<(Key, Value)>) -> Result<(), DbError> {
+        Err(unsupported())
     }
     /// Commits; the commit's place in the database's commit order where
     /// the run records it ([`CommitOrder`]) and the transaction wrote.

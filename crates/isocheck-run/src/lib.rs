@@ -31,6 +31,7 @@ pub mod nemesis;
 pub mod perf;
 #[cfg(feature = "postgres")]
 mod postgres;
+mod predicate;
 mod recorder;
 mod sim;
 #[cfg(feature = "sqlite")]
@@ -225,6 +226,9 @@ pub struct Options {
     /// The cas-register workload on this many registers, in place of
     /// `shape`'s transactions (whose register table it uses).
     pub cas: Option<u64>,
+    /// Elle's closed-predicate workload on this many keys, in place of
+    /// `shape`'s transactions (whose register table it uses).
+    pub predicate: Option<u64>,
 }
 
 impl Options {
@@ -232,6 +236,9 @@ impl Options {
     pub fn workload_name(&self) -> String {
         if self.cas.is_some() {
             return "cas-register".into();
+        }
+        if self.predicate.is_some() {
+            return "closed-predicate".into();
         }
         self.shape
             .kind
@@ -479,12 +486,17 @@ impl Crew {
         let deadline = o.time_limit.and_then(|t| start.checked_add(t));
         let budget = client::Budget::new(o.txns, deadline, interrupt);
         let gate = Arc::new(Gate::default());
-        let clients = match o.cas {
-            Some(keys) => {
+        let clients = match (o.cas, o.predicate) {
+            (Some(keys), _) => {
                 let job = cas::Registers::new(budget, keys, o.seed, Arc::clone(recorder));
                 spawn_clients(o.processes, db, Arc::new(job), &gate)
             }
-            None => {
+            (None, Some(keys)) => {
+                let job = predicate::Txns::new(budget, keys, o.seed, Arc::clone(recorder), &**db)
+                    .map_err(RunError::Database)?;
+                spawn_clients(o.processes, db, Arc::new(job), &gate)
+            }
+            (None, None) => {
                 let job = client::Txns {
                     budget,
                     workload: Mutex::new((Workload::new(o.shape.clone()), Rng::new(o.seed))),

@@ -23,6 +23,7 @@ use super::backend::{
     from_bigint, parse_list, to_bigint, CommitOrder, CommitStamp, Connection, Database, DbError,
     Isolation, Statements, CONNECT_TIMEOUT, STATEMENT_TIMEOUT,
 };
+use crate::predicate::Pred;
 use isocheck_gen::workload::{Key, Value};
 use std::future::Future;
 use std::sync::OnceLock;
@@ -234,12 +235,18 @@ impl Database for Postgres {
         let cas = prepare(&format!(
             "UPDATE {table} SET v = $3 WHERE k = $1 AND v = $2{returning}"
         ))?;
+        // Lists have no predicate reads: a text value has no `v % 2`.
+        let predicates = match self.list {
+            true => None,
+            false => Some(predicate_statements(table, &prepare)?),
+        };
         Ok(Box::new(PgConnection {
             session,
             begin: format!("BEGIN ISOLATION LEVEL {}", self.isolation.sql()),
             read,
             write,
             cas,
+            predicates,
             list: self.list,
             broken: false,
             stamps,
@@ -257,6 +264,38 @@ impl Database for Postgres {
     }
 }
 
+/// Closed-predicate's statements on the registers table.
+struct Predicates {
+    /// `DELETE ... WHERE k = $1`.
+    delete: Statement,
+    /// `SELECT k, v` where `TRUE`, `v = $1`, `v % 2 = $1`.
+    select: [Statement; 3],
+}
+
+fn predicate_statements(
+    table: &str,
+    prepare: &dyn Fn(&str) -> Result<Statement, DbError>,
+) -> Result<Predicates, DbError> {
+    let select = |p: Pred| {
+        let sql = format!("SELECT k, v FROM {table} WHERE {}", p.sql("$1"));
+        // `TRUE` takes no parameter: one never used would have no type the
+        // server can infer.
+        let sql = match p {
+            Pred::True => format!("{sql} AND $1::BIGINT IS NOT NULL"),
+            _ => sql,
+        };
+        prepare(&sql)
+    };
+    Ok(Predicates {
+        delete: prepare(&format!("DELETE FROM {table} WHERE k = $1"))?,
+        select: [
+            select(Pred::True)?,
+            select(Pred::Eq(0))?,
+            select(Pred::Mod2(0))?,
+        ],
+    })
+}
+
 struct PgConnection {
     session: Session,
     begin: String,
@@ -264,6 +303,8 @@ struct PgConnection {
     write: Statement,
     /// Registers only: `UPDATE ... WHERE k = $1 AND v = $2` to `$3`.
     cas: Statement,
+    /// Registers only: closed-predicate's statements.
+    predicates: Option<Predicates>,
     list: bool,
     /// A call failed without the server's answer (timeout, lost socket):
     /// nothing more is sent on this connection, not even a rollback.
@@ -297,6 +338,13 @@ impl PgConnection {
             .map_err(|_| DbError::rejected("unreadable-xid", format!("`{xid}`")))?;
         self.xid = Some(xid);
         Ok(1)
+    }
+
+    /// Closed-predicate's statements, which only the registers table has.
+    fn predicates(&self) -> Result<&Predicates, DbError> {
+        self.predicates.as_ref().ok_or_else(|| {
+            DbError::rejected("unsupported", "the lists table has no predicate reads")
+        })
     }
 
     /// Passes `result` on, marking the connection broken when the server
@@ -349,6 +397,32 @@ impl Statements for PgConnection {
         let args = [to_bigint(key)?, to_bigint(expected)?, to_bigint(new)?];
         let cas = self.cas.clone();
         Ok(self.written(cas, &[&args[0], &args[1], &args[2]])? == 1)
+    }
+
+    fn delete(&mut self, key: Key) -> Result<(), DbError> {
+        let k = to_bigint(key)?;
+        let stmt = &self.predicates()?.delete;
+        let s = &self.session;
+        let result = s.call(s.client.execute(stmt, &[&k]));
+        self.seen(result).map(drop)
+    }
+
+    fn select(&mut self, pred: Pred, out: &mut Vec<(Key, Value)>) -> Result<(), DbError> {
+        let select = &self.predicates()?.select;
+        let stmt = match pred {
+            Pred::True => &select[0],
+            Pred::Eq(_) => &select[1],
+            Pred::Mod2(_) => &select[2],
+        };
+        let param = to_bigint(pred.param())?;
+        let s = &self.session;
+        let result = s.call(s.client.query(stmt, &[&param]));
+        for row in self.seen(result)? {
+            let k: i64 = row.try_get(0).map_err(error)?;
+            let v: i64 = row.try_get(1).map_err(error)?;
+            out.push((from_bigint(k)?, from_bigint(v)?));
+        }
+        Ok(())
     }
 
     fn commit(&mut self) -> Result<CommitStamp, DbError> {

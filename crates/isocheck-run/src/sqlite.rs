@@ -9,6 +9,7 @@ use super::backend::{
     from_bigint, parse_list, to_bigint, CommitOrder, CommitStamp, Connection, Database, DbError,
     Statements,
 };
+use crate::predicate::Pred;
 use isocheck_gen::workload::{Key, Value};
 use rusqlite::types::Value as SqlValue;
 use rusqlite::{params, ErrorCode, OptionalExtension};
@@ -156,6 +157,34 @@ impl Statements for SqliteConnection {
             ])
             .map_err(error)?;
         Ok(changed == 1)
+    }
+
+    fn delete(&mut self, key: Key) -> Result<(), DbError> {
+        let mut stmt = (self.conn)
+            .prepare_cached("DELETE FROM registers WHERE k = ?1")
+            .map_err(error)?;
+        stmt.execute(params![to_bigint(key)?])
+            .map(drop)
+            .map_err(error)
+    }
+
+    fn select(&mut self, pred: Pred, out: &mut Vec<(Key, Value)>) -> Result<(), DbError> {
+        // `?1 IS NOT NULL` keeps the one parameter in every condition.
+        let sql = format!(
+            "SELECT k, v FROM registers WHERE {} AND ?1 IS NOT NULL",
+            pred.sql("?1")
+        );
+        let mut stmt = self.conn.prepare_cached(&sql).map_err(error)?;
+        let rows = stmt
+            .query_map(params![to_bigint(pred.param())?], |r| {
+                Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?))
+            })
+            .map_err(error)?;
+        for row in rows {
+            let (k, v) = row.map_err(error)?;
+            out.push((from_bigint(k)?, from_bigint(v)?));
+        }
+        Ok(())
     }
 
     fn commit(&mut self) -> Result<CommitStamp, DbError> {

@@ -251,12 +251,16 @@ fn count_mops(h: &History, s: &mut Stats) {
         for m in h.mops_of(t) {
             keys.insert(m.key);
             match m.kind {
-                MopKind::Read => s.micro_ops.read += 1,
+                MopKind::Read | MopKind::PredRead => s.micro_ops.read += 1,
                 MopKind::Append => s.micro_ops.append += 1,
-                MopKind::Write => s.micro_ops.write += 1,
+                // Closed-predicate's writes count as writes.
+                MopKind::Write | MopKind::Insert | MopKind::Delete | MopKind::Init => {
+                    s.micro_ops.write += 1
+                }
             }
-            reads |= m.kind == MopKind::Read;
-            writes |= m.kind != MopKind::Read;
+            let read = matches!(m.kind, MopKind::Read | MopKind::PredRead);
+            reads |= read;
+            writes |= !read;
         }
         match (reads, writes) {
             (true, true) => s.shapes.read_modify_write += 1,

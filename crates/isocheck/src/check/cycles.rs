@@ -26,13 +26,12 @@ use std::collections::BTreeSet;
 pub type Spec = CycleAnomaly;
 
 /// Every cycle type that can occur given which order edges the graph has
-/// (the rows without predicate dependencies, plain and with `extra`), in
+/// (plain and with `extra`; the predicate ones need predicate
+/// anti-dependencies, which only closed-predicate histories have), in
 /// Elle's search order (anomaly depth, then name).
 pub fn specs(extra: Option<Rel>) -> Vec<Spec> {
     let wanted = |v: Variant| v == Variant::Plain || (extra.is_some() && v.rel() == extra);
-    let mut out: Vec<Spec> = CycleAnomaly::all()
-        .filter(|c| !c.spec().predicate && wanted(c.variant))
-        .collect();
+    let mut out: Vec<Spec> = CycleAnomaly::all().filter(|c| wanted(c.variant)).collect();
     out.sort_by(|a, b| lattice::depth_order(a.name(), b.name()));
     out
 }
@@ -123,8 +122,8 @@ impl Wanted {
     pub fn relations(&self) -> RelSet {
         let specs = self.specs.iter().map(|s| s.allowed());
         let graphs = self.graphs.iter().map(|g| match g.extension {
-            true => g.base.union(Rel::Rw.bit()),
-            false => g.base,
+            true => g.rels().union(g.antidependencies()),
+            false => g.rels(),
         });
         specs.chain(graphs).fold(RelSet::EMPTY, RelSet::union)
     }
@@ -281,7 +280,7 @@ fn cycle_exists(
 /// The smallest non-trivial component of a model's subgraph, as global ids.
 fn smallest_cycle_component(sub: &Sub, m: ModelGraph) -> Option<Vec<u32>> {
     let n = sub.len();
-    let rw = Rel::Rw.bit();
+    let rw = m.antidependencies();
     let (comp, count) = if m.extension {
         // Vertex 2v + b: at v, having arrived by an edge no rw edge may
         // follow (an rw edge, or a ww edge outside the extension) iff b = 1.
@@ -289,15 +288,15 @@ fn smallest_cycle_component(sub: &Sub, m: ModelGraph) -> Option<Vec<u32>> {
             let (v, after_rw) = (x / 2, x % 2 == 1);
             for (e, w) in sub.out(v, m.base.union(rw)) {
                 match sub.g.rel(e) {
-                    Rel::Rw if !after_rw => out.push(2 * w + 1),
-                    Rel::Rw => {}
+                    r if r.is_rw() && !after_rw => out.push(2 * w + 1),
+                    r if r.is_rw() => {}
                     Rel::Ww if m.plain_ww => out.push(2 * w + 1),
                     _ => out.push(2 * w),
                 }
             }
         })
     } else {
-        tarjan(n, |v, out| out.extend(sub.out(v, m.base).map(|(_, w)| w)))
+        tarjan(n, |v, out| out.extend(sub.out(v, m.rels()).map(|(_, w)| w)))
     };
     let to_vertex = |x: u32| if m.extension { x / 2 } else { x };
     nontrivial(&comp, count)
@@ -318,15 +317,32 @@ fn smallest_cycle_component(sub: &Sub, m: ModelGraph) -> Option<Vec<u32>> {
 const LAST_RW: u8 = 1;
 const RW_ONE: u8 = 2;
 const RW_MANY: u8 = 4;
-const SEEN_WR: u8 = 8;
+/// The path used the relation the type requires ([`required`]).
+const SEEN_REQUIRED: u8 = 8;
 const SEEN_EXTRA: u8 = 16;
 const STATES: usize = 32;
+
+/// The one relation beyond anti-dependencies and order a cycle of the type
+/// must use, which the path state tracks: wr for G1c, a predicate
+/// anti-dependency for the predicate types (Elle's explainer names a cycle
+/// without one an `-item` cycle). No row has both.
+fn required(spec: Spec) -> Option<Rel> {
+    let row = spec.spec();
+    match row.predicate {
+        true => Some(Rel::Rwp),
+        false => row.required,
+    }
+}
 
 fn step(spec: Spec, state: u8, rel: Rel) -> Option<u8> {
     if !spec.allowed().contains(rel) {
         return None;
     }
-    if rel == Rel::Rw {
+    let seen = match Some(rel) == required(spec) {
+        true => SEEN_REQUIRED,
+        false => 0,
+    };
+    if rel.is_rw() {
         let rws = state & (RW_ONE | RW_MANY);
         match spec.spec().rw {
             Antidependency::Single if rws != 0 => return None,
@@ -334,12 +350,9 @@ fn step(spec: Spec, state: u8, rel: Rel) -> Option<u8> {
             _ => {}
         }
         let rws = if rws == 0 { RW_ONE } else { RW_MANY };
-        return Some((state & (SEEN_WR | SEEN_EXTRA)) | rws | LAST_RW);
+        return Some((state & (SEEN_REQUIRED | SEEN_EXTRA)) | rws | LAST_RW | seen);
     }
-    let mut s = state & !LAST_RW;
-    if rel == Rel::Wr {
-        s |= SEEN_WR;
-    }
+    let mut s = (state & !LAST_RW) | seen;
     if Some(rel) == spec.variant.rel() {
         s |= SEEN_EXTRA;
     }
@@ -352,12 +365,11 @@ fn accepts(spec: Spec, state: u8, first: Rel) -> bool {
     if spec.variant.rel().is_some() && state & SEEN_EXTRA == 0 {
         return false;
     }
-    let row = spec.spec();
-    // The path state tracks wr, the one relation a row requires.
-    if row.required == Some(Rel::Wr) && state & SEEN_WR == 0 {
+    if required(spec).is_some() && state & SEEN_REQUIRED == 0 {
         return false;
     }
-    let closing_adjacent = state & LAST_RW != 0 && first == Rel::Rw;
+    let row = spec.spec();
+    let closing_adjacent = state & LAST_RW != 0 && first.is_rw();
     match row.rw {
         Antidependency::Never => true,
         Antidependency::Single => state & RW_ONE != 0,
@@ -367,11 +379,12 @@ fn accepts(spec: Spec, state: u8, first: Rel) -> bool {
 }
 
 /// The relation an anchor edge must have for a spec: the rarest thing the
-/// type requires (an rw edge, else the variant's order edge, else the
-/// required relation, else ww).
+/// type requires (a predicate anti-dependency, else an rw edge, else the
+/// variant's order edge, else the required relation, else ww).
 fn anchor_rel(spec: Spec) -> Rel {
     let row = spec.spec();
     match (row.rw, spec.variant.rel(), row.required) {
+        _ if row.predicate => Rel::Rwp,
         (Antidependency::Never, Some(x), _) => x,
         (Antidependency::Never, None, Some(r)) => r,
         (Antidependency::Never, None, None) => Rel::Ww,
@@ -393,16 +406,19 @@ fn find(sub: &Sub, spec: Spec) -> Option<Vec<usize>> {
 /// each anchor edge, in [`find`]'s order, the piece of its shortest closed
 /// walk that has the type, when one does.
 fn anchored<'s>(sub: &'s Sub, spec: Spec) -> impl Iterator<Item = Vec<usize>> + 's {
-    let allowed = spec.allowed();
-    let comp = sub.primary_components(allowed);
     let mut anchors: Vec<(i64, u32, usize, u32)> = Vec::new();
     for u in 0..sub.len() as u32 {
         for (e, v) in sub.out_primary(u, anchor_rel(spec).bit()) {
-            if comp[u as usize] == comp[v as usize] {
-                anchors.push((v as i64 - u as i64, u, e, v));
-            }
+            anchors.push((v as i64 - u as i64, u, e, v));
         }
     }
+    // Without an anchor (no predicate anti-dependency, outside
+    // closed-predicate histories) the components are not needed.
+    let comp = match anchors.is_empty() {
+        true => Vec::new(),
+        false => sub.primary_components(spec.allowed()),
+    };
+    anchors.retain(|&(_, u, _, v)| comp[u as usize] == comp[v as usize]);
     anchors.sort_unstable();
     let mut bfs = Bfs::new(sub.len());
     anchors.into_iter().filter_map(move |(_, u, e, v)| {

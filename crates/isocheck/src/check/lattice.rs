@@ -217,6 +217,14 @@ pub fn axiomatic_levels(models: Option<&[&str]>) -> Vec<Level> {
     levels
 }
 
+/// The canonical name of the model an axiomatic level decides.
+pub fn axiomatic_model(level: Level) -> Option<&'static str> {
+    super::models::ROWS
+        .iter()
+        .find(|r| r.definition == Definition::Axiomatic(level))
+        .map(|r| r.name)
+}
+
 /// The models the requested ones (Elle's default when `None`) imply,
 /// except through a requested model decided as Adya's, whose cycle search
 /// covers them.

@@ -41,7 +41,9 @@ pub fn decide(
     // Version-order options and a reported commit order add constraints
     // the chain does not see.
     let knowledge = *infer != infer::InferOptions::default() || !h.commit_order.is_empty();
-    if h.txns.is_empty() || mini::shape(h).is_err() || knowledge {
+    // Closed-predicate's predicate edges are the general path's.
+    let predicates = h.workload == crate::history::Workload::ClosedPredicate;
+    if h.txns.is_empty() || mini::shape(h).is_err() || knowledge || predicates {
         return Path::General;
     }
     let Some(mut edges) = mini::edges(h) else {

@@ -70,6 +70,25 @@ impl ModelGraph {
         MODEL_GRAPHS.iter().find(|m| m.anomaly() == name)
     }
 
+    /// The relations of the subgraph: `base`, with predicate
+    /// anti-dependencies beside item ones unless Elle's subgraph leaves
+    /// them out (repeatable read's). Without `extension`.
+    pub fn rels(&self) -> RelSet {
+        match self.base.contains(Rel::Rw) {
+            true => self.base.union(self.antidependencies()),
+            false => self.base,
+        }
+    }
+
+    /// The anti-dependencies the subgraph counts, as `rels` or as its
+    /// extension: item ones, and predicate ones unless Elle leaves them out.
+    pub fn antidependencies(&self) -> RelSet {
+        match self.predicate_rw {
+            true => RelSet::of(&[Rel::Rw, Rel::Rwp]),
+            false => Rel::Rw.bit(),
+        }
+    }
+
     /// The model's `<model>-cycle-exists` anomaly.
     pub fn anomaly(&self) -> &'static str {
         static NAMES: OnceLock<Vec<String>> = OnceLock::new();
@@ -95,7 +114,7 @@ impl ModelGraph {
             let predicate = match r {
                 Rel::Ww | Rel::Wr => true,
                 Rel::Rw => self.predicate_rw,
-                Rel::Process | Rel::Realtime => false,
+                Rel::Rwp | Rel::Process | Rel::Realtime => false,
             };
             if predicate {
                 rels.push(format!(":{}p", r.name()));

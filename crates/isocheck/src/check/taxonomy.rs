@@ -58,9 +58,10 @@ pub struct BaseSpec {
     /// `:required-rels`), besides what [`BaseSpec::rw`] requires.
     pub required: Option<Rel>,
     pub rw: Antidependency,
-    /// Whether predicate dependencies (wwp, wrp, rwp) count. isocheck infers
-    /// none, so these anomalies are named and implied, never searched: a
-    /// cycle of item dependencies has the `-item` type.
+    /// Whether predicate anti-dependencies (rwp) count, and a cycle must
+    /// have one (Elle's explainer names a cycle without one an `-item`
+    /// cycle). Predicate write-reads (wrp) count everywhere wr does;
+    /// closed-predicate histories alone have predicate edges.
     pub predicate: bool,
     /// Where the anomaly is defined.
     pub cite: &'static str,
@@ -173,9 +174,10 @@ impl Base {
     /// The relations a cycle of this base may use.
     pub fn allowed(self) -> RelSet {
         let s = self.spec();
-        match s.rw {
-            Antidependency::Never => s.rels,
-            _ => s.rels.union(Rel::Rw.bit()),
+        match (s.rw, s.predicate) {
+            (Antidependency::Never, _) => s.rels,
+            (_, false) => s.rels.union(Rel::Rw.bit()),
+            (_, true) => s.rels.union(RelSet::of(&[Rel::Rw, Rel::Rwp])),
         }
     }
 }
@@ -284,21 +286,25 @@ impl CycleAnomaly {
     }
 
     /// Elle's classification of a cycle by the relations of its steps (its
-    /// cycle explainer): the base by its rw and wr steps, the variant by a
-    /// real-time step, else a process step. Without predicate dependencies,
-    /// always an item anomaly.
+    /// cycle explainer): the base by its rw (item or predicate) and wr
+    /// steps, an item anomaly unless a step is a predicate anti-dependency;
+    /// the variant by a real-time step, else a process step.
     pub fn classify(rels: &[Rel]) -> CycleAnomaly {
         let count = |r: Rel| rels.iter().filter(|&&x| x == r).count();
         let adjacent = (0..rels.len()).any(|i| {
             let prev = rels[(i + rels.len() - 1) % rels.len()];
-            rels[i] == Rel::Rw && prev == Rel::Rw
+            rels[i].is_rw() && prev.is_rw()
         });
-        let base = match count(Rel::Rw) {
-            0 if count(Rel::Wr) > 0 => Base::G1c,
-            0 => Base::G0,
-            1 => Base::GSingleItem,
-            _ if adjacent => Base::G2Item,
-            _ => Base::GNonadjacentItem,
+        let predicate = count(Rel::Rwp) > 0;
+        let base = match (count(Rel::Rw) + count(Rel::Rwp), predicate) {
+            (0, _) if count(Rel::Wr) > 0 => Base::G1c,
+            (0, _) => Base::G0,
+            (1, false) => Base::GSingleItem,
+            (1, true) => Base::GSingle,
+            (_, false) if adjacent => Base::G2Item,
+            (_, true) if adjacent => Base::G2,
+            (_, false) => Base::GNonadjacentItem,
+            (_, true) => Base::GNonadjacent,
         };
         let variant = if count(Rel::Realtime) > 0 {
             Variant::Realtime
@@ -324,9 +330,8 @@ pub struct Subgraph {
     /// (prefix consistency: an rw edge closes a cycle only after a
     /// transaction that saw its reader's snapshot).
     pub plain_ww: bool,
-    /// Whether Elle's subgraph counts predicate anti-dependencies (`:rwp`);
-    /// only repeatable read's does not. isocheck infers none, so this only
-    /// changes how the subgraph is printed.
+    /// Whether Elle's subgraph counts predicate anti-dependencies (`:rwp`)
+    /// beside item ones; only repeatable read's does not.
     pub predicate_rw: bool,
 }
 
@@ -433,5 +438,10 @@ mod tests {
         // Adjacent across the wrap-around.
         assert_eq!(name(&[Rw, Wr, Rw]), "G2-item");
         assert_eq!(name(&[Rw, Process, Realtime]), "G-single-item-realtime");
+        // A predicate anti-dependency makes it a predicate anomaly.
+        assert_eq!(name(&[Rwp, Wr]), "G-single");
+        assert_eq!(name(&[Rwp, Rw]), "G2");
+        assert_eq!(name(&[Rwp, Wr, Rw, Wr]), "G-nonadjacent");
+        assert_eq!(name(&[Rwp, Realtime]), "G-single-realtime");
     }
 }

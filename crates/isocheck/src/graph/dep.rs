@@ -14,14 +14,35 @@ pub enum Rel {
     Wr = 1,
     /// Read-write (anti-dependency): `from` read a version that `to` overwrote.
     Rw = 2,
+    /// Predicate read-write (Adya's predicate anti-dependency, Elle's
+    /// `:rwp`): a predicate read of `from` selected a version that `to`
+    /// overwrote with one that changes whether the predicate matches. Only
+    /// closed-predicate histories have them. Its predicate write-read twin
+    /// (`:wrp`) is a [`Rel::Wr`] whose reading micro-op is a predicate read:
+    /// no cycle anomaly tells the two apart.
+    Rwp = 3,
     /// Session order: the same process ran `from` then `to`.
-    Process = 3,
+    Process = 4,
     /// Real-time order: `from` completed before `to` was invoked.
-    Realtime = 4,
+    Realtime = 5,
 }
 
 impl Rel {
-    pub const ALL: [Rel; 5] = [Rel::Ww, Rel::Wr, Rel::Rw, Rel::Process, Rel::Realtime];
+    /// In the order Elle's explainers try them for a pair: data
+    /// dependencies (item before predicate) before session and real time.
+    pub const ALL: [Rel; 6] = [
+        Rel::Ww,
+        Rel::Wr,
+        Rel::Rw,
+        Rel::Rwp,
+        Rel::Process,
+        Rel::Realtime,
+    ];
+
+    /// Whether it is an anti-dependency, item or predicate.
+    pub const fn is_rw(self) -> bool {
+        matches!(self, Rel::Rw | Rel::Rwp)
+    }
 
     /// The relation as a one-bit mask (see [`RelSet`]).
     pub const fn bit(self) -> RelSet {
@@ -34,6 +55,7 @@ impl Rel {
             Rel::Ww => "ww",
             Rel::Wr => "wr",
             Rel::Rw => "rw",
+            Rel::Rwp => "rwp",
             Rel::Process => "process",
             Rel::Realtime => "realtime",
         }

@@ -11,6 +11,7 @@ use super::model::{
     History, MicroOp, MopKind, MopValue, Op, OpId, OpType, OpValue, Process, Status, Txn, TxnId,
     Workload, WorkloadSource, MAX_ITEMS,
 };
+use super::predicate;
 use super::register::{self, Pair};
 use super::source::SourceFile;
 use super::span::Span;
@@ -83,6 +84,13 @@ fn judge(
     ops: &mut Ops,
     workload: Option<Workload>,
 ) -> Result<History, HistoryError> {
+    let closed = match workload {
+        None | Some(Workload::ClosedPredicate) => {
+            let flagged = workload.is_some();
+            predicate::read(ops, source.text(), flagged)?
+        }
+        Some(_) => false,
+    };
     let txn_f = ops.values.intern_canonical(":txn");
     let (mut txns, others) = pair(ops, txn_f)?;
     let other_client_ops = others.iter().filter_map(|&(i, c)| c.or(i)).collect();
@@ -93,6 +101,7 @@ fn judge(
         _ => None,
     };
     let (workload, workload_source) = match (workload, detected) {
+        _ if closed => closed_predicate(ops, &txns, workload.is_some())?,
         (Some(w @ (Workload::CasRegister | Workload::Mutex)), _) => {
             if let Some(t) = txns.first() {
                 return Err(transactions_in_registers(ops, t, w));
@@ -127,8 +136,10 @@ fn judge(
     shape_reads(ops, &txns, workload)?;
     // Long-fork writes every key once, but Jepsen's checker reports a
     // second write as an unknown result rather than refusing the history.
-    if workload != Workload::LongFork {
-        check_unique_writes(ops, &txns)?;
+    match workload {
+        Workload::LongFork => {}
+        Workload::ClosedPredicate => predicate::check_unique_writes(ops, &txns)?,
+        _ => check_unique_writes(ops, &txns)?,
     }
     let mops_read = ops.mops.len();
     keep_judged_mops(ops, &mut txns);
@@ -358,6 +369,26 @@ fn decide_workload(
     }
 }
 
+/// A closed-predicate history's workload, refusing list-append's appends.
+fn closed_predicate(
+    ops: &Ops,
+    txns: &[Txn],
+    flagged: bool,
+) -> Result<(Workload, WorkloadSource), HistoryError> {
+    if let Some(a) = judged_mops(ops, txns).find(|m| m.kind == MopKind::Append) {
+        return Err(HistoryError::new(
+            ErrorKind::MixedWorkload,
+            "a closed-predicate history has no :append micro-ops (it has :init, :insert, :delete, :w, :r and :rp)",
+        )
+        .at(a.span, "an append"));
+    }
+    let source = match flagged {
+        true => WorkloadSource::Flag,
+        false => WorkloadSource::Detected,
+    };
+    Ok((Workload::ClosedPredicate, source))
+}
+
 fn wrong_flag(span: Span, flag: &str, mop: &str) -> HistoryError {
     HistoryError::new(
         ErrorKind::MixedWorkload,
@@ -440,7 +471,10 @@ fn shape_reads(ops: &mut Ops, txns: &[Txn], workload: Workload) -> Result<(), Hi
                     )
                     .at(m.span, "this read"));
                 }
-                (Workload::RwRegister | Workload::LongFork, MopValue::List { start, len }) => {
+                (
+                    Workload::RwRegister | Workload::LongFork | Workload::ClosedPredicate,
+                    MopValue::List { start, len },
+                ) => {
                     let items = &ops.elems[start as usize..(start + len) as usize];
                     let v = ops.values.list(items);
                     *m = MicroOp::new(m.kind, m.key, MopValue::Val(v), m.span);

@@ -78,6 +78,9 @@ pub enum ErrorKind {
     /// An op of one of Jepsen's standard checkers (bank, counter, set, ...).
     #[error("{0}")]
     CheckerOp(String),
+    /// An op of Elle's closed-predicate workload (`:init`, `:rp`, ...).
+    #[error("{0}")]
+    PredicateOp(String),
     /// A JSON history that is not valid JSON.
     #[error("{0}")]
     Json(String),
@@ -153,6 +156,7 @@ impl HistoryError {
             ErrorKind::Format(_) => "isocheck::format",
             ErrorKind::RegisterOp(_) => "isocheck::register",
             ErrorKind::CheckerOp(_) => "isocheck::checker",
+            ErrorKind::PredicateOp(_) => "isocheck::closed_predicate",
             ErrorKind::TransactionOrder(_) => "isocheck::transaction_order",
             _ => "isocheck::op",
         }

@@ -14,6 +14,7 @@ pub mod error;
 pub mod formats;
 pub mod jepsen;
 pub mod model;
+pub mod predicate;
 mod register;
 pub mod source;
 pub mod span;

@@ -169,8 +169,19 @@ pub enum MopKind {
     Read,
     /// `[:append k v]` (list-append)
     Append,
-    /// `[:w k v]` (rw-register)
+    /// `[:w k v]` (rw-register, closed-predicate)
     Write,
+    /// `[:insert k v]` (closed-predicate): creates key `k` with value `v`.
+    Insert,
+    /// `[:delete k]` (closed-predicate): the key's version becomes dead.
+    Delete,
+    /// `[:rp pred {k v, ...}]` (closed-predicate): a predicate read. The
+    /// micro-op's key is the predicate; its value the keys and values read,
+    /// as a list of `k v` pairs in [`History::elems`], or `nil` unread.
+    PredRead,
+    /// One entry `k v` of a closed-predicate `:init` op's map: the universe
+    /// the history starts from.
+    Init,
 }
 
 impl MopKind {
@@ -180,6 +191,10 @@ impl MopKind {
             MopKind::Read => "r",
             MopKind::Append => "append",
             MopKind::Write => "w",
+            MopKind::Insert => "insert",
+            MopKind::Delete => "delete",
+            MopKind::PredRead => "rp",
+            MopKind::Init => "init",
         }
     }
 }
@@ -300,6 +315,10 @@ pub enum Workload {
     ListAppend,
     /// Elle's rw-register: `:w` and `:r` of single values.
     RwRegister,
+    /// Elle's closed-predicate (`elle.closed-predicate`): an `:init` op
+    /// fixing the universe of keys, then transactions of `:insert`,
+    /// `:delete`, `:w`, `:r` and predicate reads `:rp`.
+    ClosedPredicate,
     /// Not transactions: Jepsen/Knossos register ops (`:read`, `:write`,
     /// `:cas`), on one register or on many keys (`jepsen.independent`), held
     /// in [`History::registers`]. Lightweight transactions.
@@ -331,6 +350,7 @@ impl Workload {
         match self {
             Workload::ListAppend => "list-append",
             Workload::RwRegister => "rw-register",
+            Workload::ClosedPredicate => "closed-predicate",
             Workload::CasRegister => "cas-register",
             Workload::Bank => "bank",
             Workload::Counter => "counter",
@@ -344,9 +364,10 @@ impl Workload {
     }
 
     /// Every workload, in the order `--workload` lists them.
-    pub const ALL: [Workload; 11] = [
+    pub const ALL: [Workload; 12] = [
         Workload::ListAppend,
         Workload::RwRegister,
+        Workload::ClosedPredicate,
         Workload::CasRegister,
         Workload::Bank,
         Workload::Counter,
@@ -368,6 +389,9 @@ impl Workload {
     pub fn help(self) -> Option<&'static str> {
         match self {
             Workload::ListAppend | Workload::RwRegister => None,
+            Workload::ClosedPredicate => Some(
+                "Elle's closed-predicate (:init, :insert, :delete, :w, :r, predicate reads :rp)",
+            ),
             Workload::CasRegister => {
                 Some("Register ops (:read, :write, :cas), checked for linearizability")
             }

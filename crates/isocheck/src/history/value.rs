@@ -152,6 +152,12 @@ impl ValueTable {
         Val::from_raw(i | INTERNED)
     }
 
+    /// The value of this canonical EDN text, if interned (integers apart,
+    /// which [`ValueTable::int`] keeps inline).
+    pub fn lookup(&self, canon: &str) -> Option<Val> {
+        self.index.get(canon).map(|&i| Val::from_raw(i | INTERNED))
+    }
+
     /// Interns every value of `other`, in its order: how `other`'s values
     /// are numbered here. Interned in that order, the values new here get
     /// the numbers they would have had had `other`'s text been read after

@@ -104,6 +104,15 @@ pub enum Anomaly {
     /// sequence of appends produces: a transaction's appends out of order, or
     /// a later one without the earlier).
     GarbageRead { txn: TxnId, mop: u32 },
+    /// `:predicate-read-miss` (closed-predicate): a predicate read (`mop`
+    /// of `txn`) did not return `key`, although the predicate matches every
+    /// version the key ever had (`versions`, in version order).
+    PredicateReadMiss {
+        txn: TxnId,
+        mop: u32,
+        key: Val,
+        versions: Vec<Val>,
+    },
     /// `:timestamp-inverted` (isocheck, `--check-timestamps`): a committed
     /// transaction whose reported start is after its reported commit.
     TimestampInverted { txn: TxnId, start: i64, commit: i64 },
@@ -147,6 +156,7 @@ impl Anomaly {
             Anomaly::LostUpdate { .. } => "lost-update",
             Anomaly::CyclicVersions { .. } => "cyclic-versions",
             Anomaly::GarbageRead { .. } => "garbage-read",
+            Anomaly::PredicateReadMiss { .. } => "predicate-read-miss",
             Anomaly::TimestampInverted { .. } => "timestamp-inverted",
             Anomaly::TimestampRead { serial: false, .. } => "timestamp-snapshot-read",
             Anomaly::TimestampRead { serial: true, .. } => "timestamp-serial-read",

@@ -381,7 +381,13 @@ impl La<'_> {
                             info.longest_len = len;
                         }
                     }
-                    MopKind::Write => self.mop_ref[i as usize] = kid as u32,
+                    // List-append histories have neither; the reader refuses
+                    // closed-predicate's micro-ops in them.
+                    MopKind::Write
+                    | MopKind::Insert
+                    | MopKind::Delete
+                    | MopKind::PredRead
+                    | MopKind::Init => self.mop_ref[i as usize] = kid as u32,
                 }
             }
         }
@@ -569,7 +575,11 @@ impl La<'_> {
                             }
                         }
                     }
-                    MopKind::Write => {}
+                    MopKind::Write
+                    | MopKind::Insert
+                    | MopKind::Delete
+                    | MopKind::PredRead
+                    | MopKind::Init => {}
                 }
             }
         }

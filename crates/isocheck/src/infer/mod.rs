@@ -1,12 +1,14 @@
 //! Inference: what a history says about the database's version order.
 //!
-//! Owns finding the dependency edges (ww, wr, rw) each workload lets us infer
+//! Owns finding the dependency edges (ww, wr, rw, and closed-predicate's
+//! predicate edges) each workload lets us infer
 //! with certainty, the witness behind every edge (key, values, micro-ops; the
 //! edge type, [`Dep`], is the graph's) so that a cycle can be explained step
 //! by step, and the non-cycle anomalies found on the way (G1a, G1b, internal,
 //! ...). Knows nothing of cycles or models.
 
 pub mod anomaly;
+mod closed_predicate;
 mod list_append;
 pub mod mini;
 mod rw_register;
@@ -129,6 +131,7 @@ pub fn infer_deferred<'h>(
             }
             (inference, Pending::Built)
         }
+        Workload::ClosedPredicate => (closed_predicate::infer(history), Pending::Built),
         _ => {
             let (inference, pending) =
                 rw_register::infer_deferred(history, opts, chains, open_wanted, rw_wanted);
@@ -153,6 +156,7 @@ pub fn unchained_constraints(history: &History, opts: &InferOptions) -> Constrai
 fn infer_with(history: &History, opts: &InferOptions, chains: bool) -> Inference {
     match history.workload {
         Workload::ListAppend => list_append::infer(history),
+        Workload::ClosedPredicate => closed_predicate::infer(history),
         // A cas-register history and the checkers' (but long-fork's, whose
         // transactions are register reads and writes) have no transactions.
         _ => rw_register::infer(history, opts, chains),

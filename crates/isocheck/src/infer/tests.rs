@@ -232,6 +232,9 @@ fn anomalies(h: &History, inf: &Inference) -> Vec<String> {
                     )
                 }
                 Anomaly::GarbageRead { txn, mop: m } => format!("{name} T{txn} {}", mop(h, *m)),
+                Anomaly::PredicateReadMiss { txn, mop: m, .. } => {
+                    format!("{name} T{txn} {}", mop(h, *m))
+                }
                 // The timestamp check's, never inference's.
                 Anomaly::TimestampInverted { .. }
                 | Anomaly::TimestampRead { .. }

@@ -170,6 +170,8 @@ impl Ext {
         match m.kind {
             MopKind::Read if first_on_key => self.read = Some(i),
             MopKind::Read => {}
+            // Closed-predicate's own micro-ops: its inference keeps its own books.
+            MopKind::PredRead | MopKind::Insert | MopKind::Delete | MopKind::Init => {}
             MopKind::Write | MopKind::Append => {
                 self.write = Some(i);
                 self.first_write.get_or_insert(i);

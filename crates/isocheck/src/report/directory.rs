@@ -10,7 +10,8 @@
 //! a file of the user's with another name stays.
 
 use super::explain::{
-    clip, cycle_explanation, names, txn_text, value_text, FILE_OP_CHARS, FILE_VALUE_CHARS,
+    clip, cycle_explanation, names, step_name, txn_text, value_text, FILE_OP_CHARS,
+    FILE_VALUE_CHARS,
 };
 use crate::check::lattice;
 use crate::check::{Analysis, Entry, FoundCycle, Verdict};
@@ -156,10 +157,10 @@ fn graphviz(h: &History, a: &Analysis, c: &FoundCycle, title: &str) -> String {
     }
     for (i, d) in a.cycle_steps(c).enumerate() {
         let label = match d.rel {
-            Rel::Ww | Rel::Wr | Rel::Rw => {
+            Rel::Ww | Rel::Wr | Rel::Rw | Rel::Rwp => {
                 format!(
                     "{} {}",
-                    d.rel.name(),
+                    step_name(h, d),
                     value_text(h, d.key, FILE_VALUE_CHARS)
                 )
             }
@@ -169,7 +170,7 @@ fn graphviz(h: &History, a: &Analysis, c: &FoundCycle, title: &str) -> String {
         let color = match d.rel {
             Rel::Ww => "#C02700",
             Rel::Wr => "#C000A5",
-            Rel::Rw => "#5B00C0",
+            Rel::Rw | Rel::Rwp => "#5B00C0",
             Rel::Process => "#00558C",
             Rel::Realtime => "#0050C0",
         };

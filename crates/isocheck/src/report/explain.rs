@@ -6,7 +6,9 @@ use crate::check::{Analysis, FoundCycle};
 use crate::graph::{Dep, Rel, Version, NO_MOP};
 use crate::history::edn::{self, Kind};
 use crate::history::formats::json;
-use crate::history::{History, MopValue, OpId, OpValue, Process, Span, TxnId, Val, Workload};
+use crate::history::{
+    History, MopKind, MopValue, OpId, OpValue, Process, Span, TxnId, Val, Workload,
+};
 use std::borrow::Cow;
 use std::fmt::Write;
 
@@ -138,7 +140,36 @@ pub(crate) fn mop_value_text(h: &History, m: u32) -> String {
 /// The position of a micro-op within its transaction (Elle's `:a-mop-index`).
 pub(crate) fn mop_index(h: &History, t: TxnId, m: u32) -> Option<u32> {
     let range = &h.txn(t).mops;
+    // Elle's `write-mop-index` gives a closed-predicate `:init` op's writes
+    // index 0: the op is one write of its whole map.
+    if h.mops
+        .get(m as usize)
+        .is_some_and(|x| x.kind == MopKind::Init)
+    {
+        return Some(0);
+    }
     (m != NO_MOP && range.contains(&m)).then(|| m - range.start)
+}
+
+/// The predicate read behind a predicate dependency (closed-predicate's
+/// `:wrp`, a wr step whose reader is a predicate read, and `:rwp`), as an
+/// index into `History::mops`; `None` for an item dependency.
+pub(crate) fn predicate_read(h: &History, d: &Dep) -> Option<u32> {
+    let m = match d.rel {
+        Rel::Wr => d.b_mop,
+        Rel::Rwp => d.a_mop,
+        _ => return None,
+    };
+    let kind = h.mops.get(m as usize).map(|x| x.kind);
+    (kind == Some(MopKind::PredRead)).then_some(m)
+}
+
+/// A step's relation as Elle names it: `wrp` for a predicate write-read.
+pub(crate) fn step_name(h: &History, d: &Dep) -> &'static str {
+    match (d.rel, predicate_read(h, d)) {
+        (Rel::Wr, Some(_)) => "wrp",
+        (rel, _) => rel.name(),
+    }
 }
 
 /// A version as a step map prints it: `:elle.list-append/init` or `nil` for
@@ -181,7 +212,18 @@ pub(crate) fn step_sentence(h: &History, d: &Dep, a: &str, b: &str, value_chars:
         (_, Rel::Ww) => format!(
             "{a} set key {key} to {v}, and {b} set it to {v2}, which came later in the version order"
         ),
-        (_, Rel::Wr) => format!("{a} wrote {key} = {v}, which was read by {b}"),
+        (_, Rel::Wr) => match predicate_read(h, d) {
+            Some(m) => format!(
+                "{a} set key {key} to {v}, which was in the version set of {b}'s predicate read {}",
+                clip(&mop_text(h, m), value_chars)
+            ),
+            None => format!("{a} wrote {key} = {v}, which was read by {b}"),
+        },
+        (_, Rel::Rwp) => format!(
+            "{a} performed a predicate read {} whose version set held key {key} = {v}, which {b} \
+             overwrote with {v2}, changing whether the predicate matched",
+            clip(&mop_text(h, d.a_mop), value_chars)
+        ),
         (_, Rel::Rw) => format!(
             "{a} read key {key} = {v}, and {b} set it to {v2}, which came later in the version order"
         ),

@@ -10,7 +10,8 @@ mod weak;
 
 use super::explain::{
     clip, elided, explanation, explanation_noted, invocation, list_text, mop_index, mop_text,
-    mop_value_text, op_text, scc_indices, txn_text, value_text, version_edn, version_text, Width,
+    mop_value_text, op_text, predicate_read, scc_indices, txn_text, value_text, version_edn,
+    version_text, Width,
 };
 use super::result::{edn, kws, map, R};
 use crate::check::{lattice, Analysis, Case, Entry, Forced, FoundCycle};
@@ -285,10 +286,30 @@ fn step<'a>(h: &'a History, d: &Dep) -> R<'a> {
             ("a-mop-index", a_mop()),
             ("b-mop-index", b_mop()),
         ]),
-        Rel::Wr => map(vec![
-            ("type", kws("wr")),
+        Rel::Wr => match predicate_read(h, d) {
+            Some(m) => map(vec![
+                ("type", kws("wrp")),
+                ("key", key()),
+                ("value", edn(version_edn(h, d.value))),
+                ("predicate-read", R::Edn(mop_text(h, m))),
+                ("a-mop-index", a_mop()),
+                ("b-mop-index", b_mop()),
+            ]),
+            None => map(vec![
+                ("type", kws("wr")),
+                ("key", key()),
+                ("value", edn(version_edn(h, d.value))),
+                ("a-mop-index", a_mop()),
+                ("b-mop-index", b_mop()),
+            ]),
+        },
+        Rel::Rwp => map(vec![
+            ("type", kws("rwp")),
             ("key", key()),
             ("value", edn(version_edn(h, d.value))),
+            ("value'", edn(version_edn(h, d.value2))),
+            ("predicate?", R::Bool(true)),
+            ("predicate-read", R::Edn(mop_text(h, d.a_mop))),
             ("a-mop-index", a_mop()),
             ("b-mop-index", b_mop()),
         ]),
@@ -359,9 +380,26 @@ fn step_labels(b: &mut Labels<'_>, d: &Dep, an: &str, bn: &str, detail: Detail) 
                 format!("{bn} set {key} to {v2}, later in the version order"),
             );
         }
+        Rel::Wr if predicate_read(h, d).is_some() => {
+            b.mop(d.a_mop, format!("{an} set {key} to {v}"));
+            b.mop(
+                d.b_mop,
+                format!("{bn}'s predicate read selected {key} = {v}"),
+            );
+        }
         Rel::Wr => {
             b.mop(d.a_mop, format!("{an} wrote {key} = {v}"));
             b.mop(d.b_mop, format!("{bn} read {key} = {v}"));
+        }
+        Rel::Rwp => {
+            b.mop(
+                d.a_mop,
+                format!("{an}'s predicate read selected {key} = {v}"),
+            );
+            b.mop(
+                d.b_mop,
+                format!("{bn} set {key} to {v2}, changing whether the predicate matched"),
+            );
         }
         Rel::Process => {
             let p = h.txn(d.from).process;
@@ -679,6 +717,12 @@ fn anomaly<'a>(h: &'a History, x: &Anomaly, d: Detail) -> Explanation<'a> {
         } => c.lost_update(*key, *read_mop, txns),
         Anomaly::CyclicVersions { key, scc, sources } => c.cyclic_versions(*key, scc, sources),
         Anomaly::GarbageRead { txn, mop } => c.garbage_read(*txn, *mop),
+        Anomaly::PredicateReadMiss {
+            txn,
+            mop,
+            key,
+            versions,
+        } => c.predicate_read_miss(*txn, *mop, *key, versions),
         Anomaly::TimestampInverted { txn, start, commit } => {
             c.timestamp_inverted(*txn, *start, *commit)
         }
@@ -1013,6 +1057,34 @@ impl<'a> Ctx<'a> {
             "no transaction wrote what this read observes".to_string(),
         );
         let entry = map(vec![("op", txn_r(h, txn)), ("mop", mop_r(h, mop))]);
+        explained(entry, help, b)
+    }
+
+    /// `:predicate-read-miss` (closed-predicate): Elle's `:op`, `:mop`,
+    /// `:key`, `:versions`.
+    fn predicate_read_miss(
+        &self,
+        txn: TxnId,
+        mop: u32,
+        key: Val,
+        versions: &[Val],
+    ) -> Explanation<'a> {
+        let h = self.h;
+        let shown: Vec<String> = versions.iter().map(|&v| self.show(v)).collect();
+        let help = format!(
+            "predicate read miss: a committed predicate read did not return key {}, although \
+             the predicate matches every version the key ever had ({}): it must have seen one",
+            self.show(key),
+            shown.join(", ")
+        );
+        let mut b = Labels::new(h);
+        b.mop(mop, format!("does not return {}", self.show(key)));
+        let entry = map(vec![
+            ("op", txn_r(h, txn)),
+            ("mop", mop_r(h, mop)),
+            ("key", self.val(key)),
+            ("versions", edn(list_text(h, versions))),
+        ]);
         explained(entry, help, b)
     }
 

@@ -56,7 +56,7 @@ pub fn summary(ops: &Ops) -> Vec<(i64, bool, Vec<Mop>)> {
                 match m.kind {
                     MopKind::Read => Mop::R(k, v),
                     MopKind::Write => Mop::W(k, v),
-                    MopKind::Append => panic!("an append"),
+                    other => panic!("a {} micro-op", other.name()),
                 }
             })
             .collect();

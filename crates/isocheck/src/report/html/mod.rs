@@ -21,7 +21,7 @@ mod plot;
 mod timeline;
 
 use super::excerpt::{needs_escape, push_escaped};
-use super::explain::{clip, mop_text, value_text, version_text};
+use super::explain::{clip, mop_text, step_name, value_text, version_text};
 use super::explanation::registers::{undecided, violation};
 use super::explanation::{explain, first_writers, forced_case, forced_intro, Detail, Explanation};
 use super::human::{models_prohibiting, ordered, SHOWN_PER_TYPE};
@@ -669,8 +669,10 @@ fn edge_label(h: &History, d: &Dep) -> String {
     let v = |x: Version| version_text(h, x, EDGE_VALUE_CHARS);
     let key = value_text(h, d.key, EDGE_VALUE_CHARS);
     match d.rel {
-        Rel::Ww | Rel::Rw => format!("{} {key} {}→{}", d.rel.name(), v(d.value), v(d.value2)),
-        Rel::Wr => format!("wr {key} {}", v(d.value)),
+        Rel::Ww | Rel::Rw | Rel::Rwp => {
+            format!("{} {key} {}→{}", d.rel.name(), v(d.value), v(d.value2))
+        }
+        Rel::Wr => format!("{} {key} {}", step_name(h, d), v(d.value)),
         Rel::Process => format!("process {}", h.txn(d.from).process),
         Rel::Realtime => "realtime".to_string(),
     }
