@@ -216,7 +216,10 @@ impl<'a> Parser<'a> {
         } else {
             "here"
         };
-        HistoryError::new(ErrorKind::Json(msg.to_string()), help).at(Span::new(at, at + len), label)
+        // A token cut short by the end of the input ends there.
+        let start = at.min(self.b.len());
+        let end = at.saturating_add(len).min(self.b.len()).max(start);
+        HistoryError::new(ErrorKind::Json(msg.to_string()), help).at(Span::new(start, end), label)
     }
 
     fn stray_comma(&self, at: usize, why: &str) -> HistoryError {

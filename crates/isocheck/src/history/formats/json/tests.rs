@@ -213,6 +213,8 @@ fn syntax_errors_have_a_place_and_a_help() {
         (r#"{"type":"ok","value":1.}"#, "not a JSON number", "1."),
         (r#"{"type":"ok","value":"a\qb"}"#, "invalid escape", "\\q"),
         (r#"{"type":"ok","value":"\ud800x"}"#, "invalid \\u escape", "\\ud800"),
+        // Cut short by the end of the input: underlined up to it.
+        (r#"{"type":"ok","value":"\u9"#, "invalid \\u escape", "\\u9"),
         ("{\"type\":\"ok\",\"value\":\"a\tb\"}", "control character 0x09 in a string", "\t"),
         (r#"{"type":"ok","value":"abc}"#, "unterminated string", "\""),
         (r#"[{"type":"ok"}"#, "the input ends inside this array", "["),
