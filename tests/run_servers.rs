@@ -129,9 +129,10 @@ fn cas_registers_are_linearizable(server_name: &str) {
 
 /// Elle's closed-predicate workload (`--workload closed-predicate`,
 /// predicate reads as `SELECT ... WHERE`) on PostgreSQL: SERIALIZABLE is
-/// strict-serializable; REPEATABLE READ keeps snapshot isolation (and
-/// Adya's repeatable read) but shows the phantoms Elle reports for it, a
-/// G2 of predicate anti-dependencies, within a few runs.
+/// strict-serializable; REPEATABLE READ keeps snapshot isolation but shows
+/// the phantoms Elle reports for it, a G2 of predicate anti-dependencies,
+/// within a few runs. (Adya's repeatable read it need not keep: a write
+/// skew through rows predicate reads returned is a G2-item.)
 #[test]
 fn postgres_closed_predicate_phantoms() {
     let Some((url, _turn)) = server("postgres") else {
@@ -166,12 +167,23 @@ fn postgres_closed_predicate_phantoms() {
     assert!(results.starts_with("{:valid? true"), "{results}");
     let g2 = (0..3).find_map(|_| {
         let (_, results, history) = run("repeatable-read", "serializable");
-        results.contains(":anomaly-types [:G2").then_some(history)
+        anomaly_types(&results).contains(&":G2").then_some(history)
     });
     let history = g2.expect("a G2 at REPEATABLE READ in three runs");
     checks_valid(&history, "snapshot-isolation");
-    checks_valid(&history, "repeatable-read");
     std::fs::remove_dir_all(&store).expect("clean up");
+}
+
+/// The keywords of a result map's `:anomaly-types`.
+fn anomaly_types(results: &str) -> Vec<&str> {
+    let Some((_, rest)) = results.split_once(":anomaly-types [") else {
+        return Vec::new();
+    };
+    rest.split(']')
+        .next()
+        .unwrap_or("")
+        .split_whitespace()
+        .collect()
 }
 
 #[test]

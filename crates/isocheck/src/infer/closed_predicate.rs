@@ -15,7 +15,10 @@
 //! whose reading micro-op is the predicate read) when no item wr orders
 //! the pair; predicate anti-dependencies ([`Rel::Rwp`]) from a predicate
 //! read to the writer of every later version that changes whether the
-//! predicate matches. Where Elle knowingly differs from its own docstrings,
+//! predicate matches; and, beyond Elle, item anti-dependencies from a
+//! predicate read to the writer of the version after each row it returned
+//! where the predicate still matches that version (Adya's predicate read
+//! is followed by item reads of what matched). Where Elle knowingly differs from its own docstrings,
 //! this follows Elle's code, which its tests pin, with one exception: Elle's
 //! `ww-graph` matches `:write`, which no closed-predicate micro-op is, so
 //! it draws no ww edge for `:w`; here `:w` orders versions like `:insert`
@@ -367,6 +370,21 @@ impl Universe {
                     if let Some((w, wm)) = self.writer(k, v2, t) {
                         edges.add(Rel::Rwp, (t, i), (w, wm), k, v, v2);
                     }
+                }
+            }
+            // A row the read returned was also read as an item (Adya's
+            // predicate read is followed by item reads of what matched):
+            // the next version's writer overwrote what it saw, even where
+            // the predicate still matches it, which Elle counts as no
+            // anti-dependency.
+            for (k, v) in returned(h, m) {
+                let v = self.resolve(k, v);
+                let Some(v2) = self.version_after(k, v) else {
+                    continue;
+                };
+                let unmatched = !self.matches(h, m.key, v2);
+                if let (false, Some((w, wm))) = (unmatched, self.writer(k, v2, t)) {
+                    edges.add(Rel::Rw, (t, i), (w, wm), k, v, v2);
                 }
             }
         }
