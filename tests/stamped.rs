@@ -14,7 +14,7 @@ use isocheck::history::{parse_edn, History};
 use isocheck::internals::check::{self, CheckOptions, Path, Validity};
 use isocheck_gen::{self as gen, Distribution, Fault, Kind, Level, Params, Shape, TimestampFault};
 use proptest::prelude::*;
-use proptest::test_runner::RngSeed;
+use proptest::test_runner::{RngSeed, TestCaseError};
 use std::collections::BTreeSet;
 
 /// The models timestamps can prove, by Elle's names.
@@ -96,6 +96,16 @@ fn decide(h: &History, model: &str, fast: bool, check_timestamps: bool) -> (Deci
     (decided, a.path)
 }
 
+/// Every model the timestamps may prove gets one verdict by both paths.
+fn both_paths_agree(h: &History, check_timestamps: bool, text: &str) -> Result<(), TestCaseError> {
+    for model in MODELS {
+        let (fast, path) = decide(h, model, true, check_timestamps);
+        let (general, _) = decide(h, model, false, check_timestamps);
+        prop_assert_eq!(&fast, &general, "{} ({:?} path):\n{}", model, path, text);
+    }
+    Ok(())
+}
+
 proptest! {
     // A fixed seed: the same histories on every run, hundreds in `cargo
     // test`, more in the nightly run (`common::cases`).
@@ -126,14 +136,7 @@ proptest! {
         // A lie that could not show at this level is refused.
         prop_assume!(p.validate().is_ok());
         let (text, h) = history(&p);
-        for model in MODELS {
-            let (fast, path) = decide(&h, model, true, check_timestamps);
-            let (general, _) = decide(&h, model, false, check_timestamps);
-            prop_assert_eq!(
-                &fast, &general,
-                "{} ({:?} path) at {:?} with {:?}:\n{}", model, path, LEVELS[level], fault, text
-            );
-        }
+        both_paths_agree(&h, check_timestamps, &text)?;
     }
 }
 
@@ -162,11 +165,7 @@ proptest! {
         p.timestamps = false;
         let text = stamp_lines(&gen::to_string(&p).expect("valid parameters"), &stamps);
         let h = parse_edn("made-up.edn", &text).unwrap_or_else(|e| panic!("{e:?}\n{text}"));
-        for model in MODELS {
-            let (fast, path) = decide(&h, model, true, false);
-            let (general, _) = decide(&h, model, false, false);
-            prop_assert_eq!(&fast, &general, "{} ({:?} path):\n{}", model, path, text);
-        }
+        both_paths_agree(&h, false, &text)?;
     }
 }
 

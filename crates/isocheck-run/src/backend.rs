@@ -121,6 +121,15 @@ pub enum CommitOrder {
     Unavailable(String),
 }
 
+impl CommitOrder {
+    /// What a server's setup found (`cell`), or that setup has not run.
+    pub fn set_up(cell: &std::sync::OnceLock<CommitOrder>) -> CommitOrder {
+        cell.get()
+            .cloned()
+            .unwrap_or_else(|| CommitOrder::Unavailable("the database was not set up".into()))
+    }
+}
+
 /// A commit's position in the database's commit order, where it reports
 /// one ([`CommitOrder`]).
 pub type CommitStamp = Option<u64>;

@@ -175,10 +175,7 @@ impl Database for Mysql {
     }
 
     fn commit_order(&self) -> CommitOrder {
-        self.commit_order
-            .get()
-            .cloned()
-            .unwrap_or_else(|| CommitOrder::Unavailable("the database was not set up".into()))
+        CommitOrder::set_up(&self.commit_order)
     }
 
     fn connect(&self) -> Result<Box<dyn Connection>, DbError> {

@@ -269,7 +269,10 @@ fn analyze_with(
         false => Path::General,
     };
     let path = match path {
-        Path::General if !opts.no_fast_path => timestamp_path(history, opts, models.as_deref()),
+        // The rerun with every rw edge follows a general first pass.
+        Path::General if !opts.no_fast_path && weak.is_none() => {
+            timestamp_path(history, opts, models.as_deref())
+        }
         path => path,
     };
     let mut analysis = Analysis::new(history, Vec::new(), order, (prohibited, reportable), path);
@@ -324,15 +327,7 @@ fn analyze_with(
     analysis.anomalies = anomalies;
     if opts.check_timestamps {
         let checks = timestamps::Checks::for_models(models.as_deref());
-        let found = match history.stamps.is_empty() {
-            false => timestamps::check(history, &history.stamps, checks),
-            // Not read by the caller (`commit_order::read_stamps`, which
-            // says what is wrong with them): read here.
-            true => {
-                let stamps = crate::history::commit_order::stamps(history).unwrap_or_default();
-                timestamps::check(history, &stamps, checks)
-            }
-        };
+        let found = timestamps::check(history, &stamps_of(history), checks);
         analysis.anomalies.extend(found);
     }
     if garbage_unasked {
@@ -399,22 +394,29 @@ fn timestamp_path(history: &History, opts: &CheckOptions, models: Option<&[&'sta
     }
     let default = [lattice::DEFAULT_MODEL];
     let models = models.unwrap_or(&default);
-    let read;
-    let stamps = match history.stamps.is_empty() {
-        false => &history.stamps,
-        true => {
-            // Timestamps that do not read as integers prove nothing.
-            read = crate::history::commit_order::stamps(history).unwrap_or_default();
-            &read
-        }
-    };
+    let stamps = stamps_of(history);
     if stamps.iter().all(Option::is_none) {
         return Path::General;
     }
     limits::stage(Stage::Timestamps);
-    match stamped::proves(history, stamps, models) {
+    match stamped::proves(history, &stamps, models) {
         Some(txns) => Path::Timestamps { txns },
         None => Path::General,
+    }
+}
+
+/// The timestamps `history`'s ops carry: those the caller read
+/// (`commit_order::read_stamps`, which says what is wrong with them), or
+/// read here, where timestamps that do not read as integers are none.
+fn stamps_of(
+    history: &History,
+) -> std::borrow::Cow<'_, [Option<crate::history::commit_order::Stamp>]> {
+    match history.stamps.is_empty() {
+        false => std::borrow::Cow::Borrowed(&history.stamps),
+        true => {
+            let read = crate::history::commit_order::stamps(history).unwrap_or_default();
+            std::borrow::Cow::Owned(read)
+        }
     }
 }
 

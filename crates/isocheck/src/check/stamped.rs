@@ -90,18 +90,16 @@ pub fn proves(h: &History, stamps: &[Option<Stamp>], models: &[&str]) -> Option<
     if judged.undecided || !judged.anomalies.is_empty() || !judged.observed {
         return None;
     }
-    let read_point = |s: Stamp| match needs.snapshot {
-        true => s.start.unwrap_or(s.commit),
-        false => s.commit,
-    };
+    // Whether `after` sees `before`'s commit: at its start (snapshots),
+    // else by committing after it.
     let sees = |before: Stamp, after: Stamp| match needs.snapshot {
-        true => before.commit <= read_point(after),
+        true => before.commit <= after.start.unwrap_or(after.commit),
         false => before.commit < after.commit,
     };
     if needs.session && !sessions_seen(h, stamps, &sees) {
         return None;
     }
-    if needs.realtime && !realtime_seen(h, stamps, needs.snapshot) {
+    if needs.realtime && !realtime_seen(h, stamps, &sees) {
         return None;
     }
     Some(committed)
@@ -185,28 +183,23 @@ fn sessions_seen(
         .all(|(a, b)| matches!((stamp(a), stamp(b)), (Some(x), Some(y)) if sees(x, y)))
 }
 
-/// Each committed transaction's read point (its start for snapshots, else
-/// its commit) is after the commit of every committed transaction that
-/// completed before it was invoked.
-fn realtime_seen(h: &History, stamps: &[Option<Stamp>], snapshot: bool) -> bool {
-    let mut latest: Option<i64> = None;
+/// Each committed transaction `sees` every committed transaction that
+/// completed before it was invoked (the latest commit of those).
+fn realtime_seen(
+    h: &History,
+    stamps: &[Option<Stamp>],
+    sees: &impl Fn(Stamp, Stamp) -> bool,
+) -> bool {
+    let mut latest: Option<Stamp> = None;
     for (_, t, is_invoke) in order::realtime_events(h) {
         crate::limits::tick();
         let Some(s) = stamps[t as usize].filter(|_| h.txn(t).status == Status::Committed) else {
             continue;
         };
         match is_invoke {
-            false => latest = latest.max(Some(s.commit)),
+            false => latest = Some(latest.filter(|l| l.commit > s.commit).unwrap_or(s)),
             true => {
-                let point = match snapshot {
-                    true => s.start.unwrap_or(s.commit),
-                    false => s.commit,
-                };
-                let seen = match snapshot {
-                    true => latest.is_none_or(|c| c <= point),
-                    false => latest.is_none_or(|c| c < point),
-                };
-                if !seen {
+                if latest.is_some_and(|l| !sees(l, s)) {
                     return false;
                 }
             }

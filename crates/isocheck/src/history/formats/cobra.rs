@@ -250,14 +250,19 @@ impl LogReader<'_, '_> {
         let txn = self.running(at)?;
         let (write, key) = (self.r.u64_be("a write id")?, self.r.u64_be("a key")?);
         let value = self.r.u64_be("a value")?;
-        let version = match write == UNIVERSAL_ID {
-            true => self.known_by(true, at).map(|_| value)?,
-            false => self.known_by(false, at).map(|_| write)?,
-        };
+        let version = self.version(write, value, at)?;
         self.seen.writer_of.insert((key, version), txn);
         self.out
             .mop(MopKind::Write, key, Some(version), Span::default());
         Ok(())
+    }
+
+    /// The version a record at `at` names by `write` id and `logged`
+    /// value: the value where the write id is VeriStrong's `UNIVERSAL`.
+    fn version(&mut self, write: u64, logged: u64, at: usize) -> Result<u64, HistoryError> {
+        let by_value = write == UNIVERSAL_ID;
+        self.known_by(by_value, at)?;
+        Ok(if by_value { logged } else { write })
     }
 
     /// Records that versions are known by value (`by_value`) or by write
@@ -294,10 +299,7 @@ impl LogReader<'_, '_> {
         let logged = self.r.u64_be("a value")?;
         if txn == UNIVERSAL_ID {
             // VeriStrong's: the version the value names, whoever wrote it.
-            let version = match write == UNIVERSAL_ID {
-                true => self.known_by(true, at).map(|_| logged)?,
-                false => self.known_by(false, at).map(|_| write)?,
-            };
+            let version = self.version(write, logged, at)?;
             self.out
                 .mop(MopKind::Read, key, Some(version), Span::default());
             return Ok(());
