@@ -77,6 +77,10 @@ pub struct SccFindings {
 pub struct Wanted {
     pub specs: Vec<Spec>,
     pub graphs: Vec<&'static ModelGraph>,
+    /// The types among `specs` looked for again along any edge where none
+    /// has the type as Elle counts it (see [`find`]): those of a model
+    /// decided by its definition rather than by Elle's rules.
+    pub by_definition: Vec<Spec>,
 }
 
 impl Wanted {
@@ -96,10 +100,15 @@ impl Wanted {
             reported_models.iter().any(|r| rules_out.contains(r))
         });
         (
-            Wanted { specs, graphs },
+            Wanted {
+                specs,
+                graphs,
+                by_definition: Vec::new(),
+            },
             Wanted {
                 specs: other_specs,
                 graphs: other_graphs,
+                by_definition: Vec::new(),
             },
         )
     }
@@ -110,6 +119,7 @@ impl Wanted {
         Wanted {
             specs: specs.to_vec(),
             graphs: MODEL_GRAPHS.iter().collect(),
+            by_definition: Vec::new(),
         }
     }
 
@@ -145,7 +155,11 @@ pub fn search_scc(g: &Graph, scc: &[u32], wanted: &Wanted, earlier: &SccFindings
         if redundant.contains(spec.name()) || impossible.contains(&spec) {
             continue;
         }
-        if let Some(edges) = find(&sub, spec) {
+        let steps = match wanted.by_definition.contains(&spec) {
+            true => Steps::Any,
+            false => Steps::Explained,
+        };
+        if let Some(edges) = find(&sub, spec, steps) {
             redundant.extend(lattice::all_implied_anomalies([spec.name()]));
             cycles.push(FoundCycle {
                 anomaly: spec,
@@ -243,13 +257,18 @@ impl<'g> Sub<'g> {
     /// searches follow pairs as Elle's explainer will name them, so a cycle
     /// found has the type its steps were counted as.
     fn out_primary(&self, v: u32, mask: RelSet) -> impl Iterator<Item = (usize, u32)> + '_ {
-        self.out(v, mask).filter(|&(e, _)| self.g.is_primary(e))
+        self.out_by(v, mask, Steps::Explained)
     }
 
-    /// Component ids of the subgraph of the explaining `mask` edges.
-    fn primary_components(&self, mask: RelSet) -> Vec<u32> {
+    /// The `mask` edges leaving `v` that a search following `steps` takes.
+    fn out_by(&self, v: u32, mask: RelSet, steps: Steps) -> impl Iterator<Item = (usize, u32)> + '_ {
+        (self.out(v, mask)).filter(move |&(e, _)| steps == Steps::Any || self.g.is_primary(e))
+    }
+
+    /// Component ids of the subgraph of the `mask` edges `steps` follows.
+    fn components(&self, mask: RelSet, steps: Steps) -> Vec<u32> {
         tarjan(self.len(), |v, out| {
-            out.extend(self.out_primary(v, mask).map(|(_, w)| w))
+            out.extend(self.out_by(v, mask, steps).map(|(_, w)| w))
         })
         .0
     }
@@ -392,23 +411,50 @@ fn anchor_rel(spec: Spec) -> Rel {
     }
 }
 
-/// Finds a simple cycle of exactly the spec's type in the SCC.
+/// Which of the edges between two transactions a search may step along.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Steps {
+    /// Only the one Elle's explainer names the pair by ([`Graph::explain`]),
+    /// so that a cycle found has the type Elle counts it as.
+    Explained,
+    /// Any of them, as the models' definitions do: a session step that is
+    /// also an rw step counts as either.
+    Any,
+}
+
+/// Finds a simple cycle of exactly the spec's type in the SCC, as Elle
+/// counts its steps, or where none has and `steps` is [`Steps::Any`], along
+/// any edge.
 ///
 /// Every anchor edge inside a component of the spec's subgraph is tried, so
 /// the search is exhaustive; anchors that point furthest back in history
 /// order go first, since the rest of a cycle tends to run forward in time
 /// (real-time and session edges always do).
-fn find(sub: &Sub, spec: Spec) -> Option<Vec<usize>> {
-    anchored(sub, spec).next()
+///
+/// Elle's explainer names a pair ordered by rw and by session order an rw
+/// step, so a session cycle through such a pair can have more rw steps in
+/// Elle's count than in a definition: Cerone and Gotsman's parallel
+/// snapshot isolation forbids every cycle of ww, wr and session order with
+/// one rw edge, whichever relation names a pair. Elle's own models decide
+/// such cycles by their cycle-exists graphs, which follow every edge;
+/// parallel snapshot isolation has none, and its types are looked for
+/// along any edge. The first search stays Elle's so that a cycle it finds
+/// is the one Elle shows.
+fn find(sub: &Sub, spec: Spec, steps: Steps) -> Option<Vec<usize>> {
+    let elle = anchored(sub, spec, Steps::Explained).next();
+    match steps {
+        Steps::Explained => elle,
+        Steps::Any => elle.or_else(|| anchored(sub, spec, Steps::Any).next()),
+    }
 }
 
 /// The simple cycles of the spec's type that [`find`] tries in turn: for
 /// each anchor edge, in [`find`]'s order, the piece of its shortest closed
 /// walk that has the type, when one does.
-fn anchored<'s>(sub: &'s Sub, spec: Spec) -> impl Iterator<Item = Vec<usize>> + 's {
+fn anchored<'s>(sub: &'s Sub, spec: Spec, steps: Steps) -> impl Iterator<Item = Vec<usize>> + 's {
     let mut anchors: Vec<(i64, u32, usize, u32)> = Vec::new();
     for u in 0..sub.len() as u32 {
-        for (e, v) in sub.out_primary(u, anchor_rel(spec).bit()) {
+        for (e, v) in sub.out_by(u, anchor_rel(spec).bit(), steps) {
             anchors.push((v as i64 - u as i64, u, e, v));
         }
     }
@@ -416,14 +462,14 @@ fn anchored<'s>(sub: &'s Sub, spec: Spec) -> impl Iterator<Item = Vec<usize>> + 
     // closed-predicate histories) the components are not needed.
     let comp = match anchors.is_empty() {
         true => Vec::new(),
-        false => sub.primary_components(spec.allowed()),
+        false => sub.components(spec.allowed(), steps),
     };
     anchors.retain(|&(_, u, _, v)| comp[u as usize] == comp[v as usize]);
     anchors.sort_unstable();
     let mut bfs = Bfs::new(sub.len());
     anchors.into_iter().filter_map(move |(_, u, e, v)| {
-        let walk = bfs.closed_walk(sub, spec, &comp, e, u, v)?;
-        simple_cycle_of(sub.g, spec, walk)
+        let walk = bfs.closed_walk(sub, spec, &comp, steps, (u, e, v))?;
+        simple_cycle_of(sub.g, spec, walk, steps)
     })
 }
 
@@ -445,7 +491,7 @@ pub fn shortest(g: &Graph, specs: &[Spec]) -> Option<FoundCycle> {
     for scc in super::sccs(g) {
         let sub = Sub::new(g, &scc);
         for (rank, &spec) in specs.iter().enumerate() {
-            for edges in anchored(&sub, spec) {
+            for edges in anchored(&sub, spec, Steps::Explained) {
                 Ranked::keep(&mut best, Ranked { rank, edges });
             }
         }
@@ -573,15 +619,15 @@ impl Bfs {
     }
 
     /// The shortest closed walk `u → v ⇝ u` starting with anchor edge `e`
-    /// whose shape the spec accepts, as edge ids.
+    /// (`anchor` is `(u, e, v)`) along `steps`, whose shape the spec
+    /// accepts, as edge ids.
     fn closed_walk(
         &mut self,
         sub: &Sub,
         spec: Spec,
         comp: &[u32],
-        e: usize,
-        u: u32,
-        v: u32,
+        steps: Steps,
+        (u, e, v): (u32, usize, u32),
     ) -> Option<Vec<usize>> {
         for &i in &self.touched {
             self.parent[i] = (UNSEEN, 0);
@@ -598,7 +644,7 @@ impl Bfs {
         let c = comp[u as usize];
         while let Some((x, s)) = queue.pop_front() {
             limits::tick();
-            for (edge, y) in sub.out_primary(x, allowed) {
+            for (edge, y) in sub.out_by(x, allowed, steps) {
                 if comp[y as usize] != c {
                     continue;
                 }
@@ -651,15 +697,19 @@ fn source_local(sub: &Sub, edge: usize) -> u32 {
 
 /// A simple cycle of the spec's type inside a closed walk: the walk itself
 /// when it repeats no vertex, else the first such piece after splitting at
-/// repeated vertices. Each step is re-explained the way Elle explains it (a
-/// pair ordered by both rw and real time is an rw step), and the cycle must
-/// be of the spec's type under that explanation, as in Elle.
-fn simple_cycle_of(g: &Graph, spec: Spec, walk: Vec<usize>) -> Option<Vec<usize>> {
+/// repeated vertices. Along [`Steps::Explained`], each step is re-explained
+/// the way Elle explains it (a pair ordered by both rw and real time is an
+/// rw step), and the cycle must be of the spec's type under that
+/// explanation, as in Elle; along [`Steps::Any`], by the edges it took.
+fn simple_cycle_of(g: &Graph, spec: Spec, walk: Vec<usize>, steps: Steps) -> Option<Vec<usize>> {
     let mut pieces = vec![walk];
     while let Some(w) = pieces.pop() {
         match repeat(g, &w) {
             None => {
-                let explained = explained(g, &w)?;
+                let explained = match steps {
+                    Steps::Explained => explained(g, &w)?,
+                    Steps::Any => w,
+                };
                 let rels: Vec<Rel> = explained.iter().map(|&e| g.rel(e)).collect();
                 if CycleAnomaly::classify(&rels) == spec {
                     return Some(explained);

@@ -289,7 +289,9 @@ fn analyze_with(
     }
     limits::stage(Stage::Inference);
     let open_wanted = open_orders_wanted(&analysis, models.as_deref());
-    let (reported, unreported) = cycles::Wanted::split(order, |a| analysis.reportable.contains(a));
+    let (mut reported, unreported) =
+        cycles::Wanted::split(order, |a| analysis.reportable.contains(a));
+    reported.by_definition = by_definition(&analysis.characterised, &reported.specs);
     let rw_wanted = weak.is_some() || open_wanted || reported.relations().contains(Rel::Rw);
     let (
         Inference {
@@ -378,6 +380,21 @@ fn analyze_with(
         search_unreported(&mut analysis, &components, &found_in, &unreported);
     }
     Ok((analysis, rw_wanted))
+}
+
+/// The cycle types among `specs` searched by a model's definition rather
+/// than by Elle's count of their steps (`cycles::Wanted::by_definition`):
+/// those parallel snapshot isolation prohibits, where it is decided as a
+/// model of its own.
+fn by_definition(characterised: &[&str], specs: &[cycles::Spec]) -> Vec<cycles::Spec> {
+    let psi = Model::ParallelSnapshotIsolation;
+    if !characterised.contains(&psi.name()) {
+        return Vec::new();
+    }
+    let prohibited = psi.row().also_prohibits;
+    (specs.iter().copied())
+        .filter(|s| prohibited.contains(&s.name()))
+        .collect()
 }
 
 /// `Path::Timestamps` when the timestamps `history`'s ops carry prove
