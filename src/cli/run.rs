@@ -267,12 +267,13 @@ impl RunArgs {
             None => Target::Sqlite(None),
         };
         let isolation = target.isolation(self.isolation)?;
-        let sql = matches!(target, Target::Sqlite(_) | Target::Postgres(_));
-        if self.workload == RunWorkload::ClosedPredicate && !sql {
-            return Err("--workload closed-predicate runs on SQLite and PostgreSQL \
-                        (its predicate reads are SELECT ... WHERE): use --db sqlite:PATH \
-                        or postgres://..."
-                .into());
+        if self.workload == RunWorkload::ClosedPredicate && matches!(target, Target::Exec(_)) {
+            return Err(
+                "--workload closed-predicate runs on SQLite, PostgreSQL, MariaDB and \
+                        the simulated databases (the exec protocol has no predicate reads): \
+                        use --db sqlite:PATH, postgres://..., mysql://... or sim:LEVEL"
+                    .into(),
+            );
         }
         self.model.validate()?;
         timestamps_checkable(&target, self.model.check_timestamps)?;

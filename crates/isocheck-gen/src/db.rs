@@ -54,6 +54,10 @@ struct Open {
     locks: Vec<Key>,
 }
 
+/// The version a register's delete installs: a read of it sees nil, and
+/// a predicate read leaves the key out. No workload writes it.
+pub const DELETED: Value = Value::MAX;
+
 /// Register keys keep at least this many versions before old ones are pruned.
 const PRUNE_AT: usize = 64;
 
@@ -113,6 +117,30 @@ impl Db {
             let last = out[out.len() - 1];
             out.truncate(start);
             out.push(last);
+        }
+        if !self.list && out.len() > start && out[start] == DELETED {
+            out.truncate(start);
+        }
+    }
+
+    /// Deletes a register: buffers a write of [`DELETED`].
+    pub fn delete(&mut self, thread: usize, key: Key) -> Result<(), Conflict> {
+        self.write(thread, key, DELETED)
+    }
+
+    /// Appends every register whose value the transaction on `thread`
+    /// sees matches `pred`, as (key, value) in key order: the reads of
+    /// every key any version or open write has, in one view.
+    pub fn select(&self, thread: usize, pred: impl Fn(Value) -> bool, out: &mut Vec<(Key, Value)>) {
+        let pending = self.open.iter().flatten().flat_map(|o| &o.writes);
+        let keys = pending
+            .map(|&(k, _)| k.saturating_add(1))
+            .fold(self.keys.len() as Key, Key::max);
+        let mut seen = Vec::new();
+        for key in 0..keys {
+            seen.clear();
+            self.read(thread, key, &mut seen);
+            out.extend(seen.iter().filter(|&&v| pred(v)).map(|&v| (key, v)));
         }
     }
 
@@ -360,6 +388,29 @@ mod tests {
         assert_eq!(read(&db, 2, 4), Vec::<u64>::new());
         db.begin(1, View::default(), LOCKS);
         assert!(db.write(1, 4, 3).is_ok());
+    }
+
+    #[test]
+    fn deleted_registers_read_nil_and_predicates_skip_them() {
+        let mut db = Db::new(2, false);
+        db.begin(0, View::default(), Rules::default());
+        for (k, v) in [(0, 4), (1, 5), (2, 6)] {
+            db.write(0, k, v).unwrap();
+        }
+        db.commit(0).unwrap();
+        db.begin(0, snapshot(&db), SI);
+        db.begin(1, View::default(), Rules::default());
+        db.delete(1, 1).unwrap();
+        db.write(1, 3, 8).unwrap();
+        let mut seen = Vec::new();
+        db.select(1, |v| v % 2 == 0, &mut seen);
+        assert_eq!(seen, [(0, 4), (2, 6), (3, 8)]);
+        assert_eq!(read(&db, 1, 1), Vec::<u64>::new());
+        db.commit(1).unwrap();
+        // The snapshot began before the delete.
+        seen.clear();
+        db.select(0, |_| true, &mut seen);
+        assert_eq!(seen, [(0, 4), (1, 5), (2, 6)]);
     }
 
     #[test]

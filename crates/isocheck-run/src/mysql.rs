@@ -23,6 +23,7 @@ use super::backend::{
     from_bigint, parse_list, to_bigint, CommitOrder, CommitStamp, Connection, Database, DbError,
     Isolation, Statements, CONNECT_TIMEOUT, STATEMENT_TIMEOUT,
 };
+use super::predicate::Pred;
 use isocheck_gen::workload::{Key, Value};
 use mysql::prelude::{FromValue, Queryable};
 use mysql::{Conn, Opts, OptsBuilder, Row, Statement};
@@ -200,11 +201,16 @@ impl Database for Mysql {
         let cas = conn
             .prep(format!("UPDATE {table} SET v = ? WHERE k = ? AND v = ?"))
             .map_err(error)?;
+        let predicates = match self.list {
+            true => None,
+            false => Some(predicate_statements(&mut conn, table)?),
+        };
         Ok(Box::new(MyConnection {
             conn,
             read,
             write,
             cas,
+            predicates,
             list: self.list,
             broken: false,
             stamps: matches!(self.commit_order(), CommitOrder::Recorded(_)),
@@ -232,12 +238,47 @@ impl Database for Mysql {
     }
 }
 
+/// Closed-predicate's statements on the registers table.
+struct Predicates {
+    /// `DELETE ... WHERE k = ?`.
+    delete: Statement,
+    /// `SELECT k, v` where `TRUE`, `v = ?`, `v % 2 = ?`.
+    select: [Statement; 3],
+}
+
+fn predicate_statements(conn: &mut Conn, table: &str) -> Result<Predicates, DbError> {
+    let mut prepare = |sql: String| conn.prep(sql).map_err(error);
+    let mut select = |p: Pred| {
+        // Positional parameters cannot repeat: `TRUE` takes its one
+        // parameter in a condition that always holds, so that every
+        // statement takes one.
+        let condition = match p {
+            Pred::True => "? IS NOT NULL".to_string(),
+            _ => p.sql("?"),
+        };
+        prepare(format!("SELECT k, v FROM {table} WHERE {condition}"))
+    };
+    let select = [
+        select(Pred::True)?,
+        select(Pred::Eq(0))?,
+        select(Pred::Mod2(0))?,
+    ];
+    Ok(Predicates {
+        delete: conn
+            .prep(format!("DELETE FROM {table} WHERE k = ?"))
+            .map_err(error)?,
+        select,
+    })
+}
+
 struct MyConnection {
     conn: Conn,
     read: Statement,
     write: Statement,
     /// Registers only: `UPDATE ... SET v = new WHERE k = ? AND v = expected`.
     cas: Statement,
+    /// Registers only: closed-predicate's statements.
+    predicates: Option<Predicates>,
     list: bool,
     /// A call failed without the server's answer (timeout, lost socket):
     /// no rollback is sent on this connection.
@@ -258,6 +299,13 @@ impl MyConnection {
         let seq = sequence_number(&gtid);
         self.last_gtid = Some(gtid);
         seq
+    }
+
+    /// Closed-predicate's statements, which only the registers table has.
+    fn predicates(&self) -> Result<&Predicates, DbError> {
+        self.predicates.as_ref().ok_or_else(|| {
+            DbError::rejected("unsupported", "the lists table has no predicate reads")
+        })
     }
 
     /// `result`'s error as the history names it; a connection that lost
@@ -311,6 +359,29 @@ impl Statements for MyConnection {
         self.seen(result)?;
         // Rows changed, not rows matched: a value is never set to itself.
         Ok(self.conn.affected_rows() == 1)
+    }
+
+    fn delete(&mut self, key: Key) -> Result<(), DbError> {
+        self.wrote = true;
+        let k = to_bigint(key)?;
+        let stmt = self.predicates()?.delete.clone();
+        let result = self.conn.exec_drop(&stmt, (k,));
+        self.seen(result)
+    }
+
+    fn select(&mut self, pred: Pred, out: &mut Vec<(Key, Value)>) -> Result<(), DbError> {
+        let select = &self.predicates()?.select;
+        let stmt = match pred {
+            Pred::True => select[0].clone(),
+            Pred::Eq(_) => select[1].clone(),
+            Pred::Mod2(_) => select[2].clone(),
+        };
+        let param = to_bigint(pred.param())?;
+        let result = self.conn.exec::<(i64, i64), _, _>(&stmt, (param,));
+        for (k, v) in self.seen(result)? {
+            out.push((from_bigint(k)?, from_bigint(v)?));
+        }
+        Ok(())
     }
 
     fn commit(&mut self) -> Result<CommitStamp, DbError> {

@@ -44,6 +44,15 @@ impl Pred {
         }
     }
 
+    /// Whether a register holding `v` matches.
+    pub fn matches(self, v: Value) -> bool {
+        match self {
+            Pred::True => true,
+            Pred::Eq(x) => v == x,
+            Pred::Mod2(r) => v % 2 == r,
+        }
+    }
+
     /// The condition's parameter (`Pred::True` has none; 0 stands in).
     pub fn param(self) -> Value {
         match self {

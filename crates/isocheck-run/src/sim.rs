@@ -5,9 +5,11 @@
 //! token from begin to the end of the transaction, so transactions run one
 //! at a time, each at an instant within its interval. Every commit's
 //! timestamp is recorded: `Db` installs each key's versions in the order
-//! of their commit timestamps, whatever the level.
+//! of their commit timestamps, whatever the level. Closed-predicate's
+//! deletes and predicate reads are `Db`'s.
 
 use super::backend::{CommitOrder, CommitStamp, Connection, Database, DbError, Statements};
+use super::predicate::Pred;
 use isocheck_gen::db::{Conflict, Db};
 use isocheck_gen::workload::{Key, Value};
 use isocheck_gen::Level;
@@ -127,6 +129,16 @@ impl Statements for SimConnection {
     fn write(&mut self, key: Key, value: Value) -> Result<(), DbError> {
         let result = lock(&self.shared.db).write(self.slot, key, value);
         result.map_err(conflict)
+    }
+
+    fn delete(&mut self, key: Key) -> Result<(), DbError> {
+        let result = lock(&self.shared.db).delete(self.slot, key);
+        result.map_err(conflict)
+    }
+
+    fn select(&mut self, pred: Pred, out: &mut Vec<(Key, Value)>) -> Result<(), DbError> {
+        lock(&self.shared.db).select(self.slot, |v| pred.matches(v), out);
+        Ok(())
     }
 
     fn commit(&mut self) -> Result<CommitStamp, DbError> {

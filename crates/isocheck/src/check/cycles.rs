@@ -261,7 +261,12 @@ impl<'g> Sub<'g> {
     }
 
     /// The `mask` edges leaving `v` that a search following `steps` takes.
-    fn out_by(&self, v: u32, mask: RelSet, steps: Steps) -> impl Iterator<Item = (usize, u32)> + '_ {
+    fn out_by(
+        &self,
+        v: u32,
+        mask: RelSet,
+        steps: Steps,
+    ) -> impl Iterator<Item = (usize, u32)> + '_ {
         (self.out(v, mask)).filter(move |&(e, _)| steps == Steps::Any || self.g.is_primary(e))
     }
 
