@@ -121,6 +121,64 @@ fn bad_combinations_are_usage_errors() {
     }
 }
 
+/// `gen closed-predicate`: deterministic, detected as Elle's
+/// closed-predicate workload, valid at its level's model and serializable
+/// not at snapshot isolation; a flag it has no use for is refused with
+/// why (exit 3).
+#[test]
+fn closed_predicate_runs_at_a_level_and_refuses_the_rest() {
+    let args = [
+        "gen",
+        "closed-predicate",
+        "--keys",
+        "90",
+        "--level",
+        "snapshot-isolation",
+    ];
+    let a = isocheck(&args);
+    assert!(a.status.success(), "{}", String::from_utf8_lossy(&a.stderr));
+    assert_eq!(a.stdout, isocheck(&args).stdout);
+    let text = String::from_utf8_lossy(&a.stdout);
+    assert!(text.lines().next().unwrap_or_default().contains(":f :init"));
+    let h = isocheck::history::parse_edn("gen", &text).expect("loads");
+    assert_eq!(h.workload, isocheck::history::Workload::ClosedPredicate);
+    let path = std::env::temp_dir().join(format!("isocheck-gen-cp-{}.edn", std::process::id()));
+    std::fs::write(&path, text.as_bytes()).expect("write the history");
+    let file = path.to_str().expect("utf-8 path");
+    let si = isocheck(&["check", "-m", "snapshot-isolation", file]);
+    assert_eq!(
+        si.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&si.stdout)
+    );
+    let ser = isocheck(&["check", "-m", "serializable", file]);
+    assert_eq!(
+        ser.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&ser.stdout)
+    );
+    std::fs::remove_file(&path).expect("clean up");
+    for (flag, value) in [
+        ("--fault", "long-fork"),
+        ("--ops", "3"),
+        ("--timestamps", ""),
+    ] {
+        let mut refused = vec!["gen", "closed-predicate", flag];
+        if !value.is_empty() {
+            refused.push(value);
+        }
+        let o = isocheck(&refused);
+        assert_eq!(o.status.code(), Some(3), "{refused:?}");
+        let why = format!("{flag} does not apply to `gen closed-predicate`");
+        assert!(
+            String::from_utf8_lossy(&o.stderr).contains(&why),
+            "{refused:?}"
+        );
+    }
+}
+
 /// Per key, the values `[:w k v]` micro-ops write in a generated history.
 fn writes_per_key(history: &[u8]) -> std::collections::BTreeMap<u64, Vec<u64>> {
     let text = String::from_utf8_lossy(history);

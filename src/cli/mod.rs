@@ -232,6 +232,10 @@ pub enum GenWorkload {
     /// registers). `lwt`, its name before, still works.
     #[value(name = "cas-register", alias = "lwt")]
     Lwt,
+    /// Elle's closed-predicate: an `:init`, then reads, predicate reads
+    /// `[:rp pred {k v ...}]` and each key's one insert, write or delete
+    /// (--keys keys; the history ends once each was mutated, or at --txns).
+    ClosedPredicate,
 }
 
 impl GenWorkload {
@@ -241,7 +245,7 @@ impl GenWorkload {
             GenWorkload::ListAppend => Some(gen::Kind::ListAppend),
             GenWorkload::RwRegister => Some(gen::Kind::RwRegister),
             GenWorkload::MiniTransactions => Some(gen::Kind::MiniTransactions),
-            GenWorkload::Lwt => None,
+            GenWorkload::Lwt | GenWorkload::ClosedPredicate => None,
         }
     }
 }
@@ -422,16 +426,38 @@ const TXN_ONLY: [(&str, &str); 8] = [
     ("timestamp_fault", "its registers are not transactions"),
 ];
 
+/// `gen` arguments the closed-predicate workload has no use for, and why.
+const NOT_PREDICATE: [(&str, &str); 10] = [
+    (
+        "ops",
+        "a transaction holds one to four micro-ops, as Elle's generator's",
+    ),
+    (
+        "read_ratio",
+        "reads, predicate reads and mutations are drawn as Elle's generator draws them",
+    ),
+    ("blind_writes", "every mutation is blind"),
+    ("distribution", "keys are drawn uniformly"),
+    ("max_writes_per_key", "each key is mutated once"),
+    ("fault", "no fault is scripted for it"),
+    ("timestamps", "its timestamps are not written"),
+    ("timestamp_fault", "its timestamps are not written"),
+    ("values", "values are fresh"),
+    ("max_mb", "the run ends once every key was mutated"),
+];
+
 /// Why `gen` refuses an argument `given` for `a`'s workload, if it does:
 /// one that would be ignored (issue 32: `gen lwt --fault X` was).
 fn inapplicable(a: &GenArgs, given: &[String]) -> Option<String> {
     let is_given = |id: &str| given.iter().any(|g| g == id);
     let flag = |id: &str| format!("--{}", id.replace('_', "-"));
+    let refused = |workload: &str, table: &[(&str, &str)]| {
+        (table.iter().find(|(id, _)| is_given(id)))
+            .map(|(id, why)| format!("{} does not apply to `gen {workload}`: {why}", flag(id)))
+    };
     match a.workload {
-        GenWorkload::Lwt => TXN_ONLY
-            .iter()
-            .find(|(id, _)| is_given(id))
-            .map(|(id, why)| format!("{} does not apply to `gen cas-register`: {why}", flag(id))),
+        GenWorkload::Lwt => refused("cas-register", &TXN_ONLY),
+        GenWorkload::ClosedPredicate => refused("closed-predicate", &NOT_PREDICATE),
         _ => is_given("values").then(|| {
             "--values is for `gen cas-register` (registers whose values repeat)".to_string()
         }),
@@ -441,6 +467,9 @@ fn inapplicable(a: &GenArgs, given: &[String]) -> Option<String> {
 fn gen_cmd(a: &GenArgs, given: &[String]) -> ExitCode {
     if let Some(msg) = inapplicable(a, given) {
         return usage_error(&msg);
+    }
+    if a.workload == GenWorkload::ClosedPredicate {
+        return gen_closed_predicate(a);
     }
     let Some(kind) = a.workload.kind() else {
         let read_ratio = given
@@ -474,6 +503,23 @@ fn gen_lwt(a: &GenArgs, read_ratio: Option<f64>) -> ExitCode {
         return usage_error(&msg);
     }
     write_output(a, |w| gen::lwt::write(w, &params).map(drop))
+}
+
+/// `gen closed-predicate`.
+fn gen_closed_predicate(a: &GenArgs) -> ExitCode {
+    let params = gen::predicate::Params {
+        seed: a.seed,
+        processes: a.processes,
+        keys: a.keys,
+        txns: a.txns(),
+        level: a.level,
+        fail_rate: a.fail_rate,
+        info_rate: a.info_rate.unwrap_or(0.0),
+    };
+    if let Err(msg) = params.validate() {
+        return usage_error(&msg);
+    }
+    write_output(a, |w| gen::predicate::write(w, &params).map(drop))
 }
 
 /// Writes a generated history to `--output` or stdout, showing how many

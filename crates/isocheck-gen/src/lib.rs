@@ -9,6 +9,7 @@
 pub mod db;
 pub mod edn;
 pub mod lwt;
+pub mod predicate;
 pub mod rng;
 mod run;
 pub mod scenario;
