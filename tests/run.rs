@@ -116,6 +116,8 @@ fn sim_closed_predicate_write_skew() {
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(results.starts_with("{:valid? true"), "{results}");
     assert!(read(&history).contains("[:rp "));
+    let unstamped = "commit order: not recorded: the closed-predicate workload's ops carry no";
+    assert!(stderr(&out).contains(unstamped), "{}", stderr(&out));
     let skew = (0..10).find_map(|_| {
         let (_, results, history) = at("snapshot-isolation", "serializable");
         let g2 = [":G2 ", ":G2]", ":G2-item"];

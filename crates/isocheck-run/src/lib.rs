@@ -399,7 +399,7 @@ pub fn run(
             return Err(e);
         }
     };
-    let commit_order = db.commit_order();
+    let commit_order = workload_commit_order(o, db.commit_order());
     let history = dir.join("history.edn");
     let file = std::fs::File::create(&history).map_err(|e| RunError::Store(history.clone(), e))?;
     let recorder = Arc::new(recorder::Recorder::new(file, o.shape.kind));
@@ -432,6 +432,22 @@ pub fn run(
         ended,
         commit_order,
     })
+}
+
+/// The commit order the run records: the database's, for `gen`'s
+/// workloads; the cas-register and closed-predicate ops carry none.
+fn workload_commit_order(o: &Options, db: CommitOrder) -> CommitOrder {
+    let workload = match (o.cas, o.predicate) {
+        (Some(_), _) => "cas-register",
+        (None, Some(_)) => "closed-predicate",
+        (None, None) => return db,
+    };
+    match db {
+        CommitOrder::Recorded(_) => CommitOrder::Unavailable(format!(
+            "the {workload} workload's ops carry no commit stamp"
+        )),
+        unavailable => unavailable,
+    }
 }
 
 /// Sets up the database's tables on a thread of its own, which is given
