@@ -88,7 +88,8 @@ impl Text {
         match &self.0 {
             Held::Read(s) => s,
             // SAFETY: checked to be UTF-8 when the `Text` was made, and
-            // the mapping is read-only.
+            // the mapping is read-only; a file rewritten by another process
+            // meanwhile is the hazard the module's comment accepts.
             Held::Mapped(m) => unsafe { std::str::from_utf8_unchecked(m) },
         }
     }
