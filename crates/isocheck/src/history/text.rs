@@ -9,8 +9,9 @@
 //! the new end kills isocheck with SIGBUS, and should it rewrite the file,
 //! the text may change after it was checked to be UTF-8. A Jepsen history
 //! is written once, before it is checked, so isocheck maps only regular
-//! files of [`MAP_FROM`] bytes or more, where the copy is worth sparing;
-//! pipes, FIFOs, standard input and small files are read into a buffer.
+//! files of [`MAP_FROM`] bytes or more, where the copy is worth sparing
+//! (and reads those its file system cannot map); pipes, FIFOs, standard
+//! input and small files are read into a buffer.
 
 use memmap2::Mmap;
 use std::fs::File;
@@ -48,13 +49,16 @@ impl Bytes {
             return std::fs::read(path).map(Bytes::Read);
         }
         let file = File::open(path)?;
-        // SAFETY: the mapping is read-only and private; it stays valid
-        // while `Bytes` owns it. What another process may do to the file
-        // meanwhile is the hazard the module's comment accepts.
+        // SAFETY: the mapping is read-only; it stays valid while `Bytes`
+        // owns it. What another process may do to the file meanwhile is
+        // the hazard the module's comment accepts.
         // Not populated up front: the pages are faulted in (a few dozen at
         // a time) by the reader's threads, which poll the limits meanwhile.
-        let map = unsafe { Mmap::map(&file)? };
-        Ok(Bytes::Mapped(Arc::new(map)))
+        match unsafe { Mmap::map(&file) } {
+            Ok(map) => Ok(Bytes::Mapped(Arc::new(map))),
+            // A file system that cannot map the file can still read it.
+            Err(_) => std::fs::read(path).map(Bytes::Read),
+        }
     }
 }
 
