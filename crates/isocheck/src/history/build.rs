@@ -18,6 +18,10 @@ use super::span::Span;
 use super::value::{Val, ValueTable};
 use std::collections::HashMap;
 
+/// From this many items on, the build's sorts run on two threads (below,
+/// a thread costs more than it saves).
+const PARALLEL_SORT: usize = 1 << 18;
+
 /// Builds the history from the ops of a file.
 pub fn build(
     source: SourceFile,
@@ -430,7 +434,8 @@ fn keep_judged_mops(ops: &mut Ops, txns: &mut [Txn]) {
         .enumerate()
         .filter_map(|(t, txn)| Some((txn.mops.start, t as TxnId, judged(txn)?)))
         .collect();
-    kept.sort_unstable();
+    // Unique by transaction: one order however it is reached.
+    crate::limits::sort_unstable_on_cores(&mut kept, PARALLEL_SORT);
     for op in &mut ops.ops {
         if let OpValue::Txn { .. } = op.value {
             op.value = OpValue::Dropped;
@@ -498,7 +503,8 @@ fn check_unique_writes(ops: &Ops, txns: &[Txn]) -> Result<(), HistoryError> {
             }
         }
     }
-    writes.sort_unstable();
+    // Unique by micro-op: one order however it is reached.
+    crate::limits::sort_unstable_on_cores(&mut writes, PARALLEL_SORT);
     let Some(w) = writes.windows(2).find(|w| w[0].0 == w[1].0) else {
         return Ok(());
     };

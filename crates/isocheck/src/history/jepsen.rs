@@ -60,7 +60,7 @@ impl Ops {
     }
 }
 
-mod split;
+pub(super) mod split;
 
 /// Reads every op of a Jepsen EDN history: a large one on every core (see
 /// `jepsen/split.rs`), with the same ops and errors as one thread reading it.

@@ -19,6 +19,7 @@ mod register;
 pub mod source;
 pub mod span;
 mod stream;
+mod text;
 pub mod value;
 
 pub use error::{HistoryError, InputDiagnostic};
@@ -28,10 +29,12 @@ pub use model::{
 };
 pub use source::SourceFile;
 pub use span::Span;
+pub use text::Text;
 pub use value::{Val, ValueTable};
 
 use error::ErrorKind;
 use std::path::Path;
+use text::Bytes;
 
 /// The input formats isocheck reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
@@ -95,7 +98,7 @@ pub struct Input {
 #[derive(Clone)]
 enum Content {
     /// The whole file (or standard input).
-    Bytes(Vec<u8>),
+    Bytes(Bytes),
     /// A directory of Cobra logs, read file by file when parsed.
     Dir(std::path::PathBuf),
 }
@@ -108,12 +111,13 @@ impl Input {
         if path.as_os_str() == STDIN_PATH {
             let bytes = stream::read_all(|| Ok(std::io::stdin()))
                 .map_err(|e| no_source(HistoryError::io(Path::new(STDIN_NAME), &e)))?;
+            let bytes = Bytes::Read(bytes);
             return Input::of_bytes(STDIN_NAME, None, bytes, format).map_err(no_source);
         }
         let name = path.display().to_string();
-        let kind = std::fs::metadata(path)
-            .map_err(|e| no_source(HistoryError::io(path, &e)))?
-            .file_type();
+        let metadata =
+            std::fs::metadata(path).map_err(|e| no_source(HistoryError::io(path, &e)))?;
+        let kind = metadata.file_type();
         let is_dir = kind.is_dir();
         if format == Some(Format::Cobra) || (is_dir && format.is_none()) {
             let content = Content::Dir(path.to_path_buf());
@@ -127,10 +131,10 @@ impl Input {
         // A file's size is known (its budget checked before it is read); a
         // FIFO or a device may never end.
         let bytes = match kind.is_file() {
-            true => std::fs::read(path),
+            true => Bytes::of_file(path, metadata.len()),
             false => {
                 let owned = path.to_path_buf();
-                stream::read_all(move || std::fs::File::open(owned))
+                stream::read_all(move || std::fs::File::open(owned)).map(Bytes::Read)
             }
         };
         let bytes = bytes.map_err(|e| no_source(HistoryError::io(path, &e)))?;
@@ -141,7 +145,7 @@ impl Input {
     fn of_bytes(
         name: &str,
         extension: Option<&str>,
-        bytes: Vec<u8>,
+        bytes: Bytes,
         format: Option<Format>,
     ) -> Result<Input, HistoryError> {
         let format = match format {
@@ -164,7 +168,7 @@ impl Input {
     }
 
     /// The input as UTF-8 text.
-    pub fn into_text(self) -> Result<String, InputDiagnostic> {
+    pub fn into_text(self) -> Result<Text, InputDiagnostic> {
         match self.content {
             Content::Bytes(bytes) => text_of(&self.name, bytes),
             Content::Dir(_) => Err(InputDiagnostic::new(
@@ -186,8 +190,8 @@ impl Input {
                 Format::Edn | Format::Json | Format::Chronos | Format::Polysi,
                 Content::Bytes(bytes),
             ) => {
-                let text = text_of(&self.name, bytes)?;
-                return parse_text(self.format, &self.name, text, workload);
+                let source = SourceFile::new(self.name.as_str(), text_of(&self.name, bytes)?);
+                return parse_source(self.format, source, workload);
             }
             (Format::Dbcop, Content::Bytes(bytes)) => formats::dbcop::read(&bytes),
             (Format::Cobra, Content::Bytes(_)) => Err(HistoryError::new(
@@ -226,7 +230,15 @@ pub fn parse_text(
     text: String,
     workload: Option<Workload>,
 ) -> Result<History, InputDiagnostic> {
-    let source = SourceFile::new(name, text);
+    parse_source(format, SourceFile::new(name, text), workload)
+}
+
+/// Reads the history `source` holds.
+fn parse_source(
+    format: Format,
+    source: SourceFile,
+    workload: Option<Workload>,
+) -> Result<History, InputDiagnostic> {
     let ops = match format {
         Format::Polysi => formats::polysi::read(source.text()),
         Format::Json => formats::json::read_ops(source.text()),
@@ -243,10 +255,10 @@ pub fn parse_edn(name: &str, text: &str) -> Result<History, InputDiagnostic> {
     parse_text(Format::Edn, name, text.to_owned(), None)
 }
 
-fn text_of(name: &str, bytes: Vec<u8>) -> Result<String, InputDiagnostic> {
-    String::from_utf8(bytes).map_err(|e| {
-        let at = e.utf8_error().valid_up_to();
-        let lossy = String::from_utf8_lossy(e.as_bytes()).into_owned();
+fn text_of(name: &str, bytes: Bytes) -> Result<Text, InputDiagnostic> {
+    Text::of_bytes(bytes).map_err(|(bytes, e)| {
+        let at = e.valid_up_to();
+        let lossy = String::from_utf8_lossy(&bytes).into_owned();
         let err = HistoryError::new(
             ErrorKind::Syntax(edn::Problem::InvalidUtf8),
             "histories are UTF-8 text",

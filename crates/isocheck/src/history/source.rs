@@ -8,6 +8,7 @@
 //! read from the index alone, so every lookup is logarithmic in the file.
 
 use super::span::Span;
+use super::text::Text;
 use miette::{MietteError, MietteSpanContents, SourceCode, SourceSpan, SpanContents};
 use std::sync::{Arc, OnceLock};
 
@@ -15,10 +16,11 @@ use std::sync::{Arc, OnceLock};
 #[derive(Clone)]
 pub struct SourceFile {
     name: Arc<str>,
-    // A `String` behind the `Arc`, not an `Arc<str>`: turning the file's
+    // A `Text` behind the `Arc`, not an `Arc<str>`: turning the file's
     // `String` into an `Arc<str>` copies it (500 ms and the file's size
-    // again in peak memory on a 500 MB history).
-    text: Arc<String>,
+    // again in peak memory on a 500 MB history), and a large file's text
+    // is its mapping.
+    text: Arc<Text>,
     index: Arc<OnceLock<Index>>,
 }
 
@@ -81,7 +83,7 @@ impl std::fmt::Debug for SourceFile {
 
 impl SourceFile {
     /// A file's name and text.
-    pub fn new(name: impl Into<Arc<str>>, text: impl Into<String>) -> Self {
+    pub fn new(name: impl Into<Arc<str>>, text: impl Into<Text>) -> Self {
         SourceFile {
             name: name.into(),
             text: Arc::new(text.into()),

@@ -343,3 +343,69 @@ fn a_full_value_table_refuses_the_history() {
         build::build_within(SourceFile::new("t.edn", text), ops, None, usize::MAX).expect("builds");
     assert_eq!(h.values.display(h.registers[1].value), "\"b\"");
 }
+
+/// What loading `input` gives, as text: the whole history, or the error
+/// with its file's text.
+fn loaded(input: Input) -> String {
+    match input.parse(None) {
+        // Not the whole `Debug`: the value table's hash map has no order.
+        Ok(h) => format!(
+            "{:?} {:?} {:?} {:?} {:?} {:?} {:?}",
+            h.source,
+            h.ops,
+            h.mops,
+            h.elems,
+            h.txns,
+            h.values.canonical_texts(),
+            h.workload,
+        ),
+        Err(d) => format!("{:?}\n{:?}", d.error, d.source.map(|s| s.text().to_owned())),
+    }
+}
+
+/// A file large enough to be mapped (and read in pieces) loads as the same
+/// bytes read into a buffer do: the same history, or the same error, an
+/// invalid UTF-8 byte among them (one in the middle, one where the second
+/// piece starts, one the file's last byte).
+#[test]
+fn a_mapped_file_loads_as_its_bytes_read() {
+    let mut text = String::new();
+    let mut i = 0;
+    while text.len() < 2 * jepsen::split::PARALLEL_FROM.max(text::MAP_FROM as usize) {
+        let mops = format!("[[:append {} {i}] [:r {} nil]]", i % 7, i % 5);
+        text += &format!(
+            "{{:type :invoke, :process {}, :f :txn, :value {mops}}}\n",
+            i % 3
+        );
+        text += &format!(
+            "{{:type :ok, :process {}, :f :txn, :value {mops}}}\n",
+            i % 3
+        );
+        i += 1;
+    }
+    let cut = jepsen::split::piece_starts(&text, 2);
+    assert_eq!(cut.len(), 2, "the file is read in two pieces");
+    let mut cases = vec![text.clone().into_bytes()];
+    for at in [text.len() / 2, cut[1], text.len() - 1] {
+        let mut bytes = text.clone().into_bytes();
+        bytes[at] = 0xFF;
+        cases.push(bytes);
+    }
+    for bytes in cases {
+        let mut file = tempfile::NamedTempFile::new().expect("temporary file");
+        std::io::Write::write_all(&mut file, &bytes).expect("written");
+        let mapped = Input::read(file.path(), Some(Format::Edn)).expect("mapped");
+        assert!(matches!(mapped.content, Content::Bytes(Bytes::Mapped(_))));
+        let name = file.path().display().to_string();
+        let read = Input::of_bytes(&name, None, Bytes::Read(bytes), Some(Format::Edn));
+        let (mapped, read) = (loaded(mapped), loaded(read.expect("read")));
+        let differ = mapped.bytes().zip(read.bytes()).position(|(a, b)| a != b);
+        let near = |s: &str, at: usize| {
+            s.get(at.saturating_sub(80)..(at + 80).min(s.len()))
+                .map(str::to_owned)
+        };
+        let at = differ.unwrap_or(mapped.len().min(read.len()));
+        assert_eq!(near(&mapped, at), near(&read, at), "at byte {at}");
+        assert_eq!(mapped.len(), read.len());
+    }
+}

@@ -413,7 +413,8 @@ fn same_pairs(items: &[Item], parallel_from: usize) -> (Vec<u32>, Vec<bool>) {
         .zip(items)
         .map(|(i, it)| (it.a, it.b, i))
         .collect();
-    sort_keys(&mut keys, parallel_from);
+    // The triples are unique: one order however it is reached.
+    crate::limits::sort_unstable_on_cores(&mut keys, parallel_from);
     let mut next = vec![NONE; items.len()];
     let mut joined = vec![false; items.len()];
     for w in keys.windows(2) {
@@ -423,24 +424,6 @@ fn same_pairs(items: &[Item], parallel_from: usize) -> (Vec<u32>, Vec<bool>) {
         }
     }
     (next, joined)
-}
-
-/// Sorts the triples. They are unique, so the order is the same however
-/// it is reached: from `parallel_from` on, they are split at the median
-/// (an O(n) selection) and the halves sorted on two threads.
-fn sort_keys(keys: &mut [(TxnId, TxnId, u32)], parallel_from: usize) {
-    let threads = crate::limits::threads_for(keys.len(), parallel_from.max(2));
-    if threads < 2 {
-        keys.sort_unstable();
-        return;
-    }
-    let mid = keys.len() / 2;
-    keys.select_nth_unstable(mid);
-    let (left, right) = keys.split_at_mut(mid);
-    std::thread::scope(|s| {
-        s.spawn(|| right.sort_unstable());
-        left.sort_unstable();
-    });
 }
 
 /// Which pairs of runs of `n` versions of one key a partial order leaves

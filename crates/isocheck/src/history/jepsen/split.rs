@@ -24,7 +24,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Below this many bytes a history is read on one thread: a thread costs
 /// more than it saves (a few milliseconds).
-pub(super) const PARALLEL_FROM: usize = 4 << 20;
+pub(in crate::history) const PARALLEL_FROM: usize = 4 << 20;
 
 /// The stack of a helper thread: the main thread's, since the reader
 /// recurses once per level of nesting.
@@ -50,7 +50,7 @@ fn read_from(text: &str, starts: &[usize]) -> Result<Ops, HistoryError> {
 /// Where the pieces start: 0, then for each further piece the first line
 /// opening an op map from its share of the text on. Only one piece for a
 /// history framed as a single vector or list of ops.
-pub(super) fn piece_starts(text: &str, pieces: usize) -> Vec<usize> {
+pub(in crate::history) fn piece_starts(text: &str, pieces: usize) -> Vec<usize> {
     let bytes = text.as_bytes();
     let mut starts = vec![0];
     if pieces < 2 || !one_op_per_form(text) {
