@@ -219,7 +219,19 @@ struct La<'h> {
     garbage: Vec<Anomaly>,
 }
 
+/// Infers the dependencies, anomalies and constraints of a list-append
+/// history.
 pub fn infer(h: &History) -> Inference {
+    let (mut inference, pending) = infer_deferred(h);
+    inference.constraints = pending.constraints();
+    inference
+}
+
+/// As [`infer`], but the constraints are left to the [`Pending`], which
+/// builds them when a model needs them ([`Inference::open`] says whether
+/// there are any): a model shown to hold by one version order
+/// (`check::uncertain`'s witness) never needs them.
+pub fn infer_deferred(h: &History) -> (Inference, Pending) {
     let mut la = La {
         h,
         keys: KeyIds::default(),
@@ -276,15 +288,79 @@ pub fn infer(h: &History) -> Inference {
     anomalies.extend(lost);
     anomalies.append(&mut la.garbage);
     la.release_lookups();
-    let constraints = la.constraints();
-    Inference {
+    let pending = la.pending();
+    let inference = Inference {
         deps,
         anomalies,
         in_graph: la.in_graph,
         implied: Vec::new(),
-        open: !constraints.is_empty(),
-        constraints,
+        open: pending.open(),
+        constraints: Constraints::default(),
         chained: false,
+    };
+    (inference, pending)
+}
+
+/// A list-append history's constraints before they are built: the
+/// versions of its unobserved appends, by key. Nobody read them, and every
+/// one already follows its key's last observed element (ww from its
+/// appender, rw from its readers: [`La::append_deps`]), so their order
+/// among themselves gives ww edges between them and nothing else.
+pub struct Pending {
+    versions: Versions,
+    /// Each unobserved append's transaction and version, grouped by key,
+    /// by transaction within a key.
+    unobserved: Vec<(TxnId, u32)>,
+    /// Key `g`'s group is `unobserved[groups[g]..groups[g + 1]]`.
+    groups: Vec<u32>,
+}
+
+impl Pending {
+    fn groups(&self) -> impl Iterator<Item = &[(TxnId, u32)]> {
+        (self.groups.windows(2)).map(|g| &self.unobserved[g[0] as usize..g[1] as usize])
+    }
+
+    /// Whether some key has two unobserved appends, in an order nothing
+    /// shows.
+    fn open(&self) -> bool {
+        self.groups().any(|g| g.len() > 1)
+    }
+
+    /// One pure-ww constraint per pair of a key's unobserved appends.
+    pub fn constraints(self) -> Constraints {
+        let mut co = Coalescer::default();
+        for group in self.groups() {
+            for (i, &(tx, nx)) in group.iter().enumerate() {
+                for &(ty, ny) in &group[i + 1..] {
+                    co.add(tx, ty, [(nx, nx), (ny, ny)], true);
+                }
+            }
+        }
+        co.finish(self.versions)
+    }
+
+    /// The ww edges of the version order that puts every key's unobserved
+    /// appends in the order of their transactions' `rank`, each preceding
+    /// the next. A pair's side in that order is a ww edge from the earlier
+    /// to the later, a path of these: the graph of the known edges and
+    /// these holds every edge of that resolution as a path of non-rw edges.
+    pub fn adjacent_edges(&self, rank: &[u32]) -> Vec<Dep> {
+        let mut out = Vec::new();
+        let mut ordered: Vec<(u32, u32)> = Vec::new();
+        for group in self.groups().filter(|g| g.len() > 1) {
+            ordered.clear();
+            ordered.extend(group.iter().map(|&(t, v)| (rank[t as usize], v)));
+            ordered.sort_unstable();
+            for w in ordered.windows(2) {
+                crate::limits::tick();
+                out.extend(
+                    self.versions
+                        .overwrites_keyed(w[0].1, w[1].1)
+                        .map(|(_, d)| d),
+                );
+            }
+        }
+        out
     }
 }
 
@@ -917,10 +993,11 @@ impl La<'_> {
     }
 
     /// The unobserved appends of a key all follow its last observed element
-    /// (see [`La::append_deps`]), in an order nothing shows: one pure-ww
-    /// constraint per pair of their transactions. Nobody read them, so no rw
-    /// edge depends on their order.
-    fn constraints(&self) -> Constraints {
+    /// (see [`La::append_deps`]), in an order nothing shows: the
+    /// [`Pending`] that builds their constraints, one pure-ww constraint
+    /// per pair of their transactions. Nobody read them, so no rw edge
+    /// depends on their order.
+    fn pending(&self) -> Pending {
         let mut unobserved: Vec<&Append> = self
             .appends
             .iter()
@@ -928,9 +1005,10 @@ impl La<'_> {
             .collect();
         unobserved.sort_unstable_by_key(|a| (a.kid, a.txn));
         let mut versions = Versions::default();
-        let nodes: Vec<u32> = unobserved
-            .iter()
-            .map(|a| {
+        let mut nodes = Vec::with_capacity(unobserved.len());
+        let mut groups = vec![0];
+        for group in unobserved.chunk_by(|a, b| a.kid == b.kid) {
+            for a in group {
                 let key = self.keys.keys[a.kid as usize];
                 let value = Version::Val(scalar(&self.h.mops[a.mop as usize]));
                 let writer = Writer {
@@ -938,22 +1016,15 @@ impl La<'_> {
                     mop: a.mop,
                     first: a.mop,
                 };
-                versions.push(key, value, writer, std::iter::empty())
-            })
-            .collect();
-        let mut co = Coalescer::default();
-        let mut start = 0;
-        for group in unobserved.chunk_by(|a, b| a.kid == b.kid) {
-            let ids = &nodes[start..start + group.len()];
-            start += group.len();
-            for (i, x) in group.iter().enumerate() {
-                for (j, y) in group.iter().enumerate().skip(i + 1) {
-                    let (nx, ny) = (ids[i], ids[j]);
-                    co.add(x.txn, y.txn, [(nx, nx), (ny, ny)], true);
-                }
+                nodes.push((a.txn, versions.push(key, value, writer, std::iter::empty())));
             }
+            groups.push(nodes.len() as u32);
         }
-        co.finish(versions)
+        Pending {
+            versions,
+            unobserved: nodes,
+            groups,
+        }
     }
 
     /// Elle's first violation per key: distinct committed reads sorted by
