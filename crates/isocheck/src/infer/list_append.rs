@@ -41,6 +41,10 @@ struct Append {
     nth: u32,
     /// Some committed read contains the element.
     observed: bool,
+    /// The element and the transaction's status, kept here: the passes
+    /// over reads would otherwise look each up at random in the history.
+    elem: Val,
+    status: Status,
 }
 
 /// What we know of one key.
@@ -379,10 +383,6 @@ fn position(a: &Anomaly) -> u32 {
 }
 
 impl La<'_> {
-    fn status(&self, t: TxnId) -> Status {
-        self.h.txns[t as usize].status
-    }
-
     fn key_id(&mut self, key: Val) -> usize {
         let kid = self.keys.id(key) as usize;
         if kid == self.info.len() {
@@ -397,6 +397,11 @@ impl La<'_> {
         let mut seen: TxnKeys<()> = TxnKeys::default();
         let mut count: TxnKeys<u32> = TxnKeys::default();
         let mut last = Vec::new();
+        // Sized once: growing a map of millions of appends rehashes it
+        // repeatedly, each time out of cache.
+        let appends = h.mops.iter().filter(|m| m.kind == MopKind::Append).count();
+        self.append_id.reserve(appends);
+        self.appends.reserve(appends);
         for (t, txn) in h.txns.iter().enumerate() {
             crate::limits::tick_of(t, h.txns.len(), Unit::Transactions);
             let mops = h.mops_of(txn);
@@ -436,6 +441,8 @@ impl La<'_> {
                             last: last[j],
                             nth: *nth,
                             observed: false,
+                            elem: e,
+                            status: txn.status,
                         });
                         *nth += 1;
                     }
@@ -489,6 +496,8 @@ impl La<'_> {
         let h = self.h;
         let mut distinct: FxMap<Val, ()> = FxMap::default();
         let mut shape = Shape::default();
+        // The append id of each element of the longest read.
+        let mut ids: Vec<Option<u32>> = Vec::new();
         for kid in 0..self.keys.len() {
             let k = self.keys.keys[kid];
             let longest = longest_read(h, &self.info[kid]);
@@ -496,23 +505,24 @@ impl La<'_> {
             let order_start = self.order.len() as u32;
             let bad_start = self.bad.len() as u32;
             let mut first_dup = NONE;
-            let first_cut = self.first_cut(k, longest);
             distinct.clear();
             shape.clear();
+            ids.clear();
             for (j, &e) in longest.iter().enumerate() {
                 let id = self.append_id.get(&pack(k, e)).copied();
+                ids.push(id);
                 match id {
                     Some(id) => {
                         let a = &mut self.appends[id as usize];
                         a.observed = true;
-                        if h.txns[a.txn as usize].status == Status::Aborted {
+                        if a.status == Status::Aborted {
                             self.bad.push((j as u32, a.txn));
                         }
                         // A repeated element is Elle's duplicate-elements;
                         // an aborted append, G1a.
                         // The reader's own appends are internal's.
-                        let live = h.txns[a.txn as usize].status != Status::Aborted
-                            && a.txn != self.info[kid].longest_txn;
+                        let live =
+                            a.status != Status::Aborted && a.txn != self.info[kid].longest_txn;
                         if !single && live && a.pos == NONE && !shape.follows(a) {
                             self.bad.push((j as u32, NONE));
                         }
@@ -553,6 +563,7 @@ impl La<'_> {
                 self.order.push(e);
                 self.order_append.push(id);
             }
+            let first_cut = self.first_cut(ids.iter().copied());
             let info = &mut self.info[kid];
             info.order_start = order_start;
             info.order_len = self.order.len() as u32 - order_start;
@@ -713,9 +724,9 @@ impl La<'_> {
                         let a = &mut self.appends[id as usize];
                         a.observed = true;
                         let first = shown.insert(e, ()).is_none();
-                        let live = self.h.txns[a.txn as usize].status != Status::Aborted;
+                        let live = a.status != Status::Aborted;
                         garbage |= first && live && a.txn != t && !shape.follows(a);
-                        if self.h.txns[a.txn as usize].status == Status::Aborted {
+                        if a.status == Status::Aborted {
                             self.g1a.push(Anomaly::G1a {
                                 reader: t,
                                 mop: i,
@@ -743,11 +754,11 @@ impl La<'_> {
             });
         }
         let e = *l.last().expect("non-empty read");
-        let id = self.append_id.get(&pack(key, e)).copied();
+        let id = self.id_at(&info, key, l, l.len() - 1, prefix);
         let append = id.map(|id| self.appends[id as usize]);
-        self.intermediate(t, i, key, l, prefix.then_some(info.first_cut));
+        self.intermediate(t, i, (&info, key), l, prefix);
         if let (Some(id), Some(a)) = (id, append) {
-            if a.txn != t && self.status(a.txn) != Status::Aborted {
+            if a.txn != t && a.status != Status::Aborted {
                 self.wr.push(WrRead {
                     reader: t,
                     mop: i,
@@ -770,31 +781,59 @@ impl La<'_> {
         class
     }
 
-    /// The first position of `list` (of `key`) whose element is not its
-    /// transaction's last append to the key while the next element is
-    /// another's.
-    fn first_cut(&self, key: Val, list: &[Val]) -> u32 {
-        let cut = list.windows(2).position(|w| {
-            let a = self.append_of(key, w[0]);
-            let b = self.append_of(key, w[1]);
-            a.is_some_and(|a| !a.last && b.is_none_or(|b| b.txn != a.txn))
-        });
-        cut.map_or(NONE, |p| p as u32)
+    /// The first position of a list of a key, given its elements' append
+    /// ids, whose element is not its transaction's last append to the key
+    /// while the next element is another's.
+    fn first_cut(&self, ids: impl Iterator<Item = Option<u32>>) -> u32 {
+        let mut prev: Option<Append> = None;
+        for (p, id) in ids.enumerate() {
+            let b = id.map(|id| self.appends[id as usize]);
+            if prev.is_some_and(|a| !a.last && b.is_none_or(|b| b.txn != a.txn)) {
+                return p as u32 - 1;
+            }
+            prev = b;
+        }
+        NONE
+    }
+
+    /// The append id of element `j` of read `l` of `key`: a `prefix` of
+    /// the longest read that repeats no element up to `j` has it at
+    /// position `j` of the key's order (see [`La::orders`]), read there
+    /// rather than looked up at random.
+    fn id_at(&self, info: &KeyInfo, key: Val, l: &[Val], j: usize, prefix: bool) -> Option<u32> {
+        if prefix && !info.single_append() && (j as u64) < u64::from(info.first_dup) {
+            let id = self.order_append[info.order_start as usize + j];
+            return (id != NONE).then_some(id);
+        }
+        self.append_id.get(&pack(key, l[j])).copied()
     }
 
     /// G1b: read `l` shows another transaction's appends up to one that is
     /// not its last to the key — followed by another transaction's element
-    /// (`cut`, the first such position, known for a prefix of the longest
-    /// read), or at the end of the list before the reader's own appends
-    /// (those are the reader's state, not the version it read).
-    fn intermediate(&mut self, t: TxnId, i: u32, key: Val, l: &[Val], cut: Option<u32>) {
-        let cut = cut.unwrap_or_else(|| self.first_cut(key, l));
+    /// (the first such position, known for a `prefix` of the longest read),
+    /// or at the end of the list before the reader's own appends (those are
+    /// the reader's state, not the version it read).
+    fn intermediate(&mut self, t: TxnId, i: u32, at: (&KeyInfo, Val), l: &[Val], prefix: bool) {
+        let (info, key) = at;
+        let cut = match prefix {
+            true => info.first_cut,
+            false => {
+                let ids = l
+                    .iter()
+                    .map(|&e| self.append_id.get(&pack(key, e)).copied());
+                self.first_cut(ids)
+            }
+        };
+        let append = |j: usize| {
+            let id = self.id_at(info, key, l, j, prefix);
+            id.map(|id| self.appends[id as usize])
+        };
         let inside = (cut as usize) < l.len().saturating_sub(1);
         let shown = match inside {
-            true => Some((l[cut as usize], self.append_of(key, l[cut as usize]))),
-            false => l.iter().rev().find_map(|&e| match self.append_of(key, e) {
+            true => Some((l[cut as usize], append(cut as usize))),
+            false => (0..l.len()).rev().find_map(|j| match append(j) {
                 Some(a) if a.txn == t => None,
-                a => Some((e, a)),
+                a => Some((l[j], a)),
             }),
         };
         if let Some((e, Some(a))) = shown {
@@ -833,7 +872,7 @@ impl La<'_> {
             self.in_graph[t] = txn.status == Status::Committed;
         }
         for a in &self.appends {
-            if a.observed && self.h.txns[a.txn as usize].status == Status::Indeterminate {
+            if a.observed && a.status == Status::Indeterminate {
                 self.in_graph[a.txn as usize] = true;
             }
         }
@@ -888,7 +927,7 @@ impl La<'_> {
         }: WrRead,
     ) -> Dep {
         let a = self.appends[append as usize];
-        let e = Version::Val(scalar(&self.h.mops[a.mop as usize]));
+        let e = Version::Val(a.elem);
         Dep {
             from: a.txn,
             to: t,
@@ -1010,7 +1049,7 @@ impl La<'_> {
         for group in unobserved.chunk_by(|a, b| a.kid == b.kid) {
             for a in group {
                 let key = self.keys.keys[a.kid as usize];
-                let value = Version::Val(scalar(&self.h.mops[a.mop as usize]));
+                let value = Version::Val(a.elem);
                 let writer = Writer {
                     txn: a.txn,
                     mop: a.mop,
@@ -1045,7 +1084,7 @@ impl La<'_> {
                 .copied()
                 .filter(|&e| {
                     self.append_of(m.key, e)
-                        .is_none_or(|a| self.status(a.txn) != Status::Aborted)
+                        .is_none_or(|a| a.status != Status::Aborted)
                 })
                 .collect()
         };
@@ -1094,12 +1133,22 @@ impl La<'_> {
         let h = self.h;
         let mut out = Vec::new();
         let mut distinct: FxMap<Val, ()> = FxMap::default();
+        // The walk finds an update only after an aborted append it shows:
+        // a key whose list shows none is passed over with a lookup per
+        // element in this small set, rather than two in the history's.
+        let aborted: FxMap<u64, ()> = (self.appends.iter())
+            .filter(|a| a.status == Status::Aborted)
+            .map(|a| (pack(self.keys.keys[a.kid as usize], a.elem), ()))
+            .collect();
         for (kid, info) in self.info.iter().enumerate() {
             if info.aborted_appends == 0 || info.longest_any == NONE {
                 continue;
             }
             let k = self.keys.keys[kid];
             let l = read_list(h, &h.mops[info.longest_any as usize]).unwrap_or(&[]);
+            if !l.iter().any(|&e| aborted.contains_key(&pack(k, e))) {
+                continue;
+            }
             distinct.clear();
             // The initial state counts as committed. `values` runs from the
             // last committed or aborted append (`kind`) on; `writers` are
@@ -1114,7 +1163,7 @@ impl La<'_> {
                 let Some(a) = self.append_of(k, e) else {
                     continue;
                 };
-                let next = OpKind::from(self.status(a.txn));
+                let next = OpKind::from(a.status);
                 values.push(e);
                 writers.push(a.txn);
                 match (kind, next) {
