@@ -50,9 +50,11 @@ struct Append {
 /// What we know of one key.
 #[derive(Clone, Copy)]
 struct KeyInfo {
-    /// The first longest non-empty committed read, and its length.
+    /// The first longest non-empty committed read, its length, and where
+    /// its list starts (read there: reads of the key look at it at random).
     longest: u32,
     longest_len: u32,
+    longest_start: u32,
     /// The transaction of that read.
     longest_txn: TxnId,
     /// The same over the reads of every transaction (Elle's dirty-update
@@ -86,6 +88,7 @@ impl KeyInfo {
         KeyInfo {
             longest: NONE,
             longest_len: 0,
+            longest_start: 0,
             longest_txn: NONE,
             longest_any: NONE,
             longest_any_len: 0,
@@ -120,7 +123,7 @@ fn read_list<'h>(h: &'h History, m: &MicroOp) -> Option<&'h [Val]> {
 fn longest_read<'h>(h: &'h History, info: &KeyInfo) -> &'h [Val] {
     match info.longest {
         NONE => &[],
-        i => read_list(h, &h.mops[i as usize]).unwrap_or(&[]),
+        _ => h.list(info.longest_start, info.longest_len),
     }
 }
 
@@ -448,10 +451,12 @@ impl La<'_> {
                     }
                     MopKind::Read => {
                         self.mop_ref[i as usize] = kid as u32;
-                        let Some(l) = read_list(h, m).filter(|l| !l.is_empty()) else {
+                        let MopValue::List { start, len } = m.value() else {
                             continue;
                         };
-                        let len = l.len() as u32;
+                        if len == 0 {
+                            continue;
+                        }
                         if info.longest_any == NONE || len > info.longest_any_len {
                             info.longest_any = i;
                             info.longest_any_len = len;
@@ -462,6 +467,7 @@ impl La<'_> {
                             info.longest = i;
                             info.longest_txn = t as TxnId;
                             info.longest_len = len;
+                            info.longest_start = start;
                         }
                     }
                     // List-append histories have neither; the reader refuses
