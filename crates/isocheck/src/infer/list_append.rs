@@ -318,7 +318,7 @@ pub struct Pending {
     /// Each unobserved append's transaction and version, grouped by key,
     /// by transaction within a key.
     unobserved: Vec<(TxnId, u32)>,
-    /// Key `g`'s group is `unobserved[groups[g]..groups[g + 1]]`.
+    /// Group `g` (one key's) is `unobserved[groups[g]..groups[g + 1]]`.
     groups: Vec<u32>,
 }
 
