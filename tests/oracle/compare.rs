@@ -8,7 +8,7 @@ use super::history::{self, History, Kind, Mop, Status};
 use super::models::{self, Def};
 use isocheck::internals::check::lattice;
 use isocheck::Validity;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
 /// Elle's other names for a model (`canonical-model-names`, with its
@@ -601,7 +601,23 @@ fn shape(h: &History) -> Vec<(&'static str, bool)> {
                     && t.mops[i + 1..].iter().any(|o| matches!(o, Mop::Read(j, _, _) if j == k)))
             })
     });
+    // Two committed transactions whose last writes of a key no committed
+    // read shows: their order is open (list-append's unobserved appends).
+    let shown = |k: usize, v: u32| {
+        (h.txns.iter().filter(|t| t.ok()).flat_map(|t| &t.mops))
+            .any(|m| matches!(m, Mop::Read(j, vs, _) if *j == k && vs.contains(&v)))
+    };
+    let unread_last = |k: usize| {
+        (h.txns.iter().filter(|t| t.ok()))
+            .filter(|t| t.writes(k).last().is_some_and(|&v| !shown(k, v)))
+            .count()
+    };
+    let keys: BTreeSet<usize> = h.txns.iter().flat_map(|t| &t.mops).map(Mop::key).collect();
     vec![
+        (
+            "two unread last writes of a key",
+            keys.into_iter().any(|k| unread_last(k) > 1),
+        ),
         ("fail", has(Status::Fail)),
         ("info", has(Status::Info)),
         ("open", has(Status::Open)),

@@ -41,14 +41,20 @@ struct Append {
     nth: u32,
     /// Some committed read contains the element.
     observed: bool,
+    /// The element and the transaction's status, kept here: the passes
+    /// over reads would otherwise look each up at random in the history.
+    elem: Val,
+    status: Status,
 }
 
 /// What we know of one key.
 #[derive(Clone, Copy)]
 struct KeyInfo {
-    /// The first longest non-empty committed read, and its length.
+    /// The first longest non-empty committed read, its length, and where
+    /// its list starts (read there: reads of the key look at it at random).
     longest: u32,
     longest_len: u32,
+    longest_start: u32,
     /// The transaction of that read.
     longest_txn: TxnId,
     /// The same over the reads of every transaction (Elle's dirty-update
@@ -82,6 +88,7 @@ impl KeyInfo {
         KeyInfo {
             longest: NONE,
             longest_len: 0,
+            longest_start: 0,
             longest_txn: NONE,
             longest_any: NONE,
             longest_any_len: 0,
@@ -116,7 +123,7 @@ fn read_list<'h>(h: &'h History, m: &MicroOp) -> Option<&'h [Val]> {
 fn longest_read<'h>(h: &'h History, info: &KeyInfo) -> &'h [Val] {
     match info.longest {
         NONE => &[],
-        i => read_list(h, &h.mops[i as usize]).unwrap_or(&[]),
+        _ => h.list(info.longest_start, info.longest_len),
     }
 }
 
@@ -219,7 +226,19 @@ struct La<'h> {
     garbage: Vec<Anomaly>,
 }
 
+/// Infers the dependencies, anomalies and constraints of a list-append
+/// history.
 pub fn infer(h: &History) -> Inference {
+    let (mut inference, pending) = infer_deferred(h);
+    inference.constraints = pending.constraints();
+    inference
+}
+
+/// As [`infer`], but the constraints are left to the [`Pending`], which
+/// builds them when a model needs them ([`Inference::open`] says whether
+/// there are any): a model shown to hold by one version order
+/// (`check::uncertain`'s witness) never needs them.
+pub fn infer_deferred(h: &History) -> (Inference, Pending) {
     let mut la = La {
         h,
         keys: KeyIds::default(),
@@ -276,15 +295,79 @@ pub fn infer(h: &History) -> Inference {
     anomalies.extend(lost);
     anomalies.append(&mut la.garbage);
     la.release_lookups();
-    let constraints = la.constraints();
-    Inference {
+    let pending = la.pending();
+    let inference = Inference {
         deps,
         anomalies,
         in_graph: la.in_graph,
         implied: Vec::new(),
-        open: !constraints.is_empty(),
-        constraints,
+        open: pending.open(),
+        constraints: Constraints::default(),
         chained: false,
+    };
+    (inference, pending)
+}
+
+/// A list-append history's constraints before they are built: the
+/// versions of its unobserved appends, by key. Nobody read them, and every
+/// one already follows its key's last observed element (ww from its
+/// appender, rw from its readers: [`La::append_deps`]), so their order
+/// among themselves gives ww edges between them and nothing else.
+pub struct Pending {
+    versions: Versions,
+    /// Each unobserved append's transaction and version, grouped by key,
+    /// by transaction within a key.
+    unobserved: Vec<(TxnId, u32)>,
+    /// Group `g` (one key's) is `unobserved[groups[g]..groups[g + 1]]`.
+    groups: Vec<u32>,
+}
+
+impl Pending {
+    fn groups(&self) -> impl Iterator<Item = &[(TxnId, u32)]> {
+        (self.groups.windows(2)).map(|g| &self.unobserved[g[0] as usize..g[1] as usize])
+    }
+
+    /// Whether some key has two unobserved appends, in an order nothing
+    /// shows.
+    fn open(&self) -> bool {
+        self.groups().any(|g| g.len() > 1)
+    }
+
+    /// One pure-ww constraint per pair of a key's unobserved appends.
+    pub fn constraints(self) -> Constraints {
+        let mut co = Coalescer::default();
+        for group in self.groups() {
+            for (i, &(tx, nx)) in group.iter().enumerate() {
+                for &(ty, ny) in &group[i + 1..] {
+                    co.add(tx, ty, [(nx, nx), (ny, ny)], true);
+                }
+            }
+        }
+        co.finish(self.versions)
+    }
+
+    /// The ww edges of the version order that puts every key's unobserved
+    /// appends in the order of their transactions' `rank`, each preceding
+    /// the next. A pair's side in that order is a ww edge from the earlier
+    /// to the later, a path of these: the graph of the known edges and
+    /// these holds every edge of that resolution as a path of non-rw edges.
+    pub fn adjacent_edges(&self, rank: &[u32]) -> Vec<Dep> {
+        let mut out = Vec::new();
+        let mut ordered: Vec<(u32, u32)> = Vec::new();
+        for group in self.groups().filter(|g| g.len() > 1) {
+            ordered.clear();
+            ordered.extend(group.iter().map(|&(t, v)| (rank[t as usize], v)));
+            ordered.sort_unstable();
+            for w in ordered.windows(2) {
+                crate::limits::tick();
+                out.extend(
+                    self.versions
+                        .overwrites_keyed(w[0].1, w[1].1)
+                        .map(|(_, d)| d),
+                );
+            }
+        }
+        out
     }
 }
 
@@ -303,10 +386,6 @@ fn position(a: &Anomaly) -> u32 {
 }
 
 impl La<'_> {
-    fn status(&self, t: TxnId) -> Status {
-        self.h.txns[t as usize].status
-    }
-
     fn key_id(&mut self, key: Val) -> usize {
         let kid = self.keys.id(key) as usize;
         if kid == self.info.len() {
@@ -321,6 +400,11 @@ impl La<'_> {
         let mut seen: TxnKeys<()> = TxnKeys::default();
         let mut count: TxnKeys<u32> = TxnKeys::default();
         let mut last = Vec::new();
+        // Sized once: growing a map of millions of appends rehashes it
+        // repeatedly, each time out of cache.
+        let appends = h.mops.iter().filter(|m| m.kind == MopKind::Append).count();
+        self.append_id.reserve(appends);
+        self.appends.reserve(appends);
         for (t, txn) in h.txns.iter().enumerate() {
             crate::limits::tick_of(t, h.txns.len(), Unit::Transactions);
             let mops = h.mops_of(txn);
@@ -360,15 +444,19 @@ impl La<'_> {
                             last: last[j],
                             nth: *nth,
                             observed: false,
+                            elem: e,
+                            status: txn.status,
                         });
                         *nth += 1;
                     }
                     MopKind::Read => {
                         self.mop_ref[i as usize] = kid as u32;
-                        let Some(l) = read_list(h, m).filter(|l| !l.is_empty()) else {
+                        let MopValue::List { start, len } = m.value() else {
                             continue;
                         };
-                        let len = l.len() as u32;
+                        if len == 0 {
+                            continue;
+                        }
                         if info.longest_any == NONE || len > info.longest_any_len {
                             info.longest_any = i;
                             info.longest_any_len = len;
@@ -379,6 +467,7 @@ impl La<'_> {
                             info.longest = i;
                             info.longest_txn = t as TxnId;
                             info.longest_len = len;
+                            info.longest_start = start;
                         }
                     }
                     // List-append histories have neither; the reader refuses
@@ -413,6 +502,8 @@ impl La<'_> {
         let h = self.h;
         let mut distinct: FxMap<Val, ()> = FxMap::default();
         let mut shape = Shape::default();
+        // The append id of each element of the longest read.
+        let mut ids: Vec<Option<u32>> = Vec::new();
         for kid in 0..self.keys.len() {
             let k = self.keys.keys[kid];
             let longest = longest_read(h, &self.info[kid]);
@@ -420,23 +511,24 @@ impl La<'_> {
             let order_start = self.order.len() as u32;
             let bad_start = self.bad.len() as u32;
             let mut first_dup = NONE;
-            let first_cut = self.first_cut(k, longest);
             distinct.clear();
             shape.clear();
+            ids.clear();
             for (j, &e) in longest.iter().enumerate() {
                 let id = self.append_id.get(&pack(k, e)).copied();
+                ids.push(id);
                 match id {
                     Some(id) => {
                         let a = &mut self.appends[id as usize];
                         a.observed = true;
-                        if h.txns[a.txn as usize].status == Status::Aborted {
+                        if a.status == Status::Aborted {
                             self.bad.push((j as u32, a.txn));
                         }
                         // A repeated element is Elle's duplicate-elements;
                         // an aborted append, G1a.
                         // The reader's own appends are internal's.
-                        let live = h.txns[a.txn as usize].status != Status::Aborted
-                            && a.txn != self.info[kid].longest_txn;
+                        let live =
+                            a.status != Status::Aborted && a.txn != self.info[kid].longest_txn;
                         if !single && live && a.pos == NONE && !shape.follows(a) {
                             self.bad.push((j as u32, NONE));
                         }
@@ -477,6 +569,7 @@ impl La<'_> {
                 self.order.push(e);
                 self.order_append.push(id);
             }
+            let first_cut = self.first_cut(ids.iter().copied());
             let info = &mut self.info[kid];
             info.order_start = order_start;
             info.order_len = self.order.len() as u32 - order_start;
@@ -637,9 +730,9 @@ impl La<'_> {
                         let a = &mut self.appends[id as usize];
                         a.observed = true;
                         let first = shown.insert(e, ()).is_none();
-                        let live = self.h.txns[a.txn as usize].status != Status::Aborted;
+                        let live = a.status != Status::Aborted;
                         garbage |= first && live && a.txn != t && !shape.follows(a);
-                        if self.h.txns[a.txn as usize].status == Status::Aborted {
+                        if a.status == Status::Aborted {
                             self.g1a.push(Anomaly::G1a {
                                 reader: t,
                                 mop: i,
@@ -667,11 +760,11 @@ impl La<'_> {
             });
         }
         let e = *l.last().expect("non-empty read");
-        let id = self.append_id.get(&pack(key, e)).copied();
+        let id = self.id_at(&info, key, l, l.len() - 1, prefix);
         let append = id.map(|id| self.appends[id as usize]);
-        self.intermediate(t, i, key, l, prefix.then_some(info.first_cut));
+        self.intermediate(t, i, (&info, key), l, prefix);
         if let (Some(id), Some(a)) = (id, append) {
-            if a.txn != t && self.status(a.txn) != Status::Aborted {
+            if a.txn != t && a.status != Status::Aborted {
                 self.wr.push(WrRead {
                     reader: t,
                     mop: i,
@@ -694,31 +787,59 @@ impl La<'_> {
         class
     }
 
-    /// The first position of `list` (of `key`) whose element is not its
-    /// transaction's last append to the key while the next element is
-    /// another's.
-    fn first_cut(&self, key: Val, list: &[Val]) -> u32 {
-        let cut = list.windows(2).position(|w| {
-            let a = self.append_of(key, w[0]);
-            let b = self.append_of(key, w[1]);
-            a.is_some_and(|a| !a.last && b.is_none_or(|b| b.txn != a.txn))
-        });
-        cut.map_or(NONE, |p| p as u32)
+    /// The first position of a list of a key, given its elements' append
+    /// ids, whose element is not its transaction's last append to the key
+    /// while the next element is another's.
+    fn first_cut(&self, ids: impl Iterator<Item = Option<u32>>) -> u32 {
+        let mut prev: Option<Append> = None;
+        for (p, id) in ids.enumerate() {
+            let b = id.map(|id| self.appends[id as usize]);
+            if prev.is_some_and(|a| !a.last && b.is_none_or(|b| b.txn != a.txn)) {
+                return p as u32 - 1;
+            }
+            prev = b;
+        }
+        NONE
+    }
+
+    /// The append id of element `j` of read `l` of `key`: a `prefix` of
+    /// the longest read that repeats no element up to `j` has it at
+    /// position `j` of the key's order (see [`La::orders`]), read there
+    /// rather than looked up at random.
+    fn id_at(&self, info: &KeyInfo, key: Val, l: &[Val], j: usize, prefix: bool) -> Option<u32> {
+        if prefix && !info.single_append() && (j as u64) < u64::from(info.first_dup) {
+            let id = self.order_append[info.order_start as usize + j];
+            return (id != NONE).then_some(id);
+        }
+        self.append_id.get(&pack(key, l[j])).copied()
     }
 
     /// G1b: read `l` shows another transaction's appends up to one that is
     /// not its last to the key — followed by another transaction's element
-    /// (`cut`, the first such position, known for a prefix of the longest
-    /// read), or at the end of the list before the reader's own appends
-    /// (those are the reader's state, not the version it read).
-    fn intermediate(&mut self, t: TxnId, i: u32, key: Val, l: &[Val], cut: Option<u32>) {
-        let cut = cut.unwrap_or_else(|| self.first_cut(key, l));
+    /// (the first such position, known for a `prefix` of the longest read),
+    /// or at the end of the list before the reader's own appends (those are
+    /// the reader's state, not the version it read).
+    fn intermediate(&mut self, t: TxnId, i: u32, at: (&KeyInfo, Val), l: &[Val], prefix: bool) {
+        let (info, key) = at;
+        let cut = match prefix {
+            true => info.first_cut,
+            false => {
+                let ids = l
+                    .iter()
+                    .map(|&e| self.append_id.get(&pack(key, e)).copied());
+                self.first_cut(ids)
+            }
+        };
+        let append = |j: usize| {
+            let id = self.id_at(info, key, l, j, prefix);
+            id.map(|id| self.appends[id as usize])
+        };
         let inside = (cut as usize) < l.len().saturating_sub(1);
         let shown = match inside {
-            true => Some((l[cut as usize], self.append_of(key, l[cut as usize]))),
-            false => l.iter().rev().find_map(|&e| match self.append_of(key, e) {
+            true => Some((l[cut as usize], append(cut as usize))),
+            false => (0..l.len()).rev().find_map(|j| match append(j) {
                 Some(a) if a.txn == t => None,
-                a => Some((e, a)),
+                a => Some((l[j], a)),
             }),
         };
         if let Some((e, Some(a))) = shown {
@@ -757,7 +878,7 @@ impl La<'_> {
             self.in_graph[t] = txn.status == Status::Committed;
         }
         for a in &self.appends {
-            if a.observed && self.h.txns[a.txn as usize].status == Status::Indeterminate {
+            if a.observed && a.status == Status::Indeterminate {
                 self.in_graph[a.txn as usize] = true;
             }
         }
@@ -812,7 +933,7 @@ impl La<'_> {
         }: WrRead,
     ) -> Dep {
         let a = self.appends[append as usize];
-        let e = Version::Val(scalar(&self.h.mops[a.mop as usize]));
+        let e = Version::Val(a.elem);
         Dep {
             from: a.txn,
             to: t,
@@ -917,10 +1038,11 @@ impl La<'_> {
     }
 
     /// The unobserved appends of a key all follow its last observed element
-    /// (see [`La::append_deps`]), in an order nothing shows: one pure-ww
-    /// constraint per pair of their transactions. Nobody read them, so no rw
-    /// edge depends on their order.
-    fn constraints(&self) -> Constraints {
+    /// (see [`La::append_deps`]), in an order nothing shows: the
+    /// [`Pending`] that builds their constraints, one pure-ww constraint
+    /// per pair of their transactions. Nobody read them, so no rw edge
+    /// depends on their order.
+    fn pending(&self) -> Pending {
         let mut unobserved: Vec<&Append> = self
             .appends
             .iter()
@@ -928,32 +1050,26 @@ impl La<'_> {
             .collect();
         unobserved.sort_unstable_by_key(|a| (a.kid, a.txn));
         let mut versions = Versions::default();
-        let nodes: Vec<u32> = unobserved
-            .iter()
-            .map(|a| {
+        let mut nodes = Vec::with_capacity(unobserved.len());
+        let mut groups = vec![0];
+        for group in unobserved.chunk_by(|a, b| a.kid == b.kid) {
+            for a in group {
                 let key = self.keys.keys[a.kid as usize];
-                let value = Version::Val(scalar(&self.h.mops[a.mop as usize]));
+                let value = Version::Val(a.elem);
                 let writer = Writer {
                     txn: a.txn,
                     mop: a.mop,
                     first: a.mop,
                 };
-                versions.push(key, value, writer, std::iter::empty())
-            })
-            .collect();
-        let mut co = Coalescer::default();
-        let mut start = 0;
-        for group in unobserved.chunk_by(|a, b| a.kid == b.kid) {
-            let ids = &nodes[start..start + group.len()];
-            start += group.len();
-            for (i, x) in group.iter().enumerate() {
-                for (j, y) in group.iter().enumerate().skip(i + 1) {
-                    let (nx, ny) = (ids[i], ids[j]);
-                    co.add(x.txn, y.txn, [(nx, nx), (ny, ny)], true);
-                }
+                nodes.push((a.txn, versions.push(key, value, writer, std::iter::empty())));
             }
+            groups.push(nodes.len() as u32);
         }
-        co.finish(versions)
+        Pending {
+            versions,
+            unobserved: nodes,
+            groups,
+        }
     }
 
     /// Elle's first violation per key: distinct committed reads sorted by
@@ -974,7 +1090,7 @@ impl La<'_> {
                 .copied()
                 .filter(|&e| {
                     self.append_of(m.key, e)
-                        .is_none_or(|a| self.status(a.txn) != Status::Aborted)
+                        .is_none_or(|a| a.status != Status::Aborted)
                 })
                 .collect()
         };
@@ -1023,12 +1139,22 @@ impl La<'_> {
         let h = self.h;
         let mut out = Vec::new();
         let mut distinct: FxMap<Val, ()> = FxMap::default();
+        // The walk finds an update only after an aborted append it shows:
+        // a key whose list shows none is passed over with a lookup per
+        // element in this small set, rather than two in the history's.
+        let aborted: FxMap<u64, ()> = (self.appends.iter())
+            .filter(|a| a.status == Status::Aborted)
+            .map(|a| (pack(self.keys.keys[a.kid as usize], a.elem), ()))
+            .collect();
         for (kid, info) in self.info.iter().enumerate() {
             if info.aborted_appends == 0 || info.longest_any == NONE {
                 continue;
             }
             let k = self.keys.keys[kid];
             let l = read_list(h, &h.mops[info.longest_any as usize]).unwrap_or(&[]);
+            if !l.iter().any(|&e| aborted.contains_key(&pack(k, e))) {
+                continue;
+            }
             distinct.clear();
             // The initial state counts as committed. `values` runs from the
             // last committed or aborted append (`kind`) on; `writers` are
@@ -1043,7 +1169,7 @@ impl La<'_> {
                 let Some(a) = self.append_of(k, e) else {
                     continue;
                 };
-                let next = OpKind::from(self.status(a.txn));
+                let next = OpKind::from(a.status);
                 values.push(e);
                 writers.push(a.txn);
                 match (kind, next) {

@@ -65,9 +65,10 @@ pub struct Inference {
 
 /// What building deferred constraints takes ([`infer_deferred`]).
 pub enum Pending<'h> {
-    /// Built already (list-append's, which are few), or not wanted.
+    /// Built already, or not wanted.
     Built,
     RwRegister(Box<rw_register::Pending<'h>>),
+    ListAppend(Box<list_append::Pending>),
 }
 
 impl Pending<'_> {
@@ -79,6 +80,7 @@ impl Pending<'_> {
         match self {
             Pending::Built => None,
             Pending::RwRegister(p) => Some(p.adjacent_edges(rank)),
+            Pending::ListAppend(p) => Some(p.adjacent_edges(rank)),
         }
     }
 
@@ -88,6 +90,7 @@ impl Pending<'_> {
         match self {
             Pending::Built => Constraints::default(),
             Pending::RwRegister(p) => p.constraints(),
+            Pending::ListAppend(p) => p.constraints(),
         }
     }
 }
@@ -106,7 +109,8 @@ pub fn infer_chained(history: &History, opts: &InferOptions) -> Inference {
 }
 
 /// As [`infer_chained`] (or [`infer`], without `chains`), but an
-/// rw-register history's constraints are left to the [`Pending`], which
+/// rw-register or list-append history's constraints are left to the
+/// [`Pending`], which
 /// builds them when a model needs them; [`Inference::open`] says whether
 /// there are any. A violation whose weaker models are all decided without
 /// them (read committed along the known edges) never builds them: at hot
@@ -125,11 +129,11 @@ pub fn infer_deferred<'h>(
 ) -> (Inference, Pending<'h>) {
     match history.workload {
         Workload::ListAppend => {
-            let mut inference = list_append::infer(history);
+            let (mut inference, pending) = list_append::infer_deferred(history);
             if !rw_wanted {
                 inference.deps.retain(|d| d.rel != Rel::Rw);
             }
-            (inference, Pending::Built)
+            (inference, Pending::ListAppend(Box::new(pending)))
         }
         Workload::ClosedPredicate => (closed_predicate::infer(history), Pending::Built),
         _ => {
