@@ -345,6 +345,12 @@ impl<'a> Sweep<'a> {
             // going through every session writing the key, keeps a read's
             // cost apart from the number of sessions.
             Level::ReadCommitted => None,
+            // A register read sees the last writer of its key before it in
+            // its session (a checked reader is committed, never a leaf).
+            Level::ReadAtomic if !f.lists => match r.prior {
+                NONE => None,
+                w => self.seen_writer(t, r, w, edges),
+            },
             Level::ReadAtomic => {
                 let own = f.session[t as usize];
                 let fork = f.forked_prefix(t).map(|(s, _)| s as u32);
