@@ -70,6 +70,8 @@ pub enum Stage {
     Graph,
     /// Searching for cycles.
     Cycles,
+    /// Deciding the axiomatic levels (`check::weak`).
+    Saturation,
     /// Building the solver's problem.
     Construct,
     /// Solving for a version order.
@@ -83,7 +85,7 @@ pub enum Stage {
 }
 
 impl Stage {
-    const ALL: [Stage; 13] = [
+    const ALL: [Stage; 14] = [
         Stage::Reading,
         Stage::Pairing,
         Stage::FastPath,
@@ -92,6 +94,7 @@ impl Stage {
         Stage::Order,
         Stage::Graph,
         Stage::Cycles,
+        Stage::Saturation,
         Stage::Construct,
         Stage::Solve,
         Stage::Registers,
@@ -110,6 +113,7 @@ impl Stage {
             Stage::Order => "order",
             Stage::Graph => "graph",
             Stage::Cycles => "cycles",
+            Stage::Saturation => "saturation",
             Stage::Construct => "construct",
             Stage::Solve => "solve",
             Stage::Registers => "registers",
@@ -129,6 +133,7 @@ impl Stage {
             Stage::Order => "building process or real-time order",
             Stage::Graph => "building the dependency graph",
             Stage::Cycles => "searching for cycles",
+            Stage::Saturation => "deciding the axiomatic models",
             Stage::Construct => "building the solver's problem",
             Stage::Solve => "solving for a version order",
             Stage::Registers => "checking registers for linearizability",

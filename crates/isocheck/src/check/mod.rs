@@ -293,6 +293,15 @@ fn analyze_with(
         cycles::Wanted::split(order, |a| analysis.reportable.contains(a));
     reported.by_definition = by_definition(&analysis.characterised, &reported.specs);
     let rw_wanted = weak.is_some() || open_wanted || reported.relations().contains(Rel::Rw);
+    // Without a cycle to search for, open orders, or Elle's empty graph to
+    // tell, nothing reads the graph of a first pass: a verdict that
+    // reports something is found again with every edge.
+    let graph_wanted = rw_wanted || !reported.is_empty() || analysis.elle_empty_graph;
+    let edges = match (graph_wanted, rw_wanted) {
+        (false, _) => infer::Edges::None,
+        (true, false) => infer::Edges::WithoutRw,
+        (true, true) => infer::Edges::All,
+    };
     let (
         Inference {
             mut deps,
@@ -304,25 +313,19 @@ fn analyze_with(
             ..
         },
         pending,
-    ) = infer::infer_deferred(
-        history,
-        &opts.infer,
-        opts.solve.reduce,
-        open_wanted,
-        rw_wanted,
-    );
-    limits::stage(Stage::Order);
-    deps.extend(order_deps(history, order));
-    limits::stage(Stage::Graph);
-    analysis.graph = Graph::new(history.txns.len(), &deps);
-    limits::stage(Stage::Cycles);
-    let components = sccs(&analysis.graph);
-    let mut found_in = Vec::with_capacity(components.len());
-    for (i, scc) in components.iter().enumerate() {
-        limits::at(i, components.len(), Unit::Components);
-        let found = cycles::search_scc(&analysis.graph, scc, &reported, &SccFindings::default());
-        analysis.keep(&found);
-        found_in.push(found);
+    ) = infer::infer_deferred(history, &opts.infer, opts.solve.reduce, open_wanted, edges);
+    let (components, found_in) = match graph_wanted {
+        true => {
+            limits::stage(Stage::Order);
+            deps.extend(order_deps(history, order));
+            limits::stage(Stage::Graph);
+            analysis.graph = Graph::new(history.txns.len(), &deps);
+            search_reported(&mut analysis, &reported)
+        }
+        false => (Vec::new(), Vec::new()),
+    };
+    if weak.is_none() && !levels.is_empty() {
+        limits::stage(Stage::Saturation);
     }
     analysis.weak = weak.unwrap_or_else(|| weak::check(history, &levels));
     analysis.levels = levels;
@@ -435,6 +438,24 @@ fn stamps_of(
             std::borrow::Cow::Owned(read)
         }
     }
+}
+
+/// Searches each component of the graph for the cycle types and model
+/// graphs a report needs; the components, and what each had.
+fn search_reported(
+    analysis: &mut Analysis,
+    reported: &cycles::Wanted,
+) -> (Vec<Vec<u32>>, Vec<SccFindings>) {
+    limits::stage(Stage::Cycles);
+    let components = sccs(&analysis.graph);
+    let mut found_in = Vec::with_capacity(components.len());
+    for (i, scc) in components.iter().enumerate() {
+        limits::at(i, components.len(), Unit::Components);
+        let found = cycles::search_scc(&analysis.graph, scc, reported, &SccFindings::default());
+        analysis.keep(&found);
+        found_in.push(found);
+    }
+    (components, found_in)
 }
 
 /// Searches the components for the cycle types and model graphs nothing

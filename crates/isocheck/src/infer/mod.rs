@@ -63,6 +63,18 @@ pub struct Inference {
     pub open: bool,
 }
 
+/// Which dependency edges [`infer_deferred`] builds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Edges {
+    /// None, only the anomalies: no cycle is searched for, nothing drawn
+    /// from the graph (the axiomatic levels alone, on a complete log).
+    None,
+    /// wr and ww edges: no cycle searched for has an rw edge.
+    WithoutRw,
+    /// Every edge.
+    All,
+}
+
 /// What building deferred constraints takes ([`infer_deferred`]).
 pub enum Pending<'h> {
     /// Built already, or not wanted.
@@ -116,29 +128,39 @@ pub fn infer_chained(history: &History, opts: &InferOptions) -> Inference {
 /// them (read committed along the known edges) never builds them: at hot
 /// keys they are quadratic in the writes per key. Without `open_wanted`
 /// (no model asked for is decided over open orders) an rw-register
-/// history's open orders are not looked for at all. Without `rw_wanted`
-/// (no cycle searched for has an rw edge) `deps` has no rw edge: an
-/// rw-register history's, from every reader of a version to the writer of
-/// each version after it, are quadratic on hot keys with blind writes.
+/// history's open orders are not looked for at all. With
+/// [`Edges::WithoutRw`] (no cycle searched for has an rw edge) `deps` has
+/// no rw edge: an rw-register history's, from every reader of a version to
+/// the writer of each version after it, are quadratic on hot keys with
+/// blind writes. With [`Edges::None`] it has none at all, and an
+/// rw-register history's are not built (a third of its inference).
 pub fn infer_deferred<'h>(
     history: &'h History,
     opts: &InferOptions,
     chains: bool,
     open_wanted: bool,
-    rw_wanted: bool,
+    edges: Edges,
 ) -> (Inference, Pending<'h>) {
     match history.workload {
         Workload::ListAppend => {
             let (mut inference, pending) = list_append::infer_deferred(history);
-            if !rw_wanted {
-                inference.deps.retain(|d| d.rel != Rel::Rw);
+            match edges {
+                Edges::None => inference.deps.clear(),
+                Edges::WithoutRw => inference.deps.retain(|d| d.rel != Rel::Rw),
+                Edges::All => {}
             }
             (inference, Pending::ListAppend(Box::new(pending)))
         }
-        Workload::ClosedPredicate => (closed_predicate::infer(history), Pending::Built),
+        Workload::ClosedPredicate => {
+            let mut inference = closed_predicate::infer(history);
+            if edges == Edges::None {
+                inference.deps.clear();
+            }
+            (inference, Pending::Built)
+        }
         _ => {
             let (inference, pending) =
-                rw_register::infer_deferred(history, opts, chains, open_wanted, rw_wanted);
+                rw_register::infer_deferred(history, opts, chains, open_wanted, edges);
             // Nothing will be built: the inference's state goes now.
             let pending = match open_wanted {
                 true => Pending::RwRegister(Box::new(pending)),

@@ -19,7 +19,7 @@
 use super::anomaly::{Anomaly, Expected};
 use super::uncertain::{unordered_pairs, Coalescer, Constraints, Reader, Versions, Writer};
 use super::util::{csr, dedupe, pack, scalar, sccs, Ext, FxMap, FxSet, KeyIds, TxnKeys};
-use super::{Dep, InferOptions, Inference, Rel, Version};
+use super::{Dep, Edges, InferOptions, Inference, Rel, Version};
 use crate::graph::order;
 use crate::history::{History, MopKind, Status, TxnId, Val};
 use crate::progress::Unit;
@@ -92,7 +92,7 @@ struct Rr<'h> {
 /// The inference; with `chains`, the constraints of read-modify-write
 /// chains collapsed (see [`Inference::chained`]).
 pub fn infer(h: &History, opts: &InferOptions, chains: bool) -> Inference {
-    let (mut inference, pending) = infer_deferred(h, opts, chains, true, true);
+    let (mut inference, pending) = infer_deferred(h, opts, chains, true, Edges::All);
     inference.constraints = pending.constraints();
     inference
 }
@@ -100,14 +100,15 @@ pub fn infer(h: &History, opts: &InferOptions, chains: bool) -> Inference {
 /// The inference without its constraints, which the [`Pending`] builds
 /// when asked; [`Inference::open`] says whether there are any. Without
 /// `open_wanted`, nothing of the open orders is looked for (no constraints,
-/// no implied edges, `open` false). Without `rw_wanted`, the version
-/// graph's edges give ww edges only.
+/// no implied edges, `open` false). `wanted` says which edges the version
+/// graph gives ([`Edges`]); with none and no open order, the versions'
+/// readers are not gathered either.
 pub fn infer_deferred<'h>(
     h: &'h History,
     opts: &InferOptions,
     chains: bool,
     open_wanted: bool,
-    rw_wanted: bool,
+    wanted: Edges,
 ) -> (Inference, Pending<'h>) {
     let mut rr = Rr {
         h,
@@ -130,10 +131,16 @@ pub fn infer_deferred<'h>(
     let (edges, cyclic) = rr.version_graph(opts);
     anomalies.extend(cyclic);
     anomalies.extend(garbage);
-    let versions = rr.versions();
-    let mut deps = rr.wr_deps();
-    version_deps(&edges, &versions, &mut deps, rw_wanted);
-    dedupe(&mut deps);
+    let versions = match (wanted, open_wanted) {
+        (Edges::None, false) => Versions::default(),
+        _ => rr.versions(),
+    };
+    let mut deps = Vec::new();
+    if wanted != Edges::None {
+        deps = rr.wr_deps();
+        version_deps(&edges, &versions, &mut deps, wanted == Edges::All);
+        dedupe(&mut deps);
+    }
     let (implied, chained, open) = match open_wanted {
         true => rr.uncertainty(&edges, &versions, chains, None),
         false => (Vec::new(), false, false),

@@ -30,6 +30,10 @@ pub(super) struct Read {
     /// The writers observed, an index range into [`Facts::observed`]: the
     /// source for a register, every appender in list order for a list.
     pub observed: Range<u32>,
+    /// The last writer of the key before the reader in the reader's
+    /// session, [`NONE`] if none: what read atomic sees of that session,
+    /// found once here rather than searched for per read.
+    pub prior: TxnId,
 }
 
 /// The history as the axioms see it.
@@ -57,10 +61,8 @@ pub(super) struct Facts {
     /// writers, ascending: a range of `positions`.
     pub runs: Vec<(u32, Range<u32>)>,
     pub positions: Vec<u32>,
-    /// `(transaction, key)` pairs that write.
-    pub writes: FxMap<u64, ()>,
     /// Per transaction `t`, the keys it writes are
-    /// `written[written_start[t]..written_start[t + 1]]`.
+    /// `written[written_start[t]..written_start[t + 1]]`, ascending.
     pub written_start: Vec<u32>,
     pub written: Vec<u32>,
     /// `(transaction, micro-op)`: the first read of each committed
@@ -94,6 +96,7 @@ impl Facts {
         }
         f.sessions_of(h, &seen_info);
         f.writes_of(h, &mut keys);
+        f.priors_of(keys.len());
         f
     }
 
@@ -124,7 +127,7 @@ impl Facts {
     }
 
     pub fn writes(&self, t: TxnId, key: u32) -> bool {
-        self.writes.contains_key(&pair(t, key))
+        self.keys_written(t).binary_search(&key).is_ok()
     }
 
     /// The keys checked transaction `t` writes, each once.
@@ -196,6 +199,7 @@ impl Facts {
                 key: keys.id(m.key),
                 source: (end > start).then(|| self.observed[end as usize - 1]),
                 observed: start..end,
+                prior: NONE,
             });
         }
     }
@@ -295,20 +299,19 @@ impl Facts {
     /// positions of a key's writers.
     fn writes_of(&mut self, h: &History, keys: &mut KeyIds) {
         let mut triples: Vec<(u32, u32, u32)> = Vec::new();
+        let mut mine: Vec<u32> = Vec::new();
         self.written_start.push(0);
         for (t, txn) in h.txns.iter().enumerate() {
             let s = self.session[t];
             if s != NONE {
-                for m in h.mops_of(txn) {
-                    if m.kind == MopKind::Read {
-                        continue;
-                    }
-                    let key = keys.id(m.key);
-                    if self.writes.insert(pair(t as TxnId, key), ()).is_none() {
-                        triples.push((key, s, self.pos[t]));
-                        self.written.push(key);
-                    }
-                }
+                let mops = h.mops_of(txn).iter().filter(|m| m.kind != MopKind::Read);
+                mine.clear();
+                mine.extend(mops.map(|m| keys.id(m.key)));
+                mine.sort_unstable();
+                mine.dedup();
+                self.written.extend(&mine);
+                let pos = self.pos[t];
+                triples.extend(mine.iter().map(|&key| (key, s, pos)));
             }
             self.written_start.push(self.written.len() as u32);
         }
@@ -328,6 +331,36 @@ impl Facts {
             let run = self.runs.len() - 1;
             self.runs[run].1.end += 1;
             self.key_runs[key as usize].end = run as u32 + 1;
+        }
+    }
+
+    /// Each read's [`Read::prior`], in one pass per session: per key the
+    /// last writer so far, stamped with its session so that nothing is
+    /// cleared between sessions.
+    fn priors_of(&mut self, key_count: usize) {
+        let mut last: Vec<(u32, TxnId)> = vec![(NONE, NONE); key_count];
+        let Facts {
+            sessions,
+            reads,
+            read_start,
+            written,
+            written_start,
+            ..
+        } = self;
+        for (s, members) in sessions.iter().enumerate() {
+            let s = s as u32;
+            for &t in members {
+                let t = t as usize;
+                let mine = read_start[t] as usize..read_start[t + 1] as usize;
+                for r in &mut reads[mine] {
+                    let (stamp, w) = last[r.key as usize];
+                    r.prior = if stamp == s { w } else { NONE };
+                }
+                let keys = written_start[t] as usize..written_start[t + 1] as usize;
+                for &key in &written[keys] {
+                    last[key as usize] = (s, t as TxnId);
+                }
+            }
         }
     }
 }

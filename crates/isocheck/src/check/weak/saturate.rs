@@ -193,17 +193,26 @@ impl<'a> Sweep<'a> {
     /// Sets the bounds to what `t` sees, per session.
     fn see(&mut self, t: TxnId) {
         let s = self.f.session[t as usize] as usize;
-        self.bound.fill(0);
         match self.level {
             // Read committed sees no session: its reads' earlier sources
-            // are checked in `read`.
+            // are checked in `read`. Its bounds, like those of read
+            // atomic's register reads (`Read::prior`), are never looked at:
+            // clearing them would cost O(sessions) per transaction.
             Level::ReadCommitted => {}
-            Level::ReadAtomic => self.see_session(t),
+            Level::ReadAtomic if !self.f.lists => {}
+            Level::ReadAtomic => {
+                self.bound.fill(0);
+                self.see_session(t);
+            }
             Level::Causal => {
+                self.bound.fill(0);
                 self.see_session(t);
                 self.see_clocks(t);
             }
-            Level::MonotonicWrites => self.see_sources(t),
+            Level::MonotonicWrites => {
+                self.bound.fill(0);
+                self.see_sources(t);
+            }
             Level::Pram => {
                 let row = s * self.k..(s + 1) * self.k;
                 self.bound.copy_from_slice(&self.running[row.clone()]);
@@ -345,6 +354,12 @@ impl<'a> Sweep<'a> {
             // going through every session writing the key, keeps a read's
             // cost apart from the number of sessions.
             Level::ReadCommitted => None,
+            // A register read sees the last writer of its key before it in
+            // its session (a checked reader is committed, never a leaf).
+            Level::ReadAtomic if !f.lists => match r.prior {
+                NONE => None,
+                w => self.seen_writer(t, r, w, edges),
+            },
             Level::ReadAtomic => {
                 let own = f.session[t as usize];
                 let fork = f.forked_prefix(t).map(|(s, _)| s as u32);
