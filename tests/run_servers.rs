@@ -74,15 +74,20 @@ const KILL_CONNECTIONS: [&str; 6] = [
     "0.5",
 ];
 
+/// `isocheck run --db url --store store` with `args`.
+fn run_on(url: &str, store: &Path, args: &[&str]) -> Output {
+    let mut all = vec!["run", "--db", url, "--store"];
+    all.push(store.to_str().expect("utf-8 path"));
+    all.extend_from_slice(args);
+    isocheck(&all)
+}
+
 /// Runs `isocheck run` on the server with `args`; asserts every invocation
 /// has its completion, the nemesis acted and the check passed, and returns
 /// the history.
 fn passes(url: &str, name: &str, args: &[&str]) -> String {
     let store = scratch(name);
-    let mut all = vec!["run", "--db", url, "--store"];
-    all.push(store.to_str().expect("utf-8 path"));
-    all.extend_from_slice(args);
-    let out = isocheck(&all);
+    let out = run_on(url, &store, args);
     assert!(out.status.success(), "{name}: {}", stderr(&out));
     let history = read(&store.join("latest/history.edn"));
     let (invocations, nemesis) = completions(&history);
@@ -181,13 +186,7 @@ fn closed_predicate(
     level: &str,
     model: &str,
 ) -> (Output, String, PathBuf) {
-    let s = store.to_str().expect("utf-8 path");
     let args = [
-        "run",
-        "--db",
-        url,
-        "--store",
-        s,
         "--isolation",
         level,
         "-m",
@@ -199,7 +198,7 @@ fn closed_predicate(
         "--processes",
         "8",
     ];
-    let out = isocheck(&args);
+    let out = run_on(url, store, &args);
     let history = store.join("latest/history.edn");
     (out, read(&store.join("latest/results.edn")), history)
 }
@@ -594,21 +593,20 @@ fn commit_order_is_recorded(server_name: &str, level: &str, model: &str, source:
         return;
     };
     let store = scratch(&format!("order-{server_name}-{level}"));
-    let out = isocheck(&[
-        "run",
-        "--db",
+    let out = run_on(
         &url,
-        "--store",
-        store.to_str().expect("utf-8 path"),
-        "--isolation",
-        level,
-        "-m",
-        model,
-        "--workload",
-        "rw-register",
-        "--txns",
-        "300",
-    ]);
+        &store,
+        &[
+            "--isolation",
+            level,
+            "-m",
+            model,
+            "--workload",
+            "rw-register",
+            "--txns",
+            "300",
+        ],
+    );
     let said = stderr(&out);
     assert!(out.status.success(), "{server_name} {level}: {said}");
     assert!(said.contains(&format!("commit order: {source}")), "{said}");
@@ -662,22 +660,21 @@ fn read_committed_is_caught_with_the_order(server_name: &str) {
         return;
     };
     let store = scratch(&format!("order-rc-{server_name}"));
-    let out = isocheck(&[
-        "run",
-        "--db",
+    let out = run_on(
         &url,
-        "--store",
-        store.to_str().expect("utf-8 path"),
-        "--isolation",
-        "read-committed",
-        "-m",
-        "serializable",
-        "--workload",
-        "mini-transactions",
-        "--txns",
-        "2000",
-        "--no-report",
-    ]);
+        &store,
+        &[
+            "--isolation",
+            "read-committed",
+            "-m",
+            "serializable",
+            "--workload",
+            "mini-transactions",
+            "--txns",
+            "2000",
+            "--no-report",
+        ],
+    );
     let said = stderr(&out);
     assert_eq!(out.status.code(), Some(1), "{server_name}: {said}");
     assert!(said.contains("checked with the commit order"), "{said}");
