@@ -23,7 +23,7 @@ use super::backend::{
     from_bigint, parse_list, to_bigint, CommitOrder, CommitStamp, Connection, Database, DbError,
     Isolation, Statements, CONNECT_TIMEOUT, STATEMENT_TIMEOUT,
 };
-use super::predicate::Pred;
+use super::predicate::{Pred, Predicates};
 use isocheck_gen::workload::{Key, Value};
 use mysql::prelude::{FromValue, Queryable};
 use mysql::{Conn, Opts, OptsBuilder, Row, Statement};
@@ -239,16 +239,11 @@ impl Database for Mysql {
 }
 
 /// Closed-predicate's statements on the registers table.
-struct Predicates {
-    /// `DELETE ... WHERE k = ?`.
-    delete: Statement,
-    /// `SELECT k, v` where `TRUE`, `v = ?`, `v % 2 = ?`.
-    select: [Statement; 3],
-}
-
-fn predicate_statements(conn: &mut Conn, table: &str) -> Result<Predicates, DbError> {
-    let mut prepare = |sql: String| conn.prep(sql).map_err(error);
-    let mut select = |p: Pred| {
+fn predicate_statements(conn: &mut Conn, table: &str) -> Result<Predicates<Statement>, DbError> {
+    let delete = conn
+        .prep(format!("DELETE FROM {table} WHERE k = ?"))
+        .map_err(error)?;
+    Predicates::new(delete, |p: Pred| {
         // Positional parameters cannot repeat: `TRUE` takes its one
         // parameter in a condition that always holds, so that every
         // statement takes one.
@@ -256,18 +251,7 @@ fn predicate_statements(conn: &mut Conn, table: &str) -> Result<Predicates, DbEr
             Pred::True => "? IS NOT NULL".to_string(),
             _ => p.sql("?"),
         };
-        prepare(format!("SELECT k, v FROM {table} WHERE {condition}"))
-    };
-    let select = [
-        select(Pred::True)?,
-        select(Pred::Eq(0))?,
-        select(Pred::Mod2(0))?,
-    ];
-    Ok(Predicates {
-        delete: conn
-            .prep(format!("DELETE FROM {table} WHERE k = ?"))
-            .map_err(error)?,
-        select,
+        (conn.prep(format!("SELECT k, v FROM {table} WHERE {condition}"))).map_err(error)
     })
 }
 
@@ -278,7 +262,7 @@ struct MyConnection {
     /// Registers only: `UPDATE ... SET v = new WHERE k = ? AND v = expected`.
     cas: Statement,
     /// Registers only: closed-predicate's statements.
-    predicates: Option<Predicates>,
+    predicates: Option<Predicates<Statement>>,
     list: bool,
     /// A call failed without the server's answer (timeout, lost socket):
     /// no rollback is sent on this connection.
@@ -299,13 +283,6 @@ impl MyConnection {
         let seq = sequence_number(&gtid);
         self.last_gtid = Some(gtid);
         seq
-    }
-
-    /// Closed-predicate's statements, which only the registers table has.
-    fn predicates(&self) -> Result<&Predicates, DbError> {
-        self.predicates.as_ref().ok_or_else(|| {
-            DbError::rejected("unsupported", "the lists table has no predicate reads")
-        })
     }
 
     /// `result`'s error as the history names it; a connection that lost
@@ -364,18 +341,13 @@ impl Statements for MyConnection {
     fn delete(&mut self, key: Key) -> Result<(), DbError> {
         self.wrote = true;
         let k = to_bigint(key)?;
-        let stmt = self.predicates()?.delete.clone();
+        let stmt = Predicates::of(&self.predicates)?.delete.clone();
         let result = self.conn.exec_drop(&stmt, (k,));
         self.seen(result)
     }
 
     fn select(&mut self, pred: Pred, out: &mut Vec<(Key, Value)>) -> Result<(), DbError> {
-        let select = &self.predicates()?.select;
-        let stmt = match pred {
-            Pred::True => select[0].clone(),
-            Pred::Eq(_) => select[1].clone(),
-            Pred::Mod2(_) => select[2].clone(),
-        };
+        let stmt = Predicates::of(&self.predicates)?.select(pred).clone();
         let param = to_bigint(pred.param())?;
         let result = self.conn.exec::<(i64, i64), _, _>(&stmt, (param,));
         for (k, v) in self.seen(result)? {

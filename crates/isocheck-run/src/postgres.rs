@@ -23,7 +23,7 @@ use super::backend::{
     from_bigint, parse_list, to_bigint, CommitOrder, CommitStamp, Connection, Database, DbError,
     Isolation, Statements, CONNECT_TIMEOUT, STATEMENT_TIMEOUT,
 };
-use crate::predicate::Pred;
+use crate::predicate::{Pred, Predicates};
 use isocheck_gen::workload::{Key, Value};
 use std::future::Future;
 use std::sync::OnceLock;
@@ -262,18 +262,12 @@ impl Database for Postgres {
 }
 
 /// Closed-predicate's statements on the registers table.
-struct Predicates {
-    /// `DELETE ... WHERE k = $1`.
-    delete: Statement,
-    /// `SELECT k, v` where `TRUE`, `v = $1`, `v % 2 = $1`.
-    select: [Statement; 3],
-}
-
 fn predicate_statements(
     table: &str,
     prepare: &dyn Fn(&str) -> Result<Statement, DbError>,
-) -> Result<Predicates, DbError> {
-    let select = |p: Pred| {
+) -> Result<Predicates<Statement>, DbError> {
+    let delete = prepare(&format!("DELETE FROM {table} WHERE k = $1"))?;
+    Predicates::new(delete, |p: Pred| {
         let sql = format!("SELECT k, v FROM {table} WHERE {}", p.sql("$1"));
         // `TRUE` takes no parameter: one never used would have no type the
         // server can infer.
@@ -282,14 +276,6 @@ fn predicate_statements(
             _ => sql,
         };
         prepare(&sql)
-    };
-    Ok(Predicates {
-        delete: prepare(&format!("DELETE FROM {table} WHERE k = $1"))?,
-        select: [
-            select(Pred::True)?,
-            select(Pred::Eq(0))?,
-            select(Pred::Mod2(0))?,
-        ],
     })
 }
 
@@ -301,7 +287,7 @@ struct PgConnection {
     /// Registers only: `UPDATE ... WHERE k = $1 AND v = $2` to `$3`.
     cas: Statement,
     /// Registers only: closed-predicate's statements.
-    predicates: Option<Predicates>,
+    predicates: Option<Predicates<Statement>>,
     list: bool,
     /// A call failed without the server's answer (timeout, lost socket):
     /// nothing more is sent on this connection, not even a rollback.
@@ -335,13 +321,6 @@ impl PgConnection {
             .map_err(|_| DbError::rejected("unreadable-xid", format!("`{xid}`")))?;
         self.xid = Some(xid);
         Ok(1)
-    }
-
-    /// Closed-predicate's statements, which only the registers table has.
-    fn predicates(&self) -> Result<&Predicates, DbError> {
-        self.predicates.as_ref().ok_or_else(|| {
-            DbError::rejected("unsupported", "the lists table has no predicate reads")
-        })
     }
 
     /// Passes `result` on, marking the connection broken when the server
@@ -398,19 +377,14 @@ impl Statements for PgConnection {
 
     fn delete(&mut self, key: Key) -> Result<(), DbError> {
         let k = to_bigint(key)?;
-        let stmt = &self.predicates()?.delete;
+        let stmt = &Predicates::of(&self.predicates)?.delete;
         let s = &self.session;
         let result = s.call(s.client.execute(stmt, &[&k]));
         self.seen(result).map(drop)
     }
 
     fn select(&mut self, pred: Pred, out: &mut Vec<(Key, Value)>) -> Result<(), DbError> {
-        let select = &self.predicates()?.select;
-        let stmt = match pred {
-            Pred::True => &select[0],
-            Pred::Eq(_) => &select[1],
-            Pred::Mod2(_) => &select[2],
-        };
+        let stmt = Predicates::of(&self.predicates)?.select(pred);
         let param = to_bigint(pred.param())?;
         let s = &self.session;
         let result = s.call(s.client.query(stmt, &[&param]));

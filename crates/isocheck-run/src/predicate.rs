@@ -12,6 +12,45 @@ pub use isocheck_gen::predicate::{txn_edn, PMop, Planner, Pred};
 use std::io::Write;
 use std::sync::{Arc, Mutex};
 
+/// Closed-predicate's prepared statements on an SQL backend's registers
+/// table (`S`, the backend's statement): the delete, whose parameter is
+/// the key, and a select per kind of predicate, whose one parameter is the
+/// predicate's value ([`Pred::param`]).
+pub struct Predicates<S> {
+    pub delete: S,
+    /// `TRUE`, `v = ?`, `v % 2 = ?`.
+    select: [S; 3],
+}
+
+impl<S> Predicates<S> {
+    /// `delete`, with the select `prepare` makes for each kind of
+    /// predicate.
+    pub fn new<E>(delete: S, mut prepare: impl FnMut(Pred) -> Result<S, E>) -> Result<Self, E> {
+        let select = [
+            prepare(Pred::True)?,
+            prepare(Pred::Eq(0))?,
+            prepare(Pred::Mod2(0))?,
+        ];
+        Ok(Predicates { delete, select })
+    }
+
+    /// The select of `p`'s kind.
+    pub fn select(&self, p: Pred) -> &S {
+        match p {
+            Pred::True => &self.select[0],
+            Pred::Eq(_) => &self.select[1],
+            Pred::Mod2(_) => &self.select[2],
+        }
+    }
+
+    /// A connection's statements, which only the registers table has.
+    pub fn of(statements: &Option<Predicates<S>>) -> Result<&Predicates<S>, DbError> {
+        statements.as_ref().ok_or_else(|| {
+            DbError::rejected("unsupported", "the lists table has no predicate reads")
+        })
+    }
+}
+
 /// Runs one transaction of micro-ops, filling in what they read; on an
 /// error, the completion type it gets and the error.
 pub fn perform<S: Statements + ?Sized>(c: &mut S, mops: &mut [PMop]) -> Result<(), Failed> {
