@@ -1,9 +1,11 @@
 //! `isocheck run` against real PostgreSQL and MariaDB servers, started by
-//! `scripts/db.sh`: each level keeps what the documentation promises while
-//! a nemesis kills the clients' connections (PostgreSQL: SERIALIZABLE is
-//! strict-serializable, REPEATABLE READ snapshot isolation, READ COMMITTED
-//! read committed; MariaDB: SERIALIZABLE is serializable, and its
-//! REPEATABLE READ and READ COMMITTED are read committed); killing the
+//! `scripts/db.sh`: each level keeps what it keeps in fact while a nemesis
+//! kills the clients' connections (PostgreSQL: SERIALIZABLE is strong
+//! snapshot isolation and strict-serializable but for rare G2-item cycles,
+//! a gap in its SSI (see [`PG_SERIALIZABLE_HOLDS`]), REPEATABLE READ
+//! snapshot isolation, READ COMMITTED read committed; MariaDB: SERIALIZABLE
+//! is serializable, and its REPEATABLE READ and READ COMMITTED are read
+//! committed); killing the
 //! server mid-run leaves no invocation without a completion, and so does a
 //! nemesis restarting and pausing it, under which the strongest level
 //! still keeps its promise; a server stopped (SIGSTOP) mid-run, or one that
@@ -63,6 +65,28 @@ fn server(name: &str) -> Option<(String, MutexGuard<'static, ()>)> {
     None
 }
 
+/// What PostgreSQL's SERIALIZABLE is checked for where a test is about the
+/// run, not the level: strong snapshot isolation. Its serializable snapshot
+/// isolation lets a rare G2-item through, a cycle of two adjacent rw edges
+/// and a wr or ww edge, often through a read-only transaction (Fekete's
+/// read-only anomaly). Measured on Debian's 15.18: 2 of 40 two-second runs
+/// of `isocheck run` at its defaults, and 1 of 70 three-second runs of an
+/// independent client (psycopg2, ten threads, the same SQL), each checked
+/// valid under strong snapshot isolation. Jepsen reported such a G2-item of
+/// 18.4. Strict serializability would fail those tests at random;
+/// `postgres_serializable_lets_only_g2_item_through` checks the level.
+const PG_SERIALIZABLE_HOLDS: &str = "strong-snapshot-isolation";
+
+/// The model a server's SERIALIZABLE is checked for where a test is about
+/// the run.
+fn serializable_holds(server_name: &str) -> &'static str {
+    if server_name == "postgres" {
+        PG_SERIALIZABLE_HOLDS
+    } else {
+        "serializable"
+    }
+}
+
 /// Three seconds with a nemesis killing connections every half second (a
 /// time limit, not a count: the nemesis acts however fast the database).
 const KILL_CONNECTIONS: [&str; 6] = [
@@ -82,22 +106,49 @@ fn run_on(url: &str, store: &Path, args: &[&str]) -> Output {
     isocheck(&all)
 }
 
-/// Runs `isocheck run` on the server with `args`; asserts every invocation
-/// has its completion, the nemesis acted and the check passed, and returns
-/// the history.
-fn passes(url: &str, name: &str, args: &[&str]) -> String {
+/// Runs `isocheck run` on the server with `args` into the store `name`;
+/// asserts every invocation has its completion and the nemesis acted.
+/// Its output, the store and the history.
+fn ran(url: &str, name: &str, args: &[&str]) -> (Output, PathBuf, String) {
     let store = scratch(name);
     let out = run_on(url, &store, args);
-    assert!(out.status.success(), "{name}: {}", stderr(&out));
     let history = read(&store.join("latest/history.edn"));
     let (invocations, nemesis) = completions(&history);
     assert!(
         invocations > 0 && nemesis > 0,
-        "{name}: {invocations} {nemesis}"
+        "{name}: {invocations} {nemesis}: {}",
+        stderr(&out)
     );
+    (out, store, history)
+}
+
+/// [`ran`], and the check passed; the history.
+fn passes(url: &str, name: &str, args: &[&str]) -> String {
+    let (out, store, history) = ran(url, name, args);
+    assert!(out.status.success(), "{name}: {}", stderr(&out));
     assert!(read(&store.join("latest/results.edn")).starts_with("{:valid? true"));
     std::fs::remove_dir_all(&store).expect("clean up");
     history
+}
+
+/// A run on PostgreSQL's SERIALIZABLE checked for strict serializability
+/// (its output, `results.edn` and history): valid, or invalid by G2-item
+/// cycles alone (its SSI's gap, [`PG_SERIALIZABLE_HOLDS`]); strong snapshot
+/// isolation holds either way. Any other anomaly fails the test.
+fn only_g2_item_through(out: &Output, results: &str, history: &Path) {
+    if results.starts_with("{:valid? true") {
+        assert!(out.status.success(), "{}", stderr(out));
+    } else {
+        let types = anomaly_types(results);
+        let g2_item = |t: &&str| t.starts_with(":G2-item");
+        assert!(!types.is_empty() && types.iter().all(g2_item), "{results}");
+        assert_eq!(out.status.code(), Some(1), "{}", stderr(out));
+        eprintln!(
+            "PostgreSQL's SERIALIZABLE let a G2-item through:\n{}",
+            stderr(out)
+        );
+    }
+    checks_valid(history, PG_SERIALIZABLE_HOLDS);
 }
 
 /// Runs `--isolation level -m model` with each workload on the server.
@@ -135,7 +186,7 @@ fn cas_registers_are_linearizable(server_name: &str) {
 
 /// Elle's closed-predicate workload (`--workload closed-predicate`,
 /// predicate reads as `SELECT ... WHERE`) on PostgreSQL: SERIALIZABLE is
-/// strict-serializable; REPEATABLE READ keeps snapshot isolation but shows
+/// strict-serializable but for its rare G2-item; REPEATABLE READ keeps snapshot isolation but shows
 /// the phantoms Elle reports for it, a G2 of predicate anti-dependencies,
 /// within a few runs. (Adya's repeatable read it need not keep: a write
 /// skew through rows predicate reads returned is a G2-item.)
@@ -145,9 +196,9 @@ fn postgres_closed_predicate_phantoms() {
         return;
     };
     let store = scratch("postgres-closed-predicate");
-    let (out, results, _) = closed_predicate(&url, &store, "serializable", "strict-serializable");
-    assert!(out.status.success(), "{}", stderr(&out));
-    assert!(results.starts_with("{:valid? true"), "{results}");
+    let (out, results, history) =
+        closed_predicate(&url, &store, "serializable", "strict-serializable");
+    only_g2_item_through(&out, &results, &history);
     let g2 = (0..3).find_map(|_| {
         let (_, results, history) =
             closed_predicate(&url, &store, "repeatable-read", "serializable");
@@ -270,7 +321,7 @@ fn restarts_and_pauses_keep_the_promise(server_name: &str, level: &str, model: &
 
 #[test]
 fn postgres_serializable_survives_restarts_and_pauses() {
-    restarts_and_pauses_keep_the_promise("postgres", "serializable", "strict-serializable");
+    restarts_and_pauses_keep_the_promise("postgres", "serializable", PG_SERIALIZABLE_HOLDS);
 }
 
 #[test]
@@ -278,9 +329,29 @@ fn mariadb_serializable_survives_restarts_and_pauses() {
     restarts_and_pauses_keep_the_promise("mariadb", "serializable", "serializable");
 }
 
+/// PostgreSQL's SERIALIZABLE with each workload, connections killed:
+/// strict-serializable but for G2-item cycles ([`only_g2_item_through`]).
 #[test]
-fn postgres_serializable_is_strict_serializable() {
-    level_keeps_its_promise("postgres", "serializable", "strict-serializable");
+fn postgres_serializable_lets_only_g2_item_through() {
+    let Some((url, _turn)) = server("postgres") else {
+        return;
+    };
+    for workload in ["list-append", "rw-register"] {
+        let mut args = vec![
+            "--isolation",
+            "serializable",
+            "-m",
+            "strict-serializable",
+            "--workload",
+            workload,
+        ];
+        args.extend_from_slice(&KILL_CONNECTIONS);
+        let name = format!("postgres-serializable-{workload}");
+        let (out, store, _) = ran(&url, &name, &args);
+        let results = read(&store.join("latest/results.edn"));
+        only_g2_item_through(&out, &results, &store.join("latest/history.edn"));
+        std::fs::remove_dir_all(&store).expect("clean up");
+    }
 }
 
 #[test]
@@ -317,7 +388,8 @@ fn killing_the_server_leaves_no_invocation_open(server_name: &str) {
     let store = scratch(&format!("crash-{server_name}"));
     let child = Command::new(env!("CARGO_BIN_EXE_isocheck"))
         .env("ISOCHECK_PROGRESS", "off")
-        .args(["run", "--db", &url, "--time-limit", "8", "--store"])
+        .args(["run", "--db", &url, "--time-limit", "8"])
+        .args(["-m", serializable_holds(server_name), "--store"])
         .arg(&store)
         .stderr(std::process::Stdio::piped())
         .spawn()
@@ -431,6 +503,8 @@ fn a_stopped_server_cannot_hold_the_run(server_name: &'static str) {
         &url,
         "--time-limit",
         &limit.to_string(),
+        "-m",
+        serializable_holds(server_name),
         "--store",
         s,
     ]);
@@ -453,7 +527,7 @@ fn a_stopped_server_cannot_hold_the_run(server_name: &'static str) {
     );
     let dir = history.parent().expect("run directory");
     assert!(read(&dir.join("results.edn")).starts_with("{:valid? true"));
-    checks_valid(&history, "serializable");
+    checks_valid(&history, serializable_holds(server_name));
     std::fs::remove_dir_all(&store).expect("clean up");
 }
 
@@ -475,7 +549,17 @@ fn ctrl_c_with_a_stopped_server_leaves_a_checkable_store(server_name: &'static s
     };
     let store = scratch(&format!("stopped-ctrl-c-{server_name}"));
     let s = store.to_str().expect("utf-8 path");
-    let child = spawn_run(&["--db", &url, "--time-limit", "600", "--store", s]);
+    let model = serializable_holds(server_name);
+    let child = spawn_run(&[
+        "--db",
+        &url,
+        "--time-limit",
+        "600",
+        "-m",
+        model,
+        "--store",
+        s,
+    ]);
     let history = first_ops(&store);
     let paused = Paused::new(server_name);
     common::run::interrupt(&child);
@@ -490,7 +574,7 @@ fn ctrl_c_with_a_stopped_server_leaves_a_checkable_store(server_name: &'static s
     let dir = history.parent().expect("run directory");
     assert!(read(&dir.join("test.edn")).contains(":interrupted? true"));
     assert!(read(&dir.join("results.edn")).starts_with("{:valid? true"));
-    checks_valid(&history, "serializable");
+    checks_valid(&history, serializable_holds(server_name));
     std::fs::remove_dir_all(&store).expect("clean up");
 }
 
@@ -636,7 +720,7 @@ const MARIADB_ORDER: &str = "the binary log's GTID sequence numbers";
 
 #[test]
 fn postgres_records_its_commit_order() {
-    commit_order_is_recorded("postgres", "serializable", "strict-serializable", PG_ORDER);
+    commit_order_is_recorded("postgres", "serializable", PG_SERIALIZABLE_HOLDS, PG_ORDER);
     commit_order_is_recorded(
         "postgres",
         "repeatable-read",
