@@ -524,13 +524,18 @@ proptest! {
     }
 }
 
-/// The model sets placements are compared under (`None`: Elle's default).
-const PLACEMENT_MODELS: [Option<&str>; 5] = [
+/// The model sets placements are compared under (`None`: Elle's default);
+/// the axiomatic levels' violations are placed by a second pass that
+/// searches only for cycles that could rule out more models.
+const PLACEMENT_MODELS: [Option<&str>; 8] = [
     None,
     Some("serializable"),
     Some("snapshot-isolation"),
     Some("read-committed"),
     Some("strong-session-snapshot-isolation"),
+    Some("read-atomic"),
+    Some("causal"),
+    Some("read-committed-be"),
 ];
 
 /// `:valid?`, the anomaly types, `:not` and `:also-not`, with or without

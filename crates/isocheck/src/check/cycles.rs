@@ -127,6 +127,17 @@ impl Wanted {
         self.specs.is_empty() && self.graphs.is_empty()
     }
 
+    /// Only the types and graphs whose cycle would rule out a model not
+    /// in `ruled_out` already: finding the others changes neither `:not`
+    /// nor `:also-not` (the models an anomaly rules out are a union over
+    /// what it implies), and they are never reported.
+    pub fn unsettled(mut self, ruled_out: &BTreeSet<&'static str>) -> Wanted {
+        let settles = |name: &str| lattice::impossible_models([name]).is_subset(ruled_out);
+        self.specs.retain(|s| !settles(s.name()));
+        self.graphs.retain(|g| !settles(g.anomaly()));
+        self
+    }
+
     /// Every relation a cycle searched for may use: a graph without the
     /// others' edges has the same cycles of these types.
     pub fn relations(&self) -> RelSet {

@@ -232,23 +232,39 @@ fn requested_models(opts: &CheckOptions) -> Result<Option<Vec<&'static str>>, Op
 /// no model asked for is decided over open orders (the axiomatic levels),
 /// the graph is first built without rw edges, which are quadratic on hot
 /// keys with blind writes;
-/// should the verdict report anything, the check runs again with them all,
-/// for `:not`, `:also-not` and the explanations of cycles.
+/// should the verdict report anything, the check runs again, for `:not`,
+/// `:also-not` and the explanations of cycles.
 pub fn analyze(history: &History, opts: &CheckOptions) -> Result<Analysis, OptionError> {
     let (analysis, rw_wanted) = analyze_with(history, opts, None)?;
-    match rw_wanted || verdict::verdict(&analysis).anomalies.is_empty() {
-        true => Ok(analysis),
-        false => analyze_with(history, opts, Some(analysis.weak)).map(|(analysis, _)| analysis),
+    if rw_wanted || verdict::verdict(&analysis).anomalies.is_empty() {
+        return Ok(analysis);
     }
+    let again = Again {
+        ruled_out: verdict::ruled_out(&analysis),
+        weak: analysis.weak,
+    };
+    analyze_with(history, opts, Some(again)).map(|(analysis, _)| analysis)
 }
 
-/// [`analyze`], with every rw edge when the axiomatic levels were decided
-/// already (`weak`, their violations), else with those the cycles searched
-/// for may use; and whether the graph has them all.
+/// What a first pass that reported something hands the second.
+struct Again {
+    /// The axiomatic levels' violations, decided already.
+    weak: Vec<weak::Violation>,
+    /// The models what the first pass found rules out.
+    ruled_out: BTreeSet<&'static str>,
+}
+
+/// [`analyze`]'s first pass (`again` is `None`), with the edges the cycles
+/// it searches for may use, and whether the graph has every rw edge; or
+/// its second. The second searches only for the cycles that could rule
+/// out more models than the first found ruled out (all of them without
+/// `SolveOptions::reduce`), and has every rw edge where a cycle reported
+/// (and explained) or searched for may use one, orders are open, or
+/// Elle's empty graph is to be told.
 fn analyze_with(
     history: &History,
     opts: &CheckOptions,
-    weak: Option<Vec<weak::Violation>>,
+    again: Option<Again>,
 ) -> Result<(Analysis, bool), OptionError> {
     let (mut prohibited, mut reportable) = anomaly_types(opts)?;
     let garbage_unasked = elle_compat_without_garbage_reads(history, opts);
@@ -269,8 +285,8 @@ fn analyze_with(
         false => Path::General,
     };
     let path = match path {
-        // The rerun with every rw edge follows a general first pass.
-        Path::General if !opts.no_fast_path && weak.is_none() => {
+        // The second pass follows a general first pass.
+        Path::General if !opts.no_fast_path && again.is_none() => {
             timestamp_path(history, opts, models.as_deref())
         }
         path => path,
@@ -292,11 +308,26 @@ fn analyze_with(
     let (mut reported, unreported) =
         cycles::Wanted::split(order, |a| analysis.reportable.contains(a));
     reported.by_definition = by_definition(&analysis.characterised, &reported.specs);
-    let rw_wanted = weak.is_some() || open_wanted || reported.relations().contains(Rel::Rw);
+    let unreported = match &again {
+        Some(again) if opts.solve.reduce => unreported.unsettled(&again.ruled_out),
+        _ => unreported,
+    };
+    let rw_wanted = open_wanted
+        || reported.relations().contains(Rel::Rw)
+        || again.as_ref().is_some_and(|_| {
+            // Elle's empty graph counts rw edges too.
+            !opts.solve.reduce
+                || !reported.is_empty()
+                || analysis.elle_empty_graph
+                || unreported.relations().contains(Rel::Rw)
+        });
     // Without a cycle to search for, open orders, or Elle's empty graph to
     // tell, nothing reads the graph of a first pass: a verdict that
-    // reports something is found again with every edge.
-    let graph_wanted = rw_wanted || !reported.is_empty() || analysis.elle_empty_graph;
+    // reports something is found again.
+    let graph_wanted = rw_wanted
+        || !reported.is_empty()
+        || analysis.elle_empty_graph
+        || (again.is_some() && !unreported.is_empty());
     let edges = match (graph_wanted, rw_wanted) {
         (false, _) => infer::Edges::None,
         (true, false) => infer::Edges::WithoutRw,
@@ -324,10 +355,14 @@ fn analyze_with(
         }
         false => (Vec::new(), Vec::new()),
     };
-    if weak.is_none() && !levels.is_empty() {
+    let second = again.is_some();
+    if !second && !levels.is_empty() {
         limits::stage(Stage::Saturation);
     }
-    analysis.weak = weak.unwrap_or_else(|| weak::check(history, &levels));
+    analysis.weak = match again {
+        Some(again) => again.weak,
+        None => weak::check(history, &levels),
+    };
     analysis.levels = levels;
     analysis.anomalies = anomalies;
     if opts.check_timestamps {
@@ -379,7 +414,7 @@ fn analyze_with(
     analysis.unchecked.extend(undecided);
     verdict::name_proven_models(&mut analysis);
     // Without rw edges, a verdict that reports something is found again.
-    if rw_wanted {
+    if rw_wanted || second {
         search_unreported(&mut analysis, &components, &found_in, &unreported);
     }
     Ok((analysis, rw_wanted))

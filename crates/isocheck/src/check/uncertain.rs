@@ -32,7 +32,9 @@ pub struct SolveOptions {
     /// (`Inference::chained`), plain-acyclicity ones without pairs of unread
     /// writes (`Constraint::unread`), and models without rw edges on no
     /// constraint at all where the known edges are acyclic
-    /// (`Decider::along_known`).
+    /// (`Decider::along_known`); and a violation placed in the lattice by
+    /// searching only for the cycles that could rule out more models
+    /// (`cycles::Wanted::unsettled`).
     pub reduce: bool,
     /// The fewest open constraints one solver decides
     /// (`polygraph::Settings::min_batch`); tests make it 1, so that small

@@ -92,6 +92,12 @@ pub(super) fn all_anomalies(a: &Analysis) -> BTreeMap<&'static str, Vec<Entry>> 
     all
 }
 
+/// The models what the analysis found rules out (`:not` and `:also-not`
+/// together, by canonical name).
+pub(super) fn ruled_out(a: &Analysis) -> BTreeSet<&'static str> {
+    lattice::impossible_models(all_anomalies(a).keys().copied())
+}
+
 /// Computes the verdict (Elle's `result-map`).
 pub fn verdict(a: &Analysis) -> Verdict {
     let all = all_anomalies(a);
