@@ -310,10 +310,18 @@ fn analyze_with(
             constraints,
             chained,
             open: any_open,
+            read_sources,
             ..
         },
         pending,
-    ) = infer::infer_deferred(history, &opts.infer, opts.solve.reduce, open_wanted, edges);
+    ) = infer::infer_deferred(
+        history,
+        &opts.infer,
+        opts.solve.reduce,
+        open_wanted,
+        edges,
+        weak.is_none() && !levels.is_empty(),
+    );
     let (components, found_in) = match graph_wanted {
         true => {
             limits::stage(Stage::Order);
@@ -327,7 +335,9 @@ fn analyze_with(
     if weak.is_none() && !levels.is_empty() {
         limits::stage(Stage::Saturation);
     }
-    analysis.weak = weak.unwrap_or_else(|| weak::check(history, &levels));
+    analysis.weak =
+        weak.unwrap_or_else(|| weak::check_with_sources(history, &levels, &read_sources));
+    drop(read_sources);
     analysis.levels = levels;
     analysis.anomalies = anomalies;
     if opts.check_timestamps {
