@@ -341,10 +341,18 @@ fn analyze_with(
             constraints,
             chained,
             open: any_open,
+            read_sources,
             ..
         },
         pending,
-    ) = infer::infer_deferred(history, &opts.infer, opts.solve.reduce, open_wanted, edges);
+    ) = infer::infer_deferred(
+        history,
+        &opts.infer,
+        opts.solve.reduce,
+        open_wanted,
+        edges,
+        again.is_none() && !levels.is_empty(),
+    );
     let (components, found_in) = match graph_wanted {
         true => {
             limits::stage(Stage::Order);
@@ -361,8 +369,9 @@ fn analyze_with(
     }
     analysis.weak = match again {
         Some(again) => again.weak,
-        None => weak::check(history, &levels),
+        None => weak::check_with_sources(history, &levels, &read_sources),
     };
+    drop(read_sources);
     analysis.levels = levels;
     analysis.anomalies = anomalies;
     if opts.check_timestamps {

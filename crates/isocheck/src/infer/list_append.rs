@@ -304,6 +304,7 @@ pub fn infer_deferred(h: &History) -> (Inference, Pending) {
         open: pending.open(),
         constraints: Constraints::default(),
         chained: false,
+        read_sources: Vec::new(),
     };
     (inference, pending)
 }

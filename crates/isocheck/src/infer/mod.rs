@@ -21,7 +21,7 @@ pub use anomaly::Anomaly;
 pub use uncertain::{Constraint, Constraints, Pair};
 
 use crate::graph::{Dep, Rel, Version};
-use crate::history::{History, Workload};
+use crate::history::{History, TxnId, Workload};
 
 /// Options of the inference, with Elle's names (`rw-register` only).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -61,6 +61,12 @@ pub struct Inference {
     /// Whether the version order leaves some pair open: `constraints` is
     /// not empty, or would not be had [`infer_deferred`] built them.
     pub open: bool,
+    /// Per micro-op of an rw-register history, when [`infer_deferred`] was
+    /// asked for them (else empty): for a committed transaction's read,
+    /// the transaction whose last write of the key it returns, when that
+    /// one did not abort; `u32::MAX` otherwise. The axiomatic levels read
+    /// them (`check::weak`) rather than find every write again.
+    pub read_sources: Vec<TxnId>,
 }
 
 /// Which dependency edges [`infer_deferred`] builds.
@@ -133,13 +139,16 @@ pub fn infer_chained(history: &History, opts: &InferOptions) -> Inference {
 /// no rw edge: an rw-register history's, from every reader of a version to
 /// the writer of each version after it, are quadratic on hot keys with
 /// blind writes. With [`Edges::None`] it has none at all, and an
-/// rw-register history's are not built (a third of its inference).
+/// rw-register history's are not built (a third of its inference). With
+/// `sources_wanted`, an rw-register history's
+/// [`Inference::read_sources`] are given.
 pub fn infer_deferred<'h>(
     history: &'h History,
     opts: &InferOptions,
     chains: bool,
     open_wanted: bool,
     edges: Edges,
+    sources_wanted: bool,
 ) -> (Inference, Pending<'h>) {
     match history.workload {
         Workload::ListAppend => {
@@ -159,8 +168,14 @@ pub fn infer_deferred<'h>(
             (inference, Pending::Built)
         }
         _ => {
-            let (inference, pending) =
-                rw_register::infer_deferred(history, opts, chains, open_wanted, edges);
+            let (inference, pending) = rw_register::infer_deferred(
+                history,
+                opts,
+                chains,
+                open_wanted,
+                edges,
+                sources_wanted,
+            );
             // Nothing will be built: the inference's state goes now.
             let pending = match open_wanted {
                 true => Pending::RwRegister(Box::new(pending)),

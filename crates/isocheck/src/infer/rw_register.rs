@@ -78,6 +78,8 @@ struct Rr<'h> {
     /// writers' at random, and a transaction's whole record (40 bytes) is
     /// a cache miss at 1M transactions.
     status: Vec<Status>,
+    /// [`Inference::read_sources`], when wanted (else empty).
+    read_sources: Vec<TxnId>,
     /// Version nodes: key `k`'s are `key_start[k]..key_start[k + 1]`, the
     /// first being its initial version, the others its values, sorted.
     node_val: Vec<Val>,
@@ -92,7 +94,7 @@ struct Rr<'h> {
 /// The inference; with `chains`, the constraints of read-modify-write
 /// chains collapsed (see [`Inference::chained`]).
 pub fn infer(h: &History, opts: &InferOptions, chains: bool) -> Inference {
-    let (mut inference, pending) = infer_deferred(h, opts, chains, true, Edges::All);
+    let (mut inference, pending) = infer_deferred(h, opts, chains, true, Edges::All, false);
     inference.constraints = pending.constraints();
     inference
 }
@@ -102,13 +104,16 @@ pub fn infer(h: &History, opts: &InferOptions, chains: bool) -> Inference {
 /// `open_wanted`, nothing of the open orders is looked for (no constraints,
 /// no implied edges, `open` false). `wanted` says which edges the version
 /// graph gives ([`Edges`]); with none and no open order, the versions'
-/// readers are not gathered either.
+/// readers are not gathered either, nor (with no source of version order
+/// but the initial state) the version nodes. With `sources_wanted`,
+/// [`Inference::read_sources`] is filled.
 pub fn infer_deferred<'h>(
     h: &'h History,
     opts: &InferOptions,
     chains: bool,
     open_wanted: bool,
     wanted: Edges,
+    sources_wanted: bool,
 ) -> (Inference, Pending<'h>) {
     let mut rr = Rr {
         h,
@@ -120,6 +125,10 @@ pub fn infer_deferred<'h>(
         later_reads: Vec::new(),
         in_graph: vec![false; h.txns.len()],
         status: h.txns.iter().map(|t| t.status).collect(),
+        read_sources: match sources_wanted {
+            true => vec![NONE; h.mops.len()],
+            false => Vec::new(),
+        },
         node_val: Vec::new(),
         node_key: Vec::new(),
         key_start: Vec::new(),
@@ -127,13 +136,21 @@ pub fn infer_deferred<'h>(
     };
     rr.index();
     let (mut anomalies, garbage) = rr.reads();
-    rr.nodes();
-    let (edges, cyclic) = rr.version_graph(opts);
+    let versions_wanted = wanted != Edges::None || open_wanted;
+    // Without them, the version graph's only use is the anomalies of the
+    // sources merged into it: with none but the initial state, it has none.
+    let (edges, cyclic) = match versions_wanted || rr.order_sources(opts) {
+        true => {
+            rr.nodes();
+            rr.version_graph(opts)
+        }
+        false => (Vec::new(), Vec::new()),
+    };
     anomalies.extend(cyclic);
     anomalies.extend(garbage);
-    let versions = match (wanted, open_wanted) {
-        (Edges::None, false) => Versions::default(),
-        _ => rr.versions(),
+    let versions = match versions_wanted {
+        false => Versions::default(),
+        true => rr.versions(),
     };
     let mut deps = Vec::new();
     if wanted != Edges::None {
@@ -153,6 +170,7 @@ pub fn infer_deferred<'h>(
         constraints: Constraints::default(),
         chained,
         open,
+        read_sources: std::mem::take(&mut rr.read_sources),
     };
     let pending = Pending {
         rr,
@@ -361,6 +379,11 @@ impl Rr<'_> {
                         read_writer[k as usize] = found;
                     }
                 }
+                if let (Some(w), Some(source)) = (found, self.read_sources.get_mut(i as usize)) {
+                    if w.ext && self.status[w.txn as usize] != Status::Aborted {
+                        *source = w.txn;
+                    }
+                }
                 match found {
                     None if !v.is_nil() => garbage.push(Anomaly::GarbageRead { txn: t, mop: i }),
                     None => {}
@@ -503,6 +526,15 @@ impl Rr<'_> {
             Status::Aborted => return None,
         };
         Some(self.node(t.kid, v))
+    }
+
+    /// Whether a source of version order besides the initial state is
+    /// merged into the version graph ([`Rr::version_graph`]).
+    fn order_sources(&self, opts: &InferOptions) -> bool {
+        !self.h.commit_order.is_empty()
+            || opts.wfr_keys
+            || opts.sequential_keys
+            || opts.linearizable_keys
     }
 
     /// Merges the sources of version order in Elle's order; returns the

@@ -50,7 +50,7 @@ fn invariants(h: &History, inf: &Inference, opts: &InferOptions) {
         }
     }
     // Without rw edges wanted: the same edges but those.
-    let (without_rw, _) = infer_deferred(h, opts, false, false, Edges::WithoutRw);
+    let (without_rw, _) = infer_deferred(h, opts, false, false, Edges::WithoutRw, false);
     let rest: Vec<&Dep> = inf.deps.iter().filter(|d| d.rel != Rel::Rw).collect();
     assert_eq!(without_rw.deps.iter().collect::<Vec<_>>(), rest);
     // Deterministic.

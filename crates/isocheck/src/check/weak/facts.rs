@@ -34,6 +34,10 @@ pub(super) struct Read {
     /// session, [`NONE`] if none: what read atomic sees of that session,
     /// found once here rather than searched for per read.
     pub prior: TxnId,
+    /// A register read whose source writes no other key: whether the
+    /// source writes a key is then known without looking it up, a cache
+    /// miss per source at a million transactions.
+    pub alone: bool,
 }
 
 /// The history as the axioms see it.
@@ -78,25 +82,41 @@ pub(super) fn pair(a: u32, b: u32) -> u64 {
 }
 
 impl Facts {
-    pub fn of(h: &History) -> Facts {
+    /// The facts of `h`; `sources` are inference's
+    /// ([`crate::infer::Inference::read_sources`]), or empty to find every
+    /// write here. With `runs_wanted`, the writers per key and session and
+    /// each read's [`Read::prior`] too, which read committed never asks.
+    pub fn of(h: &History, sources: &[TxnId], runs_wanted: bool) -> Facts {
         let lists = h.workload == Workload::ListAppend;
-        let written = writer_of(h);
+        let status: Vec<Status> = h.txns.iter().map(|t| t.status).collect();
+        let written = Writers::of(h, sources, lists);
+        let key_counts = key_counts(h);
         let mut keys = KeyIds::default();
         let mut f = Facts {
             lists,
             ..Facts::default()
         };
         let mut seen_info = vec![false; h.txns.len()];
+        let mut own = OwnWrites::default();
         f.read_start.push(0);
         for (t, txn) in h.txns.iter().enumerate() {
             if txn.status == Status::Committed {
-                f.reads_of(h, t as TxnId, &written, &mut keys, &mut seen_info);
+                let (written, status) = (&written, &status[..]);
+                let key_counts = &key_counts[..];
+                let seen = Seen {
+                    written,
+                    status,
+                    key_counts,
+                };
+                f.reads_of(h, t as TxnId, &seen, &mut keys, &mut seen_info, &mut own);
             }
             f.read_start.push(f.reads.len() as u32);
         }
         f.sessions_of(h, &seen_info);
-        f.writes_of(h, &mut keys);
-        f.priors_of(keys.len());
+        f.writes_of(h, &mut keys, runs_wanted);
+        if runs_wanted {
+            f.priors_of(keys.len());
+        }
         f
     }
 
@@ -124,6 +144,15 @@ impl Facts {
 
     pub fn observed_by(&self, r: &Read) -> &[TxnId] {
         &self.observed[r.observed.start as usize..r.observed.end as usize]
+    }
+
+    /// Whether `w`, a writer read `x` observed, writes `key`: known from `x`
+    /// alone when `x` is a register read whose source writes no other key.
+    pub fn source_writes(&self, x: &Read, w: TxnId, key: u32) -> bool {
+        match x.alone {
+            true => x.key == key,
+            false => self.writes(w, key),
+        }
     }
 
     pub fn writes(&self, t: TxnId, key: u32) -> bool {
@@ -161,12 +190,13 @@ impl Facts {
         &mut self,
         h: &History,
         t: TxnId,
-        written: &FxMap<u64, (TxnId, bool)>,
+        seen: &Seen,
         keys: &mut KeyIds,
         seen_info: &mut [bool],
+        own: &mut OwnWrites,
     ) {
         let txn = h.txn(t);
-        let mut own = OwnWrites::default();
+        own.0.clear();
         let mut unread = false;
         for (i, m) in h.mops_of(txn).iter().enumerate() {
             let mop = txn.mops.start + i as u32;
@@ -184,11 +214,18 @@ impl Facts {
             let start = self.observed.len() as u32;
             let resolved = match m.value() {
                 MopValue::List { start, len } => {
-                    self.observe_list(h, t, m.key, h.list(start, len), written, seen_info);
+                    self.observe_list(t, m.key, h.list(start, len), seen, seen_info);
                     true
                 }
                 MopValue::Val(v) if v == Val::NIL => true,
-                MopValue::Val(v) => self.observe_version(h, t, m.key, v, written, seen_info),
+                MopValue::Val(v) => match seen.written.version(mop, m.key, v) {
+                    Some(w) if w != t => {
+                        seen.note(w, seen_info);
+                        self.observed.push(w);
+                        true
+                    }
+                    _ => false,
+                },
             };
             if !resolved {
                 continue;
@@ -200,6 +237,7 @@ impl Facts {
                 source: (end > start).then(|| self.observed[end as usize - 1]),
                 observed: start..end,
                 prior: NONE,
+                alone: !self.lists && end > start && seen.alone(self.observed[start as usize]),
             });
         }
     }
@@ -209,45 +247,23 @@ impl Facts {
     /// are not observations.
     fn observe_list(
         &mut self,
-        h: &History,
         t: TxnId,
         key: Val,
         elems: &[Val],
-        written: &FxMap<u64, (TxnId, bool)>,
+        seen: &Seen,
         seen_info: &mut [bool],
     ) {
         let start = self.observed.len();
         for &v in elems {
-            match written.get(&pack(key, v)) {
-                Some(&(w, _)) if w != t => {
-                    seen_info[w as usize] |= h.txn(w).status == Status::Indeterminate;
+            match seen.written.element(key, v) {
+                Some(w) if w != t => {
+                    seen.note(w, seen_info);
                     if self.observed.len() == start || self.observed.last() != Some(&w) {
                         self.observed.push(w);
                     }
                 }
                 _ => {}
             }
-        }
-    }
-
-    /// The writer of a register's version, when it is another transaction's
-    /// final write of the key; `false` leaves the read out.
-    fn observe_version(
-        &mut self,
-        h: &History,
-        t: TxnId,
-        key: Val,
-        v: Val,
-        written: &FxMap<u64, (TxnId, bool)>,
-        seen_info: &mut [bool],
-    ) -> bool {
-        match written.get(&pack(key, v)) {
-            Some(&(w, true)) if w != t => {
-                seen_info[w as usize] |= h.txn(w).status == Status::Indeterminate;
-                self.observed.push(w);
-                true
-            }
-            _ => false,
         }
     }
 
@@ -295,9 +311,9 @@ impl Facts {
         // A process's last transaction is never a leaf: no session is empty.
     }
 
-    /// Which checked transaction writes which key, and per session the
-    /// positions of a key's writers.
-    fn writes_of(&mut self, h: &History, keys: &mut KeyIds) {
+    /// Which checked transaction writes which key, and (with `runs_wanted`)
+    /// per session the positions of a key's writers.
+    fn writes_of(&mut self, h: &History, keys: &mut KeyIds, runs_wanted: bool) {
         let mut triples: Vec<(u32, u32, u32)> = Vec::new();
         let mut mine: Vec<u32> = Vec::new();
         self.written_start.push(0);
@@ -311,7 +327,9 @@ impl Facts {
                 mine.dedup();
                 self.written.extend(&mine);
                 let pos = self.pos[t];
-                triples.extend(mine.iter().map(|&key| (key, s, pos)));
+                if runs_wanted {
+                    triples.extend(mine.iter().map(|&key| (key, s, pos)));
+                }
             }
             self.written_start.push(self.written.len() as u32);
         }
@@ -405,6 +423,82 @@ impl OwnWrites {
                 .iter()
                 .zip(self.of(key))
                 .all(|(e, v)| MopValue::Val(*e) == v)
+    }
+}
+
+/// What a read is resolved with: who wrote what, and every transaction's
+/// status (a byte each, where a transaction's record is a cache miss).
+struct Seen<'a> {
+    written: &'a Writers<'a>,
+    status: &'a [Status],
+    /// Per transaction, how many keys it writes (at most 2 counted).
+    key_counts: &'a [u8],
+}
+
+impl Seen<'_> {
+    /// Whether writer `w` writes one key alone.
+    fn alone(&self, w: TxnId) -> bool {
+        self.key_counts[w as usize] == 1
+    }
+
+    /// Notes that writer `w` was read from: an indeterminate one is
+    /// checked.
+    fn note(&self, w: TxnId, seen_info: &mut [bool]) {
+        seen_info[w as usize] |= self.status[w as usize] == Status::Indeterminate;
+    }
+}
+
+/// Per transaction, how many keys it writes, 2 standing for more: a byte
+/// each, as reads ask for their sources' at random.
+fn key_counts(h: &History) -> Vec<u8> {
+    let count = |txn: &crate::history::Txn| {
+        let written = h.mops_of(txn).iter().filter(|m| m.kind != MopKind::Read);
+        let mut keys = written.map(|m| m.key);
+        match keys.next() {
+            None => 0,
+            Some(first) => 1 + u8::from(keys.any(|k| k != first)),
+        }
+    };
+    h.txns.iter().map(count).collect()
+}
+
+/// Who wrote the version a read returns.
+enum Writers<'a> {
+    /// Per micro-op, as inference found them (rw-register).
+    Sources(&'a [TxnId]),
+    /// `(key, value)` → its writer and whether it is the writer's last
+    /// write of the key, for every transaction that did not abort.
+    Map(FxMap<u64, (TxnId, bool)>),
+}
+
+impl<'a> Writers<'a> {
+    /// Inference's `sources` when they cover `h`'s micro-ops (never a
+    /// list-append history's), else a map of every write.
+    fn of(h: &History, sources: &'a [TxnId], lists: bool) -> Writers<'a> {
+        match !lists && sources.len() == h.mops.len() {
+            true => Writers::Sources(sources),
+            false => Writers::Map(writer_of(h)),
+        }
+    }
+
+    /// The writer of the version register read `mop` returns (`v` of
+    /// `key`), when that is its last write of the key and it did not abort.
+    fn version(&self, mop: u32, key: Val, v: Val) -> Option<TxnId> {
+        match self {
+            Writers::Sources(s) => Some(s[mop as usize]).filter(|&w| w != NONE),
+            Writers::Map(m) => match m.get(&pack(key, v)) {
+                Some(&(w, true)) => Some(w),
+                _ => None,
+            },
+        }
+    }
+
+    /// The appender of element `v` of list `key`, if it did not abort.
+    fn element(&self, key: Val, v: Val) -> Option<TxnId> {
+        match self {
+            Writers::Sources(_) => None,
+            Writers::Map(m) => m.get(&pack(key, v)).map(|&(w, _)| w),
+        }
     }
 }
 

@@ -222,14 +222,28 @@ impl Violation {
 /// violated: a violation of a level violates every level implying it, and
 /// is named by the weakest. The strongest are decided first, since when
 /// one holds so do the levels it implies (the usual case, in one sweep).
+/// The check itself hands inference's sources on ([`check_with_sources`]);
+/// tests call this.
+#[cfg_attr(not(any(test, feature = "internals")), allow(dead_code))]
 pub fn check(history: &History, levels: &[Level]) -> Vec<Violation> {
+    check_with_sources(history, levels, &[])
+}
+
+/// [`check`], with the writers inference found for every read
+/// ([`crate::infer::Inference::read_sources`]; empty: none).
+pub fn check_with_sources(
+    history: &History,
+    levels: &[Level],
+    sources: &[TxnId],
+) -> Vec<Violation> {
     let mut levels = levels.to_vec();
     levels.sort_unstable_by(|a, b| b.cmp(a));
     levels.dedup();
     if levels.is_empty() {
         return Vec::new();
     }
-    let facts = Facts::of(history);
+    let runs_wanted = levels.iter().any(|&l| l != Level::ReadCommitted);
+    let facts = Facts::of(history, sources, runs_wanted);
     let mut held: Vec<Level> = Vec::new();
     let mut violated: Vec<Violation> = Vec::new();
     for level in levels {

@@ -42,10 +42,13 @@ pub(super) fn decide(f: &Facts, level: Level) -> Option<Found> {
     if let (Level::ReadCommitted, Some(&(reader, mop))) = (level, f.unread_own.first()) {
         return Some(Found::OwnWrite { reader, mop });
     }
+    if level == Level::ReadCommitted && read_committed_holds(f) {
+        return None;
+    }
     let n = f.session.len();
-    let mut edges = base_edges(f);
+    let mut edges: Vec<Step> = base_edges(f).collect();
     let seen_by = |s: &&Step| matches!(s.why, Why::Session | Why::ReadFrom { .. });
-    let Some(swept) = order(n, edges.iter().filter(seen_by)) else {
+    let Some(swept) = order(n, edges.iter().filter(seen_by).copied()) else {
         return cycle(n, &edges);
     };
     let mut sweep = Sweep::new(f, level, &swept);
@@ -60,14 +63,31 @@ pub(super) fn decide(f: &Facts, level: Level) -> Option<Found> {
     }
     // Most histories hold: a topological order is cheaper than the
     // components a cycle is looked for in.
-    match order(n, edges.iter()) {
+    match order(n, edges.iter().copied()) {
         Some(_) => None,
         None => cycle(n, &edges),
     }
 }
 
+/// Whether read committed holds, by a sweep in transaction order: a
+/// transaction's reads are checked against its own earlier reads alone, so
+/// the sweep adds the same edges in any order, and needs no topological
+/// order of `so ∪ wr` first, nor those edges as [`Step`]s. When it does not
+/// hold, [`decide`]'s sweep in that order finds the violation it names.
+fn read_committed_holds(f: &Facts) -> bool {
+    let n = f.session.len();
+    let mut forced = Vec::new();
+    let mut sweep = Sweep::new(f, Level::ReadCommitted, &[]);
+    let mut swept = (0..n as TxnId).filter(|&t| f.session[t as usize] != NONE);
+    let clean = swept.all(|t| {
+        limits::tick();
+        sweep.txn(t, &mut forced).is_none()
+    });
+    clean && order(n, base_edges(f).chain(forced.iter().copied())).is_some()
+}
+
 /// A topological order of the transactions under `edges`, if acyclic.
-fn order<'e>(n: usize, edges: impl Iterator<Item = &'e Step> + Clone) -> Option<Vec<u32>> {
+fn order(n: usize, edges: impl Iterator<Item = Step> + Clone) -> Option<Vec<u32>> {
     let (start, succ) = csr(n, edges.map(|s| (s.from, s.to)));
     topological(n, |v: u32| {
         succ[start[v as usize] as usize..start[v as usize + 1] as usize]
@@ -77,39 +97,35 @@ fn order<'e>(n: usize, edges: impl Iterator<Item = &'e Step> + Clone) -> Option<
 }
 
 /// Session order, reads-from, and the order list reads show.
-fn base_edges(f: &Facts) -> Vec<Step> {
-    let mut edges = Vec::new();
-    for t in 0..f.session.len() as TxnId {
-        if let Some(before) = f.before(t) {
-            edges.push(Step {
-                from: before,
-                to: t,
-                why: Why::Session,
-            });
-        }
-    }
-    for t in 0..f.session.len() as TxnId {
-        for r in f.reads_of_txn(t) {
-            let observed = f.observed_by(r);
-            for &w in observed {
-                let why = Why::ReadFrom { mop: r.mop };
-                edges.push(Step {
-                    from: w,
-                    to: t,
-                    why,
-                });
-            }
-            for pair in observed.windows(2) {
-                let why = Why::ListOrder { mop: r.mop };
-                edges.push(Step {
-                    from: pair[0],
-                    to: pair[1],
-                    why,
-                });
-            }
-        }
-    }
-    edges
+fn base_edges(f: &Facts) -> impl Iterator<Item = Step> + Clone + '_ {
+    let n = f.session.len() as TxnId;
+    let session = (0..n).filter_map(|t| {
+        let before = f.before(t)?;
+        Some(Step {
+            from: before,
+            to: t,
+            why: Why::Session,
+        })
+    });
+    let reads = (0..n).flat_map(move |t| f.reads_of_txn(t).iter().map(move |r| (t, r)));
+    session.chain(reads.flat_map(move |(t, r)| read_edges(f, t, r)))
+}
+
+/// What read `r` of transaction `t` orders: each writer it observed
+/// before `t`, and a list's appenders in the order it shows them.
+fn read_edges<'f>(f: &'f Facts, t: TxnId, r: &'f Read) -> impl Iterator<Item = Step> + Clone + 'f {
+    let observed = f.observed_by(r);
+    let read_from = observed.iter().map(move |&w| Step {
+        from: w,
+        to: t,
+        why: Why::ReadFrom { mop: r.mop },
+    });
+    let list_order = observed.windows(2).map(move |pair| Step {
+        from: pair[0],
+        to: pair[1],
+        why: Why::ListOrder { mop: r.mop },
+    });
+    read_from.chain(list_order)
 }
 
 /// The sweep's state: for causal consistency and PRAM, each swept
@@ -274,10 +290,16 @@ impl<'a> Sweep<'a> {
         edges: &mut Vec<Step>,
         check: impl Fn(&mut Self, &Read, &mut Vec<Step>) -> Option<Found>,
     ) -> Option<Found> {
+        // A register read observes its source alone: nothing to mark.
+        let lists = self.f.lists;
         for r in self.f.reads_of_txn(t) {
-            self.count_observed(r);
+            if lists {
+                self.count_observed(r);
+            }
             let found = check(self, r, edges);
-            self.uncount_observed(r);
+            if lists {
+                self.uncount_observed(r);
+            }
             if found.is_some() {
                 return found;
             }
@@ -293,7 +315,7 @@ impl<'a> Sweep<'a> {
         let key = pair(f.session[t as usize], r.key);
         let seen = self.pending.remove(&key).unwrap_or_default();
         for &w in &seen {
-            if self.observed(w) {
+            if self.observed(r, w) {
                 continue;
             }
             if f.lists {
@@ -333,9 +355,13 @@ impl<'a> Sweep<'a> {
         }
     }
 
-    /// Whether the read being checked observed `w`.
-    fn observed(&self, w: TxnId) -> bool {
-        self.mark[w as usize] == self.stamp
+    /// Whether the read being checked, `r`, observed `w`: its source, or
+    /// for a list read, one of the writers marked.
+    fn observed(&self, r: &Read, w: TxnId) -> bool {
+        match self.f.lists {
+            true => self.mark[w as usize] == self.stamp,
+            false => r.source == Some(w),
+        }
     }
 
     fn uncount_observed(&mut self, r: &Read) {
@@ -413,7 +439,7 @@ impl<'a> Sweep<'a> {
                     writers[..seen]
                         .iter()
                         .map(|&p| members[p as usize])
-                        .find(|&w| !self.observed(w))
+                        .find(|&w| !self.observed(r, w))
                 })
                 .flatten()
                 .map(|w| missed(t, r, w)),
@@ -431,9 +457,11 @@ impl<'a> Sweep<'a> {
         edges: &mut Vec<Step>,
     ) -> Option<Found> {
         let f = self.f;
-        let sources = reads.iter().flat_map(|x| f.observed_by(x));
-        for &w in sources {
-            if !f.writes(w, r.key) || self.observed(w) {
+        let sources = reads
+            .iter()
+            .flat_map(|x| f.observed_by(x).iter().map(move |&w| (x, w)));
+        for (x, w) in sources {
+            if self.observed(r, w) || !f.source_writes(x, w, r.key) {
                 continue;
             }
             if f.lists {

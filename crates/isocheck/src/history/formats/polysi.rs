@@ -6,12 +6,12 @@
 //! transaction writes 0 to every key. The format cannot say a transaction
 //! aborted, and records no timing.
 
-use super::{format_error, TxnOps};
+use super::{format_error, NumHash, TxnOps};
 use crate::history::error::HistoryError;
 use crate::history::jepsen::Ops;
 use crate::history::model::MopKind;
 use crate::history::span::Span;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 const HELP: &str = "PolySI text histories hold one micro-op per line: r(key,value,session,txn) \
                     or w(key,value,session,txn)";
@@ -28,6 +28,15 @@ struct Line {
 
 /// Reads every transaction of a PolySI text history.
 pub fn read(text: &str) -> Result<Ops, HistoryError> {
+    match read_in_order(text) {
+        Some(ops) => Ok(ops),
+        None => read_grouped(text),
+    }
+}
+
+/// [`read`] for any history: the lines parsed, then grouped by session
+/// and transaction.
+fn read_grouped(text: &str) -> Result<Ops, HistoryError> {
     let lines = parse_lines(text)?;
     let txns = group(&lines)?;
     let mut out = TxnOps::new();
@@ -37,16 +46,70 @@ pub fn read(text: &str) -> Result<Ops, HistoryError> {
     Ok(out.finish_zero_initial())
 }
 
-/// The non-blank lines, parsed.
-fn parse_lines(text: &str) -> Result<Vec<Line>, HistoryError> {
-    let mut lines = Vec::with_capacity(text.len() / 12);
+/// The lines of the text with their spans, blank ones included.
+fn raw_lines(text: &str) -> impl Iterator<Item = (&str, Span)> {
     // Spans stay offsets into the file: a byte order mark counts.
     let body = text.strip_prefix('\u{FEFF}').unwrap_or(text);
     let mut start = text.len() - body.len();
-    for raw in body.split('\n') {
+    body.split('\n').map(move |raw| {
         let content = raw.strip_suffix('\r').unwrap_or(raw);
         let span = Span::new(start, start + content.len());
         start += raw.len() + 1;
+        (content, span)
+    })
+}
+
+/// [`read`] in one pass, for a history whose transactions each lie on
+/// consecutive lines and whose sessions each hold consecutive
+/// transactions, as AWDIT's generator writes them: file order is then
+/// session order, and nothing is kept per line to group them by. `None`
+/// for any other history, or any line [`quick_line`] does not take, or
+/// any error: [`read`] then groups the lines, and explains what is wrong
+/// where the whole file says so.
+fn read_in_order(text: &str) -> Option<Ops> {
+    let mut out = TxnOps::new();
+    let mut txns: HashSet<u64, NumHash> = HashSet::default();
+    let mut sessions: HashSet<u64, NumHash> = HashSet::default();
+    // The transaction being read: its id, session, first micro-op and span.
+    let mut current: Option<(u64, u64, usize, Span)> = None;
+    for (content, span) in raw_lines(text) {
+        let Some((kind, [key, value, session, txn])) = quick_line(content.as_bytes()) else {
+            match content.trim().is_empty() {
+                true => continue,
+                false => return None,
+            }
+        };
+        match &mut current {
+            Some((id, s, _, whole)) if *id == txn => {
+                if *s != session {
+                    return None;
+                }
+                *whole = whole.to(span);
+            }
+            _ => {
+                let previous = current.take();
+                if let Some((_, s, start, whole)) = previous {
+                    out.txn(start, s, true, whole).ok()?;
+                }
+                let next_session = previous.is_none_or(|(_, s, _, _)| s != session);
+                if !txns.insert(txn) || (next_session && !sessions.insert(session)) {
+                    return None;
+                }
+                current = Some((txn, session, out.ops.mops.len(), span));
+            }
+        }
+        out.mop(kind, key, Some(value), span);
+    }
+    if let Some((_, s, start, whole)) = current {
+        out.txn(start, s, true, whole).ok()?;
+    }
+    Some(out.finish_zero_initial())
+}
+
+/// The non-blank lines, parsed.
+fn parse_lines(text: &str) -> Result<Vec<Line>, HistoryError> {
+    let mut lines = Vec::with_capacity(text.len() / 12);
+    for (content, span) in raw_lines(text) {
         let parsed = match quick_line(content.as_bytes()) {
             Some(parsed) => parsed,
             None if content.trim().is_empty() => continue,
@@ -149,8 +212,8 @@ impl Txns {
 /// Assigns each line its transaction, refusing a transaction id used by
 /// two sessions.
 fn group(lines: &[Line]) -> Result<Txns, HistoryError> {
-    let mut session_rank: HashMap<u64, usize> = HashMap::new();
-    let mut txn_of: HashMap<u64, usize> = HashMap::new();
+    let mut session_rank: HashMap<u64, usize, NumHash> = HashMap::default();
+    let mut txn_of: HashMap<u64, usize, NumHash> = HashMap::default();
     // Per transaction: its first line and its session's rank.
     let mut first_line: Vec<usize> = Vec::new();
     let mut rank_of: Vec<usize> = Vec::new();
@@ -265,6 +328,20 @@ mod tests {
     }
 
     #[test]
+    fn out_of_order_histories_are_grouped() {
+        // A transaction resumed after another, a session after another:
+        // grouped, not read in one pass.
+        for text in [
+            "w(1,5,7,10)\nw(1,6,7,11)\nr(2,0,7,10)\n",
+            "w(1,5,7,10)\nw(1,6,3,11)\nw(2,6,7,12)\n",
+        ] {
+            assert!(read_in_order(text).is_none(), "{text}");
+            assert!(read(text).is_ok(), "{text}");
+        }
+        assert!(read_in_order("w(1,5,7,10)\n\nw(1,6,7,11)\r\nw(2,6,3,12)\n").is_some());
+    }
+
+    #[test]
     fn explicit_zero_write_is_read_as_itself() {
         let ops = read("w(1,0,0,0)\nr(1,0,1,1)\nr(2,0,1,1)").unwrap();
         use Mop::{R, W};
@@ -346,6 +423,22 @@ mod tests {
         #[test]
         fn arbitrary_text_never_panics(text in "[rw(),0-9\r\n é]{0,80}") {
             let _ = read(&text);
+        }
+
+        /// In-order histories (and some others, as drawn) read in one
+        /// pass as they do grouped.
+        #[test]
+        fn in_order_is_grouped(text in "([rw]\\([0-9],[0-9],[0-1],[0-3]\\)\n){0,12}") {
+            if let Some(ops) = read_in_order(&text) {
+                let grouped = read_grouped(&text).expect("an in-order history is valid");
+                proptest::prop_assert_eq!(summary(&ops), summary(&grouped));
+                let spans = |o: &Ops| {
+                    let mops: Vec<Span> = o.mops.iter().map(|m| m.span).collect();
+                    let ops: Vec<Span> = o.ops.iter().map(|m| m.span).collect();
+                    (mops, ops)
+                };
+                proptest::prop_assert_eq!(spans(&ops), spans(&grouped));
+            }
         }
 
         #[test]
