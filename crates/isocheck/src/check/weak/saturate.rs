@@ -28,6 +28,7 @@
 //! them all); a seen writer whose clock reaches the source is ordered
 //! already.
 
+use super::clocks::{Clocks, Users};
 use super::facts::{pair, Facts, Read, NONE};
 use super::follow::Seen;
 use super::{Found, Level, Step, Why};
@@ -49,12 +50,12 @@ pub(super) fn decide(f: &Facts, level: Level) -> Option<Found> {
         return cycle(n, &edges);
     };
     let mut sweep = Sweep::new(f, level, &swept);
-    for t in swept {
+    for (i, &t) in swept.iter().enumerate() {
         limits::tick();
         if f.session[t as usize] == NONE {
             continue;
         }
-        if let Some(found) = sweep.txn(t, &mut edges) {
+        if let Some(found) = sweep.txn(t, i as u32, &mut edges) {
             return Some(with_path_seen(n, &edges, found, level));
         }
     }
@@ -121,7 +122,7 @@ struct Sweep<'a> {
     f: &'a Facts,
     level: Level,
     k: usize,
-    clocks: Vec<u32>,
+    clocks: Option<(Clocks, Users)>,
     /// PRAM: per session, what its transactions so far see (a `k` row).
     running: Vec<u32>,
     /// Monotonic reads: `(session, key)` → the writers of the key the
@@ -141,10 +142,12 @@ struct Sweep<'a> {
 impl<'a> Sweep<'a> {
     fn new(f: &'a Facts, level: Level, swept: &[TxnId]) -> Sweep<'a> {
         let k = f.sessions.len();
-        let clocks = match level {
-            Level::Causal | Level::Pram => vec![0; f.session.len() * k],
-            _ => Vec::new(),
+        let users = match level {
+            Level::Causal => Some(Users::ReadersAndSuccessor),
+            Level::Pram => Some(Users::Readers),
+            _ => None,
         };
+        let clocks = users.map(|u| (Clocks::new(f, swept, k, u), u));
         let running = match level {
             Level::Pram => vec![0; k * k],
             _ => Vec::new(),
@@ -164,12 +167,9 @@ impl<'a> Sweep<'a> {
         }
     }
 
-    fn clock(&self, t: TxnId) -> &[u32] {
-        &self.clocks[t as usize * self.k..(t as usize + 1) * self.k]
-    }
-
-    /// Checks `t`'s reads against what it sees, adding the edges they force.
-    fn txn(&mut self, t: TxnId, edges: &mut Vec<Step>) -> Option<Found> {
+    /// Checks `t` (sweep index `i`) reads against what it sees, adding the
+    /// edges they force.
+    fn txn(&mut self, t: TxnId, i: u32, edges: &mut Vec<Step>) -> Option<Found> {
         if self.level == Level::MonotonicReads {
             return self.monotonic_reads(t, edges);
         }
@@ -182,10 +182,11 @@ impl<'a> Sweep<'a> {
         if let Some(found) = self.each_read(t, edges, |sweep, r, edges| sweep.read(t, r, edges)) {
             return Some(found);
         }
-        if !self.clocks.is_empty() {
-            let row = t as usize * self.k;
-            self.clocks[row..row + self.k].copy_from_slice(&self.bound);
-            self.clocks[row + s as usize] = pos + 1;
+        if let Some((clocks, users)) = &mut self.clocks {
+            // `t` sees itself: its clock is the bound with its own entry.
+            self.bound[s as usize] = pos + 1;
+            clocks.keep(t, &self.bound);
+            clocks.done(f, t, i, *users);
         }
         None
     }
@@ -311,11 +312,13 @@ impl<'a> Sweep<'a> {
     /// read from into the bounds.
     fn see_clocks(&mut self, t: TxnId) {
         let f = self.f;
+        let Some((clocks, _)) = &self.clocks else {
+            return;
+        };
         let before = f.before(t);
         let sources = f.reads_of_txn(t).iter().flat_map(|r| f.observed_by(r));
         for w in before.into_iter().chain(sources.copied()) {
-            let row = w as usize * self.k;
-            for (b, &c) in self.bound.iter_mut().zip(&self.clocks[row..row + self.k]) {
+            for (b, &c) in self.bound.iter_mut().zip(clocks.get(w)) {
                 *b = (*b).max(c);
             }
         }
@@ -512,7 +515,7 @@ impl<'a> Sweep<'a> {
         if let Some(seen) = &self.seen {
             return seen.reaches(f, a, b);
         }
-        !self.clocks.is_empty() && pa < self.clock(b)[sa as usize]
+        (self.clocks.as_ref()).is_some_and(|(clocks, _)| pa < clocks.get(b)[sa as usize])
     }
 }
 
