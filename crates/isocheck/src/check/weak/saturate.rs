@@ -437,7 +437,19 @@ impl<'a> Sweep<'a> {
                 })
                 .flatten()
                 .map(|w| missed(t, r, w)),
+            false if self.ordered(r, s, writers[seen - 1]) => None,
             false => self.seen_writer(t, r, members[writers[seen - 1] as usize], edges),
+        }
+    }
+
+    /// Whether the writer at position `p` of session `s` is `r`'s source
+    /// or known to commit before it, by the source's clock alone (which
+    /// holds its session and forked prefixes): what `seen_writer` would
+    /// find, without looking the writer up.
+    fn ordered(&self, r: &Read, s: usize, p: u32) -> bool {
+        match (r.source, &self.clocks, &self.followed) {
+            (Some(source), Some((clocks, _)), None) => p < clocks.get(source)[s],
+            _ => false,
         }
     }
 
