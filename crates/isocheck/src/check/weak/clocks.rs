@@ -58,6 +58,12 @@ impl Clocks {
         }
     }
 
+    /// How many rows the slab holds, in use or free.
+    #[cfg(test)]
+    pub fn rows(&self) -> usize {
+        self.rows.len() / self.k
+    }
+
     /// The clock of `t`, kept while a later transaction reads it.
     pub fn get(&self, t: TxnId) -> &[u32] {
         let row = self.slot[t as usize] as usize * self.k;
@@ -97,7 +103,7 @@ impl Clocks {
 }
 
 /// The transactions whose clocks `t` reads.
-fn read_by(f: &Facts, t: TxnId, users: Users) -> impl Iterator<Item = TxnId> + '_ {
+pub(super) fn read_by(f: &Facts, t: TxnId, users: Users) -> impl Iterator<Item = TxnId> + '_ {
     let before = match users {
         Users::ReadersAndSuccessor => f.before(t),
         Users::Readers => None,
