@@ -499,7 +499,7 @@ impl<'a> Sweep<'a> {
                 .unshown(t, r, followed, clocks)
                 .map(|w| missed(t, r, w));
         }
-        f.writers_of(r.key).find_map(|(s, writers)| {
+        followed.read_writers_of(f, r.key).find_map(|(s, writers)| {
             let w = followed.latest(f, s, writers, &self.bound)?;
             self.seen_writer(t, r, w, edges)
         })
@@ -561,7 +561,7 @@ impl<'a> Sweep<'a> {
             return true;
         }
         if let (Some(followed), Some((clocks, _))) = (&self.followed, &self.clocks) {
-            return followed.reaches(f, a, clocks.get(b));
+            return followed.reaches(a, clocks.get(b));
         }
         (self.clocks.as_ref()).is_some_and(|(clocks, _)| pa < clocks.get(b)[sa as usize])
     }
