@@ -15,8 +15,9 @@
 //! is in the causal past `C` covers, so a read looks, per session writing
 //! its key, from the last writer below `C` back to the first one seen.
 //! O(n·k) for the clocks, plus per read and session writing its key the
-//! readers of the writers passed over; memory: the live clocks and one
-//! word per observation.
+//! readers of the writers passed over (only writers someone read from are
+//! passed over); memory: the live clocks and two words per writer and
+//! session reading from it.
 //!
 //! Owns the readers and the answers ([`Followed`]).
 
