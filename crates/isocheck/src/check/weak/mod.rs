@@ -28,6 +28,7 @@
 //! witnesses ([`Violation`]); `facts.rs` reads the history, `saturate.rs`
 //! decides.
 
+mod clocks;
 mod facts;
 mod follow;
 mod saturate;

@@ -7,11 +7,12 @@
 //! a key in a session it sees are a prefix of that session's writers, so
 //! only the latest matters (the earlier ones precede it in session order).
 //! For causal consistency the bounds are vector clocks over `(so ∪ wr)+`,
-//! as in AWDIT (Møldrup and Pavlogiannis 2025): O(n·k) for `n` transactions
-//! and `k` sessions, plus a binary search per read and session. Monotonic
-//! writes bounds each session by the writers read from; PRAM keeps a
-//! running bound per session, joined with every writer read from, and each
-//! transaction's bound as its clock.
+//! as in AWDIT (Møldrup and Pavlogiannis 2025): O(n·k) time for `n`
+//! transactions and `k` sessions, plus a binary search per read and
+//! session; a clock is kept only while a later transaction reads it
+//! (`clocks.rs`). Monotonic writes bounds each session by the writers read
+//! from; PRAM keeps a running bound per session, joined with every writer
+//! read from, and each transaction's bound as its clock.
 //!
 //! Monotonic reads sees no session prefix (what a session read from is
 //! not closed under session order), so it keeps, per session and key, the
@@ -22,14 +23,15 @@
 //! per writer).
 //!
 //! Read committed sees, per read, the writers its transaction's earlier
-//! reads read from. Writes follow reads sees what `follow.rs` answers per
-//! read from its forward clocks: the writers read from, and per session
-//! writing the key the latest writer seen (a list read: whether it shows
-//! them all); a seen writer whose clock reaches the source is ordered
-//! already.
+//! reads read from. Writes follow reads keeps causal clocks too and sees
+//! what `follow.rs` answers from them: the writers read from, and per
+//! session writing the key the latest writer with a reader in the causal
+//! past of a source (a list read: whether it shows them all); a seen
+//! writer with a reader in the source's causal past is ordered already.
 
+use super::clocks::{Clocks, Users};
 use super::facts::{pair, Facts, Read, NONE};
-use super::follow::Seen;
+use super::follow::Followed;
 use super::{Found, Level, Step, Why};
 use crate::graph::{csr, nontrivial, tarjan, topological};
 use crate::history::TxnId;
@@ -52,12 +54,12 @@ pub(super) fn decide(f: &Facts, level: Level) -> Option<Found> {
         return cycle(n, &edges);
     };
     let mut sweep = Sweep::new(f, level, &swept);
-    for t in swept {
+    for (i, &t) in swept.iter().enumerate() {
         limits::tick();
         if f.session[t as usize] == NONE {
             continue;
         }
-        if let Some(found) = sweep.txn(t, &mut edges) {
+        if let Some(found) = sweep.txn(t, i as u32, &mut edges) {
             return Some(with_path_seen(n, &edges, found, level));
         }
     }
@@ -137,7 +139,7 @@ struct Sweep<'a> {
     f: &'a Facts,
     level: Level,
     k: usize,
-    clocks: Vec<u32>,
+    clocks: Option<(Clocks, Users)>,
     /// PRAM: per session, what its transactions so far see (a `k` row).
     running: Vec<u32>,
     /// Monotonic reads: `(session, key)` → the writers of the key the
@@ -150,17 +152,19 @@ struct Sweep<'a> {
     /// Per transaction, the last read (numbered by `stamp`) that observed it.
     mark: Vec<u32>,
     stamp: u32,
-    /// Writes follow reads: what each read sees.
-    seen: Option<Seen>,
+    /// Writes follow reads: each writer's readers.
+    followed: Option<Followed>,
 }
 
 impl<'a> Sweep<'a> {
     fn new(f: &'a Facts, level: Level, swept: &[TxnId]) -> Sweep<'a> {
         let k = f.sessions.len();
-        let clocks = match level {
-            Level::Causal | Level::Pram => vec![0; f.session.len() * k],
-            _ => Vec::new(),
+        let users = match level {
+            Level::Causal | Level::WritesFollowReads => Some(Users::ReadersAndSuccessor),
+            Level::Pram => Some(Users::Readers),
+            _ => None,
         };
+        let clocks = users.map(|u| (Clocks::new(f, swept, k, u), u));
         let running = match level {
             Level::Pram => vec![0; k * k],
             _ => Vec::new(),
@@ -176,32 +180,36 @@ impl<'a> Sweep<'a> {
             counts: vec![0; k],
             mark: vec![0; f.session.len()],
             stamp: 0,
-            seen: (level == Level::WritesFollowReads).then(|| Seen::of(f, swept)),
+            followed: (level == Level::WritesFollowReads).then(|| Followed::of(f)),
         }
     }
 
-    fn clock(&self, t: TxnId) -> &[u32] {
-        &self.clocks[t as usize * self.k..(t as usize + 1) * self.k]
-    }
-
-    /// Checks `t`'s reads against what it sees, adding the edges they force.
-    fn txn(&mut self, t: TxnId, edges: &mut Vec<Step>) -> Option<Found> {
+    /// Checks `t` (sweep index `i`) reads against what it sees, adding the
+    /// edges they force.
+    fn txn(&mut self, t: TxnId, i: u32, edges: &mut Vec<Step>) -> Option<Found> {
         if self.level == Level::MonotonicReads {
             return self.monotonic_reads(t, edges);
-        }
-        if self.level == Level::WritesFollowReads {
-            return self.follows(t, edges);
         }
         let f = self.f;
         let (s, pos) = (f.session[t as usize], f.pos[t as usize]);
         self.see(t);
-        if let Some(found) = self.each_read(t, edges, |sweep, r, edges| sweep.read(t, r, edges)) {
-            return Some(found);
+        let found = match self.level {
+            Level::WritesFollowReads => self.follows(t, edges),
+            _ => self.each_read(t, edges, |sweep, r, edges| sweep.read(t, r, edges)),
+        };
+        if found.is_some() {
+            return found;
         }
-        if !self.clocks.is_empty() {
-            let row = t as usize * self.k;
-            self.clocks[row..row + self.k].copy_from_slice(&self.bound);
-            self.clocks[row + s as usize] = pos + 1;
+        if self.level == Level::WritesFollowReads {
+            // What `t` sees is its sources' causal pasts; its own clock
+            // takes its session's too.
+            self.join_clocks(f.before(t));
+        }
+        if let Some((clocks, users)) = &mut self.clocks {
+            // `t` sees itself: its clock is the bound with its own entry.
+            self.bound[s as usize] = pos + 1;
+            clocks.keep(t, &self.bound);
+            clocks.done(f, t, i, *users);
         }
         None
     }
@@ -223,7 +231,12 @@ impl<'a> Sweep<'a> {
             Level::Causal => {
                 self.bound.fill(0);
                 self.see_session(t);
-                self.see_clocks(t);
+                self.join_clocks(self.f.before(t));
+                self.join_clocks(self.sources(t));
+            }
+            Level::WritesFollowReads => {
+                self.bound.fill(0);
+                self.join_clocks(self.sources(t));
             }
             Level::MonotonicWrites => {
                 self.bound.fill(0);
@@ -236,8 +249,8 @@ impl<'a> Sweep<'a> {
                 self.see_session(t);
                 self.running[row].copy_from_slice(&self.bound);
             }
-            Level::MonotonicReads | Level::WritesFollowReads => {
-                unreachable!("monotonic reads and writes follow reads keep no bounds")
+            Level::MonotonicReads => {
+                unreachable!("monotonic reads keeps no bounds")
             }
         }
     }
@@ -329,15 +342,22 @@ impl<'a> Sweep<'a> {
         None
     }
 
-    /// Joins the clocks of `t`'s session predecessor and of every writer it
-    /// read from into the bounds.
-    fn see_clocks(&mut self, t: TxnId) {
+    /// The writers `t` read from.
+    fn sources(&self, t: TxnId) -> impl Iterator<Item = TxnId> + 'a {
         let f = self.f;
-        let before = f.before(t);
-        let sources = f.reads_of_txn(t).iter().flat_map(|r| f.observed_by(r));
-        for w in before.into_iter().chain(sources.copied()) {
-            let row = w as usize * self.k;
-            for (b, &c) in self.bound.iter_mut().zip(&self.clocks[row..row + self.k]) {
+        f.reads_of_txn(t)
+            .iter()
+            .flat_map(|r| f.observed_by(r))
+            .copied()
+    }
+
+    /// Joins the clocks of `ws` into the bounds.
+    fn join_clocks(&mut self, ws: impl IntoIterator<Item = TxnId>) {
+        let Some((clocks, _)) = &self.clocks else {
+            return;
+        };
+        for w in ws {
+            for (b, &c) in self.bound.iter_mut().zip(clocks.get(w)) {
                 *b = (*b).max(c);
             }
         }
@@ -443,7 +463,19 @@ impl<'a> Sweep<'a> {
                 })
                 .flatten()
                 .map(|w| missed(t, r, w)),
+            false if self.ordered(r, s, writers[seen - 1]) => None,
             false => self.seen_writer(t, r, members[writers[seen - 1] as usize], edges),
+        }
+    }
+
+    /// Whether the writer at position `p` of session `s` is `r`'s source
+    /// or known to commit before it, by the source's clock alone (which
+    /// holds its session and forked prefixes): what `seen_writer` would
+    /// find, without looking the writer up.
+    fn ordered(&self, r: &Read, s: usize, p: u32) -> bool {
+        match (r.source, &self.clocks, &self.followed) {
+            (Some(source), Some((clocks, _)), None) => p < clocks.get(source)[s],
+            _ => false,
         }
     }
 
@@ -475,7 +507,7 @@ impl<'a> Sweep<'a> {
     }
 
     /// Writes follow reads: `t` sees the writers it read from and those
-    /// reaching them (`follow.rs`).
+    /// reaching them (`follow.rs`); the bounds are its sources' clocks.
     fn follows(&mut self, t: TxnId, edges: &mut Vec<Step>) -> Option<Found> {
         self.each_read(t, edges, |sweep, r, edges| sweep.follow_read(t, r, edges))
     }
@@ -487,19 +519,37 @@ impl<'a> Sweep<'a> {
         if let Some(found) = self.sources_seen(t, r, f.reads_of_txn(t), edges) {
             return Some(found);
         }
-        let seen = self
-            .seen
-            .as_ref()
-            .expect("writes follow reads keeps what reads see");
-        let reads = f.reads_of_txn(t);
-        let read = f.read_start[t as usize] + reads.partition_point(|x| x.mop < r.mop) as u32;
+        let (Some(followed), Some((clocks, _))) = (&self.followed, &self.clocks) else {
+            unreachable!("writes follow reads keeps causal clocks and readers")
+        };
         if f.lists {
-            return seen.missed(read).map(|w| missed(t, r, w));
+            return self
+                .unshown(t, r, followed, clocks)
+                .map(|w| missed(t, r, w));
         }
-        (0..self.k).find_map(|s| match seen.latest(read, s) {
-            0 => None,
-            p => self.seen_writer(t, r, f.sessions[s][p as usize - 1], edges),
+        followed.read_writers_of(f, r.key).find_map(|(s, writers)| {
+            let w = followed.latest(f, s, writers, &self.bound)?;
+            self.seen_writer(t, r, w, edges)
         })
+    }
+
+    /// A writer of list read `r`'s key that `t` sees and `r` does not
+    /// show: for each session `t` read from, the first one seen through its
+    /// last source there; the least of them.
+    fn unshown(&self, t: TxnId, r: &Read, followed: &Followed, clocks: &Clocks) -> Option<TxnId> {
+        let f = self.f;
+        let mut last: Vec<TxnId> = Vec::new();
+        for w in self.sources(t) {
+            let s = f.session[w as usize];
+            match last.iter_mut().find(|v| f.session[**v as usize] == s) {
+                Some(v) if f.pos[*v as usize] < f.pos[w as usize] => *v = w,
+                Some(_) => {}
+                None => last.push(w),
+            }
+        }
+        (last.iter())
+            .filter_map(|&w| followed.unshown(f, r, clocks.get(w), |x| self.observed(x)))
+            .min()
     }
 
     /// A register read that sees writer `w` of its key: `w` is the source,
@@ -525,7 +575,8 @@ impl<'a> Sweep<'a> {
     /// Whether the edges already order `a` before `b`: session order, or
     /// for causal consistency and PRAM what `b` sees, within `(so ∪ wr)+`
     /// (`b` was swept before `t`), or for writes follow reads a path from
-    /// `a` to `b` its clocks know.
+    /// `a` to `b` beginning with a reads-from step (a reader of `a` in
+    /// `b`'s causal past).
     fn precedes(&self, a: TxnId, b: TxnId) -> bool {
         let f = self.f;
         let (sa, pa) = (f.session[a as usize], f.pos[a as usize]);
@@ -537,10 +588,10 @@ impl<'a> Sweep<'a> {
         {
             return true;
         }
-        if let Some(seen) = &self.seen {
-            return seen.reaches(f, a, b);
+        if let (Some(followed), Some((clocks, _))) = (&self.followed, &self.clocks) {
+            return followed.reaches(a, clocks.get(b));
         }
-        !self.clocks.is_empty() && pa < self.clock(b)[sa as usize]
+        (self.clocks.as_ref()).is_some_and(|(clocks, _)| pa < clocks.get(b)[sa as usize])
     }
 }
 

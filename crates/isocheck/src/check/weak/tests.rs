@@ -446,3 +446,36 @@ fn writes_follow_reads_over_registers_overwritten_and_lists() {
     let v = violation(lists, Level::WritesFollowReads);
     assert_eq!(reader_and_missed(&v), Some((3, 0)), "{v:?}");
 }
+
+/// A session writing `x` ten times and another reading each version in
+/// turn: every clock a reader or successor takes is still there, holding
+/// what its transaction kept, and the rows are reused, not one per
+/// transaction.
+#[test]
+fn clocks_are_kept_until_their_last_reader_and_reused() {
+    use super::clocks::{read_by, Clocks, Users};
+    let txns: Vec<(u32, String)> = (1..=10)
+        .flat_map(|i| [(0, format!("[[:w :x {i}]]")), (1, format!("[[:r :x {i}]]"))])
+        .collect();
+    let txns: Vec<(u32, &str)> = txns.iter().map(|(p, m)| (*p, m.as_str())).collect();
+    let h = history(&txns);
+    let f = facts::Facts::of(&h);
+    // Transactions are in an order of session order and reads-from as written.
+    let swept: Vec<TxnId> = (0..h.txns.len() as TxnId).collect();
+    for users in [Users::ReadersAndSuccessor, Users::Readers] {
+        let mut clocks = Clocks::new(&f, &swept, 2, users);
+        for (i, &t) in swept.iter().enumerate() {
+            for w in read_by(&f, t, users) {
+                assert_eq!(clocks.get(w), [w, w + 1], "{t} reads {w}'s clock");
+            }
+            clocks.keep(t, &[t, t + 1]);
+            clocks.done(&f, t, i as u32, users);
+        }
+        // At most the last writer, the last reader and the one being kept.
+        assert!(
+            clocks.rows() <= 3,
+            "{} rows for 20 transactions",
+            clocks.rows()
+        );
+    }
+}
