@@ -81,9 +81,10 @@ fn read_committed_holds(f: &Facts) -> bool {
     let mut forced = Vec::new();
     let mut sweep = Sweep::new(f, Level::ReadCommitted, &[]);
     let mut swept = (0..n as TxnId).filter(|&t| f.session[t as usize] != NONE);
+    // Read committed keeps no clocks: the sweep index is not read.
     let clean = swept.all(|t| {
         limits::tick();
-        sweep.txn(t, &mut forced).is_none()
+        sweep.txn(t, t, &mut forced).is_none()
     });
     clean && order(n, base_edges(f).chain(forced.iter().copied())).is_some()
 }
@@ -548,7 +549,7 @@ impl<'a> Sweep<'a> {
             }
         }
         (last.iter())
-            .filter_map(|&w| followed.unshown(f, r, clocks.get(w), |x| self.observed(x)))
+            .filter_map(|&w| followed.unshown(f, r, clocks.get(w), |x| self.observed(r, x)))
             .min()
     }
 

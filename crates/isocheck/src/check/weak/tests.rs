@@ -459,7 +459,7 @@ fn clocks_are_kept_until_their_last_reader_and_reused() {
         .collect();
     let txns: Vec<(u32, &str)> = txns.iter().map(|(p, m)| (*p, m.as_str())).collect();
     let h = history(&txns);
-    let f = facts::Facts::of(&h);
+    let f = facts::Facts::of(&h, &[], true);
     // Transactions are in an order of session order and reads-from as written.
     let swept: Vec<TxnId> = (0..h.txns.len() as TxnId).collect();
     for users in [Users::ReadersAndSuccessor, Users::Readers] {
