@@ -145,20 +145,11 @@ fn closed_predicate_runs_at_a_level_and_refuses_the_rest() {
     let path = std::env::temp_dir().join(format!("isocheck-gen-cp-{}.edn", std::process::id()));
     std::fs::write(&path, text.as_bytes()).expect("write the history");
     let file = path.to_str().expect("utf-8 path");
-    let si = isocheck(&["check", "-m", "snapshot-isolation", file]);
-    assert_eq!(
-        si.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&si.stdout)
-    );
-    let ser = isocheck(&["check", "-m", "serializable", file]);
-    assert_eq!(
-        ser.status.code(),
-        Some(1),
-        "{}",
-        String::from_utf8_lossy(&ser.stdout)
-    );
+    for (model, status) in [("snapshot-isolation", 0), ("serializable", 1)] {
+        let out = isocheck(&["check", "-m", model, file]);
+        let report = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(status), "{model}: {report}");
+    }
     std::fs::remove_file(&path).expect("clean up");
     for (flag, value) in [
         ("--fault", "long-fork"),

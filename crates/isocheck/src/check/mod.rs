@@ -308,26 +308,27 @@ fn analyze_with(
     let (mut reported, unreported) =
         cycles::Wanted::split(order, |a| analysis.reportable.contains(a));
     reported.by_definition = by_definition(&analysis.characterised, &reported.specs);
+    let second = again.is_some();
     let unreported = match &again {
         Some(again) if opts.solve.reduce => unreported.unsettled(&again.ruled_out),
         _ => unreported,
     };
-    let rw_wanted = open_wanted
-        || reported.relations().contains(Rel::Rw)
-        || again.as_ref().is_some_and(|_| {
-            // Elle's empty graph counts rw edges too.
-            !opts.solve.reduce
-                || !reported.is_empty()
-                || analysis.elle_empty_graph
-                || unreported.relations().contains(Rel::Rw)
-        });
+    // A second pass explains its reported cycles and tells Elle's empty
+    // graph (which counts rw edges) on every edge; without the reductions
+    // it has every edge.
+    let second_needs_rw = second
+        && (!opts.solve.reduce
+            || !reported.is_empty()
+            || analysis.elle_empty_graph
+            || unreported.relations().contains(Rel::Rw));
+    let rw_wanted = open_wanted || reported.relations().contains(Rel::Rw) || second_needs_rw;
     // Without a cycle to search for, open orders, or Elle's empty graph to
     // tell, nothing reads the graph of a first pass: a verdict that
     // reports something is found again.
     let graph_wanted = rw_wanted
         || !reported.is_empty()
         || analysis.elle_empty_graph
-        || (again.is_some() && !unreported.is_empty());
+        || (second && !unreported.is_empty());
     let edges = match (graph_wanted, rw_wanted) {
         (false, _) => infer::Edges::None,
         (true, false) => infer::Edges::WithoutRw,
@@ -351,7 +352,7 @@ fn analyze_with(
         opts.solve.reduce,
         open_wanted,
         edges,
-        again.is_none() && !levels.is_empty(),
+        !second && !levels.is_empty(),
     );
     let (components, found_in) = match graph_wanted {
         true => {
@@ -363,7 +364,6 @@ fn analyze_with(
         }
         false => (Vec::new(), Vec::new()),
     };
-    let second = again.is_some();
     if !second && !levels.is_empty() {
         limits::stage(Stage::Saturation);
     }
