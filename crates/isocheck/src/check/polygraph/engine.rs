@@ -28,7 +28,10 @@ pub(super) enum Engine<'p> {
 
 impl<'p> Engine<'p> {
     /// An engine for the open constraints, one literal each, and with
-    /// `select` a selector literal each too (see `Lazy::select`).
+    /// `select` a selector literal each too (see `Lazy::select`), bound by
+    /// the problem's clauses over them (a clause with a constraint not open
+    /// is satisfied by it; with selectors, a clause binds only while all
+    /// its constraints are selected).
     pub(super) fn new(
         p: &'p Problem,
         reach: Reach,
@@ -37,9 +40,23 @@ impl<'p> Engine<'p> {
         settings: &Settings,
     ) -> Engine<'p> {
         #[cfg(feature = "cadical")]
-        if settings.propagate {
-            return Engine::Propagate(propagate::engine(p, reach, open, select, settings.deadline));
-        }
+        let mut engine = match settings.propagate {
+            true => Engine::Propagate(propagate::engine(p, reach, open, select, settings.deadline)),
+            false => Engine::lazy_loop(p, reach, open, select, settings),
+        };
+        #[cfg(not(feature = "cadical"))]
+        let mut engine = Engine::lazy_loop(p, reach, open, select, settings);
+        engine.bind(open);
+        engine
+    }
+
+    fn lazy_loop(
+        p: &'p Problem,
+        reach: Reach,
+        open: &[usize],
+        select: bool,
+        settings: &Settings,
+    ) -> Engine<'p> {
         let mut sat = Sat::new(settings.deadline);
         let lits = open.iter().map(|_| sat.var()).collect();
         let mut lazy = Lazy::new(p, reach, open, lits);
@@ -49,6 +66,46 @@ impl<'p> Engine<'p> {
         Engine::Loop {
             sat,
             lazy: Box::new(lazy),
+        }
+    }
+
+    /// Gives the solver the problem's clauses over the `open` constraints.
+    fn bind(&mut self, open: &[usize]) {
+        let p = self.lazy().p;
+        if p.clauses.is_empty() {
+            return;
+        }
+        let mut position = vec![NONE; p.constraints()];
+        for (i, &c) in open.iter().enumerate() {
+            position[c] = i as u32;
+        }
+        for clause in &p.clauses {
+            if clause.iter().any(|&(c, _)| position[c as usize] == NONE) {
+                continue;
+            }
+            let lazy = self.lazy();
+            let mut lits = Vec::with_capacity(clause.len() * 2);
+            for &(c, s) in clause {
+                let i = position[c as usize] as usize;
+                lits.push(lazy.side(i, s as usize));
+                if let Some(select) = &lazy.select {
+                    lits.push(!select[i]);
+                }
+            }
+            self.clause(&lits);
+        }
+    }
+
+    /// Adds a clause; a solver that fails doing so says so when it solves.
+    fn clause(&mut self, lits: &[Lit]) {
+        match self {
+            Engine::Loop { sat, lazy } => {
+                if let Err(why) = sat.clause(lits) {
+                    lazy.failed.get_or_insert(why);
+                }
+            }
+            #[cfg(feature = "cadical")]
+            Engine::Propagate(s) => s.clause(lits),
         }
     }
 
@@ -80,7 +137,10 @@ impl<'p> Engine<'p> {
 
     pub(super) fn solve(&mut self, assumptions: &[Lit]) -> Outcome {
         match self {
-            Engine::Loop { sat, lazy } => lazy.run(sat, assumptions),
+            Engine::Loop { sat, lazy } => match lazy.failed.clone() {
+                Some(why) => Outcome::Stopped(why),
+                None => lazy.run(sat, assumptions),
+            },
             #[cfg(feature = "cadical")]
             Engine::Propagate(s) => s.solve(assumptions),
         }
@@ -133,6 +193,8 @@ pub(super) struct Lazy<'p> {
     pub(super) blocked: HashSet<Vec<u32>>,
     /// Time spent finding cycles.
     pub(super) graph_time: Duration,
+    /// Why adding a clause failed (the memory limit), if it did.
+    pub(super) failed: Option<String>,
 }
 
 /// At most this many cycles are blocked per strongly connected component
@@ -158,6 +220,7 @@ impl<'p> Lazy<'p> {
             select: None,
             blocked: HashSet::new(),
             graph_time: Duration::ZERO,
+            failed: None,
         }
     }
 

@@ -28,7 +28,7 @@ use crate::limits;
 use engine::Engine;
 use parts::Split;
 pub use parts::MIN_BATCH;
-pub use problem::{Decision, Edge, Problem, Settings, Stats};
+pub use problem::{Clause, Decision, Edge, Problem, Settings, Stats};
 use prune::prune;
 use reach::Reach;
 use std::time::Instant;
@@ -105,6 +105,11 @@ pub fn decide(p: &Problem, settings: Settings) -> Decided {
     let open: Vec<usize> = (0..p.constraints())
         .filter(|&c| forced[c].is_none())
         .collect();
+    // What pruning forced is no choice: a clause it falsifies wholly leaves
+    // no resolution (a core is then sought among every constraint).
+    let Some(clauses) = open_clauses(p, &forced) else {
+        return Decided::violated(stats, (0..p.constraints()).collect());
+    };
     let encoding = Instant::now();
     // The loop only looks for cycles through open constraints' edges, so
     // the known graph (with what pruning forced) must be acyclic itself.
@@ -136,7 +141,7 @@ pub fn decide(p: &Problem, settings: Settings) -> Decided {
         settings.deadline = Some(settings.deadline.map_or(end, |d| d.min(end)));
     }
     // Decided in independent parts (`parts.rs`), on every core.
-    let split = Split::new(p, &reach.csr, &open, settings.min_batch);
+    let split = Split::new(p, &reach.csr, &open, &clauses, settings.min_batch);
     stats.encode = encoding.elapsed();
     if let Some(why) = over_budget() {
         return Decided::stopped(stats, why);
@@ -154,6 +159,28 @@ pub fn decide(p: &Problem, settings: Settings) -> Decided {
         stats,
         suspects: (0..p.constraints()).collect(),
     }
+}
+
+/// The problem's clauses over the constraints pruning left open: those a
+/// forced side satisfies are gone, and so are the forced sides that fail;
+/// `None` when a clause has nothing left.
+fn open_clauses(p: &Problem, forced: &[Option<usize>]) -> Option<Vec<Clause>> {
+    let mut out = Vec::new();
+    for clause in &p.clauses {
+        let satisfied = (clause.iter()).any(|&(c, s)| forced[c as usize] == Some(s as usize));
+        if satisfied {
+            continue;
+        }
+        let left: Clause = (clause.iter())
+            .filter(|&&(c, _)| forced[c as usize].is_none())
+            .copied()
+            .collect();
+        if left.is_empty() {
+            return None;
+        }
+        out.push(left);
+    }
+    Some(out)
 }
 
 /// Whether the known edges alone are acyclic in the problem's graph (its
@@ -367,14 +394,19 @@ mod tests {
     /// Whether some resolution of every constraint leaves the product
     /// graph acyclic, trying all of them.
     fn brute_force(p: &Problem) -> bool {
-        (0..1u32 << p.constraints()).any(|bits| {
-            let mut arcs = Vec::new();
-            p.push_arcs(&p.known, &mut arcs);
-            for c in 0..p.constraints() {
-                p.push_arcs(p.side(c, (bits >> c & 1) as usize), &mut arcs);
-            }
-            Reach::new(p.nodes(), arcs.iter().copied()).is_some()
-        })
+        let side = |bits: u32, c: u32| (bits >> c & 1) as u8;
+        let satisfies =
+            |bits: u32| (p.clauses.iter()).all(|cl| cl.iter().any(|&(c, s)| side(bits, c) == s));
+        (0..1u32 << p.constraints())
+            .filter(|&b| satisfies(b))
+            .any(|bits| {
+                let mut arcs = Vec::new();
+                p.push_arcs(&p.known, &mut arcs);
+                for c in 0..p.constraints() {
+                    p.push_arcs(p.side(c, (bits >> c & 1) as usize), &mut arcs);
+                }
+                Reach::new(p.nodes(), arcs.iter().copied()).is_some()
+            })
     }
 
     fn arb_edge(txns: u32) -> impl Strategy<Value = Edge> {
@@ -393,13 +425,25 @@ mod tests {
                 proptest::collection::vec(arb_edge(txns), 0..6),
                 proptest::collection::vec((side(), side()).prop_map(|(a, b)| [a, b]), 0..8),
                 proptest::collection::vec((0..txns, 0..txns), 0..txns as usize),
+                proptest::collection::vec(arb_clause(), 0..4),
             )
-                .prop_map(move |(known, sides, chains)| {
+                .prop_map(move |(known, sides, chains, clauses)| {
+                    let n = sides.len() as u32;
                     let mut p = with_sides(txns, extension, known, sides);
                     p.chains = chains;
+                    // Literals on constraints the problem has.
+                    p.clauses = (clauses.into_iter())
+                        .map(|cl| cl.into_iter().filter(|&(c, _)| c < n).collect::<Clause>())
+                        .filter(|cl| !cl.is_empty())
+                        .collect();
                     p
                 })
         })
+    }
+
+    /// A clause over up to three of the first eight constraints.
+    fn arb_clause() -> impl Strategy<Value = Clause> {
+        proptest::collection::vec((0..8u32, 0..2u8), 1..4)
     }
 
     use proptest::prelude::*;
@@ -422,6 +466,13 @@ mod tests {
                 q.chains = p.chains.clone();
                 for &c in &core {
                     q.push(p.sides(c));
+                }
+                // A clause binds the core when all its constraints are in it.
+                let at = |c: u32| core.iter().position(|&k| k == c as usize);
+                for cl in &p.clauses {
+                    let local: Option<Clause> =
+                        cl.iter().map(|&(c, s)| Some((at(c)? as u32, s))).collect();
+                    q.clauses.extend(local);
                 }
                 prop_assert!(!brute_force(&q));
             }

@@ -18,7 +18,7 @@
 
 use super::engine::Engine;
 use super::reach::{Csr, Reach};
-use super::{Edge, Problem, Settings, Stats, NONE};
+use super::{Clause, Edge, Problem, Settings, Stats, NONE};
 use crate::check::sat::Outcome;
 use crate::graph::tarjan;
 use crate::limits;
@@ -42,20 +42,31 @@ pub(super) struct Split<'a> {
     /// `open`).
     nodes: Vec<Vec<u32>>,
     members: Vec<Vec<usize>>,
+    /// Per batch, its clauses over its members (by index in `members`).
+    clauses: Vec<Vec<Clause>>,
 }
 
 impl<'a> Split<'a> {
     /// Splits the `open` constraints of `p`, whose known graph (with what
     /// pruning forced) is `known`, into batches of parts of at least
-    /// `min_batch` constraints (but the last).
+    /// `min_batch` constraints (but the last). The `clauses` (over open
+    /// constraints) join their constraints' parts.
     pub(super) fn new(
         p: &'a Problem,
         known: &'a Csr<u32>,
         open: &'a [usize],
+        clauses: &[Clause],
         min_batch: usize,
     ) -> Split<'a> {
         let (comp, count) = components(p, known, open);
-        let (root_of, mut joined) = join(p, &comp, count, open);
+        let mut position = vec![NONE; p.constraints()];
+        for (i, &c) in open.iter().enumerate() {
+            position[c] = i as u32;
+        }
+        let clauses: Vec<Clause> = (clauses.iter())
+            .map(|cl| cl.iter().map(|&(c, s)| (position[c as usize], s)).collect())
+            .collect();
+        let (root_of, mut joined) = join(p, &comp, count, open, &clauses);
         let batch_of = batches(&root_of, &mut joined, count, min_batch);
         let count = batch_of
             .iter()
@@ -70,10 +81,20 @@ impl<'a> Split<'a> {
             }
         }
         let mut members = vec![Vec::new(); count as usize];
+        // Per open constraint (by position), its index in its batch.
+        let mut index = vec![NONE; open.len()];
         for (i, &root) in root_of.iter().enumerate() {
             if root != NONE {
-                members[batch_of[root as usize] as usize].push(i);
+                let batch = &mut members[batch_of[root as usize] as usize];
+                index[i] = batch.len() as u32;
+                batch.push(i);
             }
+        }
+        let mut batch_clauses = vec![Vec::new(); count as usize];
+        for clause in clauses {
+            let b = batch_of[root_of[clause[0].0 as usize] as usize] as usize;
+            let local = clause.iter().map(|&(i, s)| (index[i as usize], s));
+            batch_clauses[b].push(local.collect());
         }
         Split {
             p,
@@ -82,6 +103,7 @@ impl<'a> Split<'a> {
             comp,
             nodes,
             members,
+            clauses: batch_clauses,
         }
     }
 
@@ -122,6 +144,7 @@ impl<'a> Split<'a> {
             let (s0, s1) = (side(s0), side(s1));
             problem.push([&s0, &s1]);
         }
+        problem.clauses = self.clauses[b].clone();
         problem
     }
 
@@ -249,11 +272,19 @@ fn components(p: &Problem, known: &Csr<u32>, open: &[usize]) -> (Vec<u32>, usize
     (comp, count as usize)
 }
 
-/// Components joined by the constraints whose arcs lie in more than one:
-/// per open constraint (by position) its joined component (`NONE` when no
-/// arc of it lies within a component, so that it closes no cycle), and
-/// the union-find of the joining.
-fn join(p: &Problem, comp: &[u32], count: usize, open: &[usize]) -> (Vec<u32>, UnionFind) {
+/// Components joined by the constraints whose arcs lie in more than one,
+/// and by the clauses: per open constraint (by position) its joined
+/// component (`NONE` when it closes no cycle and is in no clause), and the
+/// union-find of the joining. A constraint that closes no cycle still
+/// takes one side for all its clauses: it joins its clauses' part (any
+/// part, when none of them has arcs).
+fn join(
+    p: &Problem,
+    comp: &[u32],
+    count: usize,
+    open: &[usize],
+    clauses: &[Clause],
+) -> (Vec<u32>, UnionFind) {
     let mut joined = UnionFind::new(count);
     let mut arcs = Vec::new();
     let mut at = vec![NONE; open.len()];
@@ -271,6 +302,20 @@ fn join(p: &Problem, comp: &[u32], count: usize, open: &[usize]) -> (Vec<u32>, U
                 at[i] = cx;
             } else {
                 joined.union(at[i], cx);
+            }
+        }
+    }
+    for clause in clauses {
+        let placed = clause
+            .iter()
+            .map(|&(i, _)| at[i as usize])
+            .find(|&c| c != NONE);
+        // A count of 0 means no node, and so no constraint either.
+        let first = placed.unwrap_or(0);
+        for &(i, _) in clause {
+            match at[i as usize] {
+                NONE => at[i as usize] = first,
+                c => joined.union(first, c),
             }
         }
     }

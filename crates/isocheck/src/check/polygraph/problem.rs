@@ -39,7 +39,17 @@ pub struct Problem {
     /// non-rw edges (the session order): a hint for pruning's reachability
     /// index, which ignores pairs the known graph lacks.
     pub chains: Vec<(u32, u32)>,
+    /// Clauses over the constraints' sides, each satisfied when one of its
+    /// constraints takes the side it names: a read of a repeated value has
+    /// a writer among its candidates, and an anti-dependency that needs a
+    /// writer choice and a version order holds when both do. A constraint
+    /// a decision leaves out (it closes no cycle) satisfies any clause it
+    /// is in.
+    pub clauses: Vec<Clause>,
 }
+
+/// A clause: `(constraint, side)` literals, one of which holds.
+pub type Clause = Vec<(u32, u8)>;
 
 /// How a decision is made.
 #[derive(Clone, Copy, Debug)]
@@ -105,6 +115,11 @@ impl Problem {
             let end = u32::try_from(self.side_edges.len()).expect("fewer than 2^32 side edges");
             self.side_starts.push(end);
         }
+    }
+
+    /// Adds the clause that one of these constraints takes the side named.
+    pub fn clause(&mut self, sides: &[(u32, u8)]) {
+        self.clauses.push(sides.to_vec());
     }
 
     /// How many constraints there are.

@@ -59,12 +59,12 @@ extern "C" {
     fn iso_new(cb: Callbacks, status: *mut c_int) -> *mut RawSolver;
     fn iso_delete(s: *mut RawSolver, failed: bool);
     fn iso_observe(s: *mut RawSolver, var: c_int) -> c_int;
-    // Clauses and values go through rustsat; these serve the unit tests.
-    #[cfg(test)]
+    // A problem's own clauses are added here; the rest go through rustsat.
     fn iso_add(s: *mut RawSolver, lit: c_int) -> c_int;
     fn iso_assume(s: *mut RawSolver, lit: c_int) -> c_int;
     fn iso_phase(s: *mut RawSolver, lit: c_int) -> c_int;
     fn iso_solve(s: *mut RawSolver) -> c_int;
+    // Values go through rustsat; this serves the unit tests.
     #[cfg(test)]
     fn iso_val(s: *mut RawSolver, lit: c_int) -> c_int;
     fn iso_failed(s: *mut RawSolver, lit: c_int) -> c_int;
@@ -263,7 +263,7 @@ impl<T: Theory> Propagating<T> {
         lit
     }
 
-    #[cfg(test)]
+    /// Adds a clause (a failure is recorded, and reported by `solve`).
     pub fn clause(&mut self, lits: &[Lit]) {
         for &l in lits {
             self.call(iso_add, to_int(l));
