@@ -724,5 +724,8 @@ pub(super) fn option_help(e: &OptionError) -> String {
         OptionError::UnknownAnomaly(_) => {
             format!("known anomalies: {}", models::known_anomalies().join(", "))
         }
+        OptionError::TimestampsWithRepeatedWrites => {
+            "leave out --check-timestamps, or make the workload write unique values".into()
+        }
     }
 }

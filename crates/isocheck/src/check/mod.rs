@@ -70,6 +70,12 @@ pub enum OptionError {
     /// An `:anomalies` entry that names no anomaly.
     #[error("unknown anomaly `{0}`")]
     UnknownAnomaly(String),
+    /// `--check-timestamps` on a history that writes a value to a key more
+    /// than once: the checks find a read's writer by its value.
+    #[error(
+        "checking timestamps needs each value written to a key once; this history repeats one"
+    )]
+    TimestampsWithRepeatedWrites,
 }
 
 /// Everything the check derived from a history.
@@ -267,6 +273,9 @@ fn analyze_with(
     again: Option<Again>,
 ) -> Result<(Analysis, bool), OptionError> {
     let (mut prohibited, mut reportable) = anomaly_types(opts)?;
+    if opts.check_timestamps && history.repeated_writes {
+        return Err(OptionError::TimestampsWithRepeatedWrites);
+    }
     let garbage_unasked = elle_compat_without_garbage_reads(history, opts);
     if garbage_unasked {
         for a in [lattice::GARBAGE_READ, lattice::OWN_WRITE_UNSEEN] {
@@ -279,14 +288,15 @@ fn analyze_with(
     let mut levels = lattice::axiomatic_levels(models.as_deref());
     limits::stage(Stage::FastPath);
     // The fast path knows cycles only: an axiomatic level takes the general one.
-    let fast = !opts.no_fast_path && !opts.check_timestamps;
+    // Nor does it know a read's several possible writers.
+    let fast = !opts.no_fast_path && !opts.check_timestamps && !history.repeated_writes;
     let path = match opts.solve.enabled && fast && levels.is_empty() {
         true => mini::decide(history, &opts.infer, order, &prohibited),
         false => Path::General,
     };
     let path = match path {
         // The second pass follows a general first pass.
-        Path::General if !opts.no_fast_path && again.is_none() => {
+        Path::General if !opts.no_fast_path && !history.repeated_writes && again.is_none() => {
             timestamp_path(history, opts, models.as_deref())
         }
         path => path,
@@ -296,7 +306,8 @@ fn analyze_with(
     analysis.characterised = lattice::characterised_models(models.as_deref());
     // The axiomatic levels' facts know item reads, not what a predicate
     // read saw: in a closed-predicate history they are not decided.
-    if history.workload == Workload::ClosedPredicate {
+    // Nor do they know a read's several possible writers.
+    if history.workload == Workload::ClosedPredicate || history.repeated_writes {
         let names = levels.drain(..).filter_map(lattice::axiomatic_model);
         analysis.unchecked.extend(names);
     }
@@ -343,6 +354,7 @@ fn analyze_with(
             chained,
             open: any_open,
             read_sources,
+            ambiguous,
             ..
         },
         pending,
@@ -393,7 +405,7 @@ fn analyze_with(
     let completion = (history.txns.iter())
         .map(|t| t.completion.unwrap_or(u32::MAX))
         .collect();
-    let open = uncertain::Open::new(found, completion, chained, &unchained);
+    let open = uncertain::Open::new(found, completion, chained, &unchained, ambiguous > 0);
     let order_open = !(!any_open && implied.is_empty() && !chained);
     let session = if order_open {
         limits::stage(Stage::Order);

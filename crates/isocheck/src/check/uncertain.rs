@@ -9,7 +9,7 @@ use super::polygraph::{self, Decided, Decision, Edge, Problem, Settings, Stats};
 use super::{lattice, verdict, Analysis};
 use crate::graph::{csr, nontrivial, tarjan, topological, Dep, Graph, Rel, RelSet};
 use crate::history::TxnId;
-use crate::infer::{Constraint, Constraints, Pair, Pending};
+use crate::infer::{Clause, Constraint, Constraints, Kind, Pair, Pending};
 use crate::limits::{self, Stage};
 use crate::progress::Unit;
 use std::cell::{OnceCell, RefCell};
@@ -70,14 +70,29 @@ pub struct Forced {
 }
 
 impl Forced {
-    /// The transaction of each pair whose writes come first in a case, in
-    /// the order of `pairs`.
+    /// The transaction of each order pair (`Kind::Order`) whose writes come
+    /// first in a case, in the order of `pairs`.
     pub fn writes_first(&self, case: &Case) -> Vec<TxnId> {
         self.pairs
             .iter()
             .zip(&case.choice)
+            .filter(|(p, _)| p.kind == Kind::Order)
             .map(|(p, &s)| if s == 0 { p.a } else { p.b })
             .collect()
+    }
+
+    /// The writer choices a case makes: (reader, writer) per read of a
+    /// repeated value, in the order of `pairs`.
+    pub fn reads_from(&self, case: &Case) -> Vec<(TxnId, TxnId)> {
+        (self.pairs.iter().zip(&case.choice))
+            .filter(|(p, &s)| p.kind == Kind::ReadFrom && s == 0)
+            .map(|(p, _)| (p.b, p.a))
+            .collect()
+    }
+
+    /// The pairs of unknown write order (`Kind::Order`).
+    pub fn orders(&self) -> impl Iterator<Item = &Constraint> {
+        self.pairs.iter().filter(|p| p.kind == Kind::Order)
     }
 }
 
@@ -212,17 +227,21 @@ pub struct Open<'c> {
     pub chained: bool,
     unchained: &'c dyn Fn() -> Constraints,
     cache: OnceCell<Constraints>,
+    /// Some read's writer is a choice (`Inference::ambiguous`): the
+    /// shortcuts that take every wr edge as known step aside.
+    choices: bool,
 }
 
 impl<'c> Open<'c> {
     /// `unchained` infers the constraints without chains collapsed; it is
     /// called at most once, and only when `chained`. `completion`: see
-    /// `Open::completion`.
+    /// `Open::completion`. `choices`: some read's writer is a choice.
     pub fn new(
         found: Found<'c>,
         completion: Vec<u32>,
         chained: bool,
         unchained: &'c dyn Fn() -> Constraints,
+        choices: bool,
     ) -> Open<'c> {
         Open {
             found,
@@ -230,6 +249,7 @@ impl<'c> Open<'c> {
             chained,
             unchained,
             cache: OnceCell::new(),
+            choices,
         }
     }
 
@@ -381,7 +401,7 @@ impl<'a, 'i> Decider<'a, 'i> {
     /// model that holds; anything else is decided again on every pair,
     /// which also explains a violation.
     fn decide(&mut self, mg: ModelGraph, open: &Open, reduce: bool) -> Flow {
-        if reduce && (self.along_known(mg) || self.witness(mg, open)) {
+        if reduce && !open.choices && (self.along_known(mg) || self.witness(mg, open)) {
             return Flow::Held;
         }
         let found = open.found();
@@ -677,7 +697,10 @@ impl Decider<'_, '_> {
             limits::stage_of(Stage::Construct, mg.model);
             let kept = constraints.iter().filter(|c| !(without_unread && c.unread));
             let known = self.known.of(&self.a.deps, mg);
-            let problem = problem(txns, mg, known, kept, constraints.len());
+            let mut problem = problem(txns, mg, known, kept, constraints.len());
+            // A store with clauses has no unread pairs (`Kind::ReadFrom`
+            // makes every version possibly read): nothing is left out.
+            problem.clauses = constraints.clauses.clone();
             limits::stage_of(Stage::Solve, mg.model);
             problem
         })?;
@@ -856,7 +879,8 @@ fn explain(
         .iter()
         .map(|&c| constraints.get(c).to_constraint())
         .collect();
-    if pairs.len() > MAX_CASE_PAIRS {
+    let chosen = pairs.iter().filter(|p| p.kind != Kind::Guard).count();
+    if chosen > MAX_CASE_PAIRS {
         return Forced {
             name: fallback,
             model: mg.model,
@@ -869,8 +893,9 @@ fn explain(
         .into_iter()
         .filter(|s| lattice::impossible_models([s.name()]).contains(mg.model))
         .collect();
-    let choices: Vec<Vec<u8>> = (0..1u32 << pairs.len())
-        .map(|bits| (0..pairs.len()).map(|i| (bits >> i & 1) as u8).collect())
+    let binding = binding_clauses(&constraints.clauses, &core);
+    let choices: Vec<Vec<u8>> = (0..1u32 << chosen)
+        .filter_map(|bits| resolution(&pairs, &binding, bits))
         .collect();
     // Each resolution's graph is built once: its cycles name the anomaly,
     // then its shortest proving cycle is the case's.
@@ -919,6 +944,51 @@ fn explain(
         pairs,
         cases,
     }
+}
+
+/// The clauses among a core's constraints (by position in `core`): one
+/// with a constraint outside it is satisfied by that one.
+fn binding_clauses(clauses: &[Clause], core: &[usize]) -> Vec<Clause> {
+    let at = |c: u32| core.iter().position(|&k| k == c as usize);
+    (clauses.iter())
+        .filter_map(|cl| cl.iter().map(|&(c, s)| Some((at(c)? as u32, s))).collect())
+        .collect()
+}
+
+/// The resolution of `pairs` whose chosen constraints (all but guards, in
+/// order) take the sides `bits` gives, each guard holding only where a
+/// clause makes it; `None` when a clause is left unsatisfied (a read with
+/// no writer).
+fn resolution(pairs: &[Constraint], binding: &[Clause], bits: u32) -> Option<Vec<u8>> {
+    let mut next = 0;
+    let mut choice: Vec<u8> = (pairs.iter())
+        .map(|p| match p.kind {
+            // Side 1, nothing, unless a clause needs the edge.
+            Kind::Guard => 1,
+            _ => {
+                next += 1;
+                (bits >> (next - 1) & 1) as u8
+            }
+        })
+        .collect();
+    let holds = |choice: &[u8], cl: &Clause| cl.iter().any(|&(c, s)| choice[c as usize] == s);
+    for cl in binding {
+        let guard = cl
+            .iter()
+            .find(|&&(c, _)| pairs[c as usize].kind == Kind::Guard);
+        if let (false, Some(&(g, s))) = (holds(&choice, cl), guard) {
+            choice[g as usize] = s;
+        }
+    }
+    // A read returned one write: a case where it read two has only more
+    // edges than either alone, so it is left out.
+    let mut reads: Vec<u32> = (pairs.iter().zip(&choice))
+        .filter(|(p, &s)| p.kind == Kind::ReadFrom && s == 0)
+        .filter_map(|(p, _)| p.side(0).iter().find(|d| d.rel == Rel::Wr).map(|d| d.b_mop))
+        .collect();
+    reads.sort_unstable();
+    let one_each = reads.windows(2).all(|w| w[0] != w[1]);
+    (one_each && binding.iter().all(|cl| holds(&choice, cl))).then_some(choice)
 }
 
 /// The most specific anomaly type `T` such that every resolution has a

@@ -140,11 +140,20 @@ fn judge(
     shape_reads(ops, &txns, workload)?;
     // Long-fork writes every key once, but Jepsen's checker reports a
     // second write as an unknown result rather than refusing the history.
-    match workload {
-        Workload::LongFork => {}
-        Workload::ClosedPredicate => predicate::check_unique_writes(ops, &txns)?,
-        _ => check_unique_writes(ops, &txns)?,
-    }
+    // An rw-register read of a value written more than once has several
+    // possible writers, which the check chooses among.
+    let repeated_writes = match workload {
+        Workload::LongFork => false,
+        Workload::ClosedPredicate => {
+            predicate::check_unique_writes(ops, &txns)?;
+            false
+        }
+        Workload::RwRegister => repeated_write(ops, &txns).is_some(),
+        _ => {
+            check_unique_writes(ops, &txns)?;
+            false
+        }
+    };
     let mops_read = ops.mops.len();
     keep_judged_mops(ops, &mut txns);
     let stamps = stamps_by_txn(&ops.stamps, &txns);
@@ -170,6 +179,7 @@ fn judge(
         rebuilt_ops: ops.rebuilt_ops,
         commit_order: Vec::new(),
         stamps,
+        repeated_writes,
     })
 }
 
@@ -492,23 +502,13 @@ fn shape_reads(ops: &mut Ops, txns: &[Txn], workload: Workload) -> Result<(), Hi
 }
 
 /// Elle relies on every (key, value) being written at most once, by one
-/// micro-op of one transaction; a repeat makes the history unreadable.
+/// micro-op of one transaction; outside rw-register a repeat makes the
+/// history unreadable.
 fn check_unique_writes(ops: &Ops, txns: &[Txn]) -> Result<(), HistoryError> {
-    let mut writes: Vec<(u64, u32)> = Vec::new();
-    for t in txns {
-        for i in t.mops.clone() {
-            let m = &ops.mops[i as usize];
-            if let (MopKind::Append | MopKind::Write, MopValue::Val(v)) = (m.kind, m.value()) {
-                writes.push(((m.key.raw() as u64) << 32 | v.raw() as u64, i));
-            }
-        }
-    }
-    // Unique by micro-op: one order however it is reached.
-    crate::limits::sort_unstable_on_cores(&mut writes, PARALLEL_SORT);
-    let Some(w) = writes.windows(2).find(|w| w[0].0 == w[1].0) else {
+    let Some((a, b)) = repeated_write(ops, txns) else {
         return Ok(());
     };
-    let (a, b) = (&ops.mops[w[0].1 as usize], &ops.mops[w[1].1 as usize]);
+    let (a, b) = (&ops.mops[a as usize], &ops.mops[b as usize]);
     let kind = if a.kind == MopKind::Append {
         "append of"
     } else {
@@ -524,4 +524,22 @@ fn check_unique_writes(ops: &Ops, txns: &[Txn]) -> Result<(), HistoryError> {
     )
     .at(b.span, "written again here")
     .at(a.span, "first written here"))
+}
+
+/// The first two micro-ops (in the order of their key and value) that
+/// write the same value to the same key, if any.
+fn repeated_write(ops: &Ops, txns: &[Txn]) -> Option<(u32, u32)> {
+    let mut writes: Vec<(u64, u32)> = Vec::new();
+    for t in txns {
+        for i in t.mops.clone() {
+            let m = &ops.mops[i as usize];
+            if let (MopKind::Append | MopKind::Write, MopValue::Val(v)) = (m.kind, m.value()) {
+                writes.push(((m.key.raw() as u64) << 32 | v.raw() as u64, i));
+            }
+        }
+    }
+    // Unique by micro-op: one order however it is reached.
+    crate::limits::sort_unstable_on_cores(&mut writes, PARALLEL_SORT);
+    let w = writes.windows(2).find(|w| w[0].0 == w[1].0)?;
+    Some((w[0].1, w[1].1))
 }

@@ -674,6 +674,11 @@ pub struct History {
     /// ([`read_stamps`](super::commit_order::read_stamps)), a slot per
     /// transaction. Empty until then.
     pub stamps: Vec<Option<super::commit_order::Stamp>>,
+    /// Whether some value is written to a key more than once (rw-register
+    /// only: other workloads refuse such a history). A read of it may have
+    /// several writers, and the paths that need each read's writer (the
+    /// fast paths, the axiomatic levels) step aside.
+    pub repeated_writes: bool,
 }
 
 impl History {

@@ -18,7 +18,7 @@ mod uncertain;
 pub(crate) mod util;
 
 pub use anomaly::Anomaly;
-pub use uncertain::{Constraint, Constraints, Pair};
+pub use uncertain::{Clause, Constraint, Constraints, Kind, Pair};
 
 use crate::graph::{Dep, Rel, Version};
 use crate::history::{History, TxnId, Workload};
@@ -67,6 +67,11 @@ pub struct Inference {
     /// one did not abort; `u32::MAX` otherwise. The axiomatic levels read
     /// them (`check::weak`) rather than find every write again.
     pub read_sources: Vec<TxnId>,
+    /// Reads of a value written more than once that more than one writer
+    /// could have given: their writer is a choice the constraints make
+    /// (`Kind::ReadFrom`), and the shortcuts that take every read's writer
+    /// as known do not apply.
+    pub ambiguous: usize,
 }
 
 /// Which dependency edges [`infer_deferred`] builds.

@@ -15,9 +15,21 @@
 //! Non-cycle anomalies: G1a, G1b, internal, future-read (a read of the value
 //! its own transaction writes only later; Elle finds it in list-append
 //! only), lost-update, cyclic-versions and garbage-read.
+//!
+//! A value written to a key more than once is a version per writer. A read
+//! of it that more than one of them (committed or indeterminate, external,
+//! not its own transaction's) could have given is *ambiguous*: it gives no
+//! certain edge, and its writer is a choice the constraints make
+//! (`Kind::ReadFrom`, with `Kind::Guard`s and clauses for the
+//! anti-dependencies that also need a version order), as VeriStrong's
+//! hyper-polygraphs do. A read only one of them could have given is
+//! certain; one none could is judged by the most telling of them (an
+//! intermediate write's G1b, then an aborted one's G1a).
 
 use super::anomaly::{Anomaly, Expected};
-use super::uncertain::{unordered_pairs, Coalescer, Constraints, Reader, Versions, Writer};
+use super::uncertain::{
+    unordered_pairs, Choice, Coalescer, Constraints, Kind, Reader, Versions, Writer,
+};
 use super::util::{csr, dedupe, pack, scalar, sccs, Ext, FxMap, FxSet, KeyIds, TxnKeys};
 use super::{Dep, Edges, InferOptions, Inference, Rel, Version};
 use crate::graph::order;
@@ -45,6 +57,16 @@ struct LaterRead {
     kid: u32,
     mop: u32,
     writer: Option<Write>,
+    /// More than one write could have given it.
+    ambiguous: bool,
+}
+
+/// A read of a repeated value with several possible writers.
+#[derive(Clone, Copy)]
+struct Ambiguous {
+    txn: TxnId,
+    kid: u32,
+    mop: u32,
 }
 
 /// One transaction's external access to one key.
@@ -58,7 +80,11 @@ struct Touch {
 struct Rr<'h> {
     h: &'h History,
     keys: KeyIds,
+    /// Each (key, value)'s first write.
     writes: FxMap<u64, Write>,
+    /// Every write of each (key, value) written more than once.
+    repeats: FxMap<u64, Vec<Write>>,
+    ambiguous: Vec<Ambiguous>,
     /// Every transaction's touches, transaction by transaction.
     touches: Vec<Touch>,
     touch_start: Vec<u32>,
@@ -84,6 +110,8 @@ struct Rr<'h> {
     /// first being its initial version, the others its values, sorted.
     node_val: Vec<Val>,
     node_key: Vec<u32>,
+    /// The writer a version of a repeated value is of (else `NONE`).
+    node_txn: Vec<TxnId>,
     key_start: Vec<u32>,
     /// Each version node's writer in the graph ([`Rr::writer`]), looked up
     /// once: the constraints ask for it several times per pair of versions,
@@ -119,6 +147,8 @@ pub fn infer_deferred<'h>(
         h,
         keys: KeyIds::default(),
         writes: FxMap::default(),
+        repeats: FxMap::default(),
+        ambiguous: Vec::new(),
         touches: Vec::new(),
         touch_start: Vec::with_capacity(h.txns.len() + 1),
         read_writer: Vec::new(),
@@ -131,6 +161,7 @@ pub fn infer_deferred<'h>(
         },
         node_val: Vec::new(),
         node_key: Vec::new(),
+        node_txn: Vec::new(),
         key_start: Vec::new(),
         node_writer: Vec::new(),
     };
@@ -158,6 +189,8 @@ pub fn infer_deferred<'h>(
         version_deps(&edges, &versions, &mut deps, wanted == Edges::All);
         dedupe(&mut deps);
     }
+    // Chains assume each version's readers known.
+    let chains = chains && rr.ambiguous.is_empty();
     let (implied, chained, open) = match open_wanted {
         true => rr.uncertainty(&edges, &versions, chains, None),
         false => (Vec::new(), false, false),
@@ -171,6 +204,7 @@ pub fn infer_deferred<'h>(
         chained,
         open,
         read_sources: std::mem::take(&mut rr.read_sources),
+        ambiguous: rr.ambiguous.len(),
     };
     let pending = Pending {
         rr,
@@ -218,7 +252,9 @@ impl Pending<'_> {
         let mut co = Coalescer::default();
         let rr = &self.rr;
         rr.uncertainty(&self.edges, &self.versions, self.chains, Some(&mut co));
-        co.finish(self.versions)
+        let mut constraints = co.finish(self.versions);
+        rr.choices(&self.edges, &mut constraints);
+        constraints
     }
 }
 
@@ -229,6 +265,60 @@ impl Rr<'_> {
 
     fn val(&self, mop: u32) -> Val {
         scalar(&self.h.mops[mop as usize])
+    }
+
+    /// The write committed transaction `t`'s read of (key, value) `kv`
+    /// read, and whether more than one could have given it (then `None`).
+    /// Of a repeated value, a write could if it is external, not aborted
+    /// and not `t`'s own; when none could, the most telling one is taken:
+    /// another's intermediate write, then an aborted one, then `t`'s own.
+    fn writer_of(&self, kv: u64, t: TxnId) -> (Option<Write>, bool) {
+        let Some(all) = self.repeats.get(&kv) else {
+            return (self.writes.get(&kv).copied(), false);
+        };
+        let could = |w: &&Write| w.ext && w.txn != t && self.status(w.txn) != Status::Aborted;
+        let mut possible = all.iter().filter(could);
+        match (possible.next(), possible.next()) {
+            (Some(_), Some(_)) => (None, true),
+            (Some(&w), None) => (Some(w), false),
+            _ => {
+                let other = |w: &&Write| w.txn != t;
+                let unaborted = |w: &&Write| self.status(w.txn) != Status::Aborted;
+                let telling = (all.iter().filter(other).find(unaborted))
+                    .or_else(|| all.iter().find(other))
+                    .or(all.first());
+                (telling.copied(), false)
+            }
+        }
+    }
+
+    /// Transaction `t`'s own write of (key, value) `kv`.
+    fn own_write(&self, kv: u64, t: TxnId) -> Option<Write> {
+        match self.repeats.get(&kv) {
+            Some(all) => all.iter().rev().find(|w| w.txn == t).copied(),
+            None => self.writes.get(&kv).copied(),
+        }
+    }
+
+    /// Brings into the graph the indeterminate transactions an ambiguous
+    /// read of `kv` by `t` may have read from.
+    fn observe_candidates(&mut self, kv: u64, t: TxnId) {
+        let Some(all) = self.repeats.get(&kv) else {
+            return;
+        };
+        for w in all {
+            if w.ext && w.txn != t && self.status[w.txn as usize] == Status::Indeterminate {
+                self.in_graph[w.txn as usize] = true;
+            }
+        }
+    }
+
+    /// Whether value `v` of key `kid` was written more than once.
+    fn repeated(&self, kid: u32, v: Val) -> bool {
+        !self.repeats.is_empty()
+            && self
+                .repeats
+                .contains_key(&pack(self.keys.keys[kid as usize], v))
     }
 
     fn touches_of(&self, t: TxnId) -> &[Touch] {
@@ -268,15 +358,20 @@ impl Rr<'_> {
                 }
                 let i = txn.mops.start + j as u32;
                 let ext = ks.slots[ks.find(m.key).expect("touched key")].1;
-                self.writes.insert(
-                    pack(m.key, scalar(m)),
-                    Write {
-                        txn: t as TxnId,
-                        mop: i,
-                        ext: ext.write == Some(i),
-                        first: ext.first_write.unwrap_or(i),
-                    },
-                );
+                let w = Write {
+                    txn: t as TxnId,
+                    mop: i,
+                    ext: ext.write == Some(i),
+                    first: ext.first_write.unwrap_or(i),
+                };
+                let kv = pack(m.key, scalar(m));
+                match self.writes.get(&kv) {
+                    // A read of nil reads the initial state, whoever wrote nil.
+                    Some(&first) if !scalar(m).is_nil() => {
+                        self.repeats.entry(kv).or_insert(vec![first]).push(w)
+                    }
+                    _ => drop(self.writes.insert(kv, w)),
+                }
             }
         }
         self.touch_start.push(self.touches.len() as u32);
@@ -332,7 +427,11 @@ impl Rr<'_> {
                         if let Some((r, rm)) = st.first_read {
                             st.written = true;
                             let kid = self.keys.get(m.key).expect("indexed key");
-                            lost.push((kid, r.raw(), txn.op(), t, rm));
+                            // Two reads of a repeated value may be of two
+                            // versions.
+                            if !self.repeats.contains_key(&pack(m.key, r)) {
+                                lost.push((kid, r.raw(), txn.op(), t, rm));
+                            }
                         }
                     }
                     continue;
@@ -340,7 +439,22 @@ impl Rr<'_> {
                 // A read of `nil` is a definite read of the initial state
                 // (Elle 0.2.7: "Detect internal anomalies like [:r nil]
                 // [:r 1]"), so a later read of anything else disagrees.
-                let found = self.writes.get(&pack(m.key, v)).copied();
+                // A later read that agrees read what the transaction had:
+                // its own write, or the version it read before.
+                let agrees = !external && st.state == Some(v);
+                let (found, ambiguous) = match agrees && st.own {
+                    true => (self.own_write(pack(m.key, v), t), false),
+                    false => self.writer_of(pack(m.key, v), t),
+                };
+                if ambiguous && !agrees {
+                    let kid = self.keys.get(m.key).expect("indexed key");
+                    self.ambiguous.push(Ambiguous {
+                        txn: t,
+                        kid,
+                        mop: i,
+                    });
+                    self.observe_candidates(pack(m.key, v), t);
+                }
                 match st.state {
                     Some(s) if s != v => {
                         if !internal_found {
@@ -365,6 +479,7 @@ impl Rr<'_> {
                             kid,
                             mop: i,
                             writer: found,
+                            ambiguous,
                         });
                     }
                     _ => st.state = Some(v),
@@ -385,6 +500,7 @@ impl Rr<'_> {
                     }
                 }
                 match found {
+                    None if ambiguous => {}
                     None if !v.is_nil() => garbage.push(Anomaly::GarbageRead { txn: t, mop: i }),
                     None => {}
                     Some(w) => {
@@ -459,17 +575,30 @@ impl Rr<'_> {
     /// its external writes (outside aborted transactions) and committed
     /// reads (external, and later ones that disagree) hold.
     fn nodes(&mut self) {
-        let mut vals: Vec<(u32, Val)> = Vec::new();
+        // (key, value, writer): the writer only for a repeated value, whose
+        // versions are its writes (reads give it none of their own).
+        let mut vals: Vec<(u32, Val, TxnId)> = Vec::new();
+        let once = |kid: u32, v: Val| (!self.repeated(kid, v)).then_some((kid, v, NONE));
         for touch in &self.touches {
             match self.status(touch.txn) {
                 Status::Aborted => continue,
-                Status::Committed => vals.extend(self.read_val(&touch.ext).map(|v| (touch.kid, v))),
+                Status::Committed => {
+                    let read = self.read_val(&touch.ext);
+                    vals.extend(read.and_then(|v| once(touch.kid, v)));
+                }
                 Status::Indeterminate => {}
             }
-            vals.extend(self.write_val(&touch.ext).map(|v| (touch.kid, v)));
+            vals.extend(
+                self.write_val(&touch.ext)
+                    .map(|v| match self.repeated(touch.kid, v) {
+                        true => (touch.kid, v, touch.txn),
+                        false => (touch.kid, v, NONE),
+                    }),
+            );
         }
-        vals.extend(self.later_reads.iter().map(|r| (r.kid, self.val(r.mop))));
-        vals.retain(|(_, v)| !v.is_nil());
+        let later = self.later_reads.iter();
+        vals.extend(later.filter_map(|r| once(r.kid, self.val(r.mop))));
+        vals.retain(|(_, v, _)| !v.is_nil());
         vals.sort_unstable();
         vals.dedup();
         let mut next = vals.iter().peekable();
@@ -477,12 +606,14 @@ impl Rr<'_> {
             self.key_start.push(self.node_val.len() as u32);
             self.node_val.push(Val::NIL);
             self.node_key.push(kid);
-            while let Some(&&(k, v)) = next.peek() {
+            self.node_txn.push(NONE);
+            while let Some(&&(k, v, txn)) = next.peek() {
                 if k != kid {
                     break;
                 }
                 self.node_val.push(v);
                 self.node_key.push(kid);
+                self.node_txn.push(txn);
                 next.next();
             }
         }
@@ -492,7 +623,42 @@ impl Rr<'_> {
             .collect();
     }
 
-    /// The node of value `v` of key `kid` (`nil`: the initial version).
+    /// The version transaction `txn` wrote of value `v` of key `kid`.
+    fn write_node(&self, kid: u32, v: Val, txn: TxnId) -> u32 {
+        if v.is_nil() || !self.repeated(kid, v) {
+            return self.node(kid, v);
+        }
+        let (lo, hi) = (
+            self.key_start[kid as usize],
+            self.key_start[kid as usize + 1],
+        );
+        let vals = &self.node_val[lo as usize + 1..hi as usize];
+        let start = lo + 1 + vals.partition_point(|&x| x < v) as u32;
+        (start..hi)
+            .find(|&n| self.node_txn[n as usize] == txn)
+            .expect("a version per write of a repeated value")
+    }
+
+    /// The version a committed read of value `v` of key `kid` read, given
+    /// the write it read (`None` for an ambiguous read).
+    fn read_node(&self, kid: u32, v: Val, writer: Option<Write>) -> Option<u32> {
+        if v.is_nil() || !self.repeated(kid, v) {
+            return Some(self.node(kid, v));
+        }
+        let w = writer.filter(|w| w.ext && self.status(w.txn) != Status::Aborted)?;
+        Some(self.write_node(kid, v, w.txn))
+    }
+
+    /// The version a touch's external read of value `r` read.
+    fn ext_read_node(&self, t: &Touch, r: Val) -> Option<u32> {
+        let base = self.touch_start[t.txn as usize] as usize;
+        let at = self.touches_of(t.txn).iter().position(|x| x.kid == t.kid)?;
+        let writer = self.read_writer.get(base + at).copied().flatten();
+        self.read_node(t.kid, r, writer)
+    }
+
+    /// The node of value `v` of key `kid` (`nil`: the initial version), of
+    /// a value written at most once.
     fn node(&self, kid: u32, v: Val) -> u32 {
         let start = self.key_start[kid as usize];
         if v.is_nil() {
@@ -508,24 +674,26 @@ impl Rr<'_> {
     /// external read; an `:info` one's external write).
     fn final_version(&self, t: &Touch) -> Option<u32> {
         let (r, w) = (self.read_val(&t.ext), self.write_val(&t.ext));
-        let v = match self.status(t.txn) {
-            Status::Committed => w.filter(|v| !v.is_nil()).or(r).unwrap_or(Val::NIL),
-            Status::Indeterminate => w?,
-            Status::Aborted => return None,
-        };
-        Some(self.node(t.kid, v))
+        match (self.status(t.txn), w.filter(|v| !v.is_nil()), r) {
+            (Status::Committed, Some(w), _) => Some(self.write_node(t.kid, w, t.txn)),
+            (Status::Committed, None, Some(r)) => self.ext_read_node(t, r),
+            (Status::Committed, None, None) => Some(self.node(t.kid, Val::NIL)),
+            (Status::Indeterminate, _, _) => Some(self.write_node(t.kid, w?, t.txn)),
+            (Status::Aborted, _, _) => None,
+        }
     }
 
     /// The version a touch first sees (Elle: an `:ok` transaction's external
     /// read, else its external write; an `:info` one's external write).
     fn first_version(&self, t: &Touch) -> Option<u32> {
         let (r, w) = (self.read_val(&t.ext), self.write_val(&t.ext));
-        let v = match self.status(t.txn) {
-            Status::Committed => r.filter(|v| !v.is_nil()).or(w).unwrap_or(Val::NIL),
-            Status::Indeterminate => w?,
-            Status::Aborted => return None,
-        };
-        Some(self.node(t.kid, v))
+        match (self.status(t.txn), r.filter(|v| !v.is_nil()), w) {
+            (Status::Committed, Some(r), _) => self.ext_read_node(t, r),
+            (Status::Committed, None, Some(w)) => Some(self.write_node(t.kid, w, t.txn)),
+            (Status::Committed, None, None) => Some(self.node(t.kid, Val::NIL)),
+            (Status::Indeterminate, _, _) => Some(self.write_node(t.kid, w?, t.txn)),
+            (Status::Aborted, _, _) => None,
+        }
     }
 
     /// Whether a source of version order besides the initial state is
@@ -605,7 +773,7 @@ impl Rr<'_> {
             }
             if let (Some(&Some(at)), Some(w)) = (order.get(t.txn as usize), self.write_val(&t.ext))
             {
-                placed.push((t.kid, at, self.node(t.kid, w)));
+                placed.push((t.kid, at, self.write_node(t.kid, w, t.txn)));
             }
         }
         placed.sort_unstable();
@@ -631,8 +799,8 @@ impl Rr<'_> {
                 continue;
             }
             if let (Some(r), Some(w)) = (self.read_val(&t.ext), self.write_val(&t.ext)) {
-                if !r.is_nil() && r != w {
-                    out.push((self.node(t.kid, r), self.node(t.kid, w)));
+                if let Some(a) = self.ext_read_node(t, r).filter(|_| !r.is_nil() && r != w) {
+                    out.push((a, self.write_node(t.kid, w, t.txn)));
                 }
             }
         }
@@ -805,14 +973,16 @@ impl Rr<'_> {
         let mut reads: Vec<(u32, u32)> = Vec::new();
         for (i, t) in self.touches.iter().enumerate() {
             if self.status(t.txn) == Status::Committed {
+                let writer = self.read_writer[i];
                 if let Some(v) = self.read_val(&t.ext) {
-                    reads.push((self.node(t.kid, v), i as u32));
+                    reads.extend(self.read_node(t.kid, v, writer).map(|n| (n, i as u32)));
                 }
             }
         }
         let later = self.touches.len() as u32;
         for (i, r) in self.later_reads.iter().enumerate() {
-            reads.push((self.node(r.kid, self.val(r.mop)), later + i as u32));
+            let node = self.read_node(r.kid, self.val(r.mop), r.writer);
+            reads.extend(node.filter(|_| !r.ambiguous).map(|n| (n, later + i as u32)));
         }
         let (start, touches) = csr(self.node_val.len(), &reads);
         drop(reads);
@@ -863,7 +1033,15 @@ impl Rr<'_> {
             return None;
         }
         let key = self.keys.keys[self.node_key[node as usize] as usize];
-        let w = *self.writes.get(&pack(key, v))?;
+        let txn = self.node_txn[node as usize];
+        let w = match txn {
+            NONE => *self.writes.get(&pack(key, v))?,
+            _ => *self
+                .repeats
+                .get(&pack(key, v))?
+                .iter()
+                .find(|w| w.txn == txn && w.ext)?,
+        };
         (w.ext && self.in_graph[w.txn as usize]).then_some(w)
     }
 
@@ -891,26 +1069,13 @@ impl Rr<'_> {
         mut co: Option<&mut Coalescer>,
     ) -> (Vec<Dep>, bool, bool) {
         let known: FxSet<(u32, u32)> = edges.iter().copied().collect();
-        let mut by_key: Vec<Vec<(u32, u32)>> = vec![Vec::new(); self.keys.len()];
-        for &(a, b) in edges {
-            if !self.node_val[a as usize].is_nil() {
-                by_key[self.node_key[a as usize] as usize].push((a, b));
-            }
-        }
+        let mut by_key = self.key_edges(edges);
         let mut implied = Vec::new();
         let mut links = Links::new(if chains { self.node_val.len() } else { 0 });
         for t in &self.touches {
-            if self.status(t.txn) != Status::Committed {
-                continue;
-            }
-            let (Some(r), Some(w)) = (self.read_val(&t.ext), self.write_val(&t.ext)) else {
+            let Some((a, b)) = self.read_then_write(t) else {
                 continue;
             };
-            let (a, b) = (self.node(t.kid, r), self.node(t.kid, w));
-            if r.is_nil() || a == b || self.writer(a).is_none() {
-                continue;
-            }
-            by_key[t.kid as usize].push((a, b));
             if !known.contains(&(a, b)) {
                 implied.extend(versions.precedes_keyed(a, b));
             }
@@ -926,7 +1091,131 @@ impl Rr<'_> {
         }
         dedupe(&mut implied);
         let implied = implied.into_iter().map(|(_, d)| d).collect();
-        (implied, chained, open)
+        // An ambiguous read's writer is open too.
+        (implied, chained, open || !self.ambiguous.is_empty())
+    }
+
+    /// Per key, the edges between its written versions that every model
+    /// forbidding G1c has: the version graph's, and from the version a
+    /// committed transaction read to the one it then wrote.
+    fn key_edges(&self, edges: &[(u32, u32)]) -> Vec<Vec<(u32, u32)>> {
+        let mut by_key: Vec<Vec<(u32, u32)>> = vec![Vec::new(); self.keys.len()];
+        for &(a, b) in edges {
+            if !self.node_val[a as usize].is_nil() {
+                by_key[self.node_key[a as usize] as usize].push((a, b));
+            }
+        }
+        for t in &self.touches {
+            if let Some((a, b)) = self.read_then_write(t) {
+                by_key[t.kid as usize].push((a, b));
+            }
+        }
+        by_key
+    }
+
+    /// A committed touch's external read's version and the version it then
+    /// wrote, when it read one someone in the graph wrote and wrote another.
+    fn read_then_write(&self, t: &Touch) -> Option<(u32, u32)> {
+        if self.status(t.txn) != Status::Committed {
+            return None;
+        }
+        let (r, w) = (self.read_val(&t.ext)?, self.write_val(&t.ext)?);
+        if r.is_nil() {
+            return None;
+        }
+        let a = self.ext_read_node(t, r)?;
+        let b = self.write_node(t.kid, w, t.txn);
+        (a != b && self.writer(a).is_some()).then_some((a, b))
+    }
+
+    /// The writer choices of the ambiguous reads, added to `constraints`
+    /// (whose order constraints are built) with their clauses: per read,
+    /// one `Kind::ReadFrom` per possible writer (its wr edge, and rw to the
+    /// writer of every version known to follow), one of which holds; and
+    /// per possible writer and version of unknown order relative to its, a
+    /// `Kind::Guard` for the rw edge to that version's writer, made to
+    /// hold when the reader chose that writer and its version comes first.
+    /// The rw edges go to every later version, not only the next: a direct
+    /// edge closes no cycle that the path through the next one does not.
+    fn choices(&self, edges: &[(u32, u32)], constraints: &mut Constraints) {
+        if self.ambiguous.is_empty() {
+            return;
+        }
+        let orders = constraints.orders();
+        let by_key = self.key_edges(edges);
+        let mut reach = KeyReach::default();
+        for amb in &self.ambiguous {
+            crate::limits::tick();
+            let v = self.val(amb.mop);
+            let (lo, hi) = (
+                self.key_start[amb.kid as usize],
+                self.key_start[amb.kid as usize + 1],
+            );
+            reach.key(amb.kid, lo, hi, &by_key[amb.kid as usize]);
+            let writers = |n: u32| self.writer(n).filter(|w| w.txn != amb.txn).map(|w| (n, w));
+            let candidates: Vec<(u32, Write)> = (lo..hi)
+                .filter(|&n| self.node_val[n as usize] == v)
+                .filter_map(writers)
+                .collect();
+            let mut one_of = Vec::new();
+            for &(a, wa) in &candidates {
+                let mut deps = vec![self.choice_dep(amb, a, a, wa.mop, wa.txn, Rel::Wr)];
+                let mut guarded = Vec::new();
+                for (b, wb) in (lo..hi).filter(|&b| b != a).filter_map(writers) {
+                    let rw = self.choice_dep(amb, a, b, wb.mop, wb.txn, Rel::Rw);
+                    if reach.reaches(a, b) {
+                        deps.push(rw);
+                    } else if !reach.reaches(b, a) {
+                        let pair = (wa.txn.min(wb.txn), wa.txn.max(wb.txn));
+                        // None: the key's versions closed a cycle, a G1c
+                        // found without them.
+                        if let Some(&order) = orders.get(&pair) {
+                            let a_first = u8::from(wa.txn != pair.0);
+                            guarded.push((order, a_first, rw));
+                        }
+                    }
+                }
+                let x = constraints.push_choice(Choice {
+                    a: wa.txn,
+                    b: amb.txn,
+                    kind: Kind::ReadFrom,
+                    deps,
+                });
+                one_of.push((x, 0));
+                for (order, a_first, rw) in guarded {
+                    let g = constraints.push_choice(Choice {
+                        a: amb.txn,
+                        b: rw.to,
+                        kind: Kind::Guard,
+                        deps: vec![rw],
+                    });
+                    constraints
+                        .clauses
+                        .push(vec![(x, 1), (order, 1 - a_first), (g, 0)]);
+                }
+            }
+            constraints.clauses.push(one_of);
+        }
+    }
+
+    /// An edge of an ambiguous read's choice of version `a`: wr from its
+    /// writer (`to` is `a` then), or rw to the writer of version `to`.
+    fn choice_dep(&self, amb: &Ambiguous, a: u32, to: u32, mop: u32, txn: TxnId, rel: Rel) -> Dep {
+        let (reader, writer) = (amb.txn, txn);
+        let (from, to_txn, a_mop, b_mop) = match rel {
+            Rel::Wr => (writer, reader, mop, amb.mop),
+            _ => (reader, writer, amb.mop, mop),
+        };
+        Dep {
+            from,
+            to: to_txn,
+            rel,
+            key: self.keys.keys[amb.kid as usize],
+            value: self.version(a),
+            value2: self.version(to),
+            a_mop,
+            b_mop,
+        }
     }
 
     /// The constraints of one key's unordered pairs of written versions, or
@@ -961,7 +1250,10 @@ impl Rr<'_> {
         let Some(co) = co else {
             return (chained, !pairs.is_empty());
         };
-        let unread = |(first, last): (u32, u32)| first == last && !versions.read(first);
+        // A version an ambiguous read may have read is not unread.
+        let unread = |(first, last): (u32, u32)| {
+            self.ambiguous.is_empty() && first == last && !versions.read(first)
+        };
         for (i, j) in pairs {
             crate::limits::tick();
             let (x, y) = (chains[i as usize], chains[j as usize]);
@@ -1029,6 +1321,53 @@ impl Links {
                 (first, last)
             })
             .collect()
+    }
+}
+
+/// Which of one key's versions reach which along its certain edges, asked
+/// of the key whose ambiguous reads are being made choices of: one search
+/// per version asked about.
+#[derive(Default)]
+struct KeyReach {
+    kid: u32,
+    lo: u32,
+    start: Vec<u32>,
+    succ: Vec<u32>,
+    /// Per version of the key (from `lo`), the versions it reaches, once
+    /// asked.
+    from: FxMap<u32, Vec<bool>>,
+}
+
+impl KeyReach {
+    /// Makes key `kid` (versions `lo..hi`, `edges` between them) current.
+    fn key(&mut self, kid: u32, lo: u32, hi: u32, edges: &[(u32, u32)]) {
+        if !self.start.is_empty() && self.kid == kid {
+            return;
+        }
+        let local: Vec<(u32, u32)> = edges.iter().map(|&(a, b)| (a - lo, b - lo)).collect();
+        (self.start, self.succ) = csr((hi - lo) as usize, &local);
+        (self.kid, self.lo) = (kid, lo);
+        self.from.clear();
+    }
+
+    /// Whether version `a` reaches version `b` (both of the current key).
+    fn reaches(&mut self, a: u32, b: u32) -> bool {
+        let (start, succ, lo) = (&self.start, &self.succ, self.lo);
+        let seen = self.from.entry(a).or_insert_with(|| {
+            let n = start.len() - 1;
+            let mut seen = vec![false; n];
+            let mut stack = vec![a - lo];
+            while let Some(x) = stack.pop() {
+                for &y in &succ[start[x as usize] as usize..start[x as usize + 1] as usize] {
+                    if !seen[y as usize] {
+                        seen[y as usize] = true;
+                        stack.push(y);
+                    }
+                }
+            }
+            seen
+        });
+        seen[(b - lo) as usize]
     }
 }
 

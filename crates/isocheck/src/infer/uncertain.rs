@@ -3,9 +3,29 @@
 //! SPEC §2.3), and the edges that hold in every model forbidding G1c; the
 //! store they are kept in.
 
-use super::util::csr;
+use super::util::{csr, FxMap};
 use super::{Dep, Rel, Version};
 use crate::history::{TxnId, Val};
+
+/// What a constraint chooses between.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Kind {
+    /// Two transactions' writes in an unknown order (side 0: `a`'s first).
+    #[default]
+    Order,
+    /// Whether `b` read `a`'s write of a value other transactions wrote
+    /// too (side 0: the wr edge and the rw edges to every version known to
+    /// follow it), or another writer's (side 1: nothing).
+    ReadFrom,
+    /// An anti-dependency from the reader `a` of a repeated value to the
+    /// writer `b` (side 0), which a clause makes hold when the reader chose
+    /// a writer whose version `b`'s precedes; side 1 is nothing.
+    Guard,
+}
+
+/// A clause over a store's constraints: `(constraint, side)` literals, one
+/// of which holds (see `check::polygraph::Problem::clauses`).
+pub type Clause = Vec<(u32, u8)>;
 
 /// Two transactions that both wrote some keys in an unknown order. Either
 /// `a`'s versions precede `b`'s on every such key (side 0: ww `a → b` and
@@ -26,6 +46,7 @@ pub struct Constraint {
     mid: usize,
     /// See [`Pair::unread`].
     pub unread: bool,
+    pub kind: Kind,
 }
 
 impl Constraint {
@@ -39,6 +60,7 @@ impl Constraint {
             deps,
             mid: sides[0].len(),
             unread,
+            kind: Kind::Order,
         }
     }
 
@@ -192,9 +214,12 @@ pub struct Pair<'c> {
     /// others orders these writes along a topological order of its graph,
     /// which adds only forward edges (and so it is for any subset).
     pub unread: bool,
+    pub kind: Kind,
     /// One part per key: `a`'s run of versions, then `b`'s.
     parts: &'c [Part],
     versions: &'c Versions,
+    /// A writer choice's side 0 (no parts then).
+    chosen: &'c [Dep],
 }
 
 impl<'c> Pair<'c> {
@@ -203,22 +228,30 @@ impl<'c> Pair<'c> {
     /// preceding the first of the other.
     pub fn side(&self, s: usize) -> impl Iterator<Item = Dep> + 'c {
         let versions = self.versions;
-        self.parts.iter().flat_map(move |p| match s {
+        let chosen = match s {
+            0 => self.chosen,
+            _ => &[],
+        };
+        let orders = self.parts.iter().flat_map(move |p| match s {
             0 => versions.precedes(p.a_last, p.b_first),
             _ => versions.precedes(p.b_last, p.a_first),
-        })
+        });
+        orders.chain(chosen.iter().copied())
     }
 
     /// The constraint on its own.
     pub fn to_constraint(self) -> Constraint {
         let [first, second]: [Vec<Dep>; 2] = [0, 1].map(|s| self.side(s).collect());
-        Constraint::new(self.a, self.b, [&first, &second], self.unread)
+        Constraint {
+            kind: self.kind,
+            ..Constraint::new(self.a, self.b, [&first, &second], self.unread)
+        }
     }
 }
 
 impl PartialEq for Pair<'_> {
     fn eq(&self, other: &Pair) -> bool {
-        (self.a, self.b, self.unread) == (other.a, other.b, other.unread)
+        (self.a, self.b, self.unread, self.kind) == (other.a, other.b, other.unread, other.kind)
             && (0..2).all(|s| self.side(s).eq(other.side(s)))
     }
 }
@@ -250,6 +283,20 @@ pub struct Constraints {
     items: Vec<Item>,
     parts: Vec<Part>,
     versions: Versions,
+    /// The writer choices of reads of repeated values, after the orders.
+    choices: Vec<Choice>,
+    /// Clauses over all of them (by index: orders first).
+    pub clauses: Vec<Clause>,
+}
+
+/// A constraint of a read of a repeated value: its side 0 (side 1 has
+/// nothing).
+#[derive(Clone, Debug)]
+pub struct Choice {
+    pub a: TxnId,
+    pub b: TxnId,
+    pub kind: Kind,
+    pub deps: Vec<Dep>,
 }
 
 /// Equal when they hold the same constraints in the same order, however
@@ -280,23 +327,49 @@ fn offset(n: usize) -> u32 {
 
 impl Constraints {
     pub fn len(&self) -> usize {
-        self.items.len()
+        self.items.len() + self.choices.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.items.is_empty()
+        self.len() == 0
     }
 
     /// The `i`th constraint.
     pub fn get(&self, i: usize) -> Pair<'_> {
-        let it = self.items[i];
+        let Some(it) = self.items.get(i) else {
+            let c = &self.choices[i - self.items.len()];
+            return Pair {
+                a: c.a,
+                b: c.b,
+                unread: false,
+                kind: c.kind,
+                parts: &[],
+                versions: &self.versions,
+                chosen: &c.deps,
+            };
+        };
         Pair {
             a: it.a,
             b: it.b,
             unread: it.unread,
+            kind: Kind::Order,
             parts: &self.parts[it.start as usize..it.end as usize],
             versions: &self.versions,
+            chosen: &[],
         }
+    }
+
+    /// The order constraints by their transactions `(a, b)`, `a < b`.
+    pub(super) fn orders(&self) -> FxMap<(TxnId, TxnId), u32> {
+        (self.items.iter().enumerate())
+            .map(|(i, it)| ((it.a, it.b), i as u32))
+            .collect()
+    }
+
+    /// Adds a writer choice's constraint; its index.
+    pub(super) fn push_choice(&mut self, choice: Choice) -> u32 {
+        self.choices.push(choice);
+        offset(self.len() - 1)
     }
 
     pub fn iter(&self) -> impl Iterator<Item = Pair<'_>> + '_ {
@@ -395,6 +468,8 @@ impl Coalescer {
             items,
             parts: sorted,
             versions,
+            choices: Vec::new(),
+            clauses: Vec::new(),
         }
     }
 }

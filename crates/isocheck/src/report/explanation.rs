@@ -18,7 +18,7 @@ use crate::check::{lattice, Analysis, Case, Entry, Forced, FoundCycle};
 use crate::graph::{Dep, Rel, Version, NO_MOP};
 use crate::history::{History, MopKind, MopValue, Process, Span, Status, TxnId, Val, Workload};
 use crate::infer::anomaly::{Anomaly, Expected};
-use crate::infer::Constraint;
+use crate::infer::{Constraint, Kind};
 use std::fmt::Write;
 
 /// How much of a long explanation the help text and labels keep.
@@ -434,7 +434,7 @@ fn forced<'a>(h: &'a History, a: &Analysis, f: &Forced, d: Detail) -> Explanatio
     if let Some(c) = f.cases.first() {
         cycle_labels(&mut labels, a, &c.cycle, d);
     } else {
-        for p in &f.pairs {
+        for p in f.orders() {
             labels.op_of(p.a, "writes in unknown order".to_string());
             labels.op_of(p.b, "writes in unknown order".to_string());
         }
@@ -449,21 +449,26 @@ pub(crate) fn forced_intro(h: &History, f: &Forced, value_chars: usize) -> Strin
     let model = lattice::friendly_model(f.model);
     // No pair left open: the order that reads followed by writes imply
     // (which every model forbidding G1c must respect) closes the cycle.
-    let mut help = if f.pairs.is_empty() {
+    let mut help = if f.orders().next().is_none() && reads_of_repeats(f).next().is_none() {
         format!(
             "the version order implied by transactions that read a key and then wrote it \
              makes the history not {model}."
         )
-    } else {
+    } else if reads_of_repeats(f).next().is_none() {
         format!(
             "whatever order the database installed the writes below in, the history is not \
              {model}."
+        )
+    } else {
+        format!(
+            "whatever order the database installed the writes below in, and whichever write of \
+             a repeated value each read below returned, the history is not {model}."
         )
     };
     if let Some(text) = lattice::characterisation(f.model) {
         let _ = write!(help, " Checked: {text}.");
     }
-    for p in &f.pairs {
+    for p in f.orders() {
         let keys: Vec<String> = pair_keys(p)
             .map(|k| value_text(h, k, value_chars))
             .collect();
@@ -474,7 +479,18 @@ pub(crate) fn forced_intro(h: &History, f: &Forced, value_chars: usize) -> Strin
             keys.join(", ")
         );
     }
-    if let Some(line) = mixed_orders_line(h, &f.pairs, value_chars) {
+    for (reader, writer, d) in reads_of_repeats(f) {
+        let [ir, iw] = [reader, writer].map(|t| h.op(h.txn(t).op()).index);
+        let _ = write!(
+            help,
+            "\nThe transaction at index {ir} read {} = {}, which the transaction at index {iw} \
+             wrote, among others.",
+            value_text(h, d.key, value_chars),
+            version_text(h, d.value, value_chars),
+        );
+    }
+    let orders: Vec<Constraint> = f.orders().cloned().collect();
+    if let Some(line) = mixed_orders_line(h, &orders, value_chars) {
         help.push('\n');
         help.push_str(&line);
     }
@@ -494,9 +510,19 @@ pub(crate) fn first_writers(h: &History, f: &Forced, c: &Case) -> Vec<String> {
 /// that order closes, in Elle's words.
 pub(crate) fn forced_case(h: &History, a: &Analysis, f: &Forced, c: &Case, d: Detail) -> String {
     let first = first_writers(h, f, c);
-    let given = match first.is_empty() {
-        true => "In that order".to_string(),
-        false => format!("If the writes of index {} came first", first.join(", ")),
+    let index = |t: TxnId| h.op(h.txn(t).op()).index;
+    let reads: Vec<String> = (f.reads_from(c).into_iter())
+        .map(|(r, w)| format!("index {} read index {}'s write", index(r), index(w)))
+        .collect();
+    let given = match (first.is_empty(), reads.is_empty()) {
+        (true, true) => "In that order".to_string(),
+        (false, true) => format!("If the writes of index {} came first", first.join(", ")),
+        (true, false) => format!("If {}", reads.join(" and ")),
+        (false, false) => format!(
+            "If the writes of index {} came first and {}",
+            first.join(", "),
+            reads.join(" and ")
+        ),
     };
     format!(
         "{given}, this {} cycle follows:\n{}",
@@ -512,8 +538,7 @@ pub(crate) fn forced_case(h: &History, a: &Analysis, f: &Forced, c: &Case, d: De
 /// their `:index`.
 fn forced_entry<'a>(h: &'a History, a: &Analysis, f: &Forced) -> R<'a> {
     let pairs = f
-        .pairs
-        .iter()
+        .orders()
         .map(|p| {
             map(vec![
                 (
@@ -538,6 +563,14 @@ fn forced_entry<'a>(h: &'a History, a: &Analysis, f: &Forced) -> R<'a> {
                 .map(|t| R::Int(h.op(h.txn(t).op()).index))
                 .collect();
             let mut entries = vec![("writes-first", R::Vec(first))];
+            let reads = f.reads_from(c);
+            if !reads.is_empty() {
+                let index = |t: TxnId| R::Int(h.op(h.txn(t).op()).index);
+                let pairs = reads
+                    .into_iter()
+                    .map(|(r, w)| R::Vec(vec![index(r), index(w)]));
+                entries.push(("reads-from", R::Vec(pairs.collect())));
+            }
             entries.extend(cycle_entry(h, a, &c.cycle));
             map(entries)
         })
@@ -548,6 +581,14 @@ fn forced_entry<'a>(h: &'a History, a: &Analysis, f: &Forced) -> R<'a> {
         ("unknown-orders", R::Vec(pairs)),
         ("cases", R::Vec(cases)),
     ])
+}
+
+/// A forced anomaly's reads of repeated values: per possible writer in its
+/// pairs, (reader, writer, the wr edge).
+fn reads_of_repeats(f: &Forced) -> impl Iterator<Item = (TxnId, TxnId, &Dep)> {
+    (f.pairs.iter())
+        .filter(|p| p.kind == Kind::ReadFrom)
+        .filter_map(|p| Some((p.b, p.a, p.side(0).iter().find(|d| d.rel == Rel::Wr)?)))
 }
 
 /// Why a pair's writes are taken in one order on all its keys, shown with

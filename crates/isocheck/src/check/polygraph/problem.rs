@@ -117,11 +117,6 @@ impl Problem {
         }
     }
 
-    /// Adds the clause that one of these constraints takes the side named.
-    pub fn clause(&mut self, sides: &[(u32, u8)]) {
-        self.clauses.push(sides.to_vec());
-    }
-
     /// How many constraints there are.
     pub fn constraints(&self) -> usize {
         self.side_starts.len().saturating_sub(1) / 2
