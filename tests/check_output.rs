@@ -85,6 +85,7 @@ const CASES: &[Case] = &[
     // A G2-item PostgreSQL's SERIALIZABLE let through (recorded, cut to
     // the cycle's window; see the file's first lines).
     case("postgres-serializable-g2-item", Some(&["serializable"])),
+    case("repeated-values-g-single-item", Some(&["serializable"])),
 ];
 
 fn load(name: &str) -> History {

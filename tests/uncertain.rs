@@ -45,6 +45,12 @@ fn random_history(seed: u64) -> (String, Vec<Txn>) {
 /// As [`random_history`], with 2 to `1 + txns` transactions over 1 to
 /// `keys` keys.
 fn random_history_of(seed: u64, txns: u64, keys: u64) -> (String, Vec<Txn>) {
+    random_history_with(seed, txns, keys, None)
+}
+
+/// As [`random_history_of`]; with a `pool`, written values are drawn from
+/// `1..=pool`, so that a value is often written to a key more than once.
+fn random_history_with(seed: u64, txns: u64, keys: u64, pool: Option<u64>) -> (String, Vec<Txn>) {
     let mut r = Rng(seed | 1);
     let n = 2 + r.below(txns) as usize;
     let keys = 1 + r.below(keys);
@@ -57,9 +63,12 @@ fn random_history_of(seed: u64, txns: u64, keys: u64) -> (String, Vec<Txn>) {
             if !read && !write {
                 continue;
             }
-            let w = write.then(|| {
-                next[k as usize] += 1;
-                next[k as usize] - 1
+            let w = write.then(|| match pool {
+                Some(p) => 1 + r.below(p),
+                None => {
+                    next[k as usize] += 1;
+                    next[k as usize] - 1
+                }
             });
             ops.push((k, read.then_some(None), w));
         }
@@ -102,6 +111,53 @@ fn random_history_of(seed: u64, txns: u64, keys: u64) -> (String, Vec<Txn>) {
         ));
     }
     (text, txns)
+}
+
+/// Every choice of writer for each read of a value written more than once
+/// (among the other transactions that wrote it), each with every
+/// combination of version orders ([`brute_force`], on the history with the
+/// choice made: each write's value made unique and each read given its
+/// writer's).
+fn brute_force_choices(txns: &[Txn], extension: bool) -> bool {
+    let unique = |t: usize, v: u64| 1000 * (t as u64 + 1) + v;
+    // Per (transaction, op) with a read of a written value, its candidates.
+    let mut reads: Vec<(usize, usize, Vec<usize>)> = Vec::new();
+    for (t, txn) in txns.iter().enumerate() {
+        for (j, &(k, read, _)) in txn.ops.iter().enumerate() {
+            let Some(Some(v)) = read else { continue };
+            let writers = (0..txns.len())
+                .filter(|&u| u != t && txns[u].ops.iter().any(|o| o.0 == k && o.2 == Some(v)));
+            reads.push((t, j, writers.collect()));
+        }
+    }
+    let mut pick = vec![0usize; reads.len()];
+    loop {
+        let mut renamed: Vec<Txn> = txns.to_vec();
+        for (t, txn) in renamed.iter_mut().enumerate() {
+            for o in &mut txn.ops {
+                o.2 = o.2.map(|v| unique(t, v));
+            }
+        }
+        for (i, (t, j, writers)) in reads.iter().enumerate() {
+            let op = &mut renamed[*t].ops[*j];
+            op.1 = op.1.map(|v| v.map(|v| unique(writers[pick[i]], v)));
+        }
+        if brute_force(&renamed, extension) {
+            return true;
+        }
+        let mut i = 0;
+        loop {
+            if i == reads.len() {
+                return false;
+            }
+            pick[i] += 1;
+            if pick[i] < reads[i].2.len() {
+                break;
+            }
+            pick[i] = 0;
+            i += 1;
+        }
+    }
 }
 
 /// Every combination of per-key version orders: does one keep the model's
@@ -260,6 +316,35 @@ proptest! {
                     Validity::True => true,
                     Validity::False => false,
                     // Nothing inferred: every order is trivially fine.
+                    Validity::Unknown => types == ["empty-transaction-graph"],
+                };
+                prop_assert_eq!(
+                    ours, expected,
+                    "{} (pruning {}): {:?}\n{}", model, pruning, types, text
+                );
+            }
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(common::cases(3000, 30_000)))]
+
+    /// With values drawn from a pool of two or three, reads of a value
+    /// several transactions wrote choose their writer: the checker's
+    /// verdict is brute force's over every writer choice and version order.
+    #[test]
+    fn repeated_values_decide_as_every_writer_choice_does(seed in any::<u64>()) {
+        let pool = 2 + seed % 2;
+        let (text, txns) = random_history_with(seed, 4, 2, Some(pool));
+        let h = parse_edn("random.edn", &text).expect("generated history parses");
+        for (model, extension) in [("serializable", false), ("snapshot-isolation", true)] {
+            let expected = brute_force_choices(&txns, extension) && !has_non_cycle_anomaly(&h, model);
+            for pruning in [true, false] {
+                let (valid, types) = verdict(&h, model, pruning);
+                let ours = match valid {
+                    Validity::True => true,
+                    Validity::False => false,
                     Validity::Unknown => types == ["empty-transaction-graph"],
                 };
                 prop_assert_eq!(

@@ -306,8 +306,7 @@ fn analyze_with(
     analysis.characterised = lattice::characterised_models(models.as_deref());
     // The axiomatic levels' facts know item reads, not what a predicate
     // read saw: in a closed-predicate history they are not decided.
-    // Nor do they know a read's several possible writers.
-    if history.workload == Workload::ClosedPredicate || history.repeated_writes {
+    if history.workload == Workload::ClosedPredicate {
         let names = levels.drain(..).filter_map(lattice::axiomatic_model);
         analysis.unchecked.extend(names);
     }
@@ -376,6 +375,11 @@ fn analyze_with(
         }
         false => (Vec::new(), Vec::new()),
     };
+    // Nor do they know a read's several possible writers.
+    if ambiguous > 0 {
+        let names = levels.drain(..).filter_map(lattice::axiomatic_model);
+        analysis.unchecked.extend(names);
+    }
     if !second && !levels.is_empty() {
         limits::stage(Stage::Saturation);
     }

@@ -235,16 +235,16 @@ fn input_errors() {
 }
 
 #[test]
-fn duplicate_write_names_both_places() {
-    let text =
-        "{:type :ok, :process 0, :value [[:w :x 1]]}\n{:type :ok, :process 1, :value [[:w :x 1]]}";
+fn duplicate_append_names_both_places() {
+    let text = "{:type :ok, :process 0, :value [[:append :x 1]]}\n\
+                {:type :ok, :process 1, :value [[:append :x 1]]}";
     let e = error(text);
     let spans: Vec<&str> = e
         .labels
         .iter()
         .map(|l| &text[l.span.start()..l.span.end()])
         .collect();
-    assert_eq!(spans, ["[:w :x 1]", "[:w :x 1]"]);
+    assert_eq!(spans, ["[:append :x 1]", "[:append :x 1]"]);
     assert!(e.labels[0].span.start() > e.labels[1].span.start());
     assert!(e.to_string().contains(":x"));
 }

@@ -28,7 +28,7 @@
 
 use super::anomaly::{Anomaly, Expected};
 use super::uncertain::{
-    unordered_pairs, Choice, Coalescer, Constraints, Kind, Reader, Versions, Writer,
+    unordered_pairs, Choice, Clause, Coalescer, Constraints, Kind, Reader, Versions, Writer,
 };
 use super::util::{csr, dedupe, pack, scalar, sccs, Ext, FxMap, FxSet, KeyIds, TxnKeys};
 use super::{Dep, Edges, InferOptions, Inference, Rel, Version};
@@ -273,7 +273,11 @@ impl Rr<'_> {
     /// and not `t`'s own; when none could, the most telling one is taken:
     /// another's intermediate write, then an aborted one, then `t`'s own.
     fn writer_of(&self, kv: u64, t: TxnId) -> (Option<Write>, bool) {
-        let Some(all) = self.repeats.get(&kv) else {
+        let repeated = match self.repeats.is_empty() {
+            true => None,
+            false => self.repeats.get(&kv),
+        };
+        let Some(all) = repeated else {
             return (self.writes.get(&kv).copied(), false);
         };
         let could = |w: &&Write| w.ext && w.txn != t && self.status(w.txn) != Status::Aborted;
@@ -651,6 +655,9 @@ impl Rr<'_> {
 
     /// The version a touch's external read of value `r` read.
     fn ext_read_node(&self, t: &Touch, r: Val) -> Option<u32> {
+        if r.is_nil() || !self.repeated(t.kid, r) {
+            return Some(self.node(t.kid, r));
+        }
         let base = self.touch_start[t.txn as usize] as usize;
         let at = self.touches_of(t.txn).iter().position(|x| x.kid == t.kid)?;
         let writer = self.read_writer.get(base + at).copied().flatten();
@@ -1142,60 +1149,70 @@ impl Rr<'_> {
             return;
         }
         let orders = constraints.orders();
-        let by_key = self.key_edges(edges);
         let mut reach = KeyReach::default();
-        for amb in &self.ambiguous {
+        // Key by key, so that each key's reachability is built once.
+        let mut by_key: Vec<&Ambiguous> = self.ambiguous.iter().collect();
+        by_key.sort_by_key(|a| (a.kid, a.mop));
+        let key_edges = self.key_edges(edges);
+        for amb in by_key {
             crate::limits::tick();
-            let v = self.val(amb.mop);
-            let (lo, hi) = (
-                self.key_start[amb.kid as usize],
-                self.key_start[amb.kid as usize + 1],
-            );
-            reach.key(amb.kid, lo, hi, &by_key[amb.kid as usize]);
-            let writers = |n: u32| self.writer(n).filter(|w| w.txn != amb.txn).map(|w| (n, w));
-            let candidates: Vec<(u32, Write)> = (lo..hi)
-                .filter(|&n| self.node_val[n as usize] == v)
-                .filter_map(writers)
-                .collect();
-            let mut one_of = Vec::new();
-            for &(a, wa) in &candidates {
-                let mut deps = vec![self.choice_dep(amb, a, a, wa.mop, wa.txn, Rel::Wr)];
-                let mut guarded = Vec::new();
-                for (b, wb) in (lo..hi).filter(|&b| b != a).filter_map(writers) {
-                    let rw = self.choice_dep(amb, a, b, wb.mop, wb.txn, Rel::Rw);
-                    if reach.reaches(a, b) {
-                        deps.push(rw);
-                    } else if !reach.reaches(b, a) {
-                        let pair = (wa.txn.min(wb.txn), wa.txn.max(wb.txn));
-                        // None: the key's versions closed a cycle, a G1c
-                        // found without them.
-                        if let Some(&order) = orders.get(&pair) {
-                            let a_first = u8::from(wa.txn != pair.0);
-                            guarded.push((order, a_first, rw));
-                        }
-                    }
-                }
-                let x = constraints.push_choice(Choice {
-                    a: wa.txn,
-                    b: amb.txn,
-                    kind: Kind::ReadFrom,
-                    deps,
-                });
-                one_of.push((x, 0));
-                for (order, a_first, rw) in guarded {
-                    let g = constraints.push_choice(Choice {
-                        a: amb.txn,
-                        b: rw.to,
-                        kind: Kind::Guard,
-                        deps: vec![rw],
-                    });
-                    constraints
-                        .clauses
-                        .push(vec![(x, 1), (order, 1 - a_first), (g, 0)]);
-                }
-            }
+            let kid = amb.kid as usize;
+            let (lo, hi) = (self.key_start[kid], self.key_start[kid + 1]);
+            reach.key(amb.kid, lo, hi, &key_edges[kid]);
+            let one_of = self.read_choices(amb, &mut reach, &orders, constraints);
             constraints.clauses.push(one_of);
         }
+    }
+
+    /// One ambiguous read's constraints (see [`Rr::choices`]), added to
+    /// `constraints` with the guards' clauses; the clause that one of its
+    /// writers is the one it read.
+    fn read_choices(
+        &self,
+        amb: &Ambiguous,
+        reach: &mut KeyReach,
+        orders: &FxMap<(TxnId, TxnId), u32>,
+        constraints: &mut Constraints,
+    ) -> Clause {
+        let v = self.val(amb.mop);
+        let kid = amb.kid as usize;
+        let (lo, hi) = (self.key_start[kid], self.key_start[kid + 1]);
+        let writers = |n: u32| self.writer(n).filter(|w| w.txn != amb.txn).map(|w| (n, w));
+        let candidates = (lo..hi).filter(|&n| self.node_val[n as usize] == v);
+        let mut one_of = Vec::new();
+        for (a, wa) in candidates.filter_map(writers) {
+            let mut deps = vec![self.choice_dep(amb, a, a, wa.mop, wa.txn, Rel::Wr)];
+            let mut guarded = Vec::new();
+            for (b, wb) in (lo..hi).filter(|&b| b != a).filter_map(writers) {
+                let rw = self.choice_dep(amb, a, b, wb.mop, wb.txn, Rel::Rw);
+                if reach.reaches(a, b) {
+                    deps.push(rw);
+                } else if !reach.reaches(b, a) {
+                    let pair = (wa.txn.min(wb.txn), wa.txn.max(wb.txn));
+                    // None: the key's versions closed a cycle, a G1c found
+                    // without them.
+                    if let Some(&order) = orders.get(&pair) {
+                        guarded.push((order, u8::from(wa.txn != pair.0), rw));
+                    }
+                }
+            }
+            let (a, b, kind) = (wa.txn, amb.txn, Kind::ReadFrom);
+            let x = constraints.push_choice(Choice { a, b, kind, deps });
+            one_of.push((x, 0));
+            for (order, a_first, rw) in guarded {
+                let (a, b, kind) = (amb.txn, rw.to, Kind::Guard);
+                let g = constraints.push_choice(Choice {
+                    a,
+                    b,
+                    kind,
+                    deps: vec![rw],
+                });
+                constraints
+                    .clauses
+                    .push(vec![(x, 1), (order, 1 - a_first), (g, 0)]);
+            }
+        }
+        one_of
     }
 
     /// An edge of an ambiguous read's choice of version `a`: wr from its

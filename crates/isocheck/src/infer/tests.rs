@@ -1396,3 +1396,76 @@ fn pairs_of_writes_nobody_read_are_unread() {
         .collect();
     assert_eq!(unread, [(0, 1, false), (2, 3, true)]);
 }
+
+// ------------------------------------------------------ repeated written values
+
+#[test]
+fn rw_read_of_a_value_two_writers_wrote_is_a_choice() {
+    let (h, inf) = run(&oks(&[
+        (0, "[[:w :x 1]]"),
+        (1, "[[:w :x 1]]"),
+        (2, "[[:r :x 1]]"),
+    ]));
+    no_anomalies(&h, &inf);
+    assert_eq!(inf.ambiguous, 1);
+    // No certain wr edge: the writer is T0's or T1's.
+    assert!(edges(&h, &inf).iter().all(|e| !e.contains(" wr ")));
+    let c = &inf.constraints;
+    let kinds: Vec<(Kind, TxnId, TxnId)> = c.iter().map(|p| (p.kind, p.a, p.b)).collect();
+    assert_eq!(
+        kinds,
+        [
+            (Kind::Order, 0, 1),
+            (Kind::ReadFrom, 0, 2),
+            (Kind::Guard, 2, 1),
+            (Kind::ReadFrom, 1, 2),
+            (Kind::Guard, 2, 0),
+        ]
+    );
+    // The read took one of them; each guard's rw edge holds when the
+    // reader chose its writer and that writer's version came first.
+    assert_eq!(
+        c.clauses,
+        [
+            vec![(1, 1), (0, 1), (2, 0)],
+            vec![(3, 1), (0, 0), (4, 0)],
+            vec![(1, 0), (3, 0)]
+        ]
+    );
+}
+
+#[test]
+fn rw_read_of_a_repeated_value_only_one_writer_could_give_is_certain() {
+    let text = pair(0, "ok", "[[:w :x 1]]")
+        + &pair(1, "fail", "[[:w :x 1]]")
+        + &pair(2, "ok", "[[:w :x 1] [:w :x 2]]")
+        + &pair(3, "ok", "[[:r :x 1]]");
+    let (h, inf) = run(&text);
+    no_anomalies(&h, &inf);
+    assert_eq!(inf.ambiguous, 0);
+    assert!(edges(&h, &inf).contains(&"T0 wr T3 :x 1 @0/0".to_string()));
+}
+
+#[test]
+fn rw_read_no_writer_of_a_repeated_value_could_give_is_g1b_before_g1a() {
+    let text = pair(0, "fail", "[[:w :x 1]]")
+        + &pair(1, "ok", "[[:w :x 1] [:w :x 2]]")
+        + &pair(2, "ok", "[[:r :x 1]]");
+    let (h, inf) = run(&text);
+    assert_eq!(inf.ambiguous, 0);
+    assert_eq!(anomalies(&h, &inf), ["G1b T2 [:r :x 1] writer T1"]);
+    let aborted = pair(0, "fail", "[[:w :x 1]]")
+        + &pair(1, "fail", "[[:w :x 1]]")
+        + &pair(2, "ok", "[[:r :x 1]]");
+    let (h, inf) = run(&aborted);
+    assert_eq!(anomalies(&h, &inf), ["G1a T2 [:r :x 1] writer T0"]);
+}
+
+#[test]
+fn rw_indeterminate_writers_a_choice_may_name_join_the_graph() {
+    let text =
+        invoke(0, "[[:w :x 1]]") + &pair(1, "ok", "[[:w :x 1]]") + &pair(2, "ok", "[[:r :x 1]]");
+    let (_, inf) = run(&text);
+    assert_eq!(inf.ambiguous, 1);
+    assert_eq!(inf.in_graph, [true, true, true]);
+}

@@ -120,7 +120,7 @@ pub(crate) fn explain<'a>(h: &'a History, a: &Analysis, e: Entry, d: Detail) -> 
         Entry::CycleExists(i) => cycle_exists(h, a, i),
         Entry::Forced(i) => forced(h, a, &a.forced[i], d),
         Entry::Stopped(i) => stopped(a, i),
-        Entry::NotChecked(model) => not_checked(model),
+        Entry::NotChecked(model) => not_checked(h, model),
         Entry::Weak(i) => weak::violation(h, &a.weak[i]),
         Entry::EmptyGraph => Explanation {
             entry: R::Bool(true),
@@ -184,9 +184,17 @@ fn stopped(a: &Analysis, i: usize) -> Explanation<'static> {
 }
 
 /// A requested model the check does not decide, and why.
-fn not_checked(model: &'static str) -> Explanation<'static> {
+fn not_checked(h: &History, model: &'static str) -> Explanation<'static> {
     let reason = match lattice::definition(model) {
         Some(lattice::Definition::NotChecked(reason)) => reason.to_string(),
+        Some(lattice::Definition::Axiomatic(_)) if h.workload == Workload::ClosedPredicate => {
+            "its check knows item reads, not what a predicate read saw".to_string()
+        }
+        Some(lattice::Definition::Axiomatic(_)) if h.repeated_writes => {
+            "its check needs each read's writer, and some read here returned a value more than \
+             one transaction wrote"
+                .to_string()
+        }
         Some(lattice::Definition::OrderKnown(definition)) => {
             format!(
                 "{definition}; this history leaves the order of some writes open, and snapshot \
