@@ -116,6 +116,9 @@ pub struct Run {
     /// The seed after the last history's (a repeated source skips some).
     end_seed: u64,
     disagreements: BTreeMap<Class, Found>,
+    /// The histories the checker refused to read, by the diagnostic's
+    /// code: the first (seed and history) and how many.
+    refused: BTreeMap<&'static str, (u64, History, usize)>,
     /// Per answerer and seed, the implications broken (the first
     /// histories only).
     lattice: BTreeMap<(&'static str, u64), (History, Vec<Broken>)>,
@@ -139,6 +142,7 @@ pub fn run(source: Source, cases: u64, seed: u64) -> Run {
         first_seed: seed,
         end_seed: seed,
         disagreements: BTreeMap::new(),
+        refused: BTreeMap::new(),
         lattice: BTreeMap::new(),
         lattice_pairs: BTreeMap::new(),
         notes: BTreeMap::new(),
@@ -153,8 +157,14 @@ pub fn run(source: Source, cases: u64, seed: u64) -> Run {
             .map(|&(m, def)| (m, models::decide(&h, def)))
             .collect();
         run.oracle_seconds += clock.elapsed().as_secs_f64();
-        let parsed = checker::parse(&h);
-        let default = run.compare(s, &h, &parsed, &oracle, &implications);
+        let default = match checker::try_parse(&h) {
+            Ok(parsed) => run.compare(s, &h, &parsed, &oracle, &implications),
+            Err(e) => {
+                let first = (s, h.clone(), 0);
+                run.refused.entry(e.error.code()).or_insert(first).2 += 1;
+                BTreeMap::new()
+            }
+        };
         run.check_lattice(s, &h, &default, &oracle, &implications);
         for (m, o) in &oracle {
             if o.is_none() && models::definition(m) != Some(Def::Unchecked) {
@@ -343,7 +353,7 @@ impl Run {
     /// unless a history already shown exhibits it too.
     pub fn assert_agrees(&self) {
         eprintln!("{}", self.summary());
-        if self.disagreements.is_empty() {
+        if self.disagreements.is_empty() && self.refused.is_empty() {
             return;
         }
         let mut groups: Vec<(History, Vec<String>)> = Vec::new();
@@ -373,15 +383,33 @@ impl Run {
                 found.answer.types,
             ));
         }
-        let mut report = String::new();
+        let mut report = self.refusals();
         for (h, lines) in &groups {
             let _ = write!(report, "\n\n{}\n{}", lines.join("\n"), h.edn());
         }
         panic!(
-            "{} classes of disagreement on {:?}, by shrunk history:{report}",
+            "{} classes of disagreement and {} of refusal on {:?}, by shrunk history:{report}",
             self.disagreements.len(),
+            self.refused.len(),
             self.source
         );
+    }
+
+    /// The histories the checker refused to read, each kind's first
+    /// shrunk.
+    fn refusals(&self) -> String {
+        let mut report = String::new();
+        for (&code, (seed, h, count)) in &self.refused {
+            let still = |h: &History| checker::try_parse(h).is_err_and(|e| e.error.code() == code);
+            let _ = write!(
+                report,
+                "\n\nthe checker refused {count} of {} histories ({code}), first at \
+                 ORACLE_SEED={seed}; shrunk:\n{}",
+                self.histories,
+                shrink(h.clone(), still).edn()
+            );
+        }
+        report
     }
 
     /// Reports the broken implications by the first few histories that
@@ -431,6 +459,9 @@ impl Run {
         for (why, n) in &self.notes {
             let _ = write!(s, "\n  {n} × {why}");
         }
+        for (code, (_, _, n)) in &self.refused {
+            let _ = write!(s, "\n  {n} × refused by the checker: {code}");
+        }
         s
     }
 }
@@ -442,10 +473,14 @@ fn way_name(w: Way) -> &'static str {
     }
 }
 
-/// Whether `h` shows disagreement `class` (checked `way`).
+/// Whether `h` shows disagreement `class` (checked `way`); a shrunk
+/// history the checker refuses does not.
 fn shows(h: &History, class: &Class, way: Way) -> bool {
     let def = models::definition(class.model).unwrap_or(Def::Unchecked);
-    let answer = checker::answer(&checker::parse(h), class.model, way);
+    let Ok(parsed) = checker::try_parse(h) else {
+        return false;
+    };
+    let answer = checker::answer(&parsed, class.model, way);
     if answer.valid.name() != class.checker || models::decide(h, def) != class.oracle {
         return false;
     }
@@ -470,7 +505,8 @@ fn stronger_oracle(h: &History, model: &str) -> Option<bool> {
 fn broken(h: &History, b: &Broken) -> bool {
     let answer = |m: &str| -> Option<bool> {
         if b.by == "checker" {
-            checker::answer(&checker::parse(h), m, Way::Default).decided()
+            let parsed = checker::try_parse(h).ok()?;
+            checker::answer(&parsed, m, Way::Default).decided()
         } else {
             models::decide(h, models::definition(m)?)
         }
