@@ -233,6 +233,85 @@ fn rw_register_keys_retire_after_max_writes_per_key() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Of a history's writes, those that repeat a value already written to
+/// their key, and all the writes.
+fn repeated_writes(history: &[u8]) -> (usize, usize) {
+    let writes = writes_per_key(history);
+    let all: usize = writes.values().map(Vec::len).sum();
+    let distinct: usize = writes
+        .values()
+        .map(|vs| vs.iter().collect::<std::collections::BTreeSet<_>>().len())
+        .sum();
+    (all - distinct, all)
+}
+
+/// `gen --duplicate-values RATE` (issue 36): at RATE > 0 rw-register and
+/// mini-transaction writes repeat values already written to their key,
+/// about RATE of them, the same for the same seed; at 0, the default,
+/// none do and the history is the one written without the option; a
+/// forced fault keeps its script on fresh keys with fresh values; a RATE
+/// outside 0..=1, or the option for a workload whose values cannot
+/// repeat, is a usage error naming it.
+#[test]
+fn duplicate_values_repeat_written_values_at_their_rate() {
+    for workload in ["rw-register", "mini-transactions"] {
+        let base = [
+            "gen", workload, "--txns", "600", "--keys", "4", "--seed", "3",
+        ];
+        let gen = |extra: &[&str]| {
+            let o = isocheck(&[&base[..], extra].concat());
+            assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+            o.stdout
+        };
+        let unique = gen(&[]);
+        assert_eq!(repeated_writes(&unique).0, 0, "{workload}");
+        assert_eq!(gen(&["--duplicate-values", "0"]), unique, "{workload}");
+        let repeated = gen(&["--duplicate-values", "0.3"]);
+        assert_eq!(gen(&["--duplicate-values", "0.3"]), repeated, "{workload}");
+        let (repeats, all) = repeated_writes(&repeated);
+        // Each key's first write is fresh: about 30% repeat.
+        let share = repeats as f64 / all as f64;
+        assert!(
+            (0.22..0.38).contains(&share),
+            "{workload}: {repeats} of {all}"
+        );
+        let faulty = gen(&["--duplicate-values", "0.5", "--fault", "write-skew"]);
+        let scripted = writes_per_key(&faulty).split_off(&4);
+        assert!(!scripted.is_empty(), "{workload}: no fault script");
+        for (k, vs) in scripted {
+            let fresh: std::collections::BTreeSet<_> = vs.iter().collect();
+            assert_eq!(fresh.len(), vs.len(), "{workload}: key {k} {vs:?}");
+        }
+    }
+    for (args, says) in [
+        (
+            &["gen", "rw-register", "--duplicate-values", "1.5"][..],
+            "--duplicate-values",
+        ),
+        (
+            &["gen", "rw-register", "--duplicate-values", "half"],
+            "not a number between 0 and 1",
+        ),
+        (
+            &["gen", "list-append", "--duplicate-values", "0.2"],
+            "(--duplicate-values) are for rw-register histories",
+        ),
+        (
+            &["gen", "cas-register", "--duplicate-values", "0.2"],
+            "--duplicate-values does not apply to `gen cas-register`",
+        ),
+        (
+            &["gen", "closed-predicate", "--duplicate-values", "0.2"],
+            "--duplicate-values does not apply to `gen closed-predicate`",
+        ),
+    ] {
+        let o = isocheck(args);
+        assert_eq!(o.status.code(), Some(3), "{args:?}");
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert!(stderr.contains(says), "{args:?}: {stderr}");
+    }
+}
+
 #[test]
 fn a_fault_fails_the_check_from_the_command_line() {
     let dir = std::env::temp_dir().join(format!("isocheck-gen-cli-{}", std::process::id()));

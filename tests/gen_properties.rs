@@ -69,6 +69,7 @@ fn params(seed: u64, kind: Kind, level: Level, fault: Option<Fault>) -> Params {
             } else {
                 0.0
             },
+            duplicate_values: 0.0,
             distribution: DISTRIBUTIONS[r.below(3) as usize],
             keys: 1 + r.below(6),
             max_writes_per_key: 2 + r.below(8),

@@ -57,6 +57,7 @@ fn params(k: &Knobs, level: Level, fault: Option<Fault>) -> Params {
             max_ops: k.max_ops,
             read_ratio: 0.5,
             blind_writes: k.blind_writes,
+            duplicate_values: 0.0,
             distribution: Distribution::Uniform,
             keys: k.keys,
             max_writes_per_key: 8,

@@ -699,6 +699,7 @@ fn generated(
             max_ops: 1 + r.below(4),
             read_ratio: 0.5,
             blind_writes: 0.0,
+            duplicate_values: 0.0,
             distribution: Distribution::Uniform,
             keys: 1 + r.below(5),
             max_writes_per_key: 2 + r.below(8),

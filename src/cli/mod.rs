@@ -180,6 +180,14 @@ pub struct GenArgs {
     /// (their order is unknown to the checker, which then searches for one).
     #[arg(long, default_value_t = 0.0, value_parser = parse_fraction)]
     pub blind_writes: f64,
+    /// rw-register and mini-transactions: the probability that a write
+    /// repeats a value already written to its key in the run (one of them,
+    /// uniformly, the current one included, like `UPDATE t SET v = v`)
+    /// instead of a fresh one, so that a read of it has several possible
+    /// writers. The database still runs at its level. Default 0: values
+    /// are unique.
+    #[arg(long, value_name = "RATE", default_value_t = 0.0, value_parser = parse_fraction)]
+    pub duplicate_values: f64,
     /// How keys are chosen.
     #[arg(long, value_enum, default_value = "uniform")]
     pub distribution: gen::Distribution,
@@ -274,6 +282,7 @@ impl GenArgs {
                 max_ops: self.ops.1,
                 read_ratio: self.read_ratio,
                 blind_writes: self.blind_writes,
+                duplicate_values: self.duplicate_values,
                 distribution: self.distribution,
                 keys: self.keys,
                 max_writes_per_key: self.max_writes_per_key.unwrap_or(match kind {
@@ -406,7 +415,7 @@ fn given(m: Option<&ArgMatches>) -> Vec<String> {
 
 /// `gen` arguments for lwt's single register ops, and why each means
 /// nothing there.
-const TXN_ONLY: [(&str, &str); 8] = [
+const TXN_ONLY: [(&str, &str); 9] = [
     (
         "level",
         "its registers are linearizable; --fault injects a violation",
@@ -422,12 +431,16 @@ const TXN_ONLY: [(&str, &str); 8] = [
         "a compare-and-set fails when its expected value is not current",
     ),
     ("max_writes_per_key", "registers are never retired"),
+    (
+        "duplicate_values",
+        "--values N draws values from 0..N, so that they repeat",
+    ),
     ("timestamps", "its registers are not transactions"),
     ("timestamp_fault", "its registers are not transactions"),
 ];
 
 /// `gen` arguments the closed-predicate workload has no use for, and why.
-const NOT_PREDICATE: [(&str, &str); 10] = [
+const NOT_PREDICATE: [(&str, &str); 11] = [
     (
         "ops",
         "a transaction holds one to four micro-ops, as Elle's generator's",
@@ -443,6 +456,7 @@ const NOT_PREDICATE: [(&str, &str); 10] = [
     ("timestamps", "its timestamps are not written"),
     ("timestamp_fault", "its timestamps are not written"),
     ("values", "values are fresh"),
+    ("duplicate_values", "values are fresh"),
     ("max_mb", "the run ends once every key was mutated"),
 ];
 

@@ -299,6 +299,7 @@ impl RunArgs {
             max_ops: self.ops.1,
             read_ratio: self.read_ratio,
             blind_writes: 0.0,
+            duplicate_values: 0.0,
             distribution: self.distribution,
             keys: self.keys,
             max_writes_per_key: self.max_writes_per_key,

@@ -2,7 +2,8 @@
 //! a total order of the committed transactions writing it (after the
 //! initial version), the direct serialization graph of the committed
 //! transactions (ww between writers in version order; wr from the writer
-//! of the version an external read returned; rw from a reader to the
+//! of the version an external read returned, the witness's chosen one
+//! when the value was written twice; rw from a reader to the
 //! writer of the next version after the one it read), plus the session or
 //! real-time order of the strong variants; a model holds when some version
 //! order leaves its graph without the cycles it proscribes.
@@ -81,15 +82,12 @@ fn some_acyclic<'o>(
     })
 }
 
-/// A register read of a value its writer overwrote later in the same
-/// transaction (G1b); a list read is checked against the versions.
+/// A register read of a value its chosen writer overwrote later in the
+/// same transaction (G1b); a list read is checked against the versions.
 fn intermediate_read(f: &Facts) -> bool {
     f.h.kind == Kind::Register
         && f.reads.iter().flatten().any(|r| {
-            r.seen.iter().any(|&v| {
-                let w = f.writer(r.key, v);
-                f.writes(w, r.key).last() != Some(&v)
-            })
+            (r.seen.iter().zip(&r.from)).any(|(&v, &w)| f.writes(w, r.key).last() != Some(&v))
         })
 }
 
@@ -124,10 +122,9 @@ fn traceable(f: &Facts, order: &[usize], key: usize, t: usize, r: &ExtRead, exac
     let seen: Vec<u32> = if exact {
         r.seen.clone()
     } else {
-        r.seen
-            .iter()
-            .copied()
-            .filter(|&v| f.committed[f.writer(key, v)])
+        (r.seen.iter().zip(&r.from))
+            .filter(|&(_, &w)| f.committed[w])
+            .map(|(&v, _)| v)
             .collect()
     };
     if r.own {
@@ -137,24 +134,22 @@ fn traceable(f: &Facts, order: &[usize], key: usize, t: usize, r: &ExtRead, exac
         return f.state(&order[..at], key) == seen;
     }
     if exact {
-        version(f, order, key, &seen).is_some()
+        version(f, order, key, r).is_some()
     } else {
         f.state(order, key).starts_with(&seen)
     }
 }
 
 /// Which version of `key` (0: the initial one, `i`: the one `order[i-1]`
-/// installed) an external read returning `seen` read, if any.
-fn version(f: &Facts, order: &[usize], key: usize, seen: &[u32]) -> Option<usize> {
+/// installed) external read `r` read, if any: a register's, its chosen
+/// writer's; a list's, the one whose content it shows.
+fn version(f: &Facts, order: &[usize], key: usize, r: &ExtRead) -> Option<usize> {
     match f.h.kind {
-        Kind::Register => match seen.first() {
+        Kind::Register => match r.from.first() {
             None => Some(0),
-            Some(&v) => order
-                .iter()
-                .position(|&w| w == f.writer(key, v))
-                .map(|i| i + 1),
+            Some(&from) => order.iter().position(|&w| w == from).map(|i| i + 1),
         },
-        Kind::List => (0..=order.len()).find(|&i| f.state(&order[..i], key) == seen),
+        Kind::List => (0..=order.len()).find(|&i| f.state(&order[..i], key) == r.seen),
     }
 }
 
@@ -214,7 +209,7 @@ fn acyclic(f: &Facts, orders: &[&[usize]], g: Graph) -> bool {
 fn dependencies(f: &Facts, key: usize, order: &[usize], g: Graph, edges: &mut Vec<Edge>) -> bool {
     for (t, reads) in f.reads.iter().enumerate() {
         for r in reads.iter().filter(|r| r.key == key && !r.own) {
-            let Some(at) = version(f, order, key, &r.seen) else {
+            let Some(at) = version(f, order, key, r) else {
                 return false;
             };
             if at > 0 && order[at - 1] != t {

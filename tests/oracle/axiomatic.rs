@@ -5,7 +5,11 @@
 //! external read returns what the transactions it sees wrote (EXT): a
 //! register the `co`-latest write among them (none: `nil`), a list all
 //! their appends in `co` order. A transaction's effect is its final write
-//! of each key, so a read of an overwritten write fails EXT.
+//! of each key, so a read of an overwritten write fails EXT. Read-from
+//! (`wr`) is the witness's choice of writers, and the `co`-latest visible
+//! writer must be the chosen one (Biswas and Enea's EXT; for Cerone et
+//! al.'s value-based EXT, choosing the writer a witness's read sees is
+//! the same).
 //!
 //! The least visibility satisfying the axioms is enough (a larger one only
 //! shows more writers to each read). Every axiom derives edges into a
@@ -210,8 +214,12 @@ impl Search<'_, '_> {
                 .collect();
             seen.sort_by_key(|&w| self.pos[w]);
             // A register's read must come from the co-latest visible
-            // writer, its final write; a list's shows them all in co order.
-            self.f.state(&seen, r.key) == r.seen
+            // writer, its final write, and that writer is the one chosen
+            // (with a value written twice, another writer of it visible
+            // later in co is not the one read); a list's shows them all in
+            // co order.
+            let latest = r.from.last().is_none_or(|w| seen.last() == Some(w));
+            latest && self.f.state(&seen, r.key) == r.seen
         })
     }
 
@@ -220,7 +228,6 @@ impl Search<'_, '_> {
     fn read_committed_sees(&self, t: usize, r: &ExtRead, w: usize) -> bool {
         self.f.reads[t]
             .iter()
-            .filter(|e| e.op <= r.op)
-            .any(|e| e.seen.iter().any(|&v| self.f.writer(e.key, v) == w))
+            .any(|e| e.op <= r.op && e.from.contains(&w))
     }
 }

@@ -3,7 +3,7 @@
 //! `check -m MODEL`, `--no-fast-path` and `--every-pair`.
 
 use super::history::{History, Kind};
-use isocheck::history::{self, Format, Workload};
+use isocheck::history::{self, Format, InputDiagnostic, Workload};
 use isocheck::internals::check::{CheckOptions, SolveOptions, Validity};
 
 /// The command-line variants compared.
@@ -58,12 +58,18 @@ impl Answer {
 
 /// The parsed history, to check under several models.
 pub fn parse(h: &History) -> history::History {
+    try_parse(h).unwrap_or_else(|e| panic!("a generated history parses: {e:?}\n{}", h.edn()))
+}
+
+/// The parsed history, or the diagnostic the checker refuses it with
+/// (`isocheck::duplicate_write` for a value written twice to a key, while
+/// the checker requires unique values).
+pub fn try_parse(h: &History) -> Result<history::History, InputDiagnostic> {
     let workload = match h.kind {
         Kind::Register => Workload::RwRegister,
         Kind::List => Workload::ListAppend,
     };
     history::parse_text(Format::Edn, "oracle.edn", h.edn(), Some(workload))
-        .unwrap_or_else(|e| panic!("a generated history parses: {e:?}\n{}", h.edn()))
 }
 
 pub fn answer(parsed: &history::History, model: &str, way: Way) -> Answer {

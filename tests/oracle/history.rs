@@ -1,7 +1,8 @@
 //! The oracle's own picture of a Jepsen transaction history (transactions
 //! with their process, outcome and the file positions of their invocation
 //! and completion), its rendering as Jepsen EDN, and the random generator
-//! of small histories the comparison runs on.
+//! of small histories the comparison runs on: with values unique per key,
+//! or (rw-register) drawn from a small pool so that they repeat.
 
 use super::common::Rng;
 
@@ -67,7 +68,13 @@ impl Txn {
 
     /// The values this transaction writes to `key`, in program order.
     pub fn writes(&self, key: usize) -> Vec<u32> {
-        self.mops
+        self.writes_before(key, self.mops.len())
+    }
+
+    /// The values this transaction writes to `key` before micro-op `op`,
+    /// in program order.
+    pub fn writes_before(&self, key: usize, op: usize) -> Vec<u32> {
+        self.mops[..op]
             .iter()
             .filter_map(|m| match m {
                 Mop::Write(k, v) if *k == key => Some(*v),
@@ -162,19 +169,73 @@ fn key(k: usize) -> &'static str {
 /// A value no transaction of a generated history writes.
 pub const GARBAGE: u32 = 99;
 
+/// The histories a comparison draws.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Source {
+    /// Of one workload, written values unique per key.
+    Unique(Kind),
+    /// rw-register histories whose writes draw their values from a pool
+    /// of one to three per key, kept when some value is written twice.
+    Repeated,
+}
+
+impl Source {
+    pub fn kind(self) -> Kind {
+        match self {
+            Source::Unique(kind) => kind,
+            Source::Repeated => Kind::Register,
+        }
+    }
+
+    /// The history of `seed`; `None` if a repeated one writes no value
+    /// twice.
+    pub fn draw(self, seed: u64) -> Option<History> {
+        match self {
+            Source::Unique(kind) => Some(generate(seed, kind, false)),
+            Source::Repeated => {
+                let h = generate(seed, Kind::Register, true);
+                h.repeats_a_value().then_some(h)
+            }
+        }
+    }
+
+    /// `n` histories, from the first seed at or after `seed` that draws
+    /// one: (seed, history).
+    pub fn histories(self, seed: u64, n: u64) -> impl Iterator<Item = (u64, History)> {
+        (seed..)
+            .filter_map(move |s| self.draw(s).map(|h| (s, h)))
+            .take(n as usize)
+    }
+}
+
+impl History {
+    /// Whether some value is written to its key by two micro-ops.
+    pub fn repeats_a_value(&self) -> bool {
+        (0..self.keys).any(|k| {
+            let mut vs: Vec<u32> = self.txns.iter().flat_map(|t| t.writes(k)).collect();
+            let all = vs.len();
+            vs.sort_unstable();
+            vs.dedup();
+            vs.len() < all
+        })
+    }
+}
+
 /// A random history: 1 to 5 transactions (6, one time in eight), 1 to 3
 /// concurrent processes, 1 or 2 keys, 1 to 3 micro-ops each, written
-/// values unique per key; outcomes mostly `:ok`, some `:fail`, `:info` or
+/// values unique per key (`repeated`: drawn from a pool of 1 to 3 values
+/// per key, its size drawn too); outcomes mostly `:ok`, some `:fail`, `:info` or
 /// left open; invocations and completions interleaved at random (a process
 /// has at most one open op; after an `:info` its next op usually takes a
 /// new process id, as Jepsen does, and sometimes the same one). Reads are
 /// filled in for half the seeds from a simulated execution (serial, from
 /// snapshots, or per read) of a random committed set, one read sometimes
 /// perturbed; for the other half at random.
-pub fn generate(seed: u64, kind: Kind) -> History {
-    let salt = match kind {
-        Kind::Register => 0x5EED,
-        Kind::List => 0x115D,
+pub fn generate(seed: u64, kind: Kind, repeated: bool) -> History {
+    let salt = match (kind, repeated) {
+        (_, true) => 0xD0B1,
+        (Kind::Register, false) => 0x5EED,
+        (Kind::List, false) => 0x115D,
     };
     let mut r = Rng((seed ^ salt).wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
     let n = if r.below(8) == 0 {
@@ -183,6 +244,8 @@ pub fn generate(seed: u64, kind: Kind) -> History {
         1 + r.below(5) as usize
     };
     let keys = 1 + r.below(2) as usize;
+    // Drawn only for a pool, so that unique histories stay as they were.
+    let pool = repeated.then(|| 1 + r.below(3));
     let mut next = vec![1u32; keys];
     let mut txns: Vec<Txn> = (0..n)
         .map(|_| {
@@ -191,6 +254,8 @@ pub fn generate(seed: u64, kind: Kind) -> History {
                     let k = r.below(keys as u64) as usize;
                     if r.below(2) == 0 {
                         Mop::Read(k, Vec::new(), true)
+                    } else if let Some(pool) = pool {
+                        Mop::Write(k, 1 + r.below(pool) as u32)
                     } else {
                         next[k] += 1;
                         Mop::Write(k, next[k] - 1)

@@ -6,7 +6,7 @@
 use super::adya::{self, Graph};
 use super::axiomatic::{self, Level};
 use super::history::{History, Kind};
-use super::reads::{committed_sets, facts};
+use super::reads::{witnesses, Reading, Search};
 use super::serial::{self, Order, Serial};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -79,15 +79,30 @@ pub fn definition(name: &str) -> Option<Def> {
 }
 
 /// The oracle's answer for a definition (`None`: not defined here, or too
-/// many version orders to try). With `all_subsets`, every committed set
-/// is tried, not only the one that matters (a self-check of that pruning).
-pub fn decide(h: &History, def: Def, all_subsets: bool) -> Option<bool> {
-    let dirty = matches!(def, Def::Adya(g) if !g.wr);
+/// many writer choices or version orders to try).
+pub fn decide(h: &History, def: Def) -> Option<bool> {
+    decide_by(h, def, Search::Choices)
+}
+
+/// The answer over the witnesses `search` tries (the self-checks compare
+/// them).
+pub fn decide_by(h: &History, def: Def, search: Search) -> Option<bool> {
+    let reading = match def {
+        Def::Adya(g) if !g.wr => Reading::Dirty,
+        _ => Reading::Committed,
+    };
+    decide_reading(h, def, reading, search)
+}
+
+/// Whether some witness of `reading` satisfies `def`.
+fn decide_reading(h: &History, def: Def, reading: Reading, search: Search) -> Option<bool> {
     let mut undecided = false;
-    for committed in committed_sets(h, dirty, all_subsets) {
-        let Some(f) = facts(h, committed, dirty) else {
+    // Serial executions compare values: one witness per committed set.
+    let mut tried = std::collections::BTreeSet::new();
+    for f in witnesses(h, reading, search)? {
+        if matches!(def, Def::Serial(_)) && !tried.insert(f.committed.clone()) {
             continue;
-        };
+        }
         let holds = match def {
             Def::Serial(m) => Some(serial::holds(&f, m)),
             Def::Adya(g) => adya::holds(&f, g),
@@ -104,14 +119,14 @@ pub fn decide(h: &History, def: Def, all_subsets: bool) -> Option<bool> {
 }
 
 /// Read uncommitted's family decided as isocheck (and Elle) read the
-/// history: an indeterminate transaction some `:ok` read observed is
-/// committed. The definition lets it abort (a dirty read); [`decide`] does.
+/// history: an indeterminate transaction some `:ok` read observed (its
+/// writer as chosen) is committed. The definition lets it abort (a dirty
+/// read); [`decide`] does.
 pub fn decide_observed_committed(h: &History, def: Def) -> Option<bool> {
-    let Def::Adya(g) = def else {
-        return Option::None;
-    };
-    let committed = committed_sets(h, false, false).pop()?;
-    adya::holds(&facts(h, committed, true)?, g)
+    match def {
+        Def::Adya(_) => decide_reading(h, def, Reading::DirtyObserved, Search::Choices),
+        _ => Option::None,
+    }
 }
 
 /// `(stronger, weaker)`: a history valid under the first is valid under

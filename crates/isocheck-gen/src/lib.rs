@@ -102,6 +102,7 @@ impl Default for Params {
                 max_ops: 4,
                 read_ratio: 0.5,
                 blind_writes: 0.0,
+                duplicate_values: 0.0,
                 distribution: Distribution::Uniform,
                 keys: 10,
                 max_writes_per_key: 32,
@@ -123,6 +124,7 @@ impl Params {
         let fractions = [
             ("read ratio", s.read_ratio),
             ("blind-write ratio", s.blind_writes),
+            ("rate of repeated values", s.duplicate_values),
             ("fail rate", self.fail_rate),
             ("info rate", self.info_rate),
         ];
@@ -155,6 +157,14 @@ impl Params {
         }
         if s.blind_writes > 0.0 && s.kind != Kind::RwRegister {
             return Err("blind writes are for the rw-register workload".into());
+        }
+        if s.duplicate_values > 0.0 && s.kind.is_list() {
+            return Err(
+                "repeated values (--duplicate-values) are for rw-register histories \
+                 (rw-register and mini-transactions): a list-append read shows every append, \
+                 so appends stay unique"
+                    .into(),
+            );
         }
         let scripted = self.fault.is_some() || self.timestamp_fault.is_some();
         if scripted && self.processes < scenario::THREADS {

@@ -1,5 +1,6 @@
 //! What the clients ask for: the micro-ops of each transaction, over keys
-//! drawn from a distribution, with values unique per key.
+//! drawn from a distribution, with values unique per key unless asked to
+//! repeat them (`Shape::duplicate_values`).
 //!
 //! Every workload keeps a pool of `keys` active keys and retires a key after
 //! `max_writes_per_key` writes (as Jepsen's generators do), so lists stay
@@ -70,6 +71,11 @@ pub struct Shape {
     pub read_ratio: f64,
     /// rw-register: the fraction of writes not preceded by a read of their key.
     pub blind_writes: f64,
+    /// rw-register and mini-transactions: the probability that a write
+    /// repeats a value already written to its key (one of them, uniformly,
+    /// the current one included) rather than a fresh one. 0: every value
+    /// is unique, and no random draw is spent on it.
+    pub duplicate_values: f64,
     pub distribution: Distribution,
     /// Keys (list-append: active keys at any time).
     pub keys: u64,
@@ -140,6 +146,9 @@ pub struct Workload {
     slots: Vec<Key>,
     /// Per key, the values handed out so far (the next value is one more).
     written: Vec<u64>,
+    /// Per key, the writes planned so far, repeated values included: a key
+    /// retires after `max_writes_per_key` of them.
+    writes: Vec<u64>,
     /// Keys retired from the pool, with the serial number of the last plan
     /// that could have used them, oldest first.
     retired: VecDeque<(Key, u64)>,
@@ -154,6 +163,7 @@ impl Workload {
             picker: Picker::new(shape.distribution, n),
             slots: (0..n).collect(),
             written: vec![0; n as usize],
+            writes: vec![0; n as usize],
             retired: VecDeque::new(),
             serial: 0,
             shape,
@@ -172,6 +182,7 @@ impl Workload {
     /// A key no transaction has used.
     pub fn fresh_key(&mut self) -> Key {
         self.written.push(0);
+        self.writes.push(0);
         self.written.len() as Key - 1
     }
 
@@ -219,7 +230,7 @@ impl Workload {
                 if rng.chance(self.shape.read_ratio) {
                     return Mop::Read(key);
                 }
-                Mop::Write(key, self.write_value(Some(slot), key))
+                Mop::Write(key, self.write_value(rng, Some(slot), key))
             })
             .collect()
     }
@@ -227,9 +238,13 @@ impl Workload {
     /// A value for a write to an active key, retiring the key (a fresh one
     /// takes its slot) once it has had its writes. `slot` is the key's slot
     /// when the caller knows it: otherwise it is looked up, only then.
-    fn write_value(&mut self, slot: Option<usize>, key: Key) -> Value {
-        let value = self.next_value(key);
-        if value >= self.shape.max_writes_per_key {
+    fn write_value(&mut self, rng: &mut Rng, slot: Option<usize>, key: Key) -> Value {
+        let value = self
+            .repeated_value(rng, key)
+            .unwrap_or_else(|| self.next_value(key));
+        let writes = &mut self.writes[key as usize];
+        *writes += 1;
+        if *writes >= self.shape.max_writes_per_key {
             let slot = slot.or_else(|| self.slots.iter().position(|&s| s == key));
             if let Some(slot) = slot {
                 self.slots[slot] = self.fresh_key();
@@ -239,9 +254,19 @@ impl Workload {
         value
     }
 
+    /// With probability `duplicate_values`, one of the values already
+    /// handed out for `key`, drawn uniformly. None when the rate is 0
+    /// without drawing, so that such a run draws as it did before the
+    /// option existed (its histories unchanged, byte for byte).
+    fn repeated_value(&self, rng: &mut Rng, key: Key) -> Option<Value> {
+        let earlier = self.written[key as usize];
+        let rate = self.shape.duplicate_values;
+        (rate > 0.0 && earlier > 0 && rng.chance(rate)).then(|| 1 + rng.below(earlier))
+    }
+
     /// Whether writes to `key` may still come (it is not retired).
     fn active(&self, key: Key) -> bool {
-        self.written[key as usize] < self.shape.max_writes_per_key
+        self.writes[key as usize] < self.shape.max_writes_per_key
     }
 
     /// Writes follow a read of their key (which counts toward `len`) unless
@@ -268,7 +293,7 @@ impl Workload {
                     continue;
                 }
             }
-            mops.push(Mop::Write(key, self.write_value(slot, key)));
+            mops.push(Mop::Write(key, self.write_value(rng, slot, key)));
         }
         mops
     }
@@ -299,7 +324,7 @@ impl Workload {
         let mut total = keys.len() as u64;
         for (i, &k) in keys.iter().enumerate() {
             if total < max && !rng.chance(self.shape.read_ratio) {
-                per_key[i].push(Mop::Write(k, self.write_value(None, k)));
+                per_key[i].push(Mop::Write(k, self.write_value(rng, None, k)));
                 total += 1;
             }
         }
@@ -332,6 +357,7 @@ mod tests {
             max_ops: 6,
             read_ratio: 0.5,
             blind_writes: 0.0,
+            duplicate_values: 0.0,
             distribution: Distribution::Uniform,
             keys: 5,
             max_writes_per_key: 4,
@@ -423,6 +449,61 @@ mod tests {
         w.take_dead_keys(u64::MAX, &mut dead);
         assert!(dead.len() > 100, "{}", dead.len());
         assert!(dead.iter().all(|k| written[k] == 4));
+    }
+
+    /// Per key, the writes of `n` plans, in plan order.
+    fn planned_writes(w: &mut Workload, seed: u64, n: usize) -> Vec<Vec<Value>> {
+        let mut rng = Rng::new(seed);
+        let mut writes: Vec<Vec<Value>> = Vec::new();
+        for _ in 0..n {
+            for m in w.plan(&mut rng) {
+                if let Mop::Write(k, v) = m {
+                    writes.resize(writes.len().max(k as usize + 1), Vec::new());
+                    writes[k as usize].push(v);
+                }
+            }
+        }
+        writes
+    }
+
+    #[test]
+    fn repeated_values_come_at_their_rate_from_the_keys_earlier_values() {
+        let mut s = shape(Kind::RwRegister);
+        (s.duplicate_values, s.max_writes_per_key) = (0.3, 8);
+        let mut w = Workload::new(s);
+        let (mut repeats, mut later, mut of_current, mut of_older) = (0, 0, 0, 0);
+        for vs in planned_writes(&mut w, 7, 3000) {
+            let (mut most, mut current) = (0, 0);
+            for v in vs {
+                if most > 0 {
+                    later += 1;
+                    repeats += u32::from(v <= most);
+                    of_current += u32::from(v == current);
+                    of_older += u32::from(v < most && v != current);
+                }
+                // A value is a repeat or the next fresh one.
+                assert!(v >= 1 && v <= most + 1, "{v} after {most}");
+                (most, current) = (most.max(v), v);
+            }
+        }
+        let rate = f64::from(repeats) / f64::from(later);
+        assert!((rate - 0.3).abs() < 0.03, "{repeats} of {later}");
+        assert!(of_current > 50 && of_older > 50, "{of_current} {of_older}");
+    }
+
+    #[test]
+    fn repeated_writes_count_toward_retirement() {
+        let mut s = shape(Kind::MiniTransactions);
+        s.duplicate_values = 1.0;
+        let mut w = Workload::new(s);
+        let writes = planned_writes(&mut w, 8, 2000);
+        let mut dead = Vec::new();
+        w.take_dead_keys(u64::MAX, &mut dead);
+        assert!(dead.len() > 50, "{}", dead.len());
+        // At rate 1 only a key's first write is fresh.
+        for k in dead {
+            assert_eq!(writes[k as usize], [1, 1, 1, 1], "{k}");
+        }
     }
 
     #[test]
