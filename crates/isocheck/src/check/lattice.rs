@@ -637,6 +637,14 @@ pub fn all_impossible_models<'a>(
 /// finding these anomalies. Closes the anomalies downward through
 /// `implied-anomalies`, maps each to the models directly proscribing it, and
 /// closes those upward through `models`.
+/// Every anomaly type that rules out `model` (a canonical name): what the
+/// cycle search looks for where a level's own check cannot run.
+pub fn anomalies_ruling_out(model: &str) -> Vec<&'static str> {
+    (lattice().anomalies.iter().copied())
+        .filter(|&a| impossible_models([a]).contains(model))
+        .collect()
+}
+
 pub fn impossible_models<'a>(found: impl IntoIterator<Item = &'a str>) -> BTreeSet<&'static str> {
     let (incompatible, others): (Vec<&str>, Vec<&str>) =
         found.into_iter().partition(|&a| a == INCOMPATIBLE_ORDER);

@@ -286,6 +286,14 @@ fn analyze_with(
     let order = order_needed(history, &reportable);
     let models = requested_models(opts)?;
     let mut levels = lattice::axiomatic_levels(models.as_deref());
+    // A read with several possible writers leaves the axiomatic levels
+    // unchecked: what rules them out is searched for and reported instead.
+    if history.repeated_writes {
+        let models = levels.iter().filter_map(|&l| lattice::axiomatic_model(l));
+        let ruling_out: Vec<&str> = models.flat_map(lattice::anomalies_ruling_out).collect();
+        prohibited.extend(&ruling_out);
+        reportable.extend(&ruling_out);
+    }
     limits::stage(Stage::FastPath);
     // The fast path knows cycles only: an axiomatic level takes the general one.
     // Nor does it know a read's several possible writers.

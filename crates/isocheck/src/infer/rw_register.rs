@@ -296,10 +296,15 @@ impl Rr<'_> {
         }
     }
 
-    /// Transaction `t`'s own write of (key, value) `kv`.
-    fn own_write(&self, kv: u64, t: TxnId) -> Option<Write> {
+    /// Transaction `t`'s last write of (key, value) `kv` before micro-op
+    /// `before`.
+    fn own_write(&self, kv: u64, t: TxnId, before: u32) -> Option<Write> {
         match self.repeats.get(&kv) {
-            Some(all) => all.iter().rev().find(|w| w.txn == t).copied(),
+            Some(all) => all
+                .iter()
+                .rev()
+                .find(|w| w.txn == t && w.mop < before)
+                .copied(),
             None => self.writes.get(&kv).copied(),
         }
     }
@@ -447,7 +452,7 @@ impl Rr<'_> {
                 // its own write, or the version it read before.
                 let agrees = !external && st.state == Some(v);
                 let (found, ambiguous) = match agrees && st.own {
-                    true => (self.own_write(pack(m.key, v), t), false),
+                    true => (self.own_write(pack(m.key, v), t, i), false),
                     false => self.writer_of(pack(m.key, v), t),
                 };
                 if ambiguous && !agrees {

@@ -1469,3 +1469,11 @@ fn rw_indeterminate_writers_a_choice_may_name_join_the_graph() {
     assert_eq!(inf.ambiguous, 1);
     assert_eq!(inf.in_graph, [true, true, true]);
 }
+
+#[test]
+fn rw_read_of_its_own_repeated_write_reads_the_earlier_one() {
+    // Writing 1 again later is no future read of it.
+    let (h, inf) = run(&oks(&[(0, "[[:w :x 1] [:r :x 1] [:w :x 1]]")]));
+    no_anomalies(&h, &inf);
+    assert_eq!(inf.ambiguous, 0);
+}
