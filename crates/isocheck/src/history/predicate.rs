@@ -10,7 +10,7 @@
 //! (its module comment says the shapes), then as EDN's: one meaning, the
 //! same refusals, spans into the JSON.
 
-use super::edn::{self, Kind, Node};
+use super::edn::{self, Kind, Node, Problem, SyntaxError};
 use super::error::{ErrorKind, HistoryError};
 use super::formats::json;
 use super::jepsen::Ops;
@@ -159,6 +159,7 @@ impl Reader<'_> {
         let start = self.ops.mops.len();
         match (&node.untagged().kind, is_init) {
             (Kind::Map(entries), true) => {
+                self.unique_keys(entries, base)?;
                 for (k, v) in entries {
                     let (key, value) = (self.val(k, base)?, self.val(v, base)?);
                     let at = Span::new(base + k.span.start(), base + v.span.end());
@@ -238,7 +239,10 @@ impl Reader<'_> {
     ) -> Result<MopValue, HistoryError> {
         let entries = match node.map(|n| &n.untagged().kind) {
             None | Some(Kind::Nil) => return Ok(MopValue::Val(Val::NIL)),
-            Some(Kind::Map(entries)) => entries,
+            Some(Kind::Map(entries)) => {
+                self.unique_keys(entries, base)?;
+                entries
+            }
             Some(_) => {
                 return Err(bad(
                     node.map_or(Span::new(base, base), |n| span_of(n, base)),
@@ -254,6 +258,27 @@ impl Reader<'_> {
         }
         let len = self.ops.elems.len() as u32 - start;
         Ok(MopValue::List { start, len })
+    }
+
+    /// A JSON map's keys, each once: EDN's reader refuses a map that names
+    /// a key twice, and a JSON object or pairs may name one twice.
+    fn unique_keys(
+        &self,
+        entries: &[(Node<'_>, Node<'_>)],
+        base: usize,
+    ) -> Result<(), HistoryError> {
+        if !self.ops.json {
+            return Ok(());
+        }
+        let mut seen = HashSet::new();
+        match entries.iter().find(|(k, _)| !seen.insert(k.canonical())) {
+            Some((k, _)) => Err(SyntaxError {
+                span: span_of(k, base),
+                problem: Problem::DuplicateKey(k.canonical()),
+            }
+            .into()),
+            None => Ok(()),
+        }
     }
 
     /// The value of `node`, read from the text at `base`.

@@ -10,6 +10,8 @@ use crate::history::jepsen;
 use crate::history::{parse_text, Format, History, RegisterF, Workload};
 use proptest::prelude::*;
 
+mod closed_predicate;
+
 /// What the model holds of an op, its values as canonical EDN: equal for
 /// the same history read from EDN and from JSON.
 fn fingerprint(ops: &Ops, text: &str) -> Vec<String> {
