@@ -6,10 +6,13 @@
 //! the workload's rule on writes. Reading only: what the ops mean is
 //! `infer::closed_predicate`'s business.
 //!
-//! Read from EDN only: a JSON history's opaque values stay opaque.
+//! A JSON history's values are read as `formats::json` turns them into EDN
+//! (its module comment says the shapes), then as EDN's: one meaning, the
+//! same refusals, spans into the JSON.
 
-use super::edn::{self, Kind, Node};
+use super::edn::{self, Kind, Node, Problem, SyntaxError};
 use super::error::{ErrorKind, HistoryError};
+use super::formats::json;
 use super::jepsen::Ops;
 use super::model::{MicroOp, MopKind, MopValue, OpType, OpValue, Txn};
 use super::span::Span;
@@ -21,9 +24,28 @@ pub const UNBORN: &str = ":elle/unborn";
 /// Elle's name for a key's version after a delete.
 pub const DEAD: &str = ":elle/dead";
 
-/// What every closed-predicate micro-op looks like, for messages.
-const MOP_SHAPES: &str =
-    "a closed-predicate micro-op is [:r k v], [:w k v], [:insert k v], [:delete k] or [:rp pred {k v, ...}]";
+/// The help texts of the reader's refusals, in the input's own syntax.
+struct Help {
+    /// What every closed-predicate micro-op looks like.
+    mops: &'static str,
+    init: &'static str,
+    predicate: &'static str,
+    rows: &'static str,
+}
+
+const EDN_HELP: Help = Help {
+    mops: "a closed-predicate micro-op is [:r k v], [:w k v], [:insert k v], [:delete k] or [:rp pred {k v, ...}]",
+    init: "an :init op's value is a map of each key to its initial value, e.g. {:x 0, :y 1}",
+    predicate: "a predicate is :true, [:= v] or [:mod m r] (integers, m not zero)",
+    rows: "a predicate read [:rp pred {k v, ...}] returns a map of each key it matched to its value",
+};
+
+const JSON_HELP: Help = Help {
+    mops: "a closed-predicate micro-op is [\"r\", k, v], [\"w\", k, v], [\"insert\", k, v], [\"delete\", k] or [\"rp\", pred, {\"k\": v, ...}]",
+    init: "an \"init\" op's value maps each key to its initial value: {\"1\": 0, \"2\": 5}, or pairs [[1, 0], [2, 5]]",
+    predicate: "a predicate is \"true\", [\"=\", v] or [\"mod\", m, r] (integers, m not zero)",
+    rows: "a predicate read [\"rp\", pred, rows] returns each key it matched with its value: {\"1\": 0}, or pairs [[1, 0]]",
+};
 
 /// Whether the history is a closed-predicate one: `flagged` (given with
 /// `--workload`), or a client op has `:f :init`, or a `:txn` op's value has
@@ -31,9 +53,6 @@ const MOP_SHAPES: &str =
 /// and every `:txn` op the typed reader left opaque is read into micro-ops;
 /// when it is not, nothing changes.
 pub(super) fn read(ops: &mut Ops, text: &str, flagged: bool) -> Result<bool, HistoryError> {
-    if ops.json {
-        return Ok(false);
-    }
     let init = ops.values.lookup(":init");
     let txn = ops.values.lookup(":txn");
     let candidates: Vec<(usize, bool)> = (ops.ops.iter().enumerate())
@@ -47,7 +66,7 @@ pub(super) fn read(ops: &mut Ops, text: &str, flagged: bool) -> Result<bool, His
     let detected = flagged
         || candidates
             .iter()
-            .any(|&(i, is_init)| is_init || has_predicate_mops(text, ops.ops[i].value));
+            .any(|&(i, is_init)| is_init || has_predicate_mops(text, ops.json, ops.ops[i].value));
     if !detected {
         return Ok(false);
     }
@@ -68,13 +87,18 @@ pub(super) fn read(ops: &mut Ops, text: &str, flagged: bool) -> Result<bool, His
 
 /// Whether an opaque value reads as a vector with an `:insert`, `:delete`
 /// or `:rp` micro-op: what no other workload writes.
-fn has_predicate_mops(text: &str, value: OpValue) -> bool {
+fn has_predicate_mops(text: &str, json: bool, value: OpValue) -> bool {
     let OpValue::Other(span) = value else {
         return false;
     };
-    let Ok(node) = edn::read_first(span.text_from(text)) else {
-        return false;
-    };
+    let text = span.text_from(text);
+    match json {
+        true => json::with_node(text, json::Context::Value, predicate_mops_in).unwrap_or(false),
+        false => edn::read_first(text).is_ok_and(|node| predicate_mops_in(&node)),
+    }
+}
+
+fn predicate_mops_in(node: &Node<'_>) -> bool {
     let (Kind::Vector(mops) | Kind::List(mops)) = &node.untagged().kind else {
         return false;
     };
@@ -98,11 +122,44 @@ impl Reader<'_> {
     /// `is_init`, else a transaction), pushed onto the arena: where they
     /// start and how many.
     fn op_value(&mut self, span: Span, is_init: bool) -> Result<(u32, u32), HistoryError> {
-        let base = span.start();
-        let node = edn::read_first(span.text_from(self.text)).map_err(|e| e.shifted(base))?;
+        let (base, text) = (span.start(), span.text_from(self.text));
+        if !self.ops.json {
+            let node = edn::read_first(text).map_err(|e| e.shifted(base))?;
+            return self.node_value(&node, base, is_init);
+        }
+        let cx = match is_init {
+            true => json::Context::Rows,
+            false => json::Context::Value,
+        };
+        // The JSON reader read this value once already.
+        let read = json::with_node(text, cx, |node| self.node_value(node, base, is_init));
+        read.unwrap_or_else(|| {
+            Err(bad(
+                span,
+                "this value does not read as JSON",
+                self.help().mops,
+            ))
+        })
+    }
+
+    fn help(&self) -> &'static Help {
+        match self.ops.json {
+            true => &JSON_HELP,
+            false => &EDN_HELP,
+        }
+    }
+
+    /// [`Self::op_value`] of the value read as `node`.
+    fn node_value(
+        &mut self,
+        node: &Node<'_>,
+        base: usize,
+        is_init: bool,
+    ) -> Result<(u32, u32), HistoryError> {
         let start = self.ops.mops.len();
         match (&node.untagged().kind, is_init) {
             (Kind::Map(entries), true) => {
+                self.unique_keys(entries, base)?;
                 for (k, v) in entries {
                     let (key, value) = (self.val(k, base)?, self.val(v, base)?);
                     let at = Span::new(base + k.span.start(), base + v.span.end());
@@ -116,16 +173,18 @@ impl Reader<'_> {
                     self.ops.mops.push(m);
                 }
             }
-            (_, true) => return Err(bad(
-                span_of(&node, base),
-                "an :init op's value must be a map",
-                "an :init op's value is a map of each key to its initial value, e.g. {:x 0, :y 1}",
-            )),
+            (_, true) => {
+                return Err(bad(
+                    span_of(node, base),
+                    "an :init op's value must be a map",
+                    self.help().init,
+                ))
+            }
             (_, false) => {
                 return Err(bad(
-                    span_of(&node, base),
+                    span_of(node, base),
                     "a :txn op's value must be a vector of micro-ops",
-                    MOP_SHAPES,
+                    self.help().mops,
                 ))
             }
         }
@@ -136,7 +195,8 @@ impl Reader<'_> {
     /// One micro-op.
     fn mop(&mut self, node: &Node<'_>, base: usize) -> Result<MicroOp, HistoryError> {
         let at = span_of(node, base);
-        let not_mop = || bad(at, "this is not a closed-predicate micro-op", MOP_SHAPES);
+        let help = self.help();
+        let not_mop = || bad(at, "this is not a closed-predicate micro-op", help.mops);
         let Kind::Vector(items) = &node.untagged().kind else {
             return Err(not_mop());
         };
@@ -160,7 +220,7 @@ impl Reader<'_> {
         }
         let value = match (kind, value) {
             (MopKind::PredRead, _) => {
-                check_predicate(key, base)?;
+                check_predicate(key, base, help)?;
                 self.pred_reads(value, base)?
             }
             (MopKind::Delete, _) | (_, None) => MopValue::Val(Val::NIL),
@@ -179,12 +239,15 @@ impl Reader<'_> {
     ) -> Result<MopValue, HistoryError> {
         let entries = match node.map(|n| &n.untagged().kind) {
             None | Some(Kind::Nil) => return Ok(MopValue::Val(Val::NIL)),
-            Some(Kind::Map(entries)) => entries,
+            Some(Kind::Map(entries)) => {
+                self.unique_keys(entries, base)?;
+                entries
+            }
             Some(_) => {
                 return Err(bad(
                     node.map_or(Span::new(base, base), |n| span_of(n, base)),
                     "a predicate read returns a map",
-                    "a predicate read [:rp pred {k v, ...}] returns a map of each key it matched to its value",
+                    self.help().rows,
                 ))
             }
         };
@@ -197,6 +260,27 @@ impl Reader<'_> {
         Ok(MopValue::List { start, len })
     }
 
+    /// A JSON map's keys, each once: EDN's reader refuses a map that names
+    /// a key twice, and a JSON object or pairs may name one twice.
+    fn unique_keys(
+        &self,
+        entries: &[(Node<'_>, Node<'_>)],
+        base: usize,
+    ) -> Result<(), HistoryError> {
+        if !self.ops.json {
+            return Ok(());
+        }
+        let mut seen = HashSet::new();
+        match entries.iter().find(|(k, _)| !seen.insert(k.canonical())) {
+            Some((k, _)) => Err(SyntaxError {
+                span: span_of(k, base),
+                problem: Problem::DuplicateKey(k.canonical()),
+            }
+            .into()),
+            None => Ok(()),
+        }
+    }
+
     /// The value of `node`, read from the text at `base`.
     fn val(&mut self, node: &Node<'_>, base: usize) -> Result<Val, HistoryError> {
         let v = self.ops.values.node(node);
@@ -206,7 +290,7 @@ impl Reader<'_> {
 
 /// Elle's predicates: `:true`, `[:= v]` and `[:mod m r]` (integers, `m`
 /// not zero). Elle evaluates no other.
-fn check_predicate(node: &Node<'_>, base: usize) -> Result<(), HistoryError> {
+fn check_predicate(node: &Node<'_>, base: usize, help: &Help) -> Result<(), HistoryError> {
     let int = |n: &Node<'_>| n.integer().flatten();
     let ok = match &node.untagged().kind {
         Kind::Keyword("true") => true,
@@ -224,7 +308,7 @@ fn check_predicate(node: &Node<'_>, base: usize) -> Result<(), HistoryError> {
         false => Err(bad(
             span_of(node, base),
             "not a predicate Elle evaluates",
-            "a predicate is :true, [:= v] or [:mod m r] (integers, m not zero)",
+            help.predicate,
         )),
     }
 }

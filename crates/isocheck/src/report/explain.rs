@@ -68,6 +68,15 @@ fn json_as_edn(h: &History, text: &str, cx: json::Context) -> Option<String> {
     h.json.then(|| json::to_edn(text, cx)).flatten()
 }
 
+/// [`json_as_edn`] of a micro-op's text. A closed-predicate `init` entry's
+/// text (`"x": 0`) is no JSON value: it is rebuilt from the model.
+fn json_mop_as_edn(h: &History, text: &str) -> Option<String> {
+    match text.starts_with('[') {
+        true => json_as_edn(h, text, json::Context::MicroOp),
+        false => None,
+    }
+}
+
 /// The EDN text of the op standing for a transaction (its completion).
 pub(crate) fn txn_text(h: &History, t: TxnId) -> Cow<'_, str> {
     op_text(h, h.txn(t).op())
@@ -77,7 +86,7 @@ pub(crate) fn txn_text(h: &History, t: TxnId) -> Cow<'_, str> {
 pub(crate) fn mop_text(h: &History, m: u32) -> Cow<'_, str> {
     let mop = &h.mops[m as usize];
     let text = whole_text(h, mop.span);
-    if let Some(edn) = json_as_edn(h, text, json::Context::MicroOp) {
+    if let Some(edn) = json_mop_as_edn(h, text) {
         return Cow::Owned(edn);
     }
     if text.starts_with('[') || text.starts_with('(') {
@@ -117,7 +126,7 @@ pub(crate) fn list_text(h: &History, elems: &[crate::history::Val]) -> String {
 pub(crate) fn mop_value_text(h: &History, m: u32) -> String {
     let mop = &h.mops[m as usize];
     let edn;
-    let text = match json_as_edn(h, whole_text(h, mop.span), json::Context::MicroOp) {
+    let text = match json_mop_as_edn(h, whole_text(h, mop.span)) {
         Some(converted) => {
             edn = converted;
             edn.as_str()

@@ -11,6 +11,16 @@
 //! array of arrays starting with a string is a transaction, whose micro-op
 //! functions become keywords (`["append", 1, 2]` is `[:append 1 2]`). Every
 //! other string stays a string: `["w", "x", 1]` writes key `"x"`.
+//!
+//! Elle's closed-predicate workload adds two shapes, which elle-cli does not
+//! read, so that a JSON history means what its EDN twin means. A predicate
+//! read `["rp", pred, rows]` takes its predicate as a micro-op's function
+//! (`"true"` is `:true`, `["mod", 2, 0]` is `[:mod 2 0]`). Its rows, and
+//! the value of an op whose `f` is `"init"`, map keys to values, keys being
+//! the keys micro-ops name: an object's key is the number its text spells
+//! when it spells one (`{"7": 1}` is `{7 1}`), else the string (`{"x": 0}`
+//! is `{"x" 0}`, the key `["w", "x", 1]` writes); an array of `[key, value]`
+//! pairs says any key (`[["7", 1]]` is `{"7" 1}`).
 
 use super::super::edn::lex::{parse_number, valid_symbol};
 use super::super::edn::{Kind, Node};
@@ -568,6 +578,12 @@ pub enum Context {
     /// An op's `value`: a transaction when it is an array of arrays whose
     /// first starts with a string.
     Value,
+    /// A predicate read's predicate: a string, or an array's first, is a
+    /// keyword.
+    Predicate,
+    /// A closed-predicate map of keys to values (an `init` op's value, a
+    /// predicate read's rows): an object, or an array of pairs.
+    Rows,
 }
 
 /// The EDN value of `j` where it sits (see the module comment).
@@ -576,25 +592,77 @@ fn node<'j>(j: &'j J<'_>, cx: Context) -> Node<'j> {
         JKind::Null => Kind::Nil,
         JKind::Bool(b) => Kind::Bool(*b),
         JKind::Num(t) => parse_number(t).unwrap_or(Kind::Symbol(t)),
-        JKind::Str(s) if cx == Context::Keyword && valid_symbol(s) => Kind::Keyword(s),
+        JKind::Str(s) if matches!(cx, Context::Keyword | Context::Predicate) && valid_symbol(s) => {
+            Kind::Keyword(s)
+        }
         JKind::Str(s) => Kind::Str(Cow::Borrowed(s)),
+        JKind::Arr(items) if cx == Context::Rows && items.iter().all(is_pair) => {
+            Kind::Map(items.iter().filter_map(pair_nodes).collect())
+        }
         JKind::Arr(items) => {
+            let predicate_read =
+                cx == Context::MicroOp && items.first().and_then(J::str) == Some("rp");
             let cx_of = |i: usize| match cx {
                 Context::Value if is_transaction(items) => Context::MicroOp,
-                Context::MicroOp if i == 0 => Context::Keyword,
+                Context::MicroOp | Context::Predicate if i == 0 => Context::Keyword,
+                Context::MicroOp if predicate_read && i == 1 => Context::Predicate,
+                Context::MicroOp if predicate_read && i == 2 => Context::Rows,
                 _ => Context::Op,
             };
             let items = items.iter().enumerate();
             Kind::Vector(items.map(|(i, x)| node(x, cx_of(i))).collect())
         }
-        JKind::Obj(members) => Kind::Map(
+        JKind::Obj(members) if cx == Context::Rows => Kind::Map(
             members
                 .iter()
-                .map(|(k, v)| (key_node(k), node(v, member_context(k))))
+                .map(|(k, v)| (row_key(k), node(v, Context::Op)))
                 .collect(),
         ),
+        JKind::Obj(members) => {
+            let init = members
+                .iter()
+                .any(|(k, v)| k.str() == Some("f") && v.str() == Some("init"));
+            Kind::Map(
+                members
+                    .iter()
+                    .map(|(k, v)| (key_node(k), node(v, member_context(k, init))))
+                    .collect(),
+            )
+        }
     };
     Node { span: j.span, kind }
+}
+
+fn is_pair(j: &J<'_>) -> bool {
+    j.items().is_some_and(|kv| kv.len() == 2)
+}
+
+/// The key and value nodes of a `[key, value]` pair, read as a micro-op's.
+fn pair_nodes<'j>(j: &'j J<'_>) -> Option<(Node<'j>, Node<'j>)> {
+    match j.items()? {
+        [k, v] => Some((node(k, Context::Op), node(v, Context::Op))),
+        _ => None,
+    }
+}
+
+/// A key of a closed-predicate object: the number its text spells, when
+/// it spells a JSON number (Jepsen's JSON writes `{7 1}` as `{"7": 1}`),
+/// else the string, as a micro-op's `"x"` is.
+fn row_key<'j>(k: &'j J<'_>) -> Node<'j> {
+    let kind = match k.str() {
+        Some(s) if is_json_number(s) => parse_number(s).unwrap_or(Kind::Str(Cow::Borrowed(s))),
+        Some(s) => Kind::Str(Cow::Borrowed(s)),
+        None => return node(k, Context::Op),
+    };
+    Node { span: k.span, kind }
+}
+
+/// Whether `s` is the whole text of a JSON number.
+fn is_json_number(s: &str) -> bool {
+    let mut p = Parser::new(s);
+    s.starts_with(['-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9'])
+        && p.number().is_ok()
+        && p.pos == s.len()
 }
 
 /// elle-cli's `:key-fn keyword`: a key is a keyword when its name is one,
@@ -608,9 +676,12 @@ fn key_node<'j>(k: &'j J<'_>) -> Node<'j> {
     Node { span: k.span, kind }
 }
 
-fn member_context(key: &J<'_>) -> Context {
+/// The context of an op's member; `init` when the op's `f` is `"init"`
+/// (closed-predicate's, whose value is a map of rows).
+fn member_context(key: &J<'_>, init: bool) -> Context {
     match key.str() {
         Some("type" | "f") => Context::Keyword,
+        Some("value") if init => Context::Rows,
         Some("value") => Context::Value,
         _ => Context::Op,
     }
@@ -699,6 +770,7 @@ impl OpsBuilder {
         };
         let mut op = Op::new(self.out.ops.len() as i64, OpType::Info, j.span);
         let mut ty = None;
+        let (mut init, mut value_at) = (false, (j.span, 0, 0));
         let extras_start = self.out.extras.len();
         for (n, (k, v)) in members.iter().enumerate() {
             let name = k.str().unwrap_or_default();
@@ -717,10 +789,23 @@ impl OpsBuilder {
                 Some(1) => op.process = self.process(v)?,
                 Some(2) => op.index = int_field(v, "index", "an integer")?,
                 Some(3) => op.set_time(int_field(v, "time", "an integer (nanoseconds)")?),
-                Some(4) => op.f = self.val(v, Context::Keyword)?,
-                Some(5) => op.value = self.op_value(v)?,
+                Some(4) => {
+                    init = v.str() == Some("init");
+                    op.f = self.val(v, Context::Keyword)?;
+                }
+                Some(5) => {
+                    value_at = (v.span, self.out.mops.len(), self.out.elems.len());
+                    op.value = self.op_value(v)?;
+                }
                 _ => self.out.extras.push((k.span, v.span)),
             }
+        }
+        if init && matches!(op.value, OpValue::Txn { .. }) {
+            // Closed-predicate's `init` holds rows: `[["r", 0]]` is no read.
+            let (span, mops, elems) = value_at;
+            self.out.mops.truncate(mops);
+            self.out.elems.truncate(elems);
+            op.value = OpValue::Other(span);
         }
         op.extras_start = extras_start as u32;
         op.extras_len = (self.out.extras.len() - extras_start) as u32;

@@ -10,6 +10,8 @@ use crate::history::jepsen;
 use crate::history::{parse_text, Format, History, RegisterF, Workload};
 use proptest::prelude::*;
 
+mod closed_predicate;
+
 /// What the model holds of an op, its values as canonical EDN: equal for
 /// the same history read from EDN and from JSON.
 fn fingerprint(ops: &Ops, text: &str) -> Vec<String> {
@@ -182,6 +184,67 @@ fn ops_print_as_edn_in_the_files_order() {
         to_edn("[\"w\", 1]", Context::Op).as_deref(),
         Some("[\"w\" 1]")
     );
+}
+
+/// Closed-predicate's shapes: the predicate read's predicate as a micro-op
+/// function, its rows and an `init` op's value as maps whose object keys
+/// spell numbers or strings, or `[key, value]` pairs of any keys.
+#[test]
+fn closed_predicate_values_print_as_their_edn() {
+    let cases = [
+        (
+            r#"["rp", ["mod", 2, 0], {"7": 1, "x": 2, "07": 3, "-1.5": 4}]"#,
+            Context::MicroOp,
+            r#"[:rp [:mod 2 0] {7 1, "x" 2, "07" 3, -1.5 4}]"#,
+        ),
+        (
+            r#"["rp", "true", [["7", 1], [[1], 2]]]"#,
+            Context::MicroOp,
+            r#"[:rp :true {"7" 1, [1] 2}]"#,
+        ),
+        (
+            r#"["rp", ["=", "x"], null]"#,
+            Context::MicroOp,
+            r#"[:rp [:= "x"] nil]"#,
+        ),
+        (
+            r#"["rp", "true", [1, 2]]"#,
+            Context::MicroOp,
+            "[:rp :true [1 2]]",
+        ),
+        (
+            r#"{"f": "txn", "value": [["insert", "x", 1], ["rp", "true", {"x": 1}]]}"#,
+            Context::Op,
+            r#"{:f :txn, :value [[:insert "x" 1] [:rp :true {"x" 1}]]}"#,
+        ),
+        (
+            r#"{"value": [["r", 0]], "f": "init"}"#,
+            Context::Op,
+            r#"{:value {"r" 0}, :f :init}"#,
+        ),
+        (
+            r#"{"f": "read", "value": {"7": 1}}"#,
+            Context::Op,
+            r#"{:f :read, :value {"7" 1}}"#,
+        ),
+    ];
+    for (json, cx, edn) in cases {
+        assert_eq!(to_edn(json, cx).as_deref(), Some(edn), "{json}");
+    }
+}
+
+/// An `init` op's pairs are rows even where they look like micro-ops.
+#[test]
+fn init_pairs_are_rows() {
+    let h = history(
+        Format::Json,
+        r#"{"type": "ok", "process": 0, "f": "init", "value": [["r", 0], ["w", 1]]}"#,
+    );
+    assert_eq!(h.workload, Workload::ClosedPredicate);
+    let keys: Vec<String> = (h.mops.iter())
+        .map(|m| format!("{:?} {}", m.kind, h.values.display(m.key)))
+        .collect();
+    assert_eq!(keys, ["Init \"r\"", "Init \"w\""]);
 }
 
 #[test]
