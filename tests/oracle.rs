@@ -179,8 +179,7 @@ fn oracle_agrees_with_check_on_lists() {
 }
 
 /// Issue 36: rw-register histories that write a value twice, every model
-/// three ways, as above. Until the checker reads them it refuses each one
-/// (`isocheck::duplicate_write`), which this reports.
+/// three ways, as above; a refusal would be reported by its code.
 #[test]
 fn repeated_values_agree_with_the_checker() {
     run(Source::Repeated).assert_agrees();

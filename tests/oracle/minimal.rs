@@ -194,8 +194,7 @@ fn repeated() -> Vec<(&'static str, History, &'static [&'static str])> {
 }
 
 /// Issue 36's histories: the oracle gives exactly their verdicts, and so
-/// does the checker once it reads them (until then it refuses each, with
-/// `isocheck::duplicate_write`, and only the oracle is held to them).
+/// does the checker (but where `unknown_allowed`).
 pub fn assert_repeated() {
     let mut wrong = Vec::new();
     for (name, h, invalid) in repeated() {
@@ -206,6 +205,18 @@ pub fn assert_repeated() {
         judge(name, &h, &valid, &mut wrong);
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// Where a read of a repeated value has several possible writers, the
+/// checker may leave an axiomatic level unchecked, and finds no certain
+/// dependency for a model of valid histories to stand on (README,
+/// "Repeated written values"), as `compare` accepts too.
+fn unknown_allowed(h: &History, def: Def, a: &checker::Answer, expected: bool) -> bool {
+    let types = |t: &str| a.types.iter().any(|&x| x == t);
+    h.repeats_a_value()
+        && a.decided().is_none()
+        && ((matches!(def, Def::Axiomatic(_)) && types("model-not-checked"))
+            || (expected && a.types == ["empty-transaction-graph"]))
 }
 
 /// Adds to `wrong` every model whose verdict on `h` (named `name`) is not
@@ -231,7 +242,7 @@ fn judge(name: &str, h: &History, valid: &[&str], wrong: &mut Vec<String>) {
             let a = checker::answer(parsed, m, way);
             let right = match def {
                 Def::Unchecked => a.valid != Validity::True,
-                _ => a.decided() == Some(expected),
+                _ => a.decided() == Some(expected) || unknown_allowed(h, def, &a, expected),
             };
             if !right {
                 wrong.push(format!(

@@ -114,6 +114,10 @@ pub struct Analysis {
     /// The requested models the check does not decide (canonical names):
     /// without a violation, validity is unknown, never true.
     pub unchecked: Vec<&'static str>,
+    /// Reads of a value written more than once that more than one write
+    /// could have given (`Inference::ambiguous`): their writers were chosen
+    /// with the version order.
+    pub ambiguous: usize,
     /// Which path decided.
     pub path: Path,
     /// Whether a graph without dependencies says nothing (Elle's
@@ -159,6 +163,7 @@ impl Analysis {
             prohibited,
             reportable,
             unchecked: Vec::new(),
+            ambiguous: 0,
             path,
             elle_empty_graph: elle_empty_graph(history),
         }
@@ -383,6 +388,7 @@ fn analyze_with(
         }
         false => (Vec::new(), Vec::new()),
     };
+    analysis.ambiguous = ambiguous;
     // Nor do they know a read's several possible writers.
     if ambiguous > 0 {
         let names = levels.drain(..).filter_map(lattice::axiomatic_model);

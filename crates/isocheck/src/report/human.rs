@@ -417,6 +417,15 @@ pub fn solving_stats(a: &Analysis) -> String {
              seeing the version they say: every model holds"
         );
     }
+    if a.ambiguous > 0 {
+        let _ = writeln!(
+            s,
+            "repeated values: {} reads of a value written more than once could have returned more \
+             than one write; the solver chose each one's writer with the version order (Elle's \
+             inference needs a read's writer known)",
+            a.ambiguous
+        );
+    }
     for x in &a.solved {
         let st = &x.stats;
         let outcome = match &x.decision {
