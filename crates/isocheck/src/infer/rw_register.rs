@@ -35,6 +35,7 @@ use super::{Dep, Edges, InferOptions, Inference, Rel, Version};
 use crate::graph::order;
 use crate::history::{History, MopKind, Status, TxnId, Val};
 use crate::progress::Unit;
+use std::collections::hash_map::Entry;
 
 const NONE: u32 = u32::MAX;
 
@@ -373,13 +374,18 @@ impl Rr<'_> {
                     ext: ext.write == Some(i),
                     first: ext.first_write.unwrap_or(i),
                 };
-                let kv = pack(m.key, scalar(m));
-                match self.writes.get(&kv) {
+                // One lookup: at 1M transactions each is a cache miss.
+                match self.writes.entry(pack(m.key, scalar(m))) {
+                    Entry::Vacant(slot) => drop(slot.insert(w)),
                     // A read of nil reads the initial state, whoever wrote nil.
-                    Some(&first) if !scalar(m).is_nil() => {
-                        self.repeats.entry(kv).or_insert(vec![first]).push(w)
+                    Entry::Occupied(mut slot) if scalar(m).is_nil() => drop(slot.insert(w)),
+                    Entry::Occupied(slot) => {
+                        let first = *slot.get();
+                        self.repeats
+                            .entry(*slot.key())
+                            .or_insert(vec![first])
+                            .push(w)
                     }
-                    _ => drop(self.writes.insert(kv, w)),
                 }
             }
         }
@@ -584,46 +590,59 @@ impl Rr<'_> {
     /// its external writes (outside aborted transactions) and committed
     /// reads (external, and later ones that disagree) hold.
     fn nodes(&mut self) {
-        // (key, value, writer): the writer only for a repeated value, whose
-        // versions are its writes (reads give it none of their own).
-        let mut vals: Vec<(u32, Val, TxnId)> = Vec::new();
-        let once = |kid: u32, v: Val| (!self.repeated(kid, v)).then_some((kid, v, NONE));
+        // (key, value) of the values written at most once; apart, (key,
+        // value, writer) of each write of a repeated value, its versions
+        // (reads give it none of their own): the common case sorts 8-byte
+        // pairs, as before repeats were read.
+        let mut vals: Vec<(u32, Val)> = Vec::new();
+        let mut repeated: Vec<(u32, Val, TxnId)> = Vec::new();
         for touch in &self.touches {
             match self.status(touch.txn) {
                 Status::Aborted => continue,
-                Status::Committed => {
-                    let read = self.read_val(&touch.ext);
-                    vals.extend(read.and_then(|v| once(touch.kid, v)));
-                }
+                Status::Committed => vals.extend(self.read_val(&touch.ext).map(|v| (touch.kid, v))),
                 Status::Indeterminate => {}
             }
-            vals.extend(
-                self.write_val(&touch.ext)
-                    .map(|v| match self.repeated(touch.kid, v) {
-                        true => (touch.kid, v, touch.txn),
-                        false => (touch.kid, v, NONE),
-                    }),
-            );
+            if let Some(v) = self.write_val(&touch.ext) {
+                match self.repeated(touch.kid, v) {
+                    true => repeated.push((touch.kid, v, touch.txn)),
+                    false => vals.push((touch.kid, v)),
+                }
+            }
         }
-        let later = self.later_reads.iter();
-        vals.extend(later.filter_map(|r| once(r.kid, self.val(r.mop))));
-        vals.retain(|(_, v, _)| !v.is_nil());
+        vals.extend(self.later_reads.iter().map(|r| (r.kid, self.val(r.mop))));
+        vals.retain(|&(kid, v)| !v.is_nil() && !self.repeated(kid, v));
         vals.sort_unstable();
         vals.dedup();
-        let mut next = vals.iter().peekable();
+        repeated.sort_unstable();
+        let mut once = vals.iter().peekable();
+        let mut twice = repeated.iter().peekable();
         for kid in 0..self.keys.len() as u32 {
             self.key_start.push(self.node_val.len() as u32);
             self.node_val.push(Val::NIL);
             self.node_key.push(kid);
             self.node_txn.push(NONE);
-            while let Some(&&(k, v, txn)) = next.peek() {
-                if k != kid {
-                    break;
-                }
+            // The key's values in order, the two lists merged.
+            loop {
+                let a = once.peek().filter(|x| x.0 == kid).map(|x| (x.1, NONE));
+                let b = twice.peek().filter(|x| x.0 == kid).map(|x| (x.1, x.2));
+                let (v, txn) = match (a, b) {
+                    (None, None) => break,
+                    (Some(a), Some(b)) if a < b => {
+                        once.next();
+                        a
+                    }
+                    (Some(a), None) => {
+                        once.next();
+                        a
+                    }
+                    (_, Some(b)) => {
+                        twice.next();
+                        b
+                    }
+                };
                 self.node_val.push(v);
                 self.node_key.push(kid);
                 self.node_txn.push(txn);
-                next.next();
             }
         }
         self.key_start.push(self.node_val.len() as u32);
@@ -1081,13 +1100,14 @@ impl Rr<'_> {
         mut co: Option<&mut Coalescer>,
     ) -> (Vec<Dep>, bool, bool) {
         let known: FxSet<(u32, u32)> = edges.iter().copied().collect();
-        let mut by_key = self.key_edges(edges);
+        let mut by_key = self.version_edges_by_key(edges);
         let mut implied = Vec::new();
         let mut links = Links::new(if chains { self.node_val.len() } else { 0 });
         for t in &self.touches {
             let Some((a, b)) = self.read_then_write(t) else {
                 continue;
             };
+            by_key[t.kid as usize].push((a, b));
             if !known.contains(&(a, b)) {
                 implied.extend(versions.precedes_keyed(a, b));
             }
@@ -1111,15 +1131,21 @@ impl Rr<'_> {
     /// forbidding G1c has: the version graph's, and from the version a
     /// committed transaction read to the one it then wrote.
     fn key_edges(&self, edges: &[(u32, u32)]) -> Vec<Vec<(u32, u32)>> {
+        let mut by_key = self.version_edges_by_key(edges);
+        for t in &self.touches {
+            if let Some((a, b)) = self.read_then_write(t) {
+                by_key[t.kid as usize].push((a, b));
+            }
+        }
+        by_key
+    }
+
+    /// Per key, the version graph's edges between its written versions.
+    fn version_edges_by_key(&self, edges: &[(u32, u32)]) -> Vec<Vec<(u32, u32)>> {
         let mut by_key: Vec<Vec<(u32, u32)>> = vec![Vec::new(); self.keys.len()];
         for &(a, b) in edges {
             if !self.node_val[a as usize].is_nil() {
                 by_key[self.node_key[a as usize] as usize].push((a, b));
-            }
-        }
-        for t in &self.touches {
-            if let Some((a, b)) = self.read_then_write(t) {
-                by_key[t.kid as usize].push((a, b));
             }
         }
         by_key
