@@ -1170,11 +1170,14 @@ impl Rr<'_> {
     /// (whose order constraints are built) with their clauses: per read,
     /// one `Kind::ReadFrom` per possible writer (its wr edge, and rw to the
     /// writer of every version known to follow), one of which holds; and
-    /// per possible writer and version of unknown order relative to its, a
+    /// per version of unknown order relative to a possible writer's, a
     /// `Kind::Guard` for the rw edge to that version's writer, made to
-    /// hold when the reader chose that writer and its version comes first.
-    /// The rw edges go to every later version, not only the next: a direct
-    /// edge closes no cycle that the path through the next one does not.
+    /// hold (a clause per such writer) when the reader chose that writer
+    /// and its version comes first.
+    /// Where a version's order to the candidate's is unknown it may be the
+    /// next one, so each gets its rw edge (a direct edge to a later version
+    /// closes no cycle that the path through the next one does not); of
+    /// the versions known to follow, the next is one an edge leads to.
     fn choices(&self, edges: &[(u32, u32)], constraints: &mut Constraints) {
         if self.ambiguous.is_empty() {
             return;
@@ -1211,32 +1214,41 @@ impl Rr<'_> {
         let writers = |n: u32| self.writer(n).filter(|w| w.txn != amb.txn).map(|w| (n, w));
         let candidates = (lo..hi).filter(|&n| self.node_val[n as usize] == v);
         let mut one_of = Vec::new();
+        // Per version, the guard of the rw edge to its writer: one per
+        // read, whichever candidate's version it follows.
+        let mut guards: FxMap<u32, u32> = FxMap::default();
         for (a, wa) in candidates.filter_map(writers) {
             let mut deps = vec![self.choice_dep(amb, a, a, wa.mop, wa.txn, Rel::Wr)];
             let mut guarded = Vec::new();
             for (b, wb) in (lo..hi).filter(|&b| b != a).filter_map(writers) {
                 let rw = self.choice_dep(amb, a, b, wb.mop, wb.txn, Rel::Rw);
                 if reach.reaches(a, b) {
-                    deps.push(rw);
+                    // The next version, when known to follow, is one an
+                    // edge leads to straight; the rest follow it by ww.
+                    if reach.direct(a, b) {
+                        deps.push(rw);
+                    }
                 } else if !reach.reaches(b, a) {
                     let pair = (wa.txn.min(wb.txn), wa.txn.max(wb.txn));
                     // None: the key's versions closed a cycle, a G1c found
                     // without them.
                     if let Some(&order) = orders.get(&pair) {
-                        guarded.push((order, u8::from(wa.txn != pair.0), rw));
+                        guarded.push((order, u8::from(wa.txn != pair.0), b, rw));
                     }
                 }
             }
             let (a, b, kind) = (wa.txn, amb.txn, Kind::ReadFrom);
             let x = constraints.push_choice(Choice { a, b, kind, deps });
             one_of.push((x, 0));
-            for (order, a_first, rw) in guarded {
-                let (a, b, kind) = (amb.txn, rw.to, Kind::Guard);
-                let g = constraints.push_choice(Choice {
-                    a,
-                    b,
-                    kind,
-                    deps: vec![rw],
+            for (order, a_first, b, rw) in guarded {
+                let g = *guards.entry(b).or_insert_with(|| {
+                    let (a, b, kind) = (amb.txn, rw.to, Kind::Guard);
+                    constraints.push_choice(Choice {
+                        a,
+                        b,
+                        kind,
+                        deps: vec![rw],
+                    })
                 });
                 constraints
                     .clauses
@@ -1396,6 +1408,13 @@ impl KeyReach {
         (self.start, self.succ) = csr((hi - lo) as usize, &local);
         (self.kid, self.lo) = (kid, lo);
         self.from.clear();
+    }
+
+    /// Whether an edge leads from version `a` to version `b` (both of the
+    /// current key).
+    fn direct(&self, a: u32, b: u32) -> bool {
+        let x = (a - self.lo) as usize;
+        self.succ[self.start[x] as usize..self.start[x + 1] as usize].contains(&(b - self.lo))
     }
 
     /// Whether version `a` reaches version `b` (both of the current key).
