@@ -5,10 +5,11 @@
 #   scripts/veristrong-bench.sh DATA_DIR [HISTORY ...]
 # DATA_DIR holds the artifact's history sets (its history/ directory: fig5,
 # fig10, fig12, fig13-14-15-table1); HISTORY ... narrows the run to these
-# (default: every one under DATA_DIR, as scripts/veristrong-histories.py
-# lists them). Prints a Markdown table, one row per history and level: its
-# transactions, how many writes repeat a value already written to their key,
-# then for each checker the verdict and wall / user / peak memory.
+# histories or the ones below these directories (default: every one under
+# DATA_DIR, as scripts/veristrong-histories.py lists them). Prints a
+# Markdown table, one row per history and level: its transactions, how many
+# writes repeat a value already written to their key, then for each checker
+# the verdict and wall / user / peak memory.
 # VeriStrong runs as the artifact's reproduce/ scripts run it (`--pruning
 # fast`, its acyclic MiniSat solver, `--history-type cobra` for Cobra log
 # directories) and prints `accept: true|false`; isocheck runs as `check

@@ -4,8 +4,10 @@ prints beside the verdicts: format, bytes, sessions, committed transactions,
 writes, and how many of those writes repeat a value already written to their
 key (the writes isocheck refuses today with `duplicate_write`).
 
-    scripts/veristrong-histories.py DATA_DIR      # every history under it
-    scripts/veristrong-histories.py HISTORY ...   # these ones
+    scripts/veristrong-histories.py PATH ...
+
+Each PATH is a history, or a directory whose histories (every one below
+it) are listed.
 
 A history is a dbcop `history.bincode` file or a directory of Cobra
 `T<n>.log` client logs (VeriStrong's variant, where the logged value names
@@ -118,13 +120,16 @@ def main(args):
     if not args:
         print(__doc__.split("\n\n")[1], file=sys.stderr)
         return 2
-    paths = args
-    if len(args) == 1 and os.path.isdir(args[0]) and not any(
-        n.endswith(".log") for n in os.listdir(args[0])
-    ):
-        paths = histories(args[0])
-    for path in paths:
-        print("\t".join(str(v) for v in describe(path)))
+    for arg in args:
+        arg = os.path.normpath(arg)
+        # A directory of logs is one history; any other holds histories.
+        paths = [arg]
+        if os.path.isdir(arg) and not any(
+            n.endswith(".log") for n in os.listdir(arg)
+        ):
+            paths = histories(arg)
+        for path in paths:
+            print("\t".join(str(v) for v in describe(path)))
     return 0
 
 
