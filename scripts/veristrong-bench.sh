@@ -17,7 +17,8 @@
 # isocheck refuses shows as `refused (CODE)` with its diagnostic's code:
 # today, every one that repeats a written value (`duplicate_write`).
 # Each cell's first run gives the verdict (and warms the file cache), then
-# scripts/timed.sh times RUNS more and the medians are printed.
+# scripts/timed.sh times RUNS more and the medians are printed (RUNS=0:
+# the times of that first run).
 # Environment: ISOCHECK (default target/release/isocheck), VERISTRONG
 # (default /tmp/veristrong-build/checker, from scripts/veristrong-build.sh),
 # LEVELS (default "ser si"), RUNS (default 1), TIMEOUT (seconds a run may
@@ -36,16 +37,22 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 # Runs a command once under the time limit, leaving its exit status in
-# $status and its output in $tmp/out and $tmp/err.
+# $status, its output in $tmp/out and $tmp/err, and its times in
+# $tmp/time, in timed.sh's form.
 run_once() {
     status=0
-    timeout "$limit" "$@" >"$tmp/out" 2>"$tmp/err" || status=$?
+    /usr/bin/time -f $'wall_s - %e\nuser_s - %U\npeak_KiB - %M' -o "$tmp/time" \
+        timeout "$limit" "$@" >"$tmp/out" 2>"$tmp/err" || status=$?
 }
 
 # "wall / user / peak" of RUNS further runs of a command, as timed.sh
-# measures them (medians), peak in MiB.
+# measures them (medians), peak in MiB; with RUNS=0, of the run just made.
 times_of() {
-    "$here/timed.sh" -n "${RUNS:-1}" --warmup 0 -- timeout "$limit" "$@" |
+    if [ "${RUNS:-1}" = 0 ]; then
+        cat "$tmp/time"
+    else
+        "$here/timed.sh" -n "${RUNS:-1}" --warmup 0 -- timeout "$limit" "$@"
+    fi |
         awk '{ v[$1] = $3 }
              END { printf "%.2f s / %.2f s / %.0f MiB", v["wall_s"], v["user_s"], v["peak_KiB"] / 1024 }'
 }
