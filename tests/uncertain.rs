@@ -299,6 +299,36 @@ fn has_non_cycle_anomaly(h: &History, model: &str) -> bool {
     a.anomalies.iter().any(|x| a.prohibited.contains(x.name()))
 }
 
+/// The checker's verdict on `text` for serializability and snapshot
+/// isolation (with and without pruning) is `brute`'s (given whether the
+/// model is snapshot isolation's extension), unless a non-cycle anomaly
+/// rules the model out.
+fn agrees_with(text: &str, brute: impl Fn(bool) -> bool) -> Result<(), TestCaseError> {
+    let h = parse_edn("random.edn", text).expect("generated history parses");
+    for (model, extension) in [("serializable", false), ("snapshot-isolation", true)] {
+        let expected = brute(extension) && !has_non_cycle_anomaly(&h, model);
+        for pruning in [true, false] {
+            let (valid, types) = verdict(&h, model, pruning);
+            let ours = match valid {
+                Validity::True => true,
+                Validity::False => false,
+                // Nothing inferred: every order is trivially fine.
+                Validity::Unknown => types == ["empty-transaction-graph"],
+            };
+            prop_assert_eq!(
+                ours,
+                expected,
+                "{} (pruning {}): {:?}\n{}",
+                model,
+                pruning,
+                types,
+                text
+            );
+        }
+    }
+    Ok(())
+}
+
 // Each property's case count: what `cargo test` runs, and the nightly run's
 // (`ISOCHECK_LARGE_TESTS=1`, `common::cases`).
 proptest! {
@@ -307,23 +337,7 @@ proptest! {
     #[test]
     fn sat_verdict_equals_brute_force(seed in any::<u64>()) {
         let (text, txns) = random_history(seed);
-        let h = parse_edn("random.edn", &text).expect("generated history parses");
-        for (model, extension) in [("serializable", false), ("snapshot-isolation", true)] {
-            let expected = brute_force(&txns, extension) && !has_non_cycle_anomaly(&h, model);
-            for pruning in [true, false] {
-                let (valid, types) = verdict(&h, model, pruning);
-                let ours = match valid {
-                    Validity::True => true,
-                    Validity::False => false,
-                    // Nothing inferred: every order is trivially fine.
-                    Validity::Unknown => types == ["empty-transaction-graph"],
-                };
-                prop_assert_eq!(
-                    ours, expected,
-                    "{} (pruning {}): {:?}\n{}", model, pruning, types, text
-                );
-            }
-        }
+        agrees_with(&text, |extension| brute_force(&txns, extension))?;
     }
 }
 
@@ -337,22 +351,7 @@ proptest! {
     fn repeated_values_decide_as_every_writer_choice_does(seed in any::<u64>()) {
         let pool = 2 + seed % 2;
         let (text, txns) = random_history_with(seed, 4, 2, Some(pool));
-        let h = parse_edn("random.edn", &text).expect("generated history parses");
-        for (model, extension) in [("serializable", false), ("snapshot-isolation", true)] {
-            let expected = brute_force_choices(&txns, extension) && !has_non_cycle_anomaly(&h, model);
-            for pruning in [true, false] {
-                let (valid, types) = verdict(&h, model, pruning);
-                let ours = match valid {
-                    Validity::True => true,
-                    Validity::False => false,
-                    Validity::Unknown => types == ["empty-transaction-graph"],
-                };
-                prop_assert_eq!(
-                    ours, expected,
-                    "{} (pruning {}): {:?}\n{}", model, pruning, types, text
-                );
-            }
-        }
+        agrees_with(&text, |extension| brute_force_choices(&txns, extension))?;
     }
 }
 
