@@ -389,7 +389,13 @@ fn analyze_with(
         false => (Vec::new(), Vec::new()),
     };
     analysis.ambiguous = ambiguous;
-    // Nor do they know a read's several possible writers.
+    // Without the solver no read's writer is chosen: what the ambiguous
+    // reads would show is not checked (Elle refuses such a history).
+    if ambiguous > 0 && !opts.solve.enabled {
+        let requested = models.as_deref().unwrap_or(&[lattice::DEFAULT_MODEL]);
+        analysis.unchecked.extend(requested.iter().copied());
+    }
+    // Nor do the axiomatic levels know a read's several possible writers.
     if ambiguous > 0 {
         let names = levels.drain(..).filter_map(lattice::axiomatic_model);
         analysis.unchecked.extend(names);

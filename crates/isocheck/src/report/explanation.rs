@@ -195,6 +195,9 @@ fn not_checked(h: &History, model: &'static str) -> Explanation<'static> {
              one transaction wrote"
                 .to_string()
         }
+        _ if h.repeated_writes => "--certain-only chooses no writer for a read of a value more \
+                                   than one transaction wrote"
+            .to_string(),
         Some(lattice::Definition::OrderKnown(definition)) => {
             format!(
                 "{definition}; this history leaves the order of some writes open, and snapshot \
