@@ -72,21 +72,14 @@ impl<'p> Engine<'p> {
     /// Gives the solver the problem's clauses over the `open` constraints.
     fn bind(&mut self, open: &[usize]) {
         let p = self.lazy().p;
-        if p.clauses.is_empty() {
-            return;
-        }
-        let mut position = vec![NONE; p.constraints()];
-        for (i, &c) in open.iter().enumerate() {
-            position[c] = i as u32;
-        }
-        for clause in &p.clauses {
-            if clause.iter().any(|&(c, _)| position[c as usize] == NONE) {
+        for clause in p.by_position(&p.clauses, open) {
+            if clause.iter().any(|&(i, _)| i == NONE) {
                 continue;
             }
             let lazy = self.lazy();
             let mut lits = Vec::with_capacity(clause.len() * 2);
-            for &(c, s) in clause {
-                let i = position[c as usize] as usize;
+            for (i, s) in clause {
+                let i = i as usize;
                 lits.push(lazy.side(i, s as usize));
                 if let Some(select) = &lazy.select {
                     lits.push(!select[i]);

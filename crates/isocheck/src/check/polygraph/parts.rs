@@ -59,7 +59,7 @@ impl<'a> Split<'a> {
         min_batch: usize,
     ) -> Split<'a> {
         let (comp, count) = components(p, known, open);
-        let clauses = by_position(p, open, clauses);
+        let clauses = p.by_position(clauses, open);
         let (root_of, mut joined) = join(p, &comp, count, open, &clauses);
         let batch_of = batches(&root_of, &mut joined, count, min_batch);
         let count = batch_of
@@ -246,20 +246,6 @@ fn combine(results: Vec<(Outcome, Stats)>, stats: &mut Stats) -> Outcome {
         };
     }
     outcome
-}
-
-/// The clauses over `open` constraints, each named by its position there.
-fn by_position(p: &Problem, open: &[usize], clauses: &[Clause]) -> Vec<Clause> {
-    if clauses.is_empty() {
-        return Vec::new();
-    }
-    let mut position = vec![NONE; p.constraints()];
-    for (i, &c) in open.iter().enumerate() {
-        position[c] = i as u32;
-    }
-    (clauses.iter())
-        .map(|cl| cl.iter().map(|&(c, s)| (position[c as usize], s)).collect())
-        .collect()
 }
 
 /// Per product node, its strongly connected component in the graph of the

@@ -3,6 +3,7 @@
 //! (one node per transaction, two under snapshot isolation's extension).
 //! Also what a decision takes (`Settings`) and gives (`Decision`, `Stats`).
 
+use super::NONE;
 use std::time::{Duration, Instant};
 
 /// An edge of a model's graph between transactions; `rw` marks the
@@ -115,6 +116,21 @@ impl Problem {
             let end = u32::try_from(self.side_edges.len()).expect("fewer than 2^32 side edges");
             self.side_starts.push(end);
         }
+    }
+
+    /// `clauses` (over this problem's constraints) with each constraint
+    /// named by its position in `open` instead (`NONE` for one not there).
+    pub(super) fn by_position(&self, clauses: &[Clause], open: &[usize]) -> Vec<Clause> {
+        if clauses.is_empty() {
+            return Vec::new();
+        }
+        let mut position = vec![NONE; self.constraints()];
+        for (i, &c) in open.iter().enumerate() {
+            position[c] = i as u32;
+        }
+        (clauses.iter())
+            .map(|cl| cl.iter().map(|&(c, s)| (position[c as usize], s)).collect())
+            .collect()
     }
 
     /// How many constraints there are.
