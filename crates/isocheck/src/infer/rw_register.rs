@@ -274,11 +274,7 @@ impl Rr<'_> {
     /// and not `t`'s own; when none could, the most telling one is taken:
     /// another's intermediate write, then an aborted one, then `t`'s own.
     fn writer_of(&self, kv: u64, t: TxnId) -> (Option<Write>, bool) {
-        let repeated = match self.repeats.is_empty() {
-            true => None,
-            false => self.repeats.get(&kv),
-        };
-        let Some(all) = repeated else {
+        let Some(all) = self.repeats_of(kv) else {
             return (self.writes.get(&kv).copied(), false);
         };
         let could = |w: &&Write| w.ext && w.txn != t && self.status(w.txn) != Status::Aborted;
@@ -300,7 +296,7 @@ impl Rr<'_> {
     /// Transaction `t`'s last write of (key, value) `kv` before micro-op
     /// `before`.
     fn own_write(&self, kv: u64, t: TxnId, before: u32) -> Option<Write> {
-        match self.repeats.get(&kv) {
+        match self.repeats_of(kv) {
             Some(all) => all
                 .iter()
                 .rev()
@@ -323,12 +319,19 @@ impl Rr<'_> {
         }
     }
 
+    /// Every write of (key, value) `kv`, if it was written more than once.
+    /// Asked of every read and version: a history without repeats does
+    /// not hash for it.
+    fn repeats_of(&self, kv: u64) -> Option<&Vec<Write>> {
+        match self.repeats.is_empty() {
+            true => None,
+            false => self.repeats.get(&kv),
+        }
+    }
+
     /// Whether value `v` of key `kid` was written more than once.
     fn repeated(&self, kid: u32, v: Val) -> bool {
-        !self.repeats.is_empty()
-            && self
-                .repeats
-                .contains_key(&pack(self.keys.keys[kid as usize], v))
+        (self.repeats_of(pack(self.keys.keys[kid as usize], v))).is_some()
     }
 
     fn touches_of(&self, t: TxnId) -> &[Touch] {
@@ -444,7 +447,7 @@ impl Rr<'_> {
                             let kid = self.keys.get(m.key).expect("indexed key");
                             // Two reads of a repeated value may be of two
                             // versions.
-                            if !self.repeats.contains_key(&pack(m.key, r)) {
+                            if self.repeats_of(pack(m.key, r)).is_none() {
                                 lost.push((kid, r.raw(), txn.op(), t, rm));
                             }
                         }
@@ -1068,8 +1071,7 @@ impl Rr<'_> {
         let w = match txn {
             NONE => *self.writes.get(&pack(key, v))?,
             _ => *self
-                .repeats
-                .get(&pack(key, v))?
+                .repeats_of(pack(key, v))?
                 .iter()
                 .find(|w| w.txn == txn && w.ext)?,
         };
@@ -1167,17 +1169,16 @@ impl Rr<'_> {
     }
 
     /// The writer choices of the ambiguous reads, added to `constraints`
-    /// (whose order constraints are built) with their clauses: per read,
+    /// (whose order constraints are built) with their clauses. Per read:
     /// one `Kind::ReadFrom` per possible writer (its wr edge, and rw to the
-    /// writer of every version known to follow), one of which holds; and
-    /// per version of unknown order relative to a possible writer's, a
-    /// `Kind::Guard` for the rw edge to that version's writer, made to
-    /// hold (a clause per such writer) when the reader chose that writer
-    /// and its version comes first.
-    /// Where a version's order to the candidate's is unknown it may be the
-    /// next one, so each gets its rw edge (a direct edge to a later version
-    /// closes no cycle that the path through the next one does not); of
-    /// the versions known to follow, the next is one an edge leads to.
+    /// writers of the versions known to follow that an edge leads to: the
+    /// next version, when known to follow, is one of them, and the rest
+    /// follow it by ww), one of which holds; and per version of unknown
+    /// order relative to a possible writer's (it may be the next one), a
+    /// `Kind::Guard` for the rw edge to its writer, made to hold (a clause
+    /// per such writer) when the reader chose that writer and its version
+    /// comes first. A direct rw edge to a later version closes no cycle
+    /// that the path through the next one does not.
     fn choices(&self, edges: &[(u32, u32)], constraints: &mut Constraints) {
         if self.ambiguous.is_empty() {
             return;
