@@ -983,8 +983,8 @@ fn resolution(pairs: &[Constraint], binding: &[Clause], bits: u32) -> Option<Vec
     // A read returned one write: a case where it read two has only more
     // edges than either alone, so it is left out.
     let mut reads: Vec<u32> = (pairs.iter().zip(&choice))
-        .filter(|(p, &s)| p.kind == Kind::ReadFrom && s == 0)
-        .filter_map(|(p, _)| p.side(0).iter().find(|d| d.rel == Rel::Wr).map(|d| d.b_mop))
+        .filter(|&(_, &s)| s == 0)
+        .filter_map(|(p, _)| p.read_from().map(|d| d.b_mop))
         .collect();
     reads.sort_unstable();
     let one_each = reads.windows(2).all(|w| w[0] != w[1]);

@@ -14,8 +14,9 @@ pub enum Kind {
     #[default]
     Order,
     /// Whether `b` read `a`'s write of a value other transactions wrote
-    /// too (side 0: the wr edge and the rw edges to every version known to
-    /// follow it), or another writer's (side 1: nothing).
+    /// too (side 0: the wr edge, and rw edges to the versions known to
+    /// follow it that an edge leads to), or another writer's (side 1:
+    /// nothing).
     ReadFrom,
     /// An anti-dependency from the reader `a` of a repeated value to the
     /// writer `b` (side 0), which a clause makes hold when the reader chose
@@ -70,6 +71,12 @@ impl Constraint {
             0 => &self.deps[..self.mid],
             _ => &self.deps[self.mid..],
         }
+    }
+
+    /// A writer choice's (`Kind::ReadFrom`) wr edge: the read it is of.
+    pub fn read_from(&self) -> Option<&Dep> {
+        let wr = self.side(0).iter().find(|d| d.rel == Rel::Wr);
+        wr.filter(|_| self.kind == Kind::ReadFrom)
     }
 
     /// Both sides.

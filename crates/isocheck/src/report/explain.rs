@@ -146,6 +146,11 @@ pub(crate) fn mop_value_text(h: &History, m: u32) -> String {
     model_value(h, m)
 }
 
+/// The `:index` of a transaction's op, by which reports name it.
+pub(crate) fn txn_index(h: &History, t: TxnId) -> i64 {
+    h.op(h.txn(t).op()).index
+}
+
 /// The position of a micro-op within its transaction (Elle's `:a-mop-index`).
 pub(crate) fn mop_index(h: &History, t: TxnId, m: u32) -> Option<u32> {
     let range = &h.txn(t).mops;
@@ -435,7 +440,7 @@ pub(crate) fn version_text(h: &History, v: Version, n: usize) -> String {
 
 /// The `:index` of each transaction of a component, sorted (Elle's `:scc`).
 pub(crate) fn scc_indices(h: &History, scc: &[u32]) -> Vec<i64> {
-    let mut idx: Vec<i64> = scc.iter().map(|&t| h.op(h.txn(t).op()).index).collect();
+    let mut idx: Vec<i64> = scc.iter().map(|&t| txn_index(h, t)).collect();
     idx.sort_unstable();
     idx.dedup();
     idx

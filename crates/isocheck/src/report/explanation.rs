@@ -10,15 +10,15 @@ mod weak;
 
 use super::explain::{
     clip, elided, explanation, explanation_noted, invocation, list_text, mop_index, mop_text,
-    mop_value_text, op_text, predicate_read, scc_indices, txn_text, value_text, version_edn,
-    version_text, Width,
+    mop_value_text, op_text, predicate_read, scc_indices, txn_index, txn_text, value_text,
+    version_edn, version_text, Width,
 };
 use super::result::{edn, kws, map, R};
 use crate::check::{lattice, Analysis, Case, Entry, Forced, FoundCycle};
 use crate::graph::{Dep, Rel, Version, NO_MOP};
 use crate::history::{History, MopKind, MopValue, Process, Span, Status, TxnId, Val, Workload};
 use crate::infer::anomaly::{Anomaly, Expected};
-use crate::infer::{Constraint, Kind};
+use crate::infer::Constraint;
 use std::fmt::Write;
 
 /// How much of a long explanation the help text and labels keep.
@@ -483,7 +483,7 @@ pub(crate) fn forced_intro(h: &History, f: &Forced, value_chars: usize) -> Strin
         let keys: Vec<String> = pair_keys(p)
             .map(|k| value_text(h, k, value_chars))
             .collect();
-        let [ia, ib] = [p.a, p.b].map(|t| h.op(h.txn(t).op()).index);
+        let [ia, ib] = [p.a, p.b].map(|t| txn_index(h, t));
         let _ = write!(
             help,
             "\nThe transactions at indices {ia} and {ib} both wrote {}, in an unknown order.",
@@ -491,7 +491,7 @@ pub(crate) fn forced_intro(h: &History, f: &Forced, value_chars: usize) -> Strin
         );
     }
     for (reader, writer, d) in reads_of_repeats(f) {
-        let [ir, iw] = [reader, writer].map(|t| h.op(h.txn(t).op()).index);
+        let [ir, iw] = [reader, writer].map(|t| txn_index(h, t));
         let _ = write!(
             help,
             "\nThe transaction at index {ir} read {} = {}, which the transaction at index {iw} \
@@ -513,7 +513,7 @@ pub(crate) fn forced_intro(h: &History, f: &Forced, value_chars: usize) -> Strin
 pub(crate) fn first_writers(h: &History, f: &Forced, c: &Case) -> Vec<String> {
     f.writes_first(c)
         .into_iter()
-        .map(|t| h.op(h.txn(t).op()).index.to_string())
+        .map(|t| txn_index(h, t).to_string())
         .collect()
 }
 
@@ -521,9 +521,14 @@ pub(crate) fn first_writers(h: &History, f: &Forced, c: &Case) -> Vec<String> {
 /// that order closes, in Elle's words.
 pub(crate) fn forced_case(h: &History, a: &Analysis, f: &Forced, c: &Case, d: Detail) -> String {
     let first = first_writers(h, f, c);
-    let index = |t: TxnId| h.op(h.txn(t).op()).index;
     let reads: Vec<String> = (f.reads_from(c).into_iter())
-        .map(|(r, w)| format!("index {} read index {}'s write", index(r), index(w)))
+        .map(|(r, w)| {
+            format!(
+                "index {} read index {}'s write",
+                txn_index(h, r),
+                txn_index(h, w)
+            )
+        })
         .collect();
     let given = match (first.is_empty(), reads.is_empty()) {
         (true, true) => "In that order".to_string(),
@@ -571,12 +576,12 @@ fn forced_entry<'a>(h: &'a History, a: &Analysis, f: &Forced) -> R<'a> {
             let first = f
                 .writes_first(c)
                 .into_iter()
-                .map(|t| R::Int(h.op(h.txn(t).op()).index))
+                .map(|t| R::Int(txn_index(h, t)))
                 .collect();
             let mut entries = vec![("writes-first", R::Vec(first))];
             let reads = f.reads_from(c);
             if !reads.is_empty() {
-                let index = |t: TxnId| R::Int(h.op(h.txn(t).op()).index);
+                let index = |t: TxnId| R::Int(txn_index(h, t));
                 let pairs = reads
                     .into_iter()
                     .map(|(r, w)| R::Vec(vec![index(r), index(w)]));
@@ -597,9 +602,7 @@ fn forced_entry<'a>(h: &'a History, a: &Analysis, f: &Forced) -> R<'a> {
 /// A forced anomaly's reads of repeated values: per possible writer in its
 /// pairs, (reader, writer, the wr edge).
 fn reads_of_repeats(f: &Forced) -> impl Iterator<Item = (TxnId, TxnId, &Dep)> {
-    (f.pairs.iter())
-        .filter(|p| p.kind == Kind::ReadFrom)
-        .filter_map(|p| Some((p.b, p.a, p.side(0).iter().find(|d| d.rel == Rel::Wr)?)))
+    (f.pairs.iter()).filter_map(|p| Some((p.b, p.a, p.read_from()?)))
 }
 
 /// Why a pair's writes are taken in one order on all its keys, shown with
@@ -620,7 +623,7 @@ fn mixed_orders_line(h: &History, pairs: &[Constraint], value_chars: usize) -> O
         };
         let mut keys = pair_keys(p).filter(|k| forward(k) && both_ways(k));
         let (k1, k2) = (keys.next()?, keys.next()?);
-        let [ia, ib] = [p.a, p.b].map(|t| h.op(h.txn(t).op()).index);
+        let [ia, ib] = [p.a, p.b].map(|t| txn_index(h, t));
         let [k1, k2] = [k1, k2].map(|k| value_text(h, k, value_chars));
         Some(format!(
             "A pair's writes are taken in one order on all its keys: a mixed order (index {ia}'s \

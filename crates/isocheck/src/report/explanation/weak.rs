@@ -3,7 +3,7 @@
 //! definition checked, and the missed write or the cycle of commit-order
 //! steps), the help text and the labels on the history file.
 
-use super::super::explain::{clip, mop_text, txn_text, PROSE};
+use super::super::explain::{clip, mop_text, txn_index, txn_text, PROSE};
 use super::super::result::{edn, kws, map, R};
 use super::Explanation;
 use crate::check::weak::{Found, Level, Step, Violation, Why};
@@ -42,7 +42,7 @@ type Parts<'a> = (Vec<(&'static str, R<'a>)>, String, Vec<(TxnId, String)>);
 
 /// How people name a transaction: by its op's index.
 fn name(h: &History, t: TxnId) -> String {
-    format!("T{}", h.op(h.txn(t).op()).index)
+    format!("T{}", txn_index(h, t))
 }
 
 /// A micro-op in a sentence, clipped.
@@ -166,7 +166,7 @@ fn step<'a>(h: &'a History, s: &Step) -> R<'a> {
         Why::ListOrder { mop } => ("list-order", Some(mop), None),
         Why::Sees { reader, mop } => ("sees", Some(mop), Some(reader)),
     };
-    let index = |t: TxnId| R::Int(h.op(h.txn(t).op()).index);
+    let index = |t: TxnId| R::Int(txn_index(h, t));
     let mut entry = vec![
         ("type", kws(kind)),
         ("from", index(s.from)),

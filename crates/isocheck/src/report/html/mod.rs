@@ -21,7 +21,7 @@ mod plot;
 mod timeline;
 
 use super::excerpt::{needs_escape, push_escaped};
-use super::explain::{clip, mop_text, step_name, value_text, version_text};
+use super::explain::{clip, mop_text, step_name, txn_index, value_text, version_text};
 use super::explanation::registers::{undecided, violation};
 use super::explanation::{explain, first_writers, forced_case, forced_intro, Detail, Explanation};
 use super::human::{models_prohibiting, ordered, SHOWN_PER_TYPE};
@@ -610,7 +610,7 @@ fn cycle_plot(h: &History, a: &Analysis, c: &FoundCycle) -> Plot {
                 "class=\"node txn {}\" data-name=\"T{}\" data-index=\"{}\" data-process=\"{}\"",
                 status_class(h.txn(t).status),
                 i + 1,
-                h.op(h.txn(t).op()).index,
+                txn_index(h, t),
                 h.txn(t).process
             ),
         })
