@@ -22,6 +22,7 @@ mod problem;
 mod propagate;
 mod prune;
 mod reach;
+mod trace;
 
 use super::sat::{Lit, Outcome};
 use crate::limits;
@@ -32,6 +33,7 @@ pub use problem::{Clause, Decision, Edge, Problem, Settings, Stats};
 use prune::prune;
 use reach::Reach;
 use std::time::Instant;
+use trace::{Conflict, Trace};
 
 const NONE: u32 = u32::MAX;
 
@@ -81,11 +83,13 @@ pub fn decide(p: &Problem, settings: Settings) -> Decided {
     // The arcs of the sides pruning forces, after the known edges' arcs.
     let mut forced_arcs: Vec<(u32, u32)> = Vec::new();
     let mut forced: Vec<Option<usize>> = vec![None; p.constraints()];
+    let mut trace = Trace::new(p.constraints());
     if settings.pruning {
         match prune(
             p,
             &mut forced_arcs,
             &mut forced,
+            &mut trace,
             settings.deadline,
             &mut stats,
         ) {
@@ -114,9 +118,7 @@ pub fn decide(p: &Problem, settings: Settings) -> Decided {
     // The loop only looks for cycles through open constraints' edges, so
     // the known graph (with what pruning forced) must be acyclic itself.
     let Some(reach) = Reach::new(p.nodes(), p.known_arcs(&forced_arcs)) else {
-        let suspects = (0..p.constraints())
-            .filter(|&c| forced[c].is_some())
-            .collect();
+        let suspects = trace.suspects(p, &forced_arcs, &forced, Conflict::Cycle);
         return Decided::violated(stats, suspects);
     };
     if let Some(why) = over_budget() {
@@ -313,6 +315,32 @@ mod tests {
     }
 
     #[test]
+    fn pruning_takes_what_a_clause_leaves_and_prunes_with_it() {
+        // A clause leaves constraint 0 one side, 0 → 1; with it, constraint
+        // 1's first side, 1 → 0, closes a cycle, so its second, 0 → 2, is
+        // forced too.
+        let mut p = with_sides(
+            3,
+            false,
+            vec![],
+            vec![[vec![e(0, 1)], vec![]], [vec![e(1, 0)], vec![e(0, 2)]]],
+        );
+        p.clauses = vec![vec![(0, 0)]];
+        let Decided {
+            decision: d, stats, ..
+        } = decide(&p, settings(true, true));
+        assert_eq!(d, Decision::Holds);
+        assert_eq!(stats.pruned, 2);
+        // A clause asking for that first side is falsified: a violation
+        // found by pruning, whose suspects are the clause's constraint and
+        // what forced it.
+        p.clauses.push(vec![(1, 0)]);
+        let found = decide(&p, settings(true, true));
+        assert_eq!(found.decision, Decision::Violated);
+        assert_eq!(found.suspects, vec![0, 1]);
+    }
+
+    #[test]
     fn both_sides_impossible_is_a_violation() {
         let p = with_sides(
             3,
@@ -409,6 +437,22 @@ mod tests {
             })
     }
 
+    /// `p` with only the constraints `set`, and the clauses all of whose
+    /// constraints are among them (a clause binds a core then only).
+    fn restricted(p: &Problem, set: &[usize]) -> Problem {
+        let mut q = Problem::new(p.txns, p.extension, p.known.clone());
+        q.chains = p.chains.clone();
+        for &c in set {
+            q.push(p.sides(c));
+        }
+        let at = |c: u32| set.iter().position(|&k| k == c as usize);
+        for cl in &p.clauses {
+            let local: Option<Clause> = cl.iter().map(|&(c, s)| Some((at(c)? as u32, s))).collect();
+            q.clauses.extend(local);
+        }
+        q
+    }
+
     fn arb_edge(txns: u32) -> impl Strategy<Value = Edge> {
         // An edge barring rw hops (prefix consistency's ww) is no rw hop.
         (0..txns, 0..txns, 0..3u8).prop_map(|(from, to, kind)| Edge {
@@ -462,19 +506,11 @@ mod tests {
             if expected == Decision::Violated {
                 let all: Vec<usize> = (0..p.constraints()).collect();
                 let core = core(&p, &all, settings(false, false)).expect("no deadline");
-                let mut q = Problem::new(p.txns, p.extension, p.known.clone());
-                q.chains = p.chains.clone();
-                for &c in &core {
-                    q.push(p.sides(c));
-                }
-                // A clause binds the core when all its constraints are in it.
-                let at = |c: u32| core.iter().position(|&k| k == c as usize);
-                for cl in &p.clauses {
-                    let local: Option<Clause> =
-                        cl.iter().map(|&(c, s)| Some((at(c)? as u32, s))).collect();
-                    q.clauses.extend(local);
-                }
-                prop_assert!(!brute_force(&q));
+                prop_assert!(!brute_force(&restricted(&p, &core)));
+                // Pruning's suspects (those its conflict follows from) hold
+                // a core too.
+                let pruned = decide(&p, settings(true, true));
+                prop_assert!(!brute_force(&restricted(&p, &pruned.suspects)));
             }
         }
 

@@ -3,7 +3,8 @@
 //! round, with reachability asked of `Reach`.
 
 use super::reach::{Reach, Search};
-use super::{Edge, Problem, Stats};
+use super::trace::{Conflict, Trace};
+use super::{Problem, Stats};
 use crate::progress::{Count, Unit};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
@@ -26,15 +27,11 @@ pub(super) fn prune(
     p: &Problem,
     forced_arcs: &mut Vec<(u32, u32)>,
     forced: &mut [Option<usize>],
+    trace: &mut Trace,
     deadline: Option<Instant>,
     stats: &mut Stats,
 ) -> Result<Option<Vec<usize>>, String> {
     let total = p.constraints();
-    let suspects = |forced: &[Option<usize>], extra: Option<usize>| {
-        let mut v: Vec<usize> = (0..forced.len()).filter(|&c| forced[c].is_some()).collect();
-        v.extend(extra);
-        v
-    };
     // The index costs O((n + m) · k) a round; with few open constraints per
     // node the bounded searches cost less (1M list-append transactions, 59k
     // constraints: pruning 2.0–2.4 s with them, 3.0–4.7 s with the index;
@@ -47,7 +44,12 @@ pub(super) fn prune(
             return Err(why);
         }
         let Some(reach) = Reach::new(p.nodes(), p.known_arcs(forced_arcs)) else {
-            return Ok(Some(suspects(forced, None)));
+            return Ok(Some(trace.suspects(
+                p,
+                forced_arcs,
+                forced,
+                Conflict::Cycle,
+            )));
         };
         let open = forced.iter().filter(|f| f.is_none()).count();
         let pruned = forced.len() - open;
@@ -61,20 +63,80 @@ pub(super) fn prune(
         let judged = judge(p, &reach, forced, deadline, threads, CHUNK)?;
         let mut newly = 0;
         // A constraint forced before is judged 0: it forces nothing again.
+        if let Some(c) = judged.bad.iter().position(|&bad| bad == BOTH_BAD) {
+            let conflict = Conflict::BothSides(c);
+            return Ok(Some(trace.suspects(p, forced_arcs, forced, conflict)));
+        }
         for (c, &bad) in judged.bad.iter().enumerate() {
-            if bad == BOTH_BAD {
-                return Ok(Some(suspects(forced, Some(c))));
-            }
             if let Some(s) = forced_side(bad) {
                 forced[c] = Some(s);
                 newly += 1;
             }
         }
+        let now = (judged.bad.iter().enumerate()).filter(|&(_, &bad)| forced_side(bad).is_some());
+        trace.round(now.map(|(c, _)| c), &judged.owners);
         forced_arcs.extend_from_slice(&judged.arcs);
+        match propagate_clauses(p, forced, forced_arcs, trace) {
+            Ok(n) => newly += n,
+            Err(clause) => {
+                let conflict = Conflict::Clause(clause);
+                return Ok(Some(trace.suspects(p, forced_arcs, forced, conflict)));
+            }
+        }
         // PolySI stops once a round forces at most 1% of the constraints:
         // past that, rounds cost more than the solver needs for the rest.
         if newly == 0 || newly * 100 <= total {
             return Ok(None);
+        }
+    }
+}
+
+/// Unit propagation over the problem's clauses: a clause whose literals
+/// but one are false (their constraints forced to the other side) forces
+/// that one, whose arcs join `forced_arcs`; repeated until nothing more is
+/// forced. A read of a repeated value left with one possible writer gets
+/// it, and its edges then prune the version order like any known edge.
+/// The number of constraints forced, or the clause whose every literal is
+/// false (no resolution satisfies it).
+fn propagate_clauses(
+    p: &Problem,
+    forced: &mut [Option<usize>],
+    forced_arcs: &mut Vec<(u32, u32)>,
+    trace: &mut Trace,
+) -> Result<usize, usize> {
+    let mut newly = 0;
+    loop {
+        let before = newly;
+        for (i, clause) in p.clauses.iter().enumerate() {
+            let mut open = None;
+            let mut count = 0;
+            for &(c, s) in clause {
+                match forced[c as usize] {
+                    Some(f) if f == s as usize => {
+                        count = usize::MAX;
+                        break;
+                    }
+                    Some(_) => {}
+                    None => {
+                        open = Some((c as usize, s as usize));
+                        count += 1;
+                    }
+                }
+            }
+            match (count, open) {
+                (0, _) => return Err(i),
+                (1, Some((c, s))) => {
+                    forced[c] = Some(s);
+                    let arcs = forced_arcs.len();
+                    p.push_arcs(p.side(c, s), forced_arcs);
+                    trace.clause(c, i, forced_arcs.len() - arcs);
+                    newly += 1;
+                }
+                _ => {}
+            }
+        }
+        if newly == before {
+            return Ok(newly);
         }
     }
 }
@@ -92,6 +154,8 @@ pub(super) struct Judged {
     /// exists), and leaving them out keeps the next rounds' graphs, and
     /// the solver's, the size of the first.
     pub(super) arcs: Vec<(u32, u32)>,
+    /// Per arc, the constraint it is of.
+    pub(super) owners: Vec<u32>,
 }
 
 /// Judges the constraints not yet `forced` against the known graph `reach`
@@ -107,7 +171,7 @@ pub(super) fn judge(
     chunk: usize,
 ) -> Result<Judged, String> {
     let mut bad = vec![0u8; forced.len()];
-    let mut arcs: Vec<Vec<(u32, u32)>> = vec![Vec::new(); forced.len().div_ceil(chunk)];
+    let mut arcs: Vec<Vec<((u32, u32), u32)>> = vec![Vec::new(); forced.len().div_ceil(chunk)];
     let chunks = Mutex::new(bad.chunks_mut(chunk).zip(arcs.iter_mut()).enumerate());
     let late = AtomicBool::new(false);
     let worker = || {
@@ -128,7 +192,7 @@ pub(super) fn judge(
                     let mut side = |s: usize| closes_cycle(p, reach, &mut search, c, s) as u8;
                     *slot = side(0) | side(1) << 1;
                     if let Some(s) = forced_side(*slot) {
-                        push_new_arcs(p, reach, &mut search, p.side(c, s), new_arcs);
+                        push_new_arcs(p, reach, &mut search, c, s, new_arcs);
                     }
                 }
             }
@@ -145,10 +209,10 @@ pub(super) fn judge(
     });
     match late.into_inner() {
         true => Err("timeout".into()),
-        false => Ok(Judged {
-            bad,
-            arcs: arcs.concat(),
-        }),
+        false => {
+            let (arcs, owners) = arcs.concat().into_iter().unzip();
+            Ok(Judged { bad, arcs, owners })
+        }
     }
 }
 
@@ -164,18 +228,20 @@ fn forced_side(bad: u8) -> Option<usize> {
     }
 }
 
-/// Appends the arcs of `edges` that `reach` does not already imply.
+/// Appends the arcs of side `s` of constraint `c` that `reach` does not
+/// already imply, each with `c`.
 fn push_new_arcs(
     p: &Problem,
     reach: &Reach,
     search: &mut Search,
-    edges: &[Edge],
-    out: &mut Vec<(u32, u32)>,
+    c: usize,
+    s: usize,
+    out: &mut Vec<((u32, u32), u32)>,
 ) {
-    for &e in edges {
+    for &e in p.side(c, s) {
         p.arcs(e, |a, b| {
             if !reach.reaches(search, a, b) {
-                out.push((a, b));
+                out.push(((a, b), c as u32));
             }
         });
     }

@@ -19,6 +19,11 @@ impl<T: Copy + Default> Csr<T> {
         Csr { start, arcs }
     }
 
+    /// How many nodes there are.
+    pub(super) fn nodes(&self) -> usize {
+        self.start.len() - 1
+    }
+
     pub(super) fn out(&self, v: u32) -> &[T] {
         &self.arcs[self.start[v as usize] as usize..self.start[v as usize + 1] as usize]
     }
