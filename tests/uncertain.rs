@@ -751,3 +751,19 @@ fn certain_only_chooses_no_writer_of_a_repeated_value() {
         (Validity::Unknown, vec!["model-not-checked"])
     );
 }
+
+#[test]
+fn one_writer_choice_along_completions_settles_a_valid_history() {
+    // T2 read x = 1, which T0 and T1 both wrote. The version order of
+    // completions, with T2 reading the last 1 before it (T1's), is acyclic:
+    // the model holds without a constraint built.
+    let text = "{:type :ok, :f :txn, :process 0, :value [[:w :x 1]]}
+         {:type :ok, :f :txn, :process 1, :value [[:w :x 1]]}
+         {:type :ok, :f :txn, :process 2, :value [[:r :x 1] [:w :y 1]]}
+         {:type :ok, :f :txn, :process 3, :value [[:r :y 1] [:w :x 2]]}";
+    let h = parse_edn("repeated.edn", text).expect("parses");
+    let a = check::analyze(&h, &options("serializable", true)).expect("valid options");
+    assert_eq!(check::verdict::verdict(&a).valid, Validity::True);
+    assert_eq!(a.ambiguous, 1);
+    assert!(a.solved.iter().any(|s| s.witness), "{:?}", a.solved);
+}

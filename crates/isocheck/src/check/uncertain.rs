@@ -401,7 +401,9 @@ impl<'a, 'i> Decider<'a, 'i> {
     /// model that holds; anything else is decided again on every pair,
     /// which also explains a violation.
     fn decide(&mut self, mg: ModelGraph, open: &Open, reduce: bool) -> Flow {
-        if reduce && !open.choices && (self.along_known(mg) || self.witness(mg, open)) {
+        // Without a read's writer, the known edges are not a resolution;
+        // the witness chooses one (`Pending::adjacent_edges`).
+        if reduce && ((!open.choices && self.along_known(mg)) || self.witness(mg, open)) {
             return Flow::Held;
         }
         let found = open.found();

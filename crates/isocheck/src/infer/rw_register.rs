@@ -227,11 +227,17 @@ pub struct Pending<'h> {
 impl Pending<'_> {
     /// The ww and rw edges of the version order that puts every key's
     /// written versions after its initial one in the order of their
-    /// writers' `rank`: those of each version preceding the next.
+    /// writers' `rank`: those of each version preceding the next. Each
+    /// ambiguous read takes a writer too (see [`Rr::witness_choice`]), with
+    /// its wr edge and the rw edge to the next version: one resolution of
+    /// every constraint, writer choices included.
     pub fn adjacent_edges(&self, rank: &[u32]) -> Vec<Dep> {
         let rr = &self.rr;
         let mut out = Vec::new();
         let mut written: Vec<(u32, u32)> = Vec::new();
+        let mut ambiguous: Vec<&Ambiguous> = rr.ambiguous.iter().collect();
+        ambiguous.sort_by_key(|a| a.kid);
+        let mut reads = ambiguous.as_slice();
         for kid in 0..rr.keys.len() {
             let (lo, hi) = (rr.key_start[kid], rr.key_start[kid + 1]);
             written.clear();
@@ -244,6 +250,11 @@ impl Pending<'_> {
                 out.extend(self.versions.precedes_keyed(prev, v).map(|(_, d)| d));
                 prev = v;
             }
+            let here = reads.partition_point(|a| a.kid as usize == kid);
+            for amb in &reads[..here] {
+                out.extend(rr.witness_choice(amb, &written, rank));
+            }
+            reads = &reads[here..];
         }
         out
     }
@@ -1257,6 +1268,35 @@ impl Rr<'_> {
             }
         }
         one_of
+    }
+
+    /// The writer an ambiguous read takes in the version order `written`
+    /// (its key's written versions by their writers' `rank`): the last
+    /// possible writer ranked before the reader, as a database reading its
+    /// latest committed version would, else the first one. Its wr edge,
+    /// and the rw edge to the next version's writer (none when that is the
+    /// reader itself, whose own write follows what it read).
+    fn witness_choice(&self, amb: &Ambiguous, written: &[(u32, u32)], rank: &[u32]) -> Vec<Dep> {
+        let v = self.val(amb.mop);
+        let writer = |n: u32| self.writer(n).filter(|w| w.txn != amb.txn);
+        let possible = |&(_, n): &(u32, u32)| self.node_val[n as usize] == v && writer(n).is_some();
+        let before = written.partition_point(|&(r, _)| r < rank[amb.txn as usize]);
+        let chosen = (written[..before].iter().rposition(possible))
+            .or_else(|| written.iter().position(possible));
+        let Some(i) = chosen else {
+            return Vec::new();
+        };
+        let a = written[i].1;
+        let Some(wa) = writer(a) else {
+            return Vec::new();
+        };
+        let mut deps = vec![self.choice_dep(amb, a, a, wa.mop, wa.txn, Rel::Wr)];
+        if let Some(&(_, b)) = written.get(i + 1) {
+            if let Some(wb) = writer(b) {
+                deps.push(self.choice_dep(amb, a, b, wb.mop, wb.txn, Rel::Rw));
+            }
+        }
+        deps
     }
 
     /// An edge of an ambiguous read's choice of version `a`: wr from its

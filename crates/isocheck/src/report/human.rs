@@ -421,7 +421,7 @@ pub fn solving_stats(a: &Analysis) -> String {
         let _ = writeln!(
             s,
             "repeated values: {} reads of a value written more than once could have returned more \
-             than one write; the solver chose each one's writer with the version order (Elle's \
+             than one write; each one's writer was chosen with the version order (Elle's \
              inference needs a read's writer known)",
             a.ambiguous
         );
@@ -453,6 +453,10 @@ pub fn solving_stats(a: &Analysis) -> String {
             (
                 x.witness,
                 ", by the version order of completions along the known edges",
+            ),
+            (
+                x.witness && a.ambiguous > 0,
+                ", each read of a repeated value reading the last write of it ranked before it",
             ),
         ];
         let reduced: String = chains.iter().filter(|c| c.0).map(|c| c.1).collect();
