@@ -34,6 +34,7 @@
 // re-exported below, and `internals` opens the rest to isocheck's own tests.
 mod check;
 mod checkers;
+mod clauses;
 mod facade;
 pub mod files;
 mod graph;

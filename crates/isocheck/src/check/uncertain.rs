@@ -9,7 +9,7 @@ use super::polygraph::{self, Decided, Decision, Edge, Problem, Settings, Stats};
 use super::{lattice, verdict, Analysis};
 use crate::graph::{csr, nontrivial, tarjan, topological, Dep, Graph, Rel, RelSet};
 use crate::history::TxnId;
-use crate::infer::{Clause, Constraint, Constraints, Kind, Pair, Pending};
+use crate::infer::{Clause, Clauses, Constraint, Constraints, Kind, Pair, Pending};
 use crate::limits::{self, Stage};
 use crate::progress::Unit;
 use std::cell::{OnceCell, RefCell};
@@ -950,7 +950,7 @@ fn explain(
 
 /// The clauses among a core's constraints (by position in `core`): one
 /// with a constraint outside it is satisfied by that one.
-fn binding_clauses(clauses: &[Clause], core: &[usize]) -> Vec<Clause> {
+fn binding_clauses(clauses: &Clauses, core: &[usize]) -> Vec<Clause> {
     let at = |c: u32| core.iter().position(|&k| k == c as usize);
     (clauses.iter())
         .filter_map(|cl| cl.iter().map(|&(c, s)| Some((at(c)? as u32, s))).collect())

@@ -18,7 +18,7 @@ mod uncertain;
 pub(crate) mod util;
 
 pub use anomaly::Anomaly;
-pub use uncertain::{Clause, Constraint, Constraints, Kind, Pair};
+pub use uncertain::{Clause, Clauses, Constraint, Constraints, Kind, Pair};
 
 use crate::graph::{Dep, Rel, Version};
 use crate::history::{History, TxnId, Workload};

@@ -1206,7 +1206,7 @@ impl Rr<'_> {
             let (lo, hi) = (self.key_start[kid], self.key_start[kid + 1]);
             reach.key(amb.kid, lo, hi, &key_edges[kid]);
             let one_of = self.read_choices(amb, &mut reach, &orders, constraints);
-            constraints.clauses.push(one_of);
+            constraints.clauses.push(&one_of);
         }
     }
 
@@ -1264,7 +1264,7 @@ impl Rr<'_> {
                 });
                 constraints
                     .clauses
-                    .push(vec![(x, 1), (order, 1 - a_first), (g, 0)]);
+                    .push(&[(x, 1), (order, 1 - a_first), (g, 0)]);
             }
         }
         one_of

@@ -1425,11 +1425,11 @@ fn rw_read_of_a_value_two_writers_wrote_is_a_choice() {
     // The read took one of them; each guard's rw edge holds when the
     // reader chose its writer and that writer's version came first.
     assert_eq!(
-        c.clauses,
+        c.clauses.iter().collect::<Vec<_>>(),
         [
-            vec![(1, 1), (0, 1), (2, 0)],
-            vec![(3, 1), (0, 0), (4, 0)],
-            vec![(1, 0), (3, 0)]
+            &[(1, 1), (0, 1), (2, 0)][..],
+            &[(3, 1), (0, 0), (4, 0)],
+            &[(1, 0), (3, 0)]
         ]
     );
 }

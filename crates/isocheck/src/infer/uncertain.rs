@@ -24,9 +24,7 @@ pub enum Kind {
     Guard,
 }
 
-/// A clause over a store's constraints: `(constraint, side)` literals, one
-/// of which holds (see `check::polygraph::Problem::clauses`).
-pub type Clause = Vec<(u32, u8)>;
+pub use crate::clauses::{Clause, Clauses};
 
 /// Two transactions that both wrote some keys in an unknown order. Either
 /// `a`'s versions precede `b`'s on every such key (side 0: ww `a → b` and
@@ -290,10 +288,15 @@ pub struct Constraints {
     items: Vec<Item>,
     parts: Vec<Part>,
     versions: Versions,
-    /// The writer choices of reads of repeated values, after the orders.
-    choices: Vec<Choice>,
+    /// The writer choices of reads of repeated values, after the orders;
+    /// their dependencies are `choice_deps[start..end]`, one array for all
+    /// (a million choices on VeriStrong's HD-10k: an allocation each was
+    /// as much work to free as to build).
+    choices: Vec<ChoiceItem>,
+    choice_deps: Vec<Dep>,
     /// Clauses over all of them (by index: orders first).
-    pub clauses: Vec<Clause>,
+    /// (see `check::polygraph::Problem::clauses`).
+    pub clauses: Clauses,
 }
 
 /// A constraint of a read of a repeated value: its side 0 (side 1 has
@@ -326,6 +329,16 @@ struct Item {
     unread: bool,
 }
 
+/// One writer choice: its dependencies are `choice_deps[start..end]`.
+#[derive(Clone, Copy, Debug)]
+struct ChoiceItem {
+    a: TxnId,
+    b: TxnId,
+    kind: Kind,
+    start: u32,
+    end: u32,
+}
+
 /// An index into a store's array, or a count. 2^32 of them would take
 /// 64 GiB or more: allocating them fails first.
 fn offset(n: usize) -> u32 {
@@ -352,7 +365,7 @@ impl Constraints {
                 kind: c.kind,
                 parts: &[],
                 versions: &self.versions,
-                chosen: &c.deps,
+                chosen: &self.choice_deps[c.start as usize..c.end as usize],
             };
         };
         Pair {
@@ -375,7 +388,15 @@ impl Constraints {
 
     /// Adds a writer choice's constraint; its index.
     pub(super) fn push_choice(&mut self, choice: Choice) -> u32 {
-        self.choices.push(choice);
+        let start = offset(self.choice_deps.len());
+        self.choice_deps.extend_from_slice(&choice.deps);
+        self.choices.push(ChoiceItem {
+            a: choice.a,
+            b: choice.b,
+            kind: choice.kind,
+            start,
+            end: offset(self.choice_deps.len()),
+        });
         offset(self.len() - 1)
     }
 
@@ -476,7 +497,8 @@ impl Coalescer {
             parts: sorted,
             versions,
             choices: Vec::new(),
-            clauses: Vec::new(),
+            choice_deps: Vec::new(),
+            clauses: Clauses::default(),
         }
     }
 }

@@ -72,13 +72,13 @@ impl<'p> Engine<'p> {
     /// Gives the solver the problem's clauses over the `open` constraints.
     fn bind(&mut self, open: &[usize]) {
         let p = self.lazy().p;
-        for clause in p.by_position(&p.clauses, open) {
+        for clause in p.by_position(&p.clauses, open).iter() {
             if clause.iter().any(|&(i, _)| i == NONE) {
                 continue;
             }
             let lazy = self.lazy();
             let mut lits = Vec::with_capacity(clause.len() * 2);
-            for (i, s) in clause {
+            for &(i, s) in clause {
                 let i = i as usize;
                 lits.push(lazy.side(i, s as usize));
                 if let Some(select) = &lazy.select {

@@ -29,7 +29,7 @@ use crate::limits;
 use engine::Engine;
 use parts::Split;
 pub use parts::MIN_BATCH;
-pub use problem::{Clause, Decision, Edge, Problem, Settings, Stats};
+pub use problem::{Clause, Clauses, Decision, Edge, Problem, Settings, Stats};
 use prune::prune;
 use reach::Reach;
 use std::time::Instant;
@@ -166,9 +166,9 @@ pub fn decide(p: &Problem, settings: Settings) -> Decided {
 /// The problem's clauses over the constraints pruning left open: those a
 /// forced side satisfies are gone, and so are the forced sides that fail;
 /// `None` when a clause has nothing left.
-fn open_clauses(p: &Problem, forced: &[Option<usize>]) -> Option<Vec<Clause>> {
-    let mut out = Vec::new();
-    for clause in &p.clauses {
+fn open_clauses(p: &Problem, forced: &[Option<usize>]) -> Option<Clauses> {
+    let mut out = Clauses::default();
+    for clause in p.clauses.iter() {
         let satisfied = (clause.iter()).any(|&(c, s)| forced[c as usize] == Some(s as usize));
         if satisfied {
             continue;
@@ -180,7 +180,7 @@ fn open_clauses(p: &Problem, forced: &[Option<usize>]) -> Option<Vec<Clause>> {
         if left.is_empty() {
             return None;
         }
-        out.push(left);
+        out.push(&left);
     }
     Some(out)
 }
@@ -325,7 +325,7 @@ mod tests {
             vec![],
             vec![[vec![e(0, 1)], vec![]], [vec![e(1, 0)], vec![e(0, 2)]]],
         );
-        p.clauses = vec![vec![(0, 0)]];
+        p.clauses = [[(0, 0)]].iter().collect();
         let Decided {
             decision: d, stats, ..
         } = decide(&p, settings(true, true));
@@ -334,7 +334,7 @@ mod tests {
         // A clause asking for that first side is falsified: a violation
         // found by pruning, whose suspects are the clause's constraint and
         // what forced it.
-        p.clauses.push(vec![(1, 0)]);
+        p.clauses.push(&[(1, 0)]);
         let found = decide(&p, settings(true, true));
         assert_eq!(found.decision, Decision::Violated);
         assert_eq!(found.suspects, vec![0, 1]);
@@ -446,9 +446,11 @@ mod tests {
             q.push(p.sides(c));
         }
         let at = |c: u32| set.iter().position(|&k| k == c as usize);
-        for cl in &p.clauses {
+        for cl in p.clauses.iter() {
             let local: Option<Clause> = cl.iter().map(|&(c, s)| Some((at(c)? as u32, s))).collect();
-            q.clauses.extend(local);
+            if let Some(local) = local {
+                q.clauses.push(&local);
+            }
         }
         q
     }

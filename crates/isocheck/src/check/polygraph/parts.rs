@@ -18,7 +18,7 @@
 
 use super::engine::Engine;
 use super::reach::{Csr, Reach};
-use super::{Clause, Edge, Problem, Settings, Stats, NONE};
+use super::{Clause, Clauses, Edge, Problem, Settings, Stats, NONE};
 use crate::check::sat::Outcome;
 use crate::graph::tarjan;
 use crate::limits;
@@ -43,7 +43,7 @@ pub(super) struct Split<'a> {
     nodes: Vec<Vec<u32>>,
     members: Vec<Vec<usize>>,
     /// Per batch, its clauses over its members (by index in `members`).
-    clauses: Vec<Vec<Clause>>,
+    clauses: Vec<Clauses>,
 }
 
 impl<'a> Split<'a> {
@@ -55,7 +55,7 @@ impl<'a> Split<'a> {
         p: &'a Problem,
         known: &'a Csr<u32>,
         open: &'a [usize],
-        clauses: &[Clause],
+        clauses: &Clauses,
         min_batch: usize,
     ) -> Split<'a> {
         let (comp, count) = components(p, known, open);
@@ -84,11 +84,14 @@ impl<'a> Split<'a> {
                 batch.push(i);
             }
         }
-        let mut batch_clauses = vec![Vec::new(); count as usize];
-        for clause in clauses {
+        let mut batch_clauses = vec![Clauses::default(); count as usize];
+        for clause in clauses.iter() {
             let b = batch_of[root_of[clause[0].0 as usize] as usize] as usize;
-            let local = clause.iter().map(|&(i, s)| (index[i as usize], s));
-            batch_clauses[b].push(local.collect());
+            let local: Clause = clause
+                .iter()
+                .map(|&(i, s)| (index[i as usize], s))
+                .collect();
+            batch_clauses[b].push(&local);
         }
         Split {
             p,
@@ -277,7 +280,7 @@ fn join(
     comp: &[u32],
     count: usize,
     open: &[usize],
-    clauses: &[Clause],
+    clauses: &Clauses,
 ) -> (Vec<u32>, UnionFind) {
     let mut joined = UnionFind::new(count);
     let mut arcs = Vec::new();
@@ -299,7 +302,7 @@ fn join(
             }
         }
     }
-    for clause in clauses {
+    for clause in clauses.iter() {
         let placed = clause
             .iter()
             .map(|&(i, _)| at[i as usize])

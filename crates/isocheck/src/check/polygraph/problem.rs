@@ -4,6 +4,7 @@
 //! Also what a decision takes (`Settings`) and gives (`Decision`, `Stats`).
 
 use super::NONE;
+pub use crate::clauses::{Clause, Clauses};
 use std::time::{Duration, Instant};
 
 /// An edge of a model's graph between transactions; `rw` marks the
@@ -46,11 +47,8 @@ pub struct Problem {
     /// writer choice and a version order holds when both do. A constraint
     /// a decision leaves out (it closes no cycle) satisfies any clause it
     /// is in.
-    pub clauses: Vec<Clause>,
+    pub clauses: Clauses,
 }
-
-/// A clause: `(constraint, side)` literals, one of which holds.
-pub type Clause = Vec<(u32, u8)>;
 
 /// How a decision is made.
 #[derive(Clone, Copy, Debug)]
@@ -120,16 +118,20 @@ impl Problem {
 
     /// `clauses` (over this problem's constraints) with each constraint
     /// named by its position in `open` instead (`NONE` for one not there).
-    pub(super) fn by_position(&self, clauses: &[Clause], open: &[usize]) -> Vec<Clause> {
+    pub(super) fn by_position(&self, clauses: &Clauses, open: &[usize]) -> Clauses {
         if clauses.is_empty() {
-            return Vec::new();
+            return Clauses::default();
         }
         let mut position = vec![NONE; self.constraints()];
         for (i, &c) in open.iter().enumerate() {
             position[c] = i as u32;
         }
         (clauses.iter())
-            .map(|cl| cl.iter().map(|&(c, s)| (position[c as usize], s)).collect())
+            .map(|cl| {
+                cl.iter()
+                    .map(|&(c, s)| (position[c as usize], s))
+                    .collect::<Clause>()
+            })
             .collect()
     }
 

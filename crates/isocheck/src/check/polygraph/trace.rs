@@ -104,7 +104,7 @@ impl Trace {
                     .collect::<Option<Vec<_>>>()
                     .map(|v| v.concat())
             }
-            Conflict::Clause(i) => Some(p.clauses[i].iter().map(|&(c, _)| c).collect()),
+            Conflict::Clause(i) => Some(p.clauses.get(i).iter().map(|&(c, _)| c).collect()),
             Conflict::Cycle => self.any_cycle(&g),
         };
         let Some(start) = start else {
@@ -115,7 +115,7 @@ impl Trace {
             limits::tick();
             let Some(s) = forced[c] else { continue };
             let why = match self.by_clause.get(&(c as u32)) {
-                Some(&i) => Some(p.clauses[i as usize].iter().map(|&(d, _)| d).collect()),
+                Some(&i) => Some(p.clauses.get(i as usize).iter().map(|&(d, _)| d).collect()),
                 None => self.side_cycle(p, &g, c, 1 - s, self.stamp[c]),
             };
             let Some(why) = why else {
