@@ -213,7 +213,7 @@ fn history() -> impl Strategy<Value = Vec<u8>> {
         0..4u8,
         any::<bool>(),
         any::<bool>(),
-        prop::option::of(any::<prop::sample::Index>()),
+        prop::option::weighted(0.25, any::<prop::sample::Index>()),
     )
         .prop_map(|(ops, framing, bom, after, cut)| {
             let body: String = ops
@@ -241,7 +241,7 @@ fn history() -> impl Strategy<Value = Vec<u8>> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(200))]
+    #![proptest_config(ProptestConfig::with_cases(256))]
 
     /// In chunks of 1 to 7 bytes, cutting strings, characters and forms
     /// anywhere: the ops, their spans and values, or the error, are the
