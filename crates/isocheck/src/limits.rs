@@ -463,6 +463,21 @@ pub fn read_whole(input_bytes: u64) {
 /// are recorded as the input's size and held against the budget (also
 /// where the allocator does not count), and the time limit is checked.
 pub fn reading(bytes: u64) {
+    read_so_far(bytes);
+    stop_over_budget(ALLOCATED.load(Ordering::Relaxed).max(bytes));
+    poll();
+}
+
+/// Polls while a history streamed op by op waits for bytes: `bytes` read
+/// so far are recorded as the input's size, but not held against the
+/// budget (the stream keeps a bounded buffer, which the allocator counts).
+pub fn streaming(bytes: u64) {
+    read_so_far(bytes);
+    poll();
+}
+
+/// Records how much of an input of unknown length is read.
+fn read_so_far(bytes: u64) {
     update(|a| {
         a.input_bytes = bytes;
         a.count = Count {
@@ -472,8 +487,6 @@ pub fn reading(bytes: u64) {
         };
     });
     INPUT_BYTES.store(bytes, Ordering::Relaxed);
-    stop_over_budget(ALLOCATED.load(Ordering::Relaxed).max(bytes));
-    poll();
 }
 
 /// Stops the check before it allocates `bytes` (a structure whose size is

@@ -69,6 +69,14 @@ pub enum ErrorKind {
         /// The key, as EDN.
         key: String,
     },
+    /// A form longer than a streamed history's reader holds at once.
+    #[error(
+        "a form of the history is longer than {limit} bytes, the most the streaming reader holds"
+    )]
+    FormTooLarge {
+        /// The limit, in bytes.
+        limit: usize,
+    },
     /// A PolySI, dbcop or Cobra log that breaks its format.
     #[error("{0}")]
     Format(String),
@@ -139,6 +147,15 @@ impl HistoryError {
         HistoryError::new(kind, "check the path and its permissions")
     }
 
+    /// The same error in a text that starts `by` bytes earlier: the error
+    /// of a part of a file read alone, placed in the file.
+    pub fn shifted(mut self, by: usize) -> Self {
+        for label in &mut self.labels {
+            label.span = label.span.shifted(by);
+        }
+        self
+    }
+
     /// The primary span, if the error has a place.
     pub fn span(&self) -> Option<Span> {
         self.labels.first().map(|l| l.span)
@@ -149,7 +166,9 @@ impl HistoryError {
         match self.kind {
             ErrorKind::Io { .. } => "isocheck::io",
             ErrorKind::Syntax(Problem::NotComparable(_)) => "isocheck::value",
-            ErrorKind::Syntax(_) | ErrorKind::Json(_) => "isocheck::syntax",
+            ErrorKind::Syntax(_) | ErrorKind::Json(_) | ErrorKind::FormTooLarge { .. } => {
+                "isocheck::syntax"
+            }
             ErrorKind::DoubleInvoke { .. } => "isocheck::double_invoke",
             ErrorKind::DuplicateWrite { .. } => "isocheck::duplicate_write",
             ErrorKind::MixedWorkload | ErrorKind::ReadNotAList { .. } => "isocheck::workload",

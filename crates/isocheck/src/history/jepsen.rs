@@ -7,6 +7,7 @@
 //! are kept as extras. Transactions (`:value` a vector of `[f k v]` micro-ops
 //! with `f` one of `:r`, `:append`, `:w`) are read by a fast path; any other
 //! value goes through the generic reader (`edn::lex::Reader::value`).
+//! `read_op` reads one op at a time for `jepsen/streaming.rs`.
 
 use super::edn::lex::{is_delim, token, valid_symbol, without_bom, In, PResult, Reader};
 use super::edn::{EdnError, Kind, Node, Problem, SyntaxError};
@@ -61,6 +62,7 @@ impl Ops {
 }
 
 pub(super) mod split;
+pub mod streaming;
 
 /// Reads every op of a Jepsen EDN history: a large one on every core (see
 /// `jepsen/split.rs`), with the same ops and errors as one thread reading it.
@@ -74,14 +76,87 @@ fn read_sequential(text: &str) -> Result<Ops, HistoryError> {
     let mut r = OpReader::new(text, None, text.len());
     match r.top() {
         Ok(()) => Ok(r.out),
-        Err(ReadErr::Nom(e)) => Err(SyntaxError::from_nom(r.r.full, e).into()),
-        Err(ReadErr::Op(e)) => Err(*e),
+        Err(e) => Err(e.into_error(r.r.full)),
     }
+}
+
+/// The bracket that closes a history framed as one vector or list of ops,
+/// when its first form (at `i`) opens one.
+pub(super) fn vector_close(i: In<'_>) -> Option<u8> {
+    match i.first() {
+        Some(b'[') => Some(b']'),
+        Some(b'(') => Some(b')'),
+        _ => None,
+    }
+}
+
+/// What is wrong with a vector of ops that is never closed (the error is
+/// its opening bracket).
+pub(super) const UNCLOSED_VECTOR: Problem = Problem::Eof("the closing bracket");
+
+/// The error of a form after the vector of ops.
+pub(super) fn after_vector(rest: In<'_>) -> Err<EdnError<'_>> {
+    Err::Failure(EdnError::unexpected(
+        rest,
+        "nothing after the vector of ops",
+    ))
+}
+
+/// One op map read from the front of a part of a history.
+pub(super) struct OneOp {
+    /// The op (its micro-ops, read lists and extra keys are in the arenas).
+    pub op: Op,
+    /// Where the op's form ends in the part.
+    pub end: usize,
+    /// Whether the op has `:index` (its position stands in for it otherwise).
+    pub indexed: bool,
+}
+
+/// Reads the op at the front of `text` (a part of a history, its first
+/// byte what the history's offset 0 is to the spans), at nesting `depth`
+/// (1 inside a vector of ops), into `out`'s arenas, which it hands back:
+/// what [`read_ops`] reads there, for a reader that holds one form at a
+/// time (`jepsen/streaming.rs`).
+pub(super) fn read_op(text: &str, depth: usize, out: Ops) -> (Ops, Result<OneOp, HistoryError>) {
+    let mut r = OpReader::with(text, None, out);
+    // At the end of `text` (the caller's mistake): no op.
+    let none = || {
+        ReadErr::Nom(Err::Failure(EdnError::new(
+            &[],
+            0,
+            Problem::Eof("an op map"),
+        )))
+    };
+    let read = match r.r.full {
+        [] => Err(none()),
+        i => r.op(i, depth).map(|rest| r.r.pos(rest)),
+    };
+    let read = match read.map(|end| (end, r.out.ops.pop())) {
+        Ok((end, Some(op))) => Ok(OneOp {
+            op,
+            end,
+            indexed: r.unindexed.is_empty(),
+        }),
+        // Never: an op read is an op pushed.
+        Ok((_, None)) => Err(none().into_error(r.r.full)),
+        Err(e) => Err(e.into_error(r.r.full)),
+    };
+    (r.out, read)
 }
 
 enum ReadErr<'a> {
     Nom(Err<EdnError<'a>>),
     Op(Box<HistoryError>),
+}
+
+impl ReadErr<'_> {
+    /// The error, its spans offsets in `full` (the text read).
+    fn into_error(self, full: &[u8]) -> HistoryError {
+        match self {
+            ReadErr::Nom(e) => SyntaxError::from_nom(full, e).into(),
+            ReadErr::Op(e) => *e,
+        }
+    }
 }
 
 impl<'a> From<Err<EdnError<'a>>> for ReadErr<'a> {
@@ -161,6 +236,11 @@ impl<'a> OpReader<'a> {
         let mut out = Ops::default();
         out.ops.reserve(bytes / 128);
         out.mops.reserve(bytes / 48);
+        OpReader::with(text, stop, out)
+    }
+
+    /// A reader of `text` into `out`'s arenas and values.
+    fn with(text: &'a str, stop: Option<&'a AtomicBool>, out: Ops) -> Self {
         OpReader {
             r: Reader::new(text),
             out,
@@ -172,31 +252,22 @@ impl<'a> OpReader<'a> {
 
     fn top(&mut self) -> Result<(), ReadErr<'a>> {
         let (i, ()) = self.r.skip_ws(without_bom(self.r.full), 0)?;
-        let close = match i.first() {
-            Some(b'[') => b']',
-            Some(b'(') => b')',
-            _ => return self.forms(i),
+        let Some(close) = vector_close(i) else {
+            return self.forms(i);
         };
         let open = i;
         let mut i = &i[1..];
         loop {
             (i, ()) = self.r.skip_ws(i, 1)?;
             match i.first() {
-                None => Err(Err::Failure(EdnError::new(
-                    open,
-                    1,
-                    Problem::Eof("the closing bracket"),
-                )))?,
+                None => Err(Err::Failure(EdnError::new(open, 1, UNCLOSED_VECTOR)))?,
                 Some(&c) if c == close => break,
                 Some(_) => i = self.op(i, 1)?,
             }
         }
         let (rest, ()) = self.r.skip_ws(&i[1..], 0)?;
         if !rest.is_empty() {
-            Err(Err::Failure(EdnError::unexpected(
-                rest,
-                "nothing after the vector of ops",
-            )))?;
+            Err(after_vector(rest))?;
         }
         Ok(())
     }

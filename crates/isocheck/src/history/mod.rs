@@ -257,15 +257,20 @@ pub fn parse_edn(name: &str, text: &str) -> Result<History, InputDiagnostic> {
 
 fn text_of(name: &str, bytes: Bytes) -> Result<Text, InputDiagnostic> {
     Text::of_bytes(bytes).map_err(|(bytes, e)| {
-        let at = e.valid_up_to();
         let lossy = String::from_utf8_lossy(&bytes).into_owned();
-        let err = HistoryError::new(
-            ErrorKind::Syntax(edn::Problem::InvalidUtf8),
-            "histories are UTF-8 text",
-        )
-        .at(Span::new(at, at + 1), "this byte");
+        let err = not_utf8(e.valid_up_to());
         InputDiagnostic::new(err, Some(SourceFile::new(name, lossy)))
     })
+}
+
+/// The error of an input whose byte `at` is not (or does not complete)
+/// UTF-8.
+fn not_utf8(at: usize) -> HistoryError {
+    HistoryError::new(
+        ErrorKind::Syntax(edn::Problem::InvalidUtf8),
+        "histories are UTF-8 text",
+    )
+    .at(Span::new(at, at.saturating_add(1)), "this byte")
 }
 
 #[cfg(test)]

@@ -61,6 +61,13 @@ impl Span {
         text.get(self.start()..end).unwrap_or("")
     }
 
+    /// The same bytes in a text that starts `by` bytes earlier: a span
+    /// into a part of a file read alone, placed in the file.
+    pub fn shifted(self, by: usize) -> Span {
+        let start = self.start().saturating_add(by);
+        Span::new(start, start.saturating_add(self.len()))
+    }
+
     /// The smallest span that covers both.
     pub fn to(self, other: Span) -> Span {
         Span::new(self.start().min(other.start()), self.end().max(other.end()))

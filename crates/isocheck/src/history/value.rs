@@ -279,6 +279,21 @@ impl ValueTable {
     pub fn is_empty(&self) -> bool {
         self.canon.is_empty()
     }
+
+    /// Where the table is: what [`ValueTable::rewind`] goes back to.
+    pub(crate) fn mark(&self) -> (usize, bool) {
+        (self.canon.len(), self.overflowed)
+    }
+
+    /// Forgets the values interned since `mark`: those of a form read too
+    /// early (a stream's buffer ended inside it), read again later.
+    pub(crate) fn rewind(&mut self, mark: (usize, bool)) {
+        let (len, overflowed) = mark;
+        for canon in self.canon.drain(len.min(self.canon.len())..) {
+            self.index.remove(&canon);
+        }
+        self.overflowed = overflowed;
+    }
 }
 
 /// Another table's values as numbered in this one ([`ValueTable::absorb`]).

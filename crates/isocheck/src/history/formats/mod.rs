@@ -15,7 +15,7 @@ pub mod dbcop;
 pub mod json;
 pub mod polysi;
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 
 use super::edn::lex::without_bom;
 use super::error::{ErrorKind, HistoryError};

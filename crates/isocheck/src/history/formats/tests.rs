@@ -111,7 +111,7 @@ fn counts(ops: &Ops) -> Counts {
 /// The integration tests' skip helper, so that a missing corpus is skipped
 /// (and fails under `CI=true`) the same way here; only the corpus is used.
 #[allow(dead_code)]
-mod skip {
+pub(crate) mod skip {
     include!(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../../tests/common/skip.rs"

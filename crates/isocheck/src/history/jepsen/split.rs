@@ -203,13 +203,13 @@ fn append(into: &mut Ops, piece: Piece) -> Option<()> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use proptest::prelude::*;
 
     /// All a reading yields, as text: the arenas, the values' numbers and
     /// texts, or the error.
-    fn summary(read: Result<Ops, HistoryError>) -> String {
+    pub(in crate::history::jepsen) fn summary(read: Result<Ops, HistoryError>) -> String {
         match read {
             Ok(o) => format!(
                 "{:?}\n{:?}\n{:?}\n{:?}\n{:?} {}",
