@@ -47,13 +47,14 @@
 //!
 //! # Edges
 //!
-//! A node keeps its out-edges (target, label) and its in-edges (source),
-//! each entry holding its twin's position in the other node's list, so
+//! A node keeps its out-edges (target, label) and its in-edges (source,
+//! label), each record holding its twin's position in the other node's
+//! list, so
 //! [`OnlineDag::retire`] unlinks an edge in O(1) (a swap-remove and one
 //! twin fixed): retiring is O(degree). Parallel edges with different (or
-//! equal) labels are kept apart. A slot's lists keep their capacity for its
-//! next node, so a sliding window of live nodes allocates nothing once
-//! warm.
+//! equal) labels are kept apart. A freed slot's lists keep room for its
+//! next node (up to `KEPT_CAPACITY` edges each way), so a sliding window
+//! of live nodes seldom allocates once warm.
 //!
 //! # Why not the `incremental-topo` crate
 //!
@@ -66,31 +67,34 @@
 //! serve:
 //!
 //! - retiring is O(n): `delete_node` walks every node to close the gap in
-//!   its ranks (a `TODO` in its source). At a 100k window, 200k
-//!   transactions took 17.9 s against 0.20 s here: 178 µs per
-//!   retirement, 11k transactions/s where issue 37 needs 50k; 10M would
-//!   take about half an hour against 9.8 s;
+//!   its ranks (a `TODO` in its source). At a 100k window it took 112 µs
+//!   of CPU per retirement: 9,000 transactions a second, where issue 37
+//!   needs 50,000;
 //! - a cycle is only `Error::CycleDetected`, without the path the checker
 //!   must report;
 //! - its edges have no labels, and a pair has at most one edge.
 //!
-//! Without retirement it inserts at the same order of speed (1M
-//! transactions, 5M edges: 1.39 s and 277 MB against 0.87 s and 243 MB
-//! here, the generator's 0.15 s included). Release builds on this
-//! machine, its 2 cores shared (load average 5–7), seed 1.
+//! # Measured
 //!
-//! # Measured (`examples/online_dag_load.rs`, 100k window)
+//! `scripts/timed.sh -n 3 -- target/release/examples/online_dag_load N
+//! WINDOW` (medians; the copy for the crate likewise), seed 1, on this
+//! project's 2-core machine shared with other builds (load average 5–8,
+//! so wall times ran at twice the CPU times: CPU seconds are the figures):
 //!
-//! | transactions | edges | time (generator alone) | peak RSS |
-//! |---|---|---|---|
-//! | 1M | 5.0M | 1.05 s (0.14 s) | 37 MB |
-//! | 10M | 50.0M (3.1M backward) | 10.5 s (2.0 s) | 46 MB |
-//! | 30M | 150.0M | 31.7 s | 48 MB |
+//! | transactions, edges, window | here: user+sys s, peak RSS | `incremental-topo` |
+//! |---|---|---|
+//! | 200k, 1.0M, 100k | 0.10 s, 34 MB | 11.2 s, 32 MB |
+//! | 1M, 5.0M, none retired | 0.46 s, 268 MB | 0.65 s, 277 MB |
+//! | 10M, 50.0M (3.1M backward), 100k | 5.2 s, 51 MB | about 18 min by the rate above (not run) |
+//! | 30M, 150.0M, 100k (one run) | 15.9 s, 53 MB | |
 //!
-//! About 5.9M edges/s, 1.2M transactions/s for the graph alone. The peak
-//! RSS creeps up as slots' lists grow to the room a freed slot keeps
-//! (`KEPT_CAPACITY`); capped, it levels off (keeping room for 4 instead
-//! of 8 gave 31 MB at 1M and 32 MB at 10M, but slower).
+//! The generator alone takes 0.9 s of the 10M run, so the graph's share
+//! is about 11M edges (2.3M transactions) per CPU second. The peak RSS
+//! creeps up (41 MB at 1M, 47 MB at 3M, 51 MB at 10M, 53 MB at 30M) as
+//! each slot's lists grow to the room a freed slot keeps
+//! (`KEPT_CAPACITY`, 8 records each way, 100k slots: at most 19 MB), where
+//! it levels off; keeping room for 4 held it flat (31 MB at 1M, 32 MB at
+//! 10M, before in-edges carried labels) at the cost of more reallocation.
 
 use std::fmt;
 
@@ -146,21 +150,19 @@ pub enum Refused {
     Retired(NodeId),
 }
 
-/// An out-edge: its target, label, and its twin's position in the
-/// target's `ins`.
+/// One end's record of an edge: the node at the other end, the label, and
+/// the position of the other end's record in that node's list.
 #[derive(Clone, Copy, Debug)]
-struct Out {
-    to: u32,
+struct Half {
+    node: u32,
     label: u32,
     twin: u32,
 }
 
-/// An in-edge: its source, and its twin's position in the source's `outs`.
-#[derive(Clone, Copy, Debug)]
-struct In {
-    from: u32,
-    twin: u32,
-}
+/// Which of a slot's `lists` holds an edge: the out-edges (records of
+/// targets) or the in-edges (records of sources).
+const OUT: usize = 0;
+const IN: usize = 1;
 
 #[derive(Debug, Default)]
 struct Slot {
@@ -169,8 +171,8 @@ struct Slot {
     rank: u64,
     /// The search that last reached the node (see `OnlineDag::epoch`).
     mark: u32,
-    outs: Vec<Out>,
-    ins: Vec<In>,
+    /// The out-edges and in-edges (`OUT`, `IN`).
+    lists: [Vec<Half>; 2],
 }
 
 /// A node a forward search reached, with the step it was reached from and
@@ -257,18 +259,19 @@ impl OnlineDag {
         let Some(x) = self.live_slot(node) else {
             return false;
         };
-        while let Some(out) = self.slots[x as usize].outs.pop() {
-            self.unlink_in(out.to, out.twin);
-        }
-        while let Some(inn) = self.slots[x as usize].ins.pop() {
-            self.unlink_out(inn.from, inn.twin);
+        for side in [OUT, IN] {
+            while let Some(half) = self.slots[x as usize].lists[side].pop() {
+                self.unlink(half.node, 1 - side, half.twin);
+                self.edges -= 1;
+            }
         }
         let s = &mut self.slots[x as usize];
         // A slot keeps its lists' allocations for its next node, but not
         // a rare large one: otherwise each slot would ratchet up to the
         // largest degree any of its nodes ever had.
-        s.outs.shrink_to(KEPT_CAPACITY);
-        s.ins.shrink_to(KEPT_CAPACITY);
+        for list in &mut s.lists {
+            list.shrink_to(KEPT_CAPACITY);
+        }
         s.live = false;
         s.generation = s.generation.wrapping_add(1);
         self.free.push(x);
@@ -306,12 +309,25 @@ impl OnlineDag {
     /// The out-edges of `node`, as (target, label), in no set order; `None`
     /// once retired.
     pub fn successors(&self, node: NodeId) -> Option<impl Iterator<Item = (NodeId, u32)> + '_> {
+        self.neighbours(node, OUT)
+    }
+
+    /// The in-edges of `node`, as (source, label), in no set order; `None`
+    /// once retired.
+    pub fn predecessors(&self, node: NodeId) -> Option<impl Iterator<Item = (NodeId, u32)> + '_> {
+        self.neighbours(node, IN)
+    }
+
+    fn neighbours(
+        &self,
+        node: NodeId,
+        side: usize,
+    ) -> Option<impl Iterator<Item = (NodeId, u32)> + '_> {
         let x = self.live_slot(node)?;
         Some(
-            self.slots[x as usize]
-                .outs
+            self.slots[x as usize].lists[side]
                 .iter()
-                .map(|o| (self.id(o.to), o.label)),
+                .map(|h| (self.id(h.node), h.label)),
         )
     }
 
@@ -392,8 +408,10 @@ impl OnlineDag {
         self.slots[start as usize].mark = self.epoch;
         let mut i = 0;
         while let Some(&Step { node, .. }) = self.forward.get(i) {
-            for k in 0..self.slots[node as usize].outs.len() {
-                let Out { to, label, .. } = self.slots[node as usize].outs[k];
+            for k in 0..self.slots[node as usize].lists[OUT].len() {
+                let Half {
+                    node: to, label, ..
+                } = self.slots[node as usize].lists[OUT][k];
                 let step = Step {
                     node: to,
                     parent: i as u32,
@@ -423,8 +441,8 @@ impl OnlineDag {
         self.slots[start as usize].mark = self.epoch;
         let mut i = 0;
         while let Some(&node) = self.backward.get(i) {
-            for k in 0..self.slots[node as usize].ins.len() {
-                let from = self.slots[node as usize].ins[k].from;
+            for k in 0..self.slots[node as usize].lists[IN].len() {
+                let from = self.slots[node as usize].lists[IN][k].node;
                 let f = &mut self.slots[from as usize];
                 if f.rank > bound && f.mark != self.epoch {
                     f.mark = self.epoch;
@@ -481,40 +499,31 @@ impl OnlineDag {
     }
 
     fn link(&mut self, x: u32, y: u32, label: u32) {
-        // A node's degree is below 2^32: its edges would take 80 GB.
-        let out_at = self.slots[x as usize].outs.len() as u32;
-        let in_at = self.slots[y as usize].ins.len() as u32;
-        self.slots[x as usize].outs.push(Out {
-            to: y,
+        // A node's degree is below 2^32: its edges would take 96 GB.
+        let out_at = self.slots[x as usize].lists[OUT].len() as u32;
+        let in_at = self.slots[y as usize].lists[IN].len() as u32;
+        self.slots[x as usize].lists[OUT].push(Half {
+            node: y,
             label,
             twin: in_at,
         });
-        self.slots[y as usize].ins.push(In {
-            from: x,
+        self.slots[y as usize].lists[IN].push(Half {
+            node: x,
+            label,
             twin: out_at,
         });
         self.edges += 1;
     }
 
-    /// Removes in-edge `at` of `node`; the entry swapped into its place has
-    /// its twin told the new position.
-    fn unlink_in(&mut self, node: u32, at: u32) {
-        let ins = &mut self.slots[node as usize].ins;
-        ins.swap_remove(at as usize);
-        if let Some(&moved) = ins.get(at as usize) {
-            self.slots[moved.from as usize].outs[moved.twin as usize].twin = at;
+    /// Removes record `at` of `node`'s `side` list (the other end's record
+    /// is being removed by the caller); the record swapped into its place
+    /// has its twin told the new position.
+    fn unlink(&mut self, node: u32, side: usize, at: u32) {
+        let list = &mut self.slots[node as usize].lists[side];
+        list.swap_remove(at as usize);
+        if let Some(&moved) = list.get(at as usize) {
+            self.slots[moved.node as usize].lists[1 - side][moved.twin as usize].twin = at;
         }
-        self.edges -= 1;
-    }
-
-    /// Removes out-edge `at` of `node`, as `unlink_in` does.
-    fn unlink_out(&mut self, node: u32, at: u32) {
-        let outs = &mut self.slots[node as usize].outs;
-        outs.swap_remove(at as usize);
-        if let Some(&moved) = outs.get(at as usize) {
-            self.slots[moved.to as usize].ins[moved.twin as usize].twin = at;
-        }
-        self.edges -= 1;
     }
 }
 
