@@ -15,7 +15,10 @@
 //! ```
 //!
 //! A third argument `generate` runs the generator alone, for the time the
-//! graph does not account for.
+//! graph does not account for; `cycles` adds, every 1,000th transaction,
+//! an edge from it back to the transaction 200 before it (almost always
+//! an ancestor, so the edge closes a cycle), for the cost of finding and
+//! reporting cycles.
 
 use isocheck::internals::graph::online_dag::{NodeId, OnlineDag, Refused};
 use isocheck_gen::rng::Rng;
@@ -33,6 +36,8 @@ const REALTIME: u32 = 1;
 const WR: u32 = 2;
 const WW: u32 = 3;
 const RW: u32 = 4;
+/// The edges `cycles` adds to close a cycle.
+const CLOSING: u32 = 5;
 
 /// A transaction as the generator keeps it: its sequence number and its
 /// times (`commit` unique: ticks times 32 plus the process).
@@ -146,6 +151,8 @@ struct Counts {
     dependencies: u64,
     backward: u64,
     cycles: u64,
+    /// The edges on the refused edges' cycles, all told.
+    cycle_edges: u64,
     retired: u64,
 }
 
@@ -154,12 +161,13 @@ fn main() {
     let arg = |i: usize, default: u64| args.get(i).and_then(|a| a.parse().ok()).unwrap_or(default);
     let transactions = arg(1, 10_000_000);
     let window = arg(2, 100_000).max(RECENT as u64 + 1);
-    let generate_only = args.get(3).is_some_and(|a| a == "generate");
+    let mode = args.get(3).map_or("", String::as_str);
+    let generate_only = mode == "generate";
     let began = Instant::now();
     let counts = if generate_only {
         generate(transactions)
     } else {
-        drive(transactions, window)
+        drive(transactions, window, mode == "cycles")
     };
     let secs = began.elapsed().as_secs_f64();
     println!(
@@ -177,13 +185,13 @@ fn generate(transactions: u64) -> Counts {
     for _ in 0..transactions {
         let t = load.next(&mut edges);
         counts.edges += edges.len() as u64;
-        counts.dependencies += edges.iter().filter(|e| e.2 >= WR).count() as u64;
+        counts.dependencies += edges.iter().filter(|e| (WR..=RW).contains(&e.2)).count() as u64;
         counts.backward += edges.iter().filter(|e| e.0 == t).count() as u64;
     }
     counts
 }
 
-fn drive(transactions: u64, window: u64) -> Counts {
+fn drive(transactions: u64, window: u64, cycles: bool) -> Counts {
     let mut load = Load::new(1);
     let mut dag = OnlineDag::new();
     let mut live: VecDeque<NodeId> = VecDeque::new();
@@ -193,14 +201,20 @@ fn drive(transactions: u64, window: u64) -> Counts {
     for _ in 0..transactions {
         let t = load.next(&mut edges);
         live.push_back(dag.add_node());
+        if cycles && t % 1000 == 999 {
+            edges.push((t, t - 200, CLOSING));
+        }
         for &(a, b, label) in &edges {
             let id = |seq: u64| live[(seq - oldest) as usize];
             counts.edges += 1;
-            counts.dependencies += u64::from(label >= WR);
+            counts.dependencies += u64::from((WR..=RW).contains(&label));
             counts.backward += u64::from(a == t);
             match dag.add_edge(id(a), id(b), label) {
                 Ok(()) => {}
-                Err(Refused::Cycle(_)) => counts.cycles += 1,
+                Err(Refused::Cycle(cycle)) => {
+                    counts.cycles += 1;
+                    counts.cycle_edges += cycle.len() as u64;
+                }
                 Err(Refused::Retired(_)) => counts.retired += 1,
             }
         }

@@ -87,6 +87,7 @@
 //! | 1M, 5.0M, none retired | 0.46 s, 268 MB | 0.65 s, 277 MB |
 //! | 10M, 50.0M (3.1M backward), 100k | 5.2 s, 51 MB | about 18 min by the rate above (not run) |
 //! | 30M, 150.0M, 100k (one run) | 15.9 s, 53 MB | |
+//! | 10M as above, and every 1,000th transaction an edge 200 back (9,935 cycles refused, 7.9 edges each) | 5.1 s, 51 MB | |
 //!
 //! The generator alone takes 0.9 s of the 10M run, so the graph's share
 //! is about 11M edges (2.3M transactions) per CPU second. The peak RSS
