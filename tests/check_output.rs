@@ -86,6 +86,8 @@ const CASES: &[Case] = &[
     // the cycle's window; see the file's first lines).
     case("postgres-serializable-g2-item", Some(&["serializable"])),
     case("repeated-values-g-single-item", Some(&["serializable"])),
+    // A fractured read under either writer of a value written twice.
+    case("repeated-values-fractured-read", Some(&["read-atomic"])),
 ];
 
 fn load(name: &str) -> History {

@@ -352,3 +352,17 @@ fn the_timeline_shows_the_nemesis_in_time() {
     let html = o.html(&h, Path::new("."));
     assert!(html.contains("the ops carry no :time"), "{html}");
 }
+
+/// Issue 36: a violation of an axiomatic level under every writer choice
+/// of a repeated value says so on the page, with the choice it shows.
+#[test]
+fn a_violation_under_every_writer_choice_names_the_one_shown() {
+    let rel = "fixtures/check/repeated-values-fractured-read.edn";
+    let (_, _, html) = page(rel, &["read-atomic"]);
+    let said = "whichever write of a repeated value each read returned (2 choices, each checked)";
+    assert!(html.contains(said), "{html}");
+    assert!(
+        html.contains("If index 5 read index 1&#39;s write:"),
+        "{html}"
+    );
+}

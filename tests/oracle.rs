@@ -179,10 +179,14 @@ fn oracle_agrees_with_check_on_lists() {
 }
 
 /// Issue 36: rw-register histories that write a value twice, every model
-/// three ways, as above; a refusal would be reported by its code.
+/// three ways, as above, the axiomatic levels exactly (decided over every
+/// writer choice) on some where a read's writer is a choice; a refusal
+/// would be reported by its code.
 #[test]
 fn repeated_values_agree_with_the_checker() {
-    run(Source::Repeated).assert_agrees();
+    let run = run(Source::Repeated);
+    run.assert_agrees();
+    run.assert_decided_over_choices();
 }
 
 #[test]

@@ -836,3 +836,125 @@ fn prefix_cycle_exists_is_prohibited_when_asked_for() {
     assert!(prohibits(None, &["prefix-cycle-exists"]));
     assert!(prohibits(Some(&["serializable", "prefix"]), &[]));
 }
+
+/// Issue 36: read atomic over the writer choices of a value written
+/// twice. `T0` writes x = 1 and y = 1, `T1` writes x = 1 (and y = 2 in
+/// `both_write_y`), `T2` reads x = 1 and y = nil.
+fn fractured_by_choice(both_write_y: bool) -> history::History {
+    let t1 = match both_write_y {
+        true => "[[:w :x 1] [:w :y 2]]",
+        false => "[[:w :x 1]]",
+    };
+    let text = format!(
+        "{{:type :ok, :f :txn, :value [[:w :x 1] [:w :y 1]], :process 0}}
+         {{:type :ok, :f :txn, :value {t1}, :process 1}}
+         {{:type :ok, :f :txn, :value [[:r :x 1] [:r :y nil]], :process 2}}"
+    );
+    parse_edn("choices.edn", &text).expect("a valid history")
+}
+
+/// Read atomic with `T2`'s read of x given `writer`'s write, and over
+/// every choice through the check.
+fn read_atomic_by_choice(h: &history::History) -> (Vec<bool>, Validity, check::Analysis) {
+    use isocheck::internals::infer::{self, Edges, InferOptions};
+    let opts = InferOptions::default();
+    let (inference, _) = infer::infer_deferred(h, &opts, false, false, Edges::None, true);
+    let [read] = &inference.ambiguous[..] else {
+        panic!("one ambiguous read: {:?}", inference.ambiguous)
+    };
+    assert_eq!(read.writers, [0, 1]);
+    let each = (read.writers.iter())
+        .map(|&w| {
+            let mut sources = inference.read_sources.clone();
+            sources[read.mop as usize] = w;
+            weak::check_with_sources(h, &[Level::ReadAtomic], &sources).is_empty()
+        })
+        .collect();
+    let opts = CheckOptions {
+        consistency_models: Some(vec!["read-atomic".to_string()]),
+        ..CheckOptions::default()
+    };
+    let a = check::analyze(h, &opts).expect("a known model");
+    let valid = check::verdict::verdict(&a).valid;
+    (each, valid, a)
+}
+
+#[test]
+fn read_atomic_holds_where_one_writer_choice_satisfies_it() {
+    // Read from T0, T2 sees T0's write of y and misses it; from T1, not.
+    let (each, valid, a) = read_atomic_by_choice(&fractured_by_choice(false));
+    assert_eq!(each, [false, true]);
+    assert_eq!(valid, Validity::True);
+    assert!(a.weak.is_empty() && a.unchecked.is_empty(), "{a:?}");
+}
+
+#[test]
+fn read_atomic_is_violated_where_every_writer_choice_violates_it() {
+    let (each, valid, a) = read_atomic_by_choice(&fractured_by_choice(true));
+    assert_eq!(each, [false, false]);
+    assert_eq!(valid, Validity::False);
+    let [v] = &a.weak[..] else {
+        panic!("one violation: {:?}", a.weak)
+    };
+    assert_eq!(v.level, Level::ReadAtomic);
+    // Shown as the first choice has it: T2 read T0's write.
+    let chosen = weak::Chosen {
+        assignments: 2,
+        reads_from: vec![(2, 0)],
+    };
+    assert_eq!(v.chosen, Some(chosen));
+}
+
+/// Beyond `weak::MAX_ASSIGNMENTS` the levels are not checked, and the
+/// reason says how many choices there were.
+#[test]
+fn too_many_writer_choices_leave_the_levels_unchecked() {
+    // Thirteen reads of x = 1, which two transactions wrote: 8,192
+    // choices.
+    let mut text = String::from(
+        "{:type :ok, :f :txn, :value [[:w :x 1]], :process 0}
+         {:type :ok, :f :txn, :value [[:w :x 1]], :process 1}\n",
+    );
+    for p in 2..15 {
+        text.push_str(&format!(
+            "{{:type :ok, :f :txn, :value [[:r :x 1]], :process {p}}}\n"
+        ));
+    }
+    let h = parse_edn("many.edn", &text).expect("a valid history");
+    let opts = CheckOptions {
+        consistency_models: Some(vec!["read-atomic".to_string()]),
+        ..CheckOptions::default()
+    };
+    let o = isocheck::check(&h, &opts).expect("a known model");
+    assert_eq!(o.validity(), Validity::Unknown);
+    assert_eq!(o.anomaly_types(), ["model-not-checked"]);
+    let edn = o.edn(&h);
+    let reason = "the 13 reads here of a value more than one transaction wrote have 8192 \
+                  choices of writers, more than the 4096 it tries";
+    assert!(edn.contains(reason), "{edn}");
+    // One read fewer is decided.
+    let fewer: String = text.lines().take(14).map(|l| format!("{l}\n")).collect();
+    let h = parse_edn("fewer.edn", &fewer).expect("a valid history");
+    let o = isocheck::check(&h, &opts).expect("a known model");
+    assert_eq!(o.validity(), Validity::True);
+}
+
+/// `--certain-only` chooses no writer: the levels are not decided over the
+/// choices either, and the reason says so.
+#[test]
+fn certain_only_decides_no_level_over_writer_choices() {
+    let h = fractured_by_choice(true);
+    let opts = CheckOptions {
+        consistency_models: Some(vec!["read-atomic".to_string()]),
+        solve: check::SolveOptions {
+            enabled: false,
+            ..check::SolveOptions::default()
+        },
+        ..CheckOptions::default()
+    };
+    let o = isocheck::check(&h, &opts).expect("a known model");
+    assert_eq!(o.validity(), Validity::Unknown);
+    assert_eq!(o.anomaly_types(), ["model-not-checked"]);
+    let edn = o.edn(&h);
+    assert!(edn.contains("--certain-only chooses no writer"), "{edn}");
+}

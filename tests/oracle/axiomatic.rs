@@ -50,6 +50,15 @@ pub enum Level {
 }
 
 impl Level {
+    /// Decided by the checker through a graph characterisation and the
+    /// solver, not by its axiomatic check.
+    pub fn by_graph(self) -> bool {
+        matches!(
+            self,
+            Level::Prefix | Level::ParallelSnapshotIsolation | Level::SnapshotIsolation
+        )
+    }
+
     fn session(self) -> bool {
         !matches!(
             self,

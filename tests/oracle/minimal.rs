@@ -208,14 +208,13 @@ pub fn assert_repeated() {
 }
 
 /// Where a read of a repeated value has several possible writers, the
-/// checker may leave an axiomatic level unchecked, and finds no certain
-/// dependency for a model of valid histories to stand on (README,
-/// "Repeated written values"), as `compare` accepts too.
-fn unknown_allowed(h: &History, def: Def, a: &checker::Answer, expected: bool) -> bool {
+/// checker finds no certain dependency for a model of valid histories to
+/// stand on (README, "Repeated written values"), as `compare` accepts too.
+fn unknown_allowed(h: &History, a: &checker::Answer, expected: bool) -> bool {
     h.repeats_a_value()
         && a.decided().is_none()
-        && ((matches!(def, Def::Axiomatic(_)) && a.types.contains(&"model-not-checked"))
-            || (expected && a.types == ["empty-transaction-graph"]))
+        && expected
+        && a.types == ["empty-transaction-graph"]
 }
 
 /// Adds to `wrong` every model whose verdict on `h` (named `name`) is not
@@ -241,7 +240,7 @@ fn judge(name: &str, h: &History, valid: &[&str], wrong: &mut Vec<String>) {
             let a = checker::answer(parsed, m, way);
             let right = match def {
                 Def::Unchecked => a.valid != Validity::True,
-                _ => a.decided() == Some(expected) || unknown_allowed(h, def, &a, expected),
+                _ => a.decided() == Some(expected) || unknown_allowed(h, &a, expected),
             };
             if !right {
                 wrong.push(format!(

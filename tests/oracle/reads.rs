@@ -168,6 +168,17 @@ fn writers_of(h: &History, key: usize, value: u32, reader: usize, first_only: bo
     ws
 }
 
+/// Whether some `:ok` read returned a value that more than one transaction
+/// other than the reader, not `:fail`, wrote to the key: its writer is a
+/// choice (the witnesses' committed set aside).
+pub fn has_choice(h: &History) -> bool {
+    let Some(unchosen) = external_reads(h, false) else {
+        return false;
+    };
+    let may_read = |w: &&usize| h.txns[**w].status != Status::Fail;
+    (unchosen.iter().flat_map(|u| &u.writers)).any(|ws| ws.iter().filter(may_read).count() > 1)
+}
+
 /// Every choice of one element of each of `candidates`, or `None` if
 /// there are more than [`CHOICES`] (none if one is empty).
 fn choices(candidates: &[Vec<usize>]) -> Option<Vec<Vec<usize>>> {

@@ -118,6 +118,10 @@ pub struct Analysis {
     /// could have given (`Inference::ambiguous`): their writers were chosen
     /// with the version order.
     pub ambiguous: usize,
+    /// How many assignments of a writer to each of those reads there were
+    /// (at most `u64::MAX`), when more than [`weak::MAX_ASSIGNMENTS`] left
+    /// the axiomatic levels unchecked.
+    pub assignments_beyond: Option<u64>,
     /// Which path decided.
     pub path: Path,
     /// Whether a graph without dependencies says nothing (Elle's
@@ -164,6 +168,7 @@ impl Analysis {
             reportable,
             unchecked: Vec::new(),
             ambiguous: 0,
+            assignments_beyond: None,
             path,
             elle_empty_graph: elle_empty_graph(history),
         }
@@ -291,8 +296,10 @@ fn analyze_with(
     let order = order_needed(history, &reportable);
     let models = requested_models(opts)?;
     let mut levels = lattice::axiomatic_levels(models.as_deref());
-    // A read with several possible writers leaves the axiomatic levels
-    // unchecked: what rules them out is searched for and reported instead.
+    // Where a read has several possible writers, the axiomatic levels may
+    // be left unchecked (beyond `weak::MAX_ASSIGNMENTS`), which is known
+    // only after inference: what rules them out is searched for and
+    // reported all the same.
     if history.repeated_writes {
         let models = levels.iter().filter_map(|&l| lattice::axiomatic_model(l));
         let ruling_out: Vec<&str> = models.flat_map(lattice::anomalies_ruling_out).collect();
@@ -365,7 +372,7 @@ fn analyze_with(
             constraints,
             chained,
             open: any_open,
-            read_sources,
+            mut read_sources,
             ambiguous,
             ..
         },
@@ -388,15 +395,21 @@ fn analyze_with(
         }
         false => (Vec::new(), Vec::new()),
     };
-    analysis.ambiguous = ambiguous;
+    analysis.ambiguous = ambiguous.len();
     // Without the solver no read's writer is chosen: what the ambiguous
     // reads would show is not checked (Elle refuses such a history).
-    if ambiguous > 0 && !opts.solve.enabled {
+    if !ambiguous.is_empty() && !opts.solve.enabled {
         let requested = models.as_deref().unwrap_or(&[lattice::DEFAULT_MODEL]);
         analysis.unchecked.extend(requested.iter().copied());
     }
-    // Nor do the axiomatic levels know a read's several possible writers.
-    if ambiguous > 0 {
+    // The axiomatic levels take one writer per read: they are decided once
+    // per assignment of writers to the ambiguous reads, up to a bound
+    // (`--certain-only` chooses none).
+    let assignments = weak::assignments(&ambiguous);
+    if opts.solve.enabled && assignments > weak::MAX_ASSIGNMENTS && !levels.is_empty() {
+        analysis.assignments_beyond = Some(assignments);
+    }
+    if !ambiguous.is_empty() && (!opts.solve.enabled || assignments > weak::MAX_ASSIGNMENTS) {
         let names = levels.drain(..).filter_map(lattice::axiomatic_model);
         analysis.unchecked.extend(names);
     }
@@ -405,7 +418,8 @@ fn analyze_with(
     }
     analysis.weak = match again {
         Some(again) => again.weak,
-        None => weak::check_with_sources(history, &levels, &read_sources),
+        None if ambiguous.is_empty() => weak::check_with_sources(history, &levels, &read_sources),
+        None => weak::check_over_choices(history, &levels, &mut read_sources, &ambiguous),
     };
     drop(read_sources);
     analysis.levels = levels;
@@ -429,7 +443,13 @@ fn analyze_with(
     let completion = (history.txns.iter())
         .map(|t| t.completion.unwrap_or(u32::MAX))
         .collect();
-    let open = uncertain::Open::new(found, completion, chained, &unchained, ambiguous > 0);
+    let open = uncertain::Open::new(
+        found,
+        completion,
+        chained,
+        &unchained,
+        !ambiguous.is_empty(),
+    );
     let order_open = !(!any_open && implied.is_empty() && !chained);
     let session = if order_open {
         limits::stage(Stage::Order);

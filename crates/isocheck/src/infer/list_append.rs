@@ -305,7 +305,7 @@ pub fn infer_deferred(h: &History) -> (Inference, Pending) {
         constraints: Constraints::default(),
         chained: false,
         read_sources: Vec::new(),
-        ambiguous: 0,
+        ambiguous: Vec::new(),
     };
     (inference, pending)
 }

@@ -70,8 +70,30 @@ pub struct Inference {
     /// Reads of a value written more than once that more than one writer
     /// could have given: their writer is a choice the constraints make
     /// (`Kind::ReadFrom`), and the shortcuts that take every read's writer
-    /// as known do not apply.
-    pub ambiguous: usize,
+    /// as known do not apply. An rw-register history's, in the order of
+    /// the history; none elsewhere.
+    pub ambiguous: Vec<AmbiguousRead>,
+}
+
+/// A read of a value written more than once that more than one write could
+/// have given ([`Inference::ambiguous`]): what a check taking one writer
+/// per read (`check::weak`) ranges over.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AmbiguousRead {
+    /// The reading transaction, a committed one.
+    pub txn: TxnId,
+    /// The read, an index into `History::mops`.
+    pub mop: u32,
+    /// The transaction's later reads of the key that return what this one
+    /// did before any write of its own to it: they read the version it
+    /// had, so they share this read's writer and are no choice of their
+    /// own (the constraints give them none either).
+    pub rereads: Vec<u32>,
+    /// The transactions whose write of the value it may have returned, in
+    /// the order of the history: the writer of each `Kind::ReadFrom`
+    /// constraint of the read (a transaction other than the reader, that
+    /// did not abort, whose last write of the key it is).
+    pub writers: Vec<TxnId>,
 }
 
 /// Which dependency edges [`infer_deferred`] builds.

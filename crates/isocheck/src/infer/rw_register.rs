@@ -31,7 +31,7 @@ use super::uncertain::{
     unordered_pairs, Choice, Clause, Coalescer, Constraints, Kind, Reader, Versions, Writer,
 };
 use super::util::{csr, dedupe, pack, scalar, sccs, Ext, FxMap, FxSet, KeyIds, TxnKeys};
-use super::{Dep, Edges, InferOptions, Inference, Rel, Version};
+use super::{AmbiguousRead, Dep, Edges, InferOptions, Inference, Rel, Version};
 use crate::graph::order;
 use crate::history::{History, MopKind, Status, TxnId, Val};
 use crate::progress::Unit;
@@ -63,11 +63,25 @@ struct LaterRead {
 }
 
 /// A read of a repeated value with several possible writers.
-#[derive(Clone, Copy)]
 struct Ambiguous {
     txn: TxnId,
     kid: u32,
     mop: u32,
+    /// The writers it may have read ([`Rr::candidates`]).
+    writers: Vec<TxnId>,
+    /// See [`AmbiguousRead::rereads`].
+    rereads: Vec<u32>,
+}
+
+impl Ambiguous {
+    fn read(&self) -> AmbiguousRead {
+        AmbiguousRead {
+            txn: self.txn,
+            mop: self.mop,
+            rereads: self.rereads.clone(),
+            writers: self.writers.clone(),
+        }
+    }
 }
 
 /// One transaction's external access to one key.
@@ -205,7 +219,7 @@ pub fn infer_deferred<'h>(
         chained,
         open,
         read_sources: std::mem::take(&mut rr.read_sources),
-        ambiguous: rr.ambiguous.len(),
+        ambiguous: rr.ambiguous.iter().map(Ambiguous::read).collect(),
     };
     let pending = Pending {
         rr,
@@ -288,8 +302,7 @@ impl Rr<'_> {
         let Some(all) = self.repeats_of(kv) else {
             return (self.writes.get(&kv).copied(), false);
         };
-        let could = |w: &&Write| w.ext && w.txn != t && self.status(w.txn) != Status::Aborted;
-        let mut possible = all.iter().filter(could);
+        let mut possible = self.candidates(all, t);
         match (possible.next(), possible.next()) {
             (Some(_), Some(_)) => (None, true),
             (Some(&w), None) => (Some(w), false),
@@ -317,17 +330,37 @@ impl Rr<'_> {
         }
     }
 
-    /// Brings into the graph the indeterminate transactions an ambiguous
-    /// read of `kv` by `t` may have read from.
-    fn observe_candidates(&mut self, kv: u64, t: TxnId) {
-        let Some(all) = self.repeats.get(&kv) else {
-            return;
-        };
-        for w in all {
-            if w.ext && w.txn != t && self.status[w.txn as usize] == Status::Indeterminate {
-                self.in_graph[w.txn as usize] = true;
+    /// Of `all`, the writes of a repeated value, those that could have
+    /// given committed transaction `t`'s read of it: each transaction's
+    /// last write of the key, outside `t` and the aborted ones. More than
+    /// one make the read ambiguous; they are then the writers of its
+    /// `Kind::ReadFrom` constraints (the version nodes of the same writes,
+    /// [`Rr::read_choices`]) and of its [`AmbiguousRead`].
+    fn candidates<'a>(&'a self, all: &'a [Write], t: TxnId) -> impl Iterator<Item = &'a Write> {
+        let could = move |w: &&Write| w.ext && w.txn != t && self.status(w.txn) != Status::Aborted;
+        all.iter().filter(could)
+    }
+
+    /// Records committed transaction `t`'s read `mop` of (key, value) `kv`
+    /// as ambiguous, and brings into the graph the indeterminate
+    /// transactions it may have read from. Its index among the ambiguous
+    /// reads.
+    fn record_ambiguous(&mut self, kv: u64, t: TxnId, kid: u32, mop: u32) -> usize {
+        let all = self.repeats_of(kv).map_or(&[][..], Vec::as_slice);
+        let writers: Vec<TxnId> = self.candidates(all, t).map(|w| w.txn).collect();
+        for &w in &writers {
+            if self.status(w) == Status::Indeterminate {
+                self.in_graph[w as usize] = true;
             }
         }
+        self.ambiguous.push(Ambiguous {
+            txn: t,
+            kid,
+            mop,
+            writers,
+            rereads: Vec::new(),
+        });
+        self.ambiguous.len() - 1
     }
 
     /// Every write of (key, value) `kv`, if it was written more than once.
@@ -425,6 +458,9 @@ impl Rr<'_> {
             /// A future read of the key was found (one per key, as
             /// list-append reports one per element).
             future: bool,
+            /// The index among the ambiguous reads of the read the state
+            /// is from, if it is one.
+            ambiguous: Option<usize>,
         }
         let mut ks: TxnKeys<St> = TxnKeys::default();
         for (t, txn) in h.txns.iter().enumerate() {
@@ -448,6 +484,7 @@ impl Rr<'_> {
                     first_read: None,
                     written: false,
                     future: false,
+                    ambiguous: None,
                 });
                 if m.kind != MopKind::Read {
                     st.state = Some(v);
@@ -475,14 +512,18 @@ impl Rr<'_> {
                     true => (self.own_write(pack(m.key, v), t, i), false),
                     false => self.writer_of(pack(m.key, v), t),
                 };
-                if ambiguous && !agrees {
-                    let kid = self.keys.get(m.key).expect("indexed key");
-                    self.ambiguous.push(Ambiguous {
-                        txn: t,
-                        kid,
-                        mop: i,
-                    });
-                    self.observe_candidates(pack(m.key, v), t);
+                match (ambiguous, agrees, st.ambiguous) {
+                    (true, false, _) => {
+                        let kid = self.keys.get(m.key).expect("indexed key");
+                        let at = self.record_ambiguous(pack(m.key, v), t, kid, i);
+                        // The external read is the one the state is from.
+                        if external {
+                            st.ambiguous = Some(at);
+                        }
+                    }
+                    // The version the transaction had: its writer's.
+                    (true, true, Some(at)) => self.ambiguous[at].rereads.push(i),
+                    _ => {}
                 }
                 match st.state {
                     Some(s) if s != v => {

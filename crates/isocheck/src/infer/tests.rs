@@ -57,6 +57,34 @@ fn invariants(h: &History, inf: &Inference, opts: &InferOptions) {
     let again = infer(h, opts);
     assert_eq!(again.anomalies, inf.anomalies);
     assert_eq!(again.in_graph, inf.in_graph);
+    assert_eq!(choices_by_read(inf), ambiguous_by_read(inf));
+}
+
+/// Per read of several possible writers, those its `Kind::ReadFrom`
+/// constraints choose among, sorted.
+fn choices_by_read(inf: &Inference) -> Vec<(u32, Vec<TxnId>)> {
+    let mut by_read: std::collections::BTreeMap<u32, Vec<TxnId>> = Default::default();
+    for c in inf.constraints.iter() {
+        if let Some(wr) = c.to_constraint().read_from() {
+            by_read.entry(wr.b_mop).or_default().push(c.a);
+        }
+    }
+    for writers in by_read.values_mut() {
+        writers.sort_unstable();
+    }
+    by_read.into_iter().collect()
+}
+
+/// [`Inference::ambiguous`]'s reads and writers, as [`choices_by_read`].
+fn ambiguous_by_read(inf: &Inference) -> Vec<(u32, Vec<TxnId>)> {
+    let mut all: Vec<(u32, Vec<TxnId>)> = (inf.ambiguous.iter())
+        .map(|a| (a.mop, a.writers.clone()))
+        .collect();
+    all.sort_unstable();
+    for (_, writers) in &mut all {
+        writers.sort_unstable();
+    }
+    all
 }
 
 fn val(h: &History, v: Val) -> String {
@@ -1407,7 +1435,7 @@ fn rw_read_of_a_value_two_writers_wrote_is_a_choice() {
         (2, "[[:r :x 1]]"),
     ]));
     no_anomalies(&h, &inf);
-    assert_eq!(inf.ambiguous, 1);
+    assert_eq!(inf.ambiguous.len(), 1);
     // No certain wr edge: the writer is T0's or T1's.
     assert!(edges(&h, &inf).iter().all(|e| !e.contains(" wr ")));
     let c = &inf.constraints;
@@ -1435,6 +1463,39 @@ fn rw_read_of_a_value_two_writers_wrote_is_a_choice() {
 }
 
 #[test]
+fn rw_an_ambiguous_read_names_the_writers_its_choice_is_among() {
+    // x = 1 by an :ok, an :info, a :fail transaction, as an intermediate
+    // write, and by the reader itself after reading it: the reader chooses
+    // between the first two, and reads the same version again before its
+    // own write.
+    let text = pair(0, "ok", "[[:w :x 1]]")
+        + &invoke(1, "[[:w :x 1]]")
+        + &pair(2, "fail", "[[:w :x 1]]")
+        + &pair(3, "ok", "[[:w :x 1] [:w :x 2]]")
+        + &pair(
+            4,
+            "ok",
+            "[[:r :x 1] [:r :y nil] [:r :x 1] [:w :x 1] [:r :x 1]]",
+        );
+    let (h, inf) = run(&text);
+    let reader = (0..h.txns.len() as TxnId)
+        .find(|&t| h.txns[t as usize].process == 4)
+        .expect("the reader");
+    let info = (0..h.txns.len() as TxnId)
+        .find(|&t| h.txns[t as usize].process == 1)
+        .expect("the :info writer");
+    let start = h.txns[reader as usize].mops.start;
+    let read = AmbiguousRead {
+        txn: reader,
+        mop: start,
+        rereads: vec![start + 2],
+        writers: vec![0, info],
+    };
+    assert_eq!(inf.ambiguous, [read]);
+    assert!(inf.in_graph[info as usize]);
+}
+
+#[test]
 fn rw_read_of_a_repeated_value_only_one_writer_could_give_is_certain() {
     let text = pair(0, "ok", "[[:w :x 1]]")
         + &pair(1, "fail", "[[:w :x 1]]")
@@ -1442,7 +1503,7 @@ fn rw_read_of_a_repeated_value_only_one_writer_could_give_is_certain() {
         + &pair(3, "ok", "[[:r :x 1]]");
     let (h, inf) = run(&text);
     no_anomalies(&h, &inf);
-    assert_eq!(inf.ambiguous, 0);
+    assert_eq!(inf.ambiguous.len(), 0);
     assert!(edges(&h, &inf).contains(&"T0 wr T3 :x 1 @0/0".to_string()));
 }
 
@@ -1452,7 +1513,7 @@ fn rw_read_no_writer_of_a_repeated_value_could_give_is_g1b_before_g1a() {
         + &pair(1, "ok", "[[:w :x 1] [:w :x 2]]")
         + &pair(2, "ok", "[[:r :x 1]]");
     let (h, inf) = run(&text);
-    assert_eq!(inf.ambiguous, 0);
+    assert_eq!(inf.ambiguous.len(), 0);
     assert_eq!(anomalies(&h, &inf), ["G1b T2 [:r :x 1] writer T1"]);
     let aborted = pair(0, "fail", "[[:w :x 1]]")
         + &pair(1, "fail", "[[:w :x 1]]")
@@ -1466,7 +1527,7 @@ fn rw_indeterminate_writers_a_choice_may_name_join_the_graph() {
     let text =
         invoke(0, "[[:w :x 1]]") + &pair(1, "ok", "[[:w :x 1]]") + &pair(2, "ok", "[[:r :x 1]]");
     let (_, inf) = run(&text);
-    assert_eq!(inf.ambiguous, 1);
+    assert_eq!(inf.ambiguous.len(), 1);
     assert_eq!(inf.in_graph, [true, true, true]);
 }
 
@@ -1475,5 +1536,5 @@ fn rw_read_of_its_own_repeated_write_reads_the_earlier_one() {
     // Writing 1 again later is no future read of it.
     let (h, inf) = run(&oks(&[(0, "[[:w :x 1] [:r :x 1] [:w :x 1]]")]));
     no_anomalies(&h, &inf);
-    assert_eq!(inf.ambiguous, 0);
+    assert_eq!(inf.ambiguous.len(), 0);
 }

@@ -151,6 +151,16 @@ pub(crate) fn txn_index(h: &History, t: TxnId) -> i64 {
     h.op(h.txn(t).op()).index
 }
 
+/// A read's writer as a case of a read of a repeated value assumes it:
+/// `index 7 read index 3's write`.
+pub(crate) fn read_from_text(h: &History, reader: TxnId, writer: TxnId) -> String {
+    format!(
+        "index {} read index {}'s write",
+        txn_index(h, reader),
+        txn_index(h, writer)
+    )
+}
+
 /// The position of a micro-op within its transaction (Elle's `:a-mop-index`).
 pub(crate) fn mop_index(h: &History, t: TxnId, m: u32) -> Option<u32> {
     let range = &h.txn(t).mops;

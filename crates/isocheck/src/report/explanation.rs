@@ -10,8 +10,8 @@ mod weak;
 
 use super::explain::{
     clip, elided, explanation, explanation_noted, invocation, list_text, mop_index, mop_text,
-    mop_value_text, op_text, predicate_read, scc_indices, txn_index, txn_text, value_text,
-    version_edn, version_text, Width,
+    mop_value_text, op_text, predicate_read, read_from_text, scc_indices, txn_index, txn_text,
+    value_text, version_edn, version_text, Width,
 };
 use super::result::{edn, kws, map, R};
 use crate::check::{lattice, Analysis, Case, Entry, Forced, FoundCycle};
@@ -120,7 +120,7 @@ pub(crate) fn explain<'a>(h: &'a History, a: &Analysis, e: Entry, d: Detail) -> 
         Entry::CycleExists(i) => cycle_exists(h, a, i),
         Entry::Forced(i) => forced(h, a, &a.forced[i], d),
         Entry::Stopped(i) => stopped(a, i),
-        Entry::NotChecked(model) => not_checked(h, model),
+        Entry::NotChecked(model) => not_checked(h, a, model),
         Entry::Weak(i) => weak::violation(h, &a.weak[i]),
         Entry::EmptyGraph => Explanation {
             entry: R::Bool(true),
@@ -184,21 +184,25 @@ fn stopped(a: &Analysis, i: usize) -> Explanation<'static> {
 }
 
 /// A requested model the check does not decide, and why.
-fn not_checked(h: &History, model: &'static str) -> Explanation<'static> {
-    let reason = match lattice::definition(model) {
-        Some(lattice::Definition::NotChecked(reason)) => reason.to_string(),
-        Some(lattice::Definition::Axiomatic(_)) if h.workload == Workload::ClosedPredicate => {
+fn not_checked(h: &History, a: &Analysis, model: &'static str) -> Explanation<'static> {
+    let reason = match (lattice::definition(model), a.assignments_beyond) {
+        (Some(lattice::Definition::NotChecked(reason)), _) => reason.to_string(),
+        (Some(lattice::Definition::Axiomatic(_)), _) if h.workload == Workload::ClosedPredicate => {
             "its check knows item reads, not what a predicate read saw".to_string()
         }
-        Some(lattice::Definition::Axiomatic(_)) if h.repeated_writes => {
-            "its check needs each read's writer, and some read here returned a value more than \
-             one transaction wrote"
-                .to_string()
+        (Some(lattice::Definition::Axiomatic(_)), Some(assignments)) => {
+            format!(
+            "its check takes one writer per read, and the {} reads here of a value more than one \
+             transaction wrote have {}{assignments} choices of writers, more than the {} it tries",
+            a.ambiguous,
+            if assignments == u64::MAX { "at least " } else { "" },
+            crate::check::weak::MAX_ASSIGNMENTS
+        )
         }
         _ if h.repeated_writes => "--certain-only chooses no writer for a read of a value more \
                                    than one transaction wrote"
             .to_string(),
-        Some(lattice::Definition::OrderKnown(definition)) => {
+        (Some(lattice::Definition::OrderKnown(definition)), _) => {
             format!(
                 "{definition}; this history leaves the order of some writes open, and snapshot \
                  isolation was not found to hold over any"
@@ -522,13 +526,7 @@ pub(crate) fn first_writers(h: &History, f: &Forced, c: &Case) -> Vec<String> {
 pub(crate) fn forced_case(h: &History, a: &Analysis, f: &Forced, c: &Case, d: Detail) -> String {
     let first = first_writers(h, f, c);
     let reads: Vec<String> = (f.reads_from(c).into_iter())
-        .map(|(r, w)| {
-            format!(
-                "index {} read index {}'s write",
-                txn_index(h, r),
-                txn_index(h, w)
-            )
-        })
+        .map(|(r, w)| read_from_text(h, r, w))
         .collect();
     let given = match (first.is_empty(), reads.is_empty()) {
         (true, true) => "In that order".to_string(),
@@ -581,11 +579,7 @@ fn forced_entry<'a>(h: &'a History, a: &Analysis, f: &Forced) -> R<'a> {
             let mut entries = vec![("writes-first", R::Vec(first))];
             let reads = f.reads_from(c);
             if !reads.is_empty() {
-                let index = |t: TxnId| R::Int(txn_index(h, t));
-                let pairs = reads
-                    .into_iter()
-                    .map(|(r, w)| R::Vec(vec![index(r), index(w)]));
-                entries.push(("reads-from", R::Vec(pairs.collect())));
+                entries.push(("reads-from", reads_from_entry(h, &reads)));
             }
             entries.extend(cycle_entry(h, a, &c.cycle));
             map(entries)
@@ -597,6 +591,14 @@ fn forced_entry<'a>(h: &'a History, a: &Analysis, f: &Forced) -> R<'a> {
         ("unknown-orders", R::Vec(pairs)),
         ("cases", R::Vec(cases)),
     ])
+}
+
+/// `:reads-from`: the reader's and the writer's `:index` of each read of a
+/// repeated value, as a case assumes them.
+pub(crate) fn reads_from_entry<'a>(h: &History, reads: &[(TxnId, TxnId)]) -> R<'a> {
+    let index = |t: TxnId| R::Int(txn_index(h, t));
+    let pairs = reads.iter().map(|&(r, w)| R::Vec(vec![index(r), index(w)]));
+    R::Vec(pairs.collect())
 }
 
 /// A forced anomaly's reads of repeated values: per possible writer in its

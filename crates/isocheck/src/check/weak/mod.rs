@@ -26,12 +26,16 @@
 //!
 //! Owns the levels, their anomalies ([`Level::anomaly`]) and their
 //! witnesses ([`Violation`]); `facts.rs` reads the history, `saturate.rs`
-//! decides.
+//! decides, `choices.rs` decides over the writer choices of reads of a
+//! value written more than once.
 
+mod choices;
 mod clocks;
 mod facts;
 mod follow;
 mod saturate;
+
+pub use choices::{assignments, check_over_choices, MAX_ASSIGNMENTS};
 
 use crate::history::{History, TxnId};
 use facts::Facts;
@@ -211,6 +215,19 @@ pub enum Found {
 pub struct Violation {
     pub level: Level,
     pub found: Found,
+    /// Where some read's writer is a choice ([`check_over_choices`]): the
+    /// choice `found` is of, the level being violated under every one.
+    pub chosen: Option<Chosen>,
+}
+
+/// The writers chosen for the reads of several possible writers, in one of
+/// the assignments a violation holds under.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Chosen {
+    /// How many assignments there were: each violates the level.
+    pub assignments: u64,
+    /// The `(reader, writer)` of each such read in this one.
+    pub reads_from: Vec<(TxnId, TxnId)>,
 }
 
 impl Violation {
@@ -237,6 +254,13 @@ pub fn check_with_sources(
     levels: &[Level],
     sources: &[TxnId],
 ) -> Vec<Violation> {
+    weakest(violations(history, levels, sources))
+}
+
+/// Every level of `levels` that `history` violates, each with its own
+/// witness, where [`check_with_sources`] keeps the weakest: a level not
+/// among them holds.
+fn violations(history: &History, levels: &[Level], sources: &[TxnId]) -> Vec<Violation> {
     let mut levels = levels.to_vec();
     levels.sort_unstable_by(|a, b| b.cmp(a));
     levels.dedup();
@@ -253,15 +277,24 @@ pub fn check_with_sources(
         }
         match saturate::decide(&facts, level) {
             None => held.push(level),
-            Some(found) => violated.push(Violation { level, found }),
+            Some(found) => violated.push(Violation {
+                level,
+                found,
+                chosen: None,
+            }),
         }
     }
-    let weakest = |v: &Violation| {
-        !violated
-            .iter()
-            .any(|w| w.level != v.level && v.level.implies(w.level))
-    };
-    violated.iter().filter(|v| weakest(v)).cloned().collect()
+    violated
+}
+
+/// The violations of `violated` whose level implies no other's: a
+/// violation of a level violates every level implying it, and is named by
+/// the weakest.
+fn weakest(mut violated: Vec<Violation>) -> Vec<Violation> {
+    let levels: Vec<Level> = violated.iter().map(|v| v.level).collect();
+    let stronger = |v: &Violation| (levels.iter()).any(|&w| w != v.level && v.level.implies(w));
+    violated.retain(|v| !stronger(v));
+    violated
 }
 
 #[cfg(test)]

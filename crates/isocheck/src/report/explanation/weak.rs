@@ -1,18 +1,19 @@
 //! The axiomatic levels' violations (`check::weak`) explained as data, as
 //! [`super`] does for Elle's anomalies: the entry in the result map (the
-//! definition checked, and the missed write or the cycle of commit-order
-//! steps), the help text and the labels on the history file.
+//! definition checked, the writers chosen where a read's writer is a
+//! choice, and the missed write or the cycle of commit-order steps), the
+//! help text and the labels on the history file.
 
-use super::super::explain::{clip, mop_text, txn_index, txn_text, PROSE};
+use super::super::explain::{clip, mop_text, read_from_text, txn_index, txn_text, PROSE};
 use super::super::result::{edn, kws, map, R};
-use super::Explanation;
-use crate::check::weak::{Found, Level, Step, Violation, Why};
+use super::{reads_from_entry, Explanation};
+use crate::check::weak::{Chosen, Found, Level, Step, Violation, Why};
 use crate::history::{History, TxnId};
 use std::fmt::Write;
 
 /// Explains a violation of an axiomatic level.
 pub(crate) fn violation<'a>(h: &'a History, v: &Violation) -> Explanation<'a> {
-    let (found, help, labels) = match &v.found {
+    let (found, mut help, labels) = match &v.found {
         Found::Missed {
             reader,
             mop,
@@ -26,6 +27,11 @@ pub(crate) fn violation<'a>(h: &'a History, v: &Violation) -> Explanation<'a> {
         ("type", kws(v.level.anomaly())),
         ("definition", edn(format!("{:?}", v.level.definition()))),
     ];
+    if let Some(chosen) = &v.chosen {
+        entry.push(("writer-choices", R::Int(saturating_i64(chosen.assignments))));
+        entry.push(("reads-from", reads_from_entry(h, &chosen.reads_from)));
+        help = format!("{}\n{help}", whichever(h, v.level, chosen));
+    }
     entry.extend(found);
     Explanation {
         entry: map(entry),
@@ -36,6 +42,25 @@ pub(crate) fn violation<'a>(h: &'a History, v: &Violation) -> Explanation<'a> {
             .collect(),
         warning: false,
     }
+}
+
+/// That the violation holds whatever writer each read of a repeated value
+/// had, and which the explanation below assumes.
+fn whichever(h: &History, level: Level, chosen: &Chosen) -> String {
+    let reads: Vec<String> = (chosen.reads_from.iter())
+        .map(|&(r, w)| read_from_text(h, r, w))
+        .collect();
+    format!(
+        "whichever write of a repeated value each read returned ({} choices, each checked), the \
+         history is {}. If {}:",
+        chosen.assignments,
+        not(level),
+        reads.join(" and ")
+    )
+}
+
+fn saturating_i64(n: u64) -> i64 {
+    i64::try_from(n).unwrap_or(i64::MAX)
 }
 
 type Parts<'a> = (Vec<(&'static str, R<'a>)>, String, Vec<(TxnId, String)>);
