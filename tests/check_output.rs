@@ -88,6 +88,13 @@ const CASES: &[Case] = &[
     case("repeated-values-g-single-item", Some(&["serializable"])),
     // A fractured read under either writer of a value written twice.
     case("repeated-values-fractured-read", Some(&["read-atomic"])),
+    // A long fork beside a value written twice: not snapshot isolation, and
+    // parallel snapshot isolation unchecked for that reason (not for
+    // --certain-only's, which was not given).
+    case(
+        "repeated-values-long-fork",
+        Some(&["parallel-snapshot-isolation"]),
+    ),
 ];
 
 fn load(name: &str) -> History {

@@ -122,6 +122,9 @@ pub struct Analysis {
     /// (at most `u64::MAX`), when more than [`weak::MAX_ASSIGNMENTS`] left
     /// the axiomatic levels unchecked.
     pub assignments_beyond: Option<u64>,
+    /// `--certain-only` left some read's writer unchosen: the requested
+    /// models are unchecked for that reason.
+    pub writers_unchosen: bool,
     /// Which path decided.
     pub path: Path,
     /// Whether a graph without dependencies says nothing (Elle's
@@ -169,6 +172,7 @@ impl Analysis {
             unchecked: Vec::new(),
             ambiguous: 0,
             assignments_beyond: None,
+            writers_unchosen: false,
             path,
             elle_empty_graph: elle_empty_graph(history),
         }
@@ -399,6 +403,7 @@ fn analyze_with(
     // Without the solver no read's writer is chosen: what the ambiguous
     // reads would show is not checked (Elle refuses such a history).
     if !ambiguous.is_empty() && !opts.solve.enabled {
+        analysis.writers_unchosen = true;
         let requested = models.as_deref().unwrap_or(&[lattice::DEFAULT_MODEL]);
         analysis.unchecked.extend(requested.iter().copied());
     }

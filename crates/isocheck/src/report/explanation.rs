@@ -199,8 +199,8 @@ fn not_checked(h: &History, a: &Analysis, model: &'static str) -> Explanation<'s
             crate::check::weak::MAX_ASSIGNMENTS
         )
         }
-        _ if h.repeated_writes => "--certain-only chooses no writer for a read of a value more \
-                                   than one transaction wrote"
+        _ if a.writers_unchosen => "--certain-only chooses no writer for a read of a value more \
+                                    than one transaction wrote"
             .to_string(),
         (Some(lattice::Definition::OrderKnown(definition)), _) => {
             format!(
