@@ -119,7 +119,7 @@ pub struct Analysis {
     /// with the version order.
     pub ambiguous: usize,
     /// How many assignments of a writer to each of those reads there were
-    /// (at most `u64::MAX`), when more than [`weak::MAX_ASSIGNMENTS`] left
+    /// (at most `u64::MAX`), when more than `weak::MAX_ASSIGNMENTS` left
     /// the axiomatic levels unchecked.
     pub assignments_beyond: Option<u64>,
     /// `--certain-only` left some read's writer unchosen: the requested
