@@ -46,6 +46,13 @@ mod registers;
 pub mod report;
 pub mod stats;
 pub mod store;
+// Issue 37's streaming check, not yet behind a command: tests and
+// `examples/stream_check.rs` (through `internals`) use it.
+#[cfg_attr(
+    not(any(test, feature = "internals")),
+    allow(dead_code, unused_imports)
+)]
+mod stream;
 mod validity;
 
 pub use check::sat::BACKEND as SAT_BACKEND;
@@ -87,5 +94,8 @@ pub mod internals {
     }
     pub mod registers {
         pub use crate::registers::*;
+    }
+    pub mod stream {
+        pub use crate::stream::*;
     }
 }
