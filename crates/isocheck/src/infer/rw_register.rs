@@ -1264,7 +1264,7 @@ impl Rr<'_> {
         let v = self.val(amb.mop);
         let kid = amb.kid as usize;
         let (lo, hi) = (self.key_start[kid], self.key_start[kid + 1]);
-        let writers = |n: u32| self.writer(n).filter(|w| w.txn != amb.txn).map(|w| (n, w));
+        let writers = |n: u32| self.other_writer(n, amb).map(|w| (n, w));
         let candidates = (lo..hi).filter(|&n| self.node_val[n as usize] == v);
         let mut one_of = Vec::new();
         // Per version, the guard of the rw edge to its writer: one per
@@ -1319,7 +1319,7 @@ impl Rr<'_> {
     /// reader itself, whose own write follows what it read).
     fn witness_choice(&self, amb: &Ambiguous, written: &[(u32, u32)], rank: &[u32]) -> Vec<Dep> {
         let v = self.val(amb.mop);
-        let writer = |n: u32| self.writer(n).filter(|w| w.txn != amb.txn);
+        let writer = |n: u32| self.other_writer(n, amb);
         let possible = |&(_, n): &(u32, u32)| self.node_val[n as usize] == v && writer(n).is_some();
         let before = written.partition_point(|&(r, _)| r < rank[amb.txn as usize]);
         let chosen = (written[..before].iter().rposition(possible))
@@ -1338,6 +1338,12 @@ impl Rr<'_> {
             }
         }
         deps
+    }
+
+    /// The writer of version node `n`, unless it is the ambiguous read's
+    /// own transaction (which cannot be what it read, nor follow it).
+    fn other_writer(&self, n: u32, amb: &Ambiguous) -> Option<Write> {
+        self.writer(n).filter(|w| w.txn != amb.txn)
     }
 
     /// An edge of an ambiguous read's choice of version `a`: wr from its

@@ -105,11 +105,6 @@ impl StreamCheck {
         }
     }
 
-    /// What was found so far.
-    pub fn findings(&self) -> &[Finding] {
-        &self.findings
-    }
-
     /// Takes one op, with its micro-ops and `read(mop)`, the elements a
     /// read returned.
     pub fn op<'a>(&mut self, op: &Op, txn: &[MicroOp], read: impl Fn(&MicroOp) -> &'a [Val]) {
@@ -133,16 +128,14 @@ impl StreamCheck {
             .collect();
         unobserved.sort_unstable_by_key(|&(k, n)| (k, n.slot(), n.generation()));
         unobserved.dedup();
+        let keys = std::mem::take(&mut self.keys);
         for (key, node) in unobserved {
-            let (last, waiting) = match self.keys.get(&key) {
-                Some(k) => (k.order.last().copied(), k.waiting.clone()),
-                None => (None, Vec::new()),
-            };
-            if let Some(prev) = last.and_then(|e| self.appenders.get(&(key, e))) {
-                let prev = prev.node;
+            let Some(k) = keys.get(&key) else { continue };
+            let last = k.order.last().and_then(|&e| self.appenders.get(&(key, e)));
+            if let Some(prev) = last.map(|a| a.node) {
                 self.link(prev, node, WW);
             }
-            for r in waiting {
+            for &r in &k.waiting {
                 self.link(r, node, RW);
             }
         }
@@ -393,7 +386,7 @@ impl StreamCheck {
 /// before, the appends since the start end it).
 fn internally_consistent<'a>(txn: &[MicroOp], read: &impl Fn(&MicroOp) -> &'a [Val]) -> bool {
     // Per key, the last read's list (if any) and the appends since.
-    let mut seen: FxMap<Val, (Option<Vec<Val>>, Vec<Val>)> = FxMap::default();
+    let mut seen: FxMap<Val, (Option<&'a [Val]>, Vec<Val>)> = FxMap::default();
     for m in txn {
         let (last, since) = seen.entry(m.key).or_default();
         match (m.kind, m.value()) {
@@ -407,7 +400,7 @@ fn internally_consistent<'a>(txn: &[MicroOp], read: &impl Fn(&MicroOp) -> &'a [V
                 if !fits || !l.ends_with(since) {
                     return false;
                 }
-                *last = Some(l.to_vec());
+                *last = Some(l);
                 since.clear();
             }
             _ => {}

@@ -169,14 +169,10 @@ pub fn decide(p: &Problem, settings: Settings) -> Decided {
 fn open_clauses(p: &Problem, forced: &[Option<usize>]) -> Option<Clauses> {
     let mut out = Clauses::default();
     for clause in p.clauses.iter() {
-        let satisfied = (clause.iter()).any(|&(c, s)| forced[c as usize] == Some(s as usize));
-        if satisfied {
+        let Some(open) = prune::open_literals(clause, forced) else {
             continue;
-        }
-        let left: Clause = (clause.iter())
-            .filter(|&&(c, _)| forced[c as usize].is_none())
-            .copied()
-            .collect();
+        };
+        let left: Clause = open.collect();
         if left.is_empty() {
             return None;
         }

@@ -70,11 +70,11 @@ pub(super) fn prune(
         for (c, &bad) in judged.bad.iter().enumerate() {
             if let Some(s) = forced_side(bad) {
                 forced[c] = Some(s);
+                trace.force(c);
                 newly += 1;
             }
         }
-        let now = (judged.bad.iter().enumerate()).filter(|&(_, &bad)| forced_side(bad).is_some());
-        trace.round(now.map(|(c, _)| c), &judged.owners);
+        trace.end_round(&judged.owners);
         forced_arcs.extend_from_slice(&judged.arcs);
         match propagate_clauses(p, forced, forced_arcs, trace) {
             Ok(n) => newly += n,
@@ -108,24 +108,15 @@ fn propagate_clauses(
     loop {
         let before = newly;
         for (i, clause) in p.clauses.iter().enumerate() {
-            let mut open = None;
-            let mut count = 0;
-            for &(c, s) in clause {
-                match forced[c as usize] {
-                    Some(f) if f == s as usize => {
-                        count = usize::MAX;
-                        break;
-                    }
-                    Some(_) => {}
-                    None => {
-                        open = Some((c as usize, s as usize));
-                        count += 1;
-                    }
-                }
-            }
-            match (count, open) {
-                (0, _) => return Err(i),
-                (1, Some((c, s))) => {
+            // The first two open literals, if the clause is not satisfied.
+            let two = open_literals(clause, forced).map(|mut open| (open.next(), open.next()));
+            let Some(two) = two else {
+                continue;
+            };
+            match two {
+                (None, _) => return Err(i),
+                (Some((c, s)), None) => {
+                    let (c, s) = (c as usize, s as usize);
                     forced[c] = Some(s);
                     let arcs = forced_arcs.len();
                     p.push_arcs(p.side(c, s), forced_arcs);
@@ -139,6 +130,19 @@ fn propagate_clauses(
             return Ok(newly);
         }
     }
+}
+
+/// The literals of `clause` whose constraints are not `forced`, or `None`
+/// when a forced side satisfies it (the others are false).
+pub(super) fn open_literals<'c>(
+    clause: &'c [(u32, u8)],
+    forced: &'c [Option<usize>],
+) -> Option<impl Iterator<Item = (u32, u8)> + 'c> {
+    let satisfied = (clause.iter()).any(|&(c, s)| forced[c as usize] == Some(s as usize));
+    let open = clause
+        .iter()
+        .filter(|&&(c, _)| forced[c as usize].is_none());
+    (!satisfied).then(|| open.copied())
 }
 
 /// A round's answers.

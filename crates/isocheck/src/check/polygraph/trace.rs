@@ -58,12 +58,14 @@ impl Trace {
         }
     }
 
-    /// Records a round's forcings and the arcs appended for them (their
+    /// Records that the round under way forced constraint `c`.
+    pub(super) fn force(&mut self, c: usize) {
+        self.stamp[c] = self.next;
+    }
+
+    /// Ends a round, recording the arcs appended for its forcings (their
     /// constraints, in order).
-    pub(super) fn round(&mut self, forced: impl Iterator<Item = usize>, owners: &[u32]) {
-        for c in forced {
-            self.stamp[c] = self.next;
-        }
+    pub(super) fn end_round(&mut self, owners: &[u32]) {
         self.owner.extend_from_slice(owners);
         self.next += 1;
     }
@@ -104,7 +106,7 @@ impl Trace {
                     .collect::<Option<Vec<_>>>()
                     .map(|v| v.concat())
             }
-            Conflict::Clause(i) => Some(p.clauses.get(i).iter().map(|&(c, _)| c).collect()),
+            Conflict::Clause(i) => Some(constraints_of(p, i)),
             Conflict::Cycle => self.any_cycle(&g),
         };
         let Some(start) = start else {
@@ -115,7 +117,7 @@ impl Trace {
             limits::tick();
             let Some(s) = forced[c] else { continue };
             let why = match self.by_clause.get(&(c as u32)) {
-                Some(&i) => Some(p.clauses.get(i as usize).iter().map(|&(d, _)| d).collect()),
+                Some(&i) => Some(constraints_of(p, i as usize)),
                 None => self.side_cycle(p, &g, c, 1 - s, self.stamp[c]),
             };
             let Some(why) = why else {
@@ -123,9 +125,7 @@ impl Trace {
             };
             why.into_iter().for_each(|d| add(d as usize, &mut todo));
         }
-        let mut out: Vec<usize> = (0..seen.len()).filter(|&c| seen[c]).collect();
-        out.sort_unstable();
-        out
+        (0..seen.len()).filter(|&c| seen[c]).collect()
     }
 
     /// The known and forced arcs, each with its owner and stamp.
@@ -187,6 +187,11 @@ impl Trace {
         })?;
         path(g, on_cycle, on_cycle, NONE)
     }
+}
+
+/// The constraints of clause `i`.
+fn constraints_of(p: &Problem, i: usize) -> Vec<u32> {
+    p.clauses.get(i).iter().map(|&(c, _)| c).collect()
 }
 
 /// The owners of the arcs of a shortest non-empty path from `from` to `to`
