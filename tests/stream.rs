@@ -8,7 +8,7 @@ mod common;
 use isocheck::history::jepsen::streaming::OpStream;
 use isocheck::history::{parse_edn, History};
 use isocheck::internals::check::{self, CheckOptions, Validity};
-use isocheck::internals::stream::StreamCheck;
+use isocheck::internals::stream::{Options, StreamCheck};
 use isocheck_gen::rng::Rng;
 use isocheck_gen::{self as gen, Fault, Kind, Level, Params};
 use proptest::prelude::*;
@@ -83,12 +83,15 @@ fn streamed(text: &str, realtime: bool) -> (bool, Vec<String>) {
         move || Ok(std::io::Cursor::new(bytes)),
         Default::default(),
     );
-    let mut s = StreamCheck::new(realtime, false);
+    let mut s = StreamCheck::new(Options {
+        realtime,
+        ..Options::default()
+    });
     for op in ops {
         let op = op.expect("generated history reads");
         s.op(&op.op, op.txn(), |m| op.read_list(m));
     }
-    let found = s.finish();
+    let found = s.finish().findings;
     let names = found.iter().map(|f| format!("{f:?}")).collect();
     (found.is_empty(), names)
 }

@@ -3,7 +3,7 @@
 //! `stream_check FILE` prints the findings' count and the time taken.
 
 use isocheck::history::jepsen::streaming::OpStream;
-use isocheck::internals::stream::StreamCheck;
+use isocheck::internals::stream::{Options, StreamCheck};
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -15,7 +15,7 @@ fn main() -> ExitCode {
     let started = Instant::now();
     let name = path.clone();
     let ops = OpStream::new(&name, move || std::fs::File::open(path), Default::default());
-    let mut check = StreamCheck::new(true, false);
+    let mut check = StreamCheck::new(Options::default());
     let mut count = 0usize;
     for op in ops {
         let op = match op {
@@ -30,8 +30,12 @@ fn main() -> ExitCode {
     }
     let found = check.finish();
     let secs = started.elapsed().as_secs_f64();
-    println!("{count} ops, {} findings in {secs:.2} s", found.len());
-    for f in found.iter().take(5) {
+    println!(
+        "{count} ops, {} findings in {secs:.2} s, unknown: {:?}",
+        found.findings.len(),
+        found.unknown
+    );
+    for f in found.findings.iter().take(5) {
         println!("{f:?}");
     }
     ExitCode::SUCCESS

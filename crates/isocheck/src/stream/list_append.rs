@@ -11,18 +11,81 @@ const RW: u32 = 2;
 const PROCESS: u32 = 3;
 const REALTIME: u32 = 4;
 
-/// Something the stream showed that the model forbids.
+/// Something the stream showed that the model forbids, found while the op
+/// with `:index` `at` was taken (`at` is `i64::MIN` for a finding made at
+/// the end of the stream, from appends no read showed).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Finding {
-    /// A dependency cycle, named as Elle names it, through these
-    /// transactions' `:index`es.
-    Cycle { name: String, txns: Vec<i64> },
-    /// A read (the op's `:index`) of an element an aborted transaction
-    /// appended (G1a), of one a transaction appended before its last
-    /// append to the key (G1b), of an element nobody appended
-    /// (`garbage-read`), or not a prefix of the key's longest read nor
-    /// extending it (`incompatible-order`).
-    Read { name: &'static str, op: i64 },
+pub struct Finding {
+    /// What it is, as Elle names it.
+    pub name: String,
+    /// The op that showed it.
+    pub at: i64,
+    /// What it is about.
+    pub what: About,
+}
+
+/// What a [`Finding`] is about.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum About {
+    /// A dependency cycle through these transactions' `:index`es (their
+    /// invocations'), in the cycle's order.
+    Cycle(Vec<i64>),
+    /// A read (the `:index` of its transaction's completion) of an element
+    /// an aborted transaction appended (`G1a`), of one a transaction
+    /// appended before its last append to the key (`G1b`), of an element
+    /// nobody appended (`garbage-read`), not a prefix of the key's longest
+    /// read nor extending it (`incompatible-order`), or a transaction whose
+    /// reads disagree with its own earlier reads and appends (`internal`).
+    Read(i64),
+}
+
+/// How a [`StreamCheck`] checks.
+#[derive(Clone, Copy, Debug)]
+pub struct Options {
+    /// Real-time order: strict serializability.
+    pub realtime: bool,
+    /// Process order: strong session serializability (real time implies
+    /// it, and takes no process edges).
+    pub process_order: bool,
+    /// Transactions (counted by invocation) after which a transaction is
+    /// retired, and a key untouched for as long. A later op that would
+    /// need what was retired makes the answer unknown ([`Unknown`]), never
+    /// a wrong verdict. `u64::MAX`: nothing is retired.
+    pub window: u64,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            realtime: true,
+            process_order: false,
+            window: u64::MAX,
+        }
+    }
+}
+
+/// Why a stream's answer is unknown: the first op that needed something
+/// the window had retired.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unknown {
+    /// Why, in a sentence.
+    pub reason: String,
+    /// The op's `:index`.
+    pub op: i64,
+}
+
+/// What a finished stream says.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Ending {
+    /// Every finding, in the order found (those [`StreamCheck::drain`]
+    /// took not included).
+    pub findings: Vec<Finding>,
+    /// Set when a later op needed something retired: with no finding, the
+    /// answer is unknown rather than valid.
+    pub unknown: Option<Unknown>,
+    /// Transactions taken, and retired on the way.
+    pub txns: u64,
+    pub retired: u64,
 }
 
 /// What became of an appending transaction.
@@ -68,8 +131,12 @@ struct Invoked {
 /// The streaming check of one list-append history.
 pub struct StreamCheck {
     dag: OnlineDag,
-    realtime: bool,
-    process_order: bool,
+    options: Options,
+    /// The `:index` of the op being taken.
+    at: i64,
+    txns: u64,
+    retired: u64,
+    unknown: Option<Unknown>,
     invoked: FxMap<i64, Invoked>,
     /// Per process, its last committed transaction.
     last: FxMap<i64, NodeId>,
@@ -86,14 +153,15 @@ pub struct StreamCheck {
 }
 
 impl StreamCheck {
-    /// A check with real-time order (strict serializability) or process
-    /// order (strong session serializability), or neither
-    /// (serializability).
-    pub fn new(realtime: bool, process_order: bool) -> StreamCheck {
+    /// A check under `options`.
+    pub fn new(options: Options) -> StreamCheck {
         StreamCheck {
             dag: OnlineDag::new(),
-            realtime,
-            process_order,
+            options,
+            at: i64::MIN,
+            txns: 0,
+            retired: 0,
+            unknown: None,
             invoked: FxMap::default(),
             last: FxMap::default(),
             tick: None,
@@ -111,6 +179,7 @@ impl StreamCheck {
         let Process::Client(process) = op.process else {
             return;
         };
+        self.at = op.index;
         match op.ty {
             OpType::Invoke => self.invoke(process, op.index, txn),
             OpType::Ok => self.commit(process, txn, read),
@@ -119,9 +188,20 @@ impl StreamCheck {
         }
     }
 
+    /// The findings made since the last call.
+    pub fn drain(&mut self) -> Vec<Finding> {
+        std::mem::take(&mut self.findings)
+    }
+
+    /// The first op that needed something retired, if any yet.
+    pub fn unknown(&self) -> Option<&Unknown> {
+        self.unknown.as_ref()
+    }
+
     /// Ends the stream: appends no read showed follow the last element
-    /// shown. The findings.
-    pub fn finish(mut self) -> Vec<Finding> {
+    /// shown. What the stream says.
+    pub fn finish(mut self) -> Ending {
+        self.at = i64::MIN;
         let mut unobserved: Vec<(Val, NodeId)> = (self.appenders.iter())
             .filter(|(_, a)| !a.observed && a.outcome != Outcome::Aborted)
             .map(|(&(key, _), a)| (key, a.node))
@@ -139,7 +219,12 @@ impl StreamCheck {
                 self.link(r, node, RW);
             }
         }
-        self.findings
+        Ending {
+            findings: self.findings,
+            unknown: self.unknown,
+            txns: self.txns,
+            retired: self.retired,
+        }
     }
 
     fn node(&mut self, index: i64) -> NodeId {
@@ -154,7 +239,8 @@ impl StreamCheck {
 
     fn invoke(&mut self, process: i64, index: i64, txn: &[MicroOp]) {
         let node = self.node(index);
-        if self.realtime {
+        self.txns += 1;
+        if self.options.realtime {
             if let Some(t) = self.next_tick.take() {
                 self.tick = Some(t);
             }
@@ -226,12 +312,12 @@ impl StreamCheck {
             return;
         };
         self.settle(&t, Outcome::Committed);
-        if self.process_order {
+        if self.options.process_order {
             if let Some(prev) = self.last.insert(process, t.node) {
                 self.link(prev, t.node, PROCESS);
             }
         }
-        if self.realtime {
+        if self.options.realtime {
             let tick = match self.next_tick {
                 Some(tick) => tick,
                 None => {
@@ -337,7 +423,11 @@ impl StreamCheck {
     }
 
     fn found(&mut self, name: &'static str, op: i64) {
-        self.findings.push(Finding::Read { name, op });
+        self.findings.push(Finding {
+            name: name.to_string(),
+            at: self.at,
+            what: About::Read(op),
+        });
     }
 
     /// Adds an edge; one that closes a cycle is reported instead.
@@ -373,9 +463,10 @@ impl StreamCheck {
             .map(|e| self.index[e.from.slot() as usize])
             .filter(|&i| i != i64::MIN)
             .collect();
-        Finding::Cycle {
+        Finding {
             name: format!("{base}{suffix}"),
-            txns,
+            at: self.at,
+            what: About::Cycle(txns),
         }
     }
 }

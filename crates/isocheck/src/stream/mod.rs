@@ -23,4 +23,4 @@
 
 mod list_append;
 
-pub use list_append::{Finding, StreamCheck};
+pub use list_append::{About, Ending, Finding, Options, StreamCheck, Unknown};
