@@ -2,14 +2,42 @@
 
 use crate::graph::online_dag::{CycleEdge, NodeId, OnlineDag, Refused};
 use crate::history::{MicroOp, MopKind, MopValue, Op, OpType, Process, Val};
-use crate::infer::util::FxMap;
+use crate::infer::util::{FxMap, FxSet};
+use std::collections::VecDeque;
 
-/// Edge labels.
-const WW: u32 = 0;
-const WR: u32 = 1;
-const RW: u32 = 2;
-const PROCESS: u32 = 3;
-const REALTIME: u32 = 4;
+/// Edge labels say what the path an edge stands for is made of, so that
+/// the edge a retirement adds in place of two (their composition,
+/// [`compose`]) names a cycle through it as the cycle through the retired
+/// transaction is named. The two low bits count rw edges (3: two or more).
+const RW: u32 = 1;
+const RW_COUNT: u32 = 3;
+const WR: u32 = 1 << 2;
+const WW: u32 = 1 << 3;
+const REALTIME: u32 = 1 << 4;
+const PROCESS: u32 = 1 << 5;
+
+/// The label of a path made of paths labelled `a` and `b`.
+fn compose(a: u32, b: u32) -> u32 {
+    ((a & RW_COUNT) + (b & RW_COUNT)).min(2) | ((a | b) & !RW_COUNT)
+}
+
+/// Elle's name of a cycle whose edges compose to `label`.
+fn cycle_name(label: u32) -> String {
+    let base = match label & RW_COUNT {
+        0 if label & WR == 0 => "G0",
+        0 => "G1c",
+        1 => "G-single-item",
+        _ => "G2-item",
+    };
+    let suffix = if label & REALTIME != 0 {
+        "-realtime"
+    } else if label & PROCESS != 0 {
+        "-process"
+    } else {
+        ""
+    };
+    format!("{base}{suffix}")
+}
 
 /// Something the stream showed that the model forbids, found while the op
 /// with `:index` `at` was taken (`at` is `i64::MIN` for a finding made at
@@ -97,10 +125,23 @@ enum Outcome {
     Indeterminate,
 }
 
+/// A transaction as the edges it takes part in see it: its node, its
+/// invocation's `:index`, and when (in ops taken) it was invoked and
+/// completed, so that an edge to a retired transaction can still be
+/// placed in real time.
+#[derive(Clone, Copy)]
+struct Tx {
+    node: NodeId,
+    index: i64,
+    invoked: u64,
+    /// `u64::MAX` until it commits (and for ever if it does not).
+    completed: u64,
+}
+
 /// The appender of one element of one key.
 #[derive(Clone, Copy)]
 struct Appender {
-    node: NodeId,
+    tx: Tx,
     /// Its transaction's last append to the key.
     last: bool,
     outcome: Outcome,
@@ -111,19 +152,40 @@ struct Appender {
     read_by: i64,
 }
 
-/// One key's version order so far, and who waits for its next element.
+/// One key's version order so far, who waits for its next element, and
+/// what was appended to it.
 #[derive(Default)]
 struct Key {
     order: Vec<Val>,
     /// Committed transactions that read all of `order`: each has an rw edge
     /// to the appender of the element that comes next.
-    waiting: Vec<NodeId>,
+    waiting: Vec<Tx>,
+    /// Every element appended to it, in the order of invocation.
+    appended: Vec<Val>,
+    /// When (in transactions invoked) an op last touched it.
+    touched: u64,
+}
+
+/// What a node stands for: a transaction's invocation `:index` and when
+/// (in ops taken) it was invoked and completed, or a tick.
+#[derive(Clone, Copy)]
+struct Slot {
+    index: i64,
+    invoked: u64,
+    completed: u64,
+}
+
+impl Slot {
+    const TICK: Slot = Slot {
+        index: i64::MIN,
+        invoked: 0,
+        completed: u64::MAX,
+    };
 }
 
 /// A transaction invoked and not yet completed.
 struct Invoked {
-    node: NodeId,
-    index: i64,
+    tx: Tx,
     /// Its appends, `(key, element)`.
     appends: Vec<(Val, Val)>,
 }
@@ -132,23 +194,32 @@ struct Invoked {
 pub struct StreamCheck {
     dag: OnlineDag,
     options: Options,
-    /// The `:index` of the op being taken.
+    /// The `:index` of the op being taken, and how many ops were taken.
     at: i64,
+    seq: u64,
+    /// Transactions invoked, and retired.
     txns: u64,
     retired: u64,
     unknown: Option<Unknown>,
     invoked: FxMap<i64, Invoked>,
     /// Per process, its last committed transaction.
-    last: FxMap<i64, NodeId>,
+    last: FxMap<i64, Tx>,
     /// The tick invocations link from, and the one completions since link
     /// into (made at the first).
     tick: Option<NodeId>,
     next_tick: Option<NodeId>,
     appenders: FxMap<(Val, Val), Appender>,
     keys: FxMap<Val, Key>,
-    /// Per node slot, the `:index` of its transaction's invocation
-    /// (`i64::MIN` for a tick).
-    index: Vec<i64>,
+    /// Keys the window retired.
+    retired_keys: FxSet<Val>,
+    /// Per node slot, what the live node in it stands for.
+    slots: Vec<Slot>,
+    /// Nodes (transactions and ticks) in the order made, with the
+    /// transaction count then: the window retires them from the front.
+    born: VecDeque<(NodeId, u64)>,
+    /// Keys in the order touched, with the transaction count then: a key
+    /// whose last touch leaves the window's half is retired.
+    touches: VecDeque<(Val, u64)>,
     findings: Vec<Finding>,
 }
 
@@ -159,6 +230,7 @@ impl StreamCheck {
             dag: OnlineDag::new(),
             options,
             at: i64::MIN,
+            seq: 0,
             txns: 0,
             retired: 0,
             unknown: None,
@@ -168,7 +240,10 @@ impl StreamCheck {
             next_tick: None,
             appenders: FxMap::default(),
             keys: FxMap::default(),
-            index: Vec::new(),
+            retired_keys: FxSet::default(),
+            slots: Vec::new(),
+            born: VecDeque::new(),
+            touches: VecDeque::new(),
             findings: Vec::new(),
         }
     }
@@ -180,12 +255,14 @@ impl StreamCheck {
             return;
         };
         self.at = op.index;
+        self.seq += 1;
         match op.ty {
             OpType::Invoke => self.invoke(process, op.index, txn),
             OpType::Ok => self.commit(process, txn, read),
             OpType::Fail => self.end(process, Outcome::Aborted),
             OpType::Info => self.end(process, Outcome::Indeterminate),
         }
+        self.retire_old();
     }
 
     /// The findings made since the last call.
@@ -202,22 +279,10 @@ impl StreamCheck {
     /// shown. What the stream says.
     pub fn finish(mut self) -> Ending {
         self.at = i64::MIN;
-        let mut unobserved: Vec<(Val, NodeId)> = (self.appenders.iter())
-            .filter(|(_, a)| !a.observed && a.outcome != Outcome::Aborted)
-            .map(|(&(key, _), a)| (key, a.node))
-            .collect();
-        unobserved.sort_unstable_by_key(|&(k, n)| (k, n.slot(), n.generation()));
-        unobserved.dedup();
-        let keys = std::mem::take(&mut self.keys);
-        for (key, node) in unobserved {
-            let Some(k) = keys.get(&key) else { continue };
-            let last = k.order.last().and_then(|&e| self.appenders.get(&(key, e)));
-            if let Some(prev) = last.map(|a| a.node) {
-                self.link(prev, node, WW);
-            }
-            for &r in &k.waiting {
-                self.link(r, node, RW);
-            }
+        let mut keys: Vec<Val> = self.keys.keys().copied().collect();
+        keys.sort_unstable_by_key(|k| k.raw());
+        for key in keys {
+            self.retire_key(key, true);
         }
         Ending {
             findings: self.findings,
@@ -230,22 +295,35 @@ impl StreamCheck {
     fn node(&mut self, index: i64) -> NodeId {
         let node = self.dag.add_node();
         let slot = node.slot() as usize;
-        if self.index.len() <= slot {
-            self.index.resize(slot + 1, i64::MIN);
+        if self.slots.len() <= slot {
+            self.slots.resize(slot + 1, Slot::TICK);
         }
-        self.index[slot] = index;
+        self.slots[slot] = Slot {
+            index,
+            invoked: self.seq,
+            completed: u64::MAX,
+        };
+        if self.options.window != u64::MAX {
+            self.born.push_back((node, self.txns));
+        }
         node
     }
 
     fn invoke(&mut self, process: i64, index: i64, txn: &[MicroOp]) {
         let node = self.node(index);
         self.txns += 1;
+        let tx = Tx {
+            node,
+            index,
+            invoked: self.seq,
+            completed: u64::MAX,
+        };
         if self.options.realtime {
             if let Some(t) = self.next_tick.take() {
                 self.tick = Some(t);
             }
             if let Some(t) = self.tick {
-                self.link(t, node, REALTIME);
+                self.link_nodes(t, node, REALTIME);
             }
         }
         let mut appends = Vec::new();
@@ -253,27 +331,43 @@ impl StreamCheck {
             let (MopKind::Append, MopValue::Val(e)) = (m.kind, m.value()) else {
                 continue;
             };
+            if !self.touch(m.key) {
+                continue;
+            }
             let later = txn[i + 1..]
                 .iter()
                 .any(|n| n.kind == MopKind::Append && n.key == m.key);
             let appender = Appender {
-                node,
+                tx,
                 last: !later,
                 outcome: Outcome::Pending,
                 observed: false,
                 read_by: i64::MIN,
             };
-            self.appenders.entry((m.key, e)).or_insert(appender);
+            if let std::collections::hash_map::Entry::Vacant(v) = self.appenders.entry((m.key, e)) {
+                v.insert(appender);
+                if let Some(k) = self.keys.get_mut(&m.key) {
+                    k.appended.push(e);
+                }
+            }
             appends.push((m.key, e));
         }
-        self.invoked.insert(
-            process,
-            Invoked {
-                node,
-                index,
-                appends,
-            },
-        );
+        self.invoked.insert(process, Invoked { tx, appends });
+    }
+
+    /// Notes that an op touched `key`; false (and the answer unknown) if
+    /// the window retired it.
+    fn touch(&mut self, key: Val) -> bool {
+        if self.retired_keys.contains(&key) {
+            self.lost(format!("it touches key {key:?}, which the window retired"));
+            return false;
+        }
+        let k = self.keys.entry(key).or_default();
+        if self.options.window != u64::MAX && k.touched != self.txns {
+            self.touches.push_back((key, self.txns));
+        }
+        k.touched = self.txns;
+        true
     }
 
     /// An aborted or indeterminate completion.
@@ -281,27 +375,28 @@ impl StreamCheck {
         let Some(t) = self.invoked.remove(&process) else {
             return;
         };
-        self.settle(&t, outcome);
+        self.settle(&t, outcome, u64::MAX);
         if outcome == Outcome::Aborted {
             // A read of one of its appends, made while it was under way.
             let read = (t.appends.iter())
                 .filter_map(|kv| self.appenders.get(kv))
-                .filter(|a| a.node == t.node && a.read_by != i64::MIN)
+                .filter(|a| a.tx.node == t.tx.node && a.read_by != i64::MIN)
                 .map(|a| a.read_by)
                 .next();
             if let Some(op) = read {
                 self.found("G1a", op);
             }
-            self.dag.retire(t.node);
+            self.dag.retire(t.tx.node);
         }
     }
 
-    /// Records the outcome of the appends of `t`.
-    fn settle(&mut self, t: &Invoked, outcome: Outcome) {
+    /// Records the outcome of the appends of `t`, and when it completed.
+    fn settle(&mut self, t: &Invoked, outcome: Outcome, completed: u64) {
         for kv in &t.appends {
             if let Some(a) = self.appenders.get_mut(kv) {
-                if a.node == t.node {
+                if a.tx.node == t.tx.node {
                     a.outcome = outcome;
+                    a.tx.completed = completed;
                 }
             }
         }
@@ -311,10 +406,17 @@ impl StreamCheck {
         let Some(t) = self.invoked.remove(&process) else {
             return;
         };
-        self.settle(&t, Outcome::Committed);
+        let tx = Tx {
+            completed: self.seq,
+            ..t.tx
+        };
+        self.settle(&t, Outcome::Committed, self.seq);
+        if self.dag.is_live(tx.node) {
+            self.slots[tx.node.slot() as usize].completed = self.seq;
+        }
         if self.options.process_order {
-            if let Some(prev) = self.last.insert(process, t.node) {
-                self.link(prev, t.node, PROCESS);
+            if let Some(prev) = self.last.insert(process, tx) {
+                self.link(prev, tx, PROCESS);
             }
         }
         if self.options.realtime {
@@ -323,16 +425,16 @@ impl StreamCheck {
                 None => {
                     let tick = self.node(i64::MIN);
                     if let Some(now) = self.tick {
-                        self.link(now, tick, REALTIME);
+                        self.link_nodes(now, tick, REALTIME);
                     }
                     self.next_tick = Some(tick);
                     tick
                 }
             };
-            self.link(t.node, tick, REALTIME);
+            self.link_nodes(tx.node, tick, REALTIME);
         }
         if !internally_consistent(txn, &read) {
-            self.found("internal", t.index);
+            self.found("internal", tx.index);
         }
         for (i, m) in txn.iter().enumerate() {
             // Reads before the transaction's own appends to the key see
@@ -340,25 +442,25 @@ impl StreamCheck {
             let own_before = txn[..i]
                 .iter()
                 .any(|n| n.key == m.key && n.kind == MopKind::Append);
-            if m.kind == MopKind::Read {
-                self.read(t.node, t.index, m.key, read(m), !own_before);
+            if m.kind == MopKind::Read && self.touch(m.key) {
+                self.read(tx, m.key, read(m), !own_before);
             }
         }
     }
 
-    /// A committed transaction `node`'s read of `key`, the list `l`:
+    /// A committed transaction `tx`'s read of `key`, the list `l`:
     /// `external` when before its own appends to the key (a read after them
     /// shows the order, but says nothing of what others' state it saw).
-    fn read(&mut self, node: NodeId, index: i64, key: Val, l: &[Val], external: bool) {
+    fn read(&mut self, tx: Tx, key: Val, l: &[Val], external: bool) {
         if let Some(&e) = l.last().filter(|_| external) {
             match self.appenders.get(&(key, e)).copied() {
-                None => self.found("garbage-read", index),
+                None => self.found("garbage-read", tx.index),
                 Some(a) if a.outcome == Outcome::Aborted => {}
                 Some(a) => {
-                    if !a.last && a.node != node {
-                        self.found("G1b", index);
+                    if !a.last && a.tx.node != tx.node {
+                        self.found("G1b", tx.index);
                     }
-                    self.link(a.node, node, WR);
+                    self.link(a.tx, tx, WR);
                 }
             }
         }
@@ -368,28 +470,23 @@ impl StreamCheck {
                 a.observed = true;
                 aborted |= a.outcome == Outcome::Aborted;
                 if external && a.read_by == i64::MIN {
-                    a.read_by = index;
+                    a.read_by = tx.index;
                 }
             }
         }
         if aborted && external {
-            self.found("G1a", index);
+            self.found("G1a", tx.index);
         }
         let k = self.keys.entry(key).or_default();
         let n = k.order.len().min(l.len());
         if k.order[..n] != l[..n] {
-            self.found("incompatible-order", index);
+            self.found("incompatible-order", tx.index);
             return;
         }
         if l.len() < k.order.len() {
             let next = k.order[l.len()];
-            if let Some(a) = self
-                .appenders
-                .get(&(key, next))
-                .copied()
-                .filter(|_| external)
-            {
-                self.link(node, a.node, RW);
+            if let Some(a) = (self.appenders.get(&(key, next)).copied()).filter(|_| external) {
+                self.link(tx, a.tx, RW);
             }
             return;
         }
@@ -397,7 +494,7 @@ impl StreamCheck {
         k.order.extend_from_slice(&l[old..]);
         // Those who read all of the order before wait no longer: the
         // element after theirs is known.
-        let now: Vec<NodeId> = external.then_some(node).into_iter().collect();
+        let now: Vec<Tx> = external.then_some(tx).into_iter().collect();
         let waiting = match l.len() > old {
             true => std::mem::replace(&mut k.waiting, now),
             false => {
@@ -411,13 +508,124 @@ impl StreamCheck {
             };
             if i > 0 {
                 if let Some(p) = self.appenders.get(&(key, l[i - 1])).copied() {
-                    self.link(p.node, a.node, WW);
+                    self.link(p.tx, a.tx, WW);
                 }
             }
             if i == old {
                 for &r in &waiting {
-                    self.link(r, a.node, RW);
+                    self.link(r, a.tx, RW);
                 }
+            }
+        }
+    }
+
+    /// Retires what left the window: nodes made over `window` transactions
+    /// ago (but the ticks in use), and keys not touched in half as many.
+    fn retire_old(&mut self) {
+        let window = self.options.window;
+        while let Some(&(node, born)) = self.born.front() {
+            if self.txns - born <= window {
+                break;
+            }
+            self.born.pop_front();
+            if Some(node) == self.tick || Some(node) == self.next_tick {
+                self.born.push_back((node, self.txns));
+                continue;
+            }
+            self.retire_node(node);
+        }
+        while let Some(&(key, touched)) = self.touches.front() {
+            if self.txns - touched <= window / 2 {
+                break;
+            }
+            self.touches.pop_front();
+            if self.keys.get(&key).is_some_and(|k| k.touched == touched) {
+                self.retire_key(key, false);
+            }
+        }
+    }
+
+    /// Retires `node`, first linking each of its predecessors to each of
+    /// its successors, so that what reached what among the live nodes
+    /// still does. Nodes retire oldest first, and edges mostly go forward
+    /// in time, so few predecessors are still live.
+    fn retire_node(&mut self, node: NodeId) {
+        let (Some(preds), Some(succs)) = (self.dag.predecessors(node), self.dag.successors(node))
+        else {
+            return;
+        };
+        let (preds, succs): (Vec<_>, Vec<_>) = (preds.collect(), succs.collect());
+        for &(p, a) in &preds {
+            for &(s, b) in &succs {
+                if p == s || self.bypassed(p, s) {
+                    continue;
+                }
+                // p reaches s through node, so the edge closes no cycle.
+                if self.dag.add_edge(p, s, compose(a, b)).is_err() {
+                    debug_assert!(false, "a bypass closed a cycle");
+                }
+            }
+        }
+        if self.slots[node.slot() as usize].index != i64::MIN {
+            self.retired += 1;
+        }
+        self.dag.retire(node);
+    }
+
+    /// Whether `p` reaches `s` without the retiring node: by an edge of its
+    /// own, or, under real time, because `p` completed before `s` began
+    /// (the ticks between them stay linked as they retire).
+    fn bypassed(&self, p: NodeId, s: NodeId) -> bool {
+        let (pi, si) = (p.slot() as usize, s.slot() as usize);
+        let (ps, ss) = (self.slots[pi], self.slots[si]);
+        if self.options.realtime
+            && ps.index != i64::MIN
+            && ss.index != i64::MIN
+            && ps.completed < ss.invoked
+        {
+            return true;
+        }
+        self.dag
+            .successors(p)
+            .is_some_and(|mut out| out.any(|(x, _)| x == s))
+    }
+
+    /// Retires `key`: appends no read showed follow the last element shown
+    /// (they get a ww edge from its appender and an rw edge from its
+    /// readers), and the key's state goes. Not (but at the `end`) while
+    /// one of those appends may still abort: it waits its next turn.
+    fn retire_key(&mut self, key: Val, end: bool) {
+        let Some(k) = self.keys.get_mut(&key) else {
+            return;
+        };
+        let pending = (k.appended.iter())
+            .filter_map(|&e| self.appenders.get(&(key, e)))
+            .any(|a| a.outcome == Outcome::Pending);
+        if pending && !end {
+            k.touched = self.txns;
+            self.touches.push_back((key, self.txns));
+            return;
+        }
+        let Some(k) = self.keys.remove(&key) else {
+            return;
+        };
+        if !end {
+            self.retired_keys.insert(key);
+        }
+        let last = k.order.last().and_then(|&e| self.appenders.get(&(key, e)));
+        let last = last.map(|a| a.tx);
+        for e in &k.appended {
+            let Some(a) = self.appenders.remove(&(key, *e)) else {
+                continue;
+            };
+            if a.observed || a.outcome == Outcome::Aborted {
+                continue;
+            }
+            if let Some(p) = last {
+                self.link(p, a.tx, WW);
+            }
+            for &r in &k.waiting {
+                self.link(r, a.tx, RW);
             }
         }
     }
@@ -430,44 +638,80 @@ impl StreamCheck {
         });
     }
 
-    /// Adds an edge; one that closes a cycle is reported instead.
-    fn link(&mut self, from: NodeId, to: NodeId, label: u32) {
-        if from == to {
-            return;
-        }
-        if let Err(Refused::Cycle(cycle)) = self.dag.add_edge(from, to, label) {
-            let finding = self.cycle(&cycle);
-            self.findings.push(finding);
+    /// The answer is unknown, for `reason`, unless something else already
+    /// made it so.
+    fn lost(&mut self, reason: String) {
+        if self.unknown.is_none() {
+            self.unknown = Some(Unknown {
+                reason,
+                op: self.at,
+            });
         }
     }
 
-    /// A refused edge's cycle, named by its edges as Elle names cycles.
-    fn cycle(&self, edges: &[CycleEdge]) -> Finding {
-        let labels: Vec<u32> = edges.iter().map(|e| e.label).collect();
-        let rw = labels.iter().filter(|&&l| l == RW).count();
-        let only_ww = labels.iter().all(|&l| l != WR && l != RW);
-        let base = match rw {
-            0 if only_ww => "G0",
-            0 => "G1c",
-            1 => "G-single-item",
-            _ => "G2-item",
-        };
-        let suffix = if labels.contains(&REALTIME) {
-            "-realtime"
-        } else if labels.contains(&PROCESS) {
-            "-process"
-        } else {
-            ""
-        };
+    /// Adds a dependency edge; one that closes a cycle is reported instead.
+    fn link(&mut self, from: Tx, to: Tx, label: u32) {
+        if from.node == to.node {
+            return;
+        }
+        match self.dag.add_edge(from.node, to.node, label) {
+            Ok(()) => {}
+            Err(Refused::Cycle(cycle)) => self.cycle(&cycle),
+            Err(Refused::Retired(_)) => self.across_window(from, to, label),
+        }
+    }
+
+    /// An edge to or from a transaction the window retired. Under real
+    /// time, one to a transaction that completed before `from` began
+    /// closes a cycle with real time; one from a transaction that completed
+    /// before a live `to` began adds no path real time does not already
+    /// have (every path into `from` reached its completion's tick when it
+    /// retired). Anything else needs the graph that is gone.
+    fn across_window(&mut self, from: Tx, to: Tx, label: u32) {
+        let realtime = self.options.realtime;
+        if realtime && to.completed < from.invoked {
+            self.findings.push(Finding {
+                name: cycle_name(compose(label, REALTIME)),
+                at: self.at,
+                what: About::Cycle(vec![from.index, to.index]),
+            });
+        } else if !(realtime && from.completed < to.invoked && self.dag.is_live(to.node)) {
+            self.lost(format!(
+                "it orders transactions {} and {}, and the window retired {}",
+                from.index,
+                to.index,
+                match self.dag.is_live(from.node) {
+                    true => to.index,
+                    false => from.index,
+                }
+            ));
+        }
+    }
+
+    /// Adds a real-time edge through a tick.
+    fn link_nodes(&mut self, from: NodeId, to: NodeId, label: u32) {
+        match self.dag.add_edge(from, to, label) {
+            Ok(()) => {}
+            Err(Refused::Cycle(cycle)) => self.cycle(&cycle),
+            Err(Refused::Retired(_)) => {
+                self.lost("it completes a transaction the window retired".to_string())
+            }
+        }
+    }
+
+    /// Reports a refused edge's cycle, named by its edges as Elle names
+    /// cycles.
+    fn cycle(&mut self, edges: &[CycleEdge]) {
+        let label = edges.iter().fold(0, |l, e| compose(l, e.label));
         let txns = (edges.iter())
-            .map(|e| self.index[e.from.slot() as usize])
+            .map(|e| self.slots[e.from.slot() as usize].index)
             .filter(|&i| i != i64::MIN)
             .collect();
-        Finding {
-            name: format!("{base}{suffix}"),
+        self.findings.push(Finding {
+            name: cycle_name(label),
             at: self.at,
             what: About::Cycle(txns),
-        }
+        });
     }
 }
 

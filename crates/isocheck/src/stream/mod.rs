@@ -17,9 +17,32 @@
 //! Appends no read shows follow the last element shown, so at the end they
 //! get a ww edge from its appender and an rw edge from its readers.
 //!
-//! Not yet: retirement (everything stays in memory), `--window`, Elle's
-//! internal, duplicate-elements and dirty-update checks, anomaly types
-//! beyond each refused edge's own cycle, and rw-register histories.
+//! # Retirement
+//!
+//! Memory is bounded by a window of transactions (`Options::window`).
+//! Nodes (transactions and ticks) leave it oldest first: a node retires
+//! once `window` transactions were invoked after it was made, and before
+//! it goes, each of its predecessors gets an edge to each of its
+//! successors (unless it reaches it already: by an edge, or under real
+//! time because it completed before the successor began), so that what
+//! reached what among the live nodes still does, and every cycle closed
+//! among them later is still found. The bypass's label composes the two
+//! (the count of rw edges and which kinds it passes), so the cycle is named
+//! as the one through the retired node. A key no op touched for half the
+//! window retires too: its unobserved appends get the edges the end of the
+//! stream would give them, and its state goes.
+//!
+//! An edge that arrives later to or from a retired transaction is placed
+//! by real time where that decides it: one into a transaction that
+//! completed before the edge's source began closes a cycle with real time
+//! (reported), and one out of a transaction that completed before a live
+//! target began adds no path that real time does not already have.
+//! Anything else, and any touch of a retired key, would need the graph
+//! that is gone: the answer becomes unknown, with the op (`Unknown`),
+//! never a verdict the whole history would not give.
+//!
+//! Not yet: Elle's duplicate-elements and dirty-update checks, anomaly
+//! types beyond each refused edge's own cycle, and rw-register histories.
 
 mod list_append;
 
