@@ -2,7 +2,8 @@
 
 use crate::graph::online_dag::{CycleEdge, NodeId, OnlineDag, Refused};
 use crate::history::{MicroOp, MopKind, MopValue, Op, OpType, Process, Val};
-use crate::infer::util::{FxMap, FxSet};
+use crate::infer::util::FxMap;
+use roaring::RoaringBitmap;
 use std::collections::VecDeque;
 
 /// Edge labels say what the path an edge stands for is made of, so that
@@ -21,12 +22,14 @@ fn compose(a: u32, b: u32) -> u32 {
     ((a & RW_COUNT) + (b & RW_COUNT)).min(2) | ((a | b) & !RW_COUNT)
 }
 
-/// Elle's name of a cycle whose edges compose to `label`.
-fn cycle_name(label: u32) -> String {
+/// Elle's name of a cycle whose edges compose to `label`; `nonadjacent`
+/// when no two of its rw edges are next to each other.
+fn cycle_name(label: u32, nonadjacent: bool) -> String {
     let base = match label & RW_COUNT {
         0 if label & WR == 0 => "G0",
         0 => "G1c",
         1 => "G-single-item",
+        _ if nonadjacent => "G-nonadjacent-item",
         _ => "G2-item",
     };
     let suffix = if label & REALTIME != 0 {
@@ -58,6 +61,10 @@ pub enum About {
     /// A dependency cycle through these transactions' `:index`es (their
     /// invocations'), in the cycle's order.
     Cycle(Vec<i64>),
+    /// Transactions (their invocations' `:index`es) that together show it:
+    /// a lost update's two that read one version of a key and appended to
+    /// it.
+    Txns(Vec<i64>),
     /// A read (the `:index` of its transaction's completion) of an element
     /// an aborted transaction appended (`G1a`), of one a transaction
     /// appended before its last append to the key (`G1b`), of an element
@@ -162,6 +169,10 @@ struct Key {
     waiting: Vec<Tx>,
     /// Every element appended to it, in the order of invocation.
     appended: Vec<Val>,
+    /// Per version read (its length, `u64::MAX` for `nil`), the first
+    /// committed transaction that read it first and then appended to the
+    /// key (`i64::MIN` once a second did: lost update, reported).
+    lost: FxMap<u64, i64>,
     /// When (in transactions invoked) an op last touched it.
     touched: u64,
 }
@@ -210,8 +221,8 @@ pub struct StreamCheck {
     next_tick: Option<NodeId>,
     appenders: FxMap<(Val, Val), Appender>,
     keys: FxMap<Val, Key>,
-    /// Keys the window retired.
-    retired_keys: FxSet<Val>,
+    /// Keys the window retired (by [`Val::raw`]).
+    retired_keys: RoaringBitmap,
     /// Per node slot, what the live node in it stands for.
     slots: Vec<Slot>,
     /// Nodes (transactions and ticks) in the order made, with the
@@ -240,7 +251,7 @@ impl StreamCheck {
             next_tick: None,
             appenders: FxMap::default(),
             keys: FxMap::default(),
-            retired_keys: FxSet::default(),
+            retired_keys: RoaringBitmap::new(),
             slots: Vec::new(),
             born: VecDeque::new(),
             touches: VecDeque::new(),
@@ -358,7 +369,7 @@ impl StreamCheck {
     /// Notes that an op touched `key`; false (and the answer unknown) if
     /// the window retired it.
     fn touch(&mut self, key: Val) -> bool {
-        if self.retired_keys.contains(&key) {
+        if self.retired_keys.contains(key.raw()) {
             self.lost(format!("it touches key {key:?}, which the window retired"));
             return false;
         }
@@ -443,15 +454,42 @@ impl StreamCheck {
                 .iter()
                 .any(|n| n.key == m.key && n.kind == MopKind::Append);
             if m.kind == MopKind::Read && self.touch(m.key) {
-                self.read(tx, m.key, read(m), !own_before);
+                let fits = self.read(tx, m.key, read(m), !own_before);
+                if fits && read_then_append(txn, i) {
+                    let version = match m.value() {
+                        MopValue::List { len, .. } => u64::from(len),
+                        MopValue::Val(_) => u64::MAX,
+                    };
+                    self.read_then_appended(tx.index, m.key, version);
+                }
             }
         }
+    }
+
+    /// Notes that transaction `index` read `version` of `key` first and
+    /// then appended to it: the second to do so is a lost update.
+    fn read_then_appended(&mut self, index: i64, key: Val, version: u64) {
+        let Some(k) = self.keys.get_mut(&key) else {
+            return;
+        };
+        let first = k.lost.entry(version).or_insert(index);
+        if *first == index || *first == i64::MIN {
+            return;
+        }
+        let txns = vec![*first, index];
+        *first = i64::MIN;
+        self.findings.push(Finding {
+            name: "lost-update".to_string(),
+            at: self.at,
+            what: About::Txns(txns),
+        });
     }
 
     /// A committed transaction `tx`'s read of `key`, the list `l`:
     /// `external` when before its own appends to the key (a read after them
     /// shows the order, but says nothing of what others' state it saw).
-    fn read(&mut self, tx: Tx, key: Val, l: &[Val], external: bool) {
+    /// Whether the read fits the key's order.
+    fn read(&mut self, tx: Tx, key: Val, l: &[Val], external: bool) -> bool {
         if let Some(&e) = l.last().filter(|_| external) {
             match self.appenders.get(&(key, e)).copied() {
                 None => self.found("garbage-read", tx.index),
@@ -481,14 +519,14 @@ impl StreamCheck {
         let n = k.order.len().min(l.len());
         if k.order[..n] != l[..n] {
             self.found("incompatible-order", tx.index);
-            return;
+            return false;
         }
         if l.len() < k.order.len() {
             let next = k.order[l.len()];
             if let Some(a) = (self.appenders.get(&(key, next)).copied()).filter(|_| external) {
                 self.link(tx, a.tx, RW);
             }
-            return;
+            return true;
         }
         let old = k.order.len();
         k.order.extend_from_slice(&l[old..]);
@@ -517,6 +555,7 @@ impl StreamCheck {
                 }
             }
         }
+        true
     }
 
     /// Retires what left the window: nodes made over `window` transactions
@@ -610,7 +649,7 @@ impl StreamCheck {
             return;
         };
         if !end {
-            self.retired_keys.insert(key);
+            self.retired_keys.insert(key.raw());
         }
         let last = k.order.last().and_then(|&e| self.appenders.get(&(key, e)));
         let last = last.map(|a| a.tx);
@@ -671,7 +710,7 @@ impl StreamCheck {
         let realtime = self.options.realtime;
         if realtime && to.completed < from.invoked {
             self.findings.push(Finding {
-                name: cycle_name(compose(label, REALTIME)),
+                name: cycle_name(compose(label, REALTIME), false),
                 at: self.at,
                 what: About::Cycle(vec![from.index, to.index]),
             });
@@ -703,16 +742,30 @@ impl StreamCheck {
     /// cycles.
     fn cycle(&mut self, edges: &[CycleEdge]) {
         let label = edges.iter().fold(0, |l, e| compose(l, e.label));
+        // A bypass's rw edges may sit anywhere in the path it stands for.
+        let plain = (edges.iter()).all(|e| e.label & RW_COUNT == 0 || e.label == RW);
+        let rw = |i: usize| edges[i % edges.len()].label == RW;
+        let adjacent = (0..edges.len()).any(|i| rw(i) && rw(i + 1));
+        let nonadjacent = plain && !adjacent;
         let txns = (edges.iter())
             .map(|e| self.slots[e.from.slot() as usize].index)
             .filter(|&i| i != i64::MIN)
             .collect();
         self.findings.push(Finding {
-            name: cycle_name(label),
+            name: cycle_name(label, nonadjacent),
             at: self.at,
             what: About::Cycle(txns),
         });
     }
+}
+
+/// Whether the read at `i` is the transaction's first of its key, and an
+/// append to the key follows it (Elle's lost update is two such of one
+/// version).
+fn read_then_append(txn: &[MicroOp], i: usize) -> bool {
+    let key = txn[i].key;
+    let first = !(txn[..i].iter()).any(|m| m.key == key && m.kind == MopKind::Read);
+    first && (txn[i + 1..].iter()).any(|m| m.key == key && m.kind == MopKind::Append)
 }
 
 /// Whether each read of a transaction shows what the transaction's

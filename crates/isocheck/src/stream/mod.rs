@@ -44,6 +44,8 @@
 //! Not yet: Elle's duplicate-elements and dirty-update checks, anomaly
 //! types beyond each refused edge's own cycle, and rw-register histories.
 
+mod held;
 mod list_append;
 
+pub use held::{Held, HeldReader};
 pub use list_append::{About, Ending, Finding, Options, StreamCheck, Unknown};
