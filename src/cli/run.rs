@@ -55,6 +55,11 @@ pub struct RunArgs {
     /// recorded `:info`.
     #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
     pub time_limit: Option<Duration>,
+    /// Offer at most this many transactions a second, in all clients (an
+    /// open loop: each is invoked when due, whatever the ones before took;
+    /// default: as fast as the database answers).
+    #[arg(long, value_name = "TXNS_PER_SECOND", value_parser = parse_rate)]
+    pub rate: Option<f64>,
     /// Client threads, each with its own connection (Jepsen processes).
     #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=1000))]
     pub processes: u64,
@@ -318,6 +323,7 @@ impl RunArgs {
             processes: self.processes,
             txns,
             time_limit,
+            rate: self.rate,
             seed: self.seed,
             store: self.store.clone(),
             models,
@@ -582,3 +588,13 @@ fn write_report(dir: &Path, outcome: &Outcome, history: &History) -> Result<(), 
 /// The run directory's folder of explanations (`check --directory`'s
 /// files but the page).
 const EXPLANATIONS: &str = "explanations";
+
+/// `--rate`: a positive, finite number of transactions a second.
+fn parse_rate(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(r) if r.is_finite() && r > 0.0 => Ok(r),
+        _ => Err(format!(
+            "`{s}` is not a positive rate (e.g. `--rate 50000`)"
+        )),
+    }
+}

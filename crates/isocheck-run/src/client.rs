@@ -34,6 +34,10 @@ pub struct Budget {
     /// Set when the history cannot be written (or the clients could not
     /// all be started).
     halted: AtomicBool,
+    /// `--rate`: when the first op was claimed, and the time between two
+    /// invocations; the `k`th op claimed waits until `start + k * every`.
+    pace: Option<(Instant, Duration)>,
+    claimed: AtomicU64,
 }
 
 impl Budget {
@@ -43,16 +47,38 @@ impl Budget {
             deadline,
             interrupt,
             halted: AtomicBool::new(false),
+            pace: None,
+            claimed: AtomicU64::new(0),
         }
     }
 
-    /// Takes one op from the budget; false when the run is over.
+    /// Offers at most `rate` ops a second from `start` on, in all (an
+    /// open-loop rate: a client whose op is due invokes it however long the
+    /// ones before took).
+    pub fn paced(mut self, start: Instant, rate: f64) -> Budget {
+        self.pace = Some((start, Duration::from_secs_f64(1.0 / rate)));
+        self
+    }
+
+    /// Takes one op from the budget, once it is due; false when the run is
+    /// over.
     pub fn claim(&self) -> bool {
-        !self.over()
+        let claimed = !self.over()
             && self
                 .left
                 .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1))
-                .is_ok()
+                .is_ok();
+        if let (true, Some((start, every))) = (claimed, self.pace) {
+            let k = self.claimed.fetch_add(1, Ordering::Relaxed);
+            let due = u32::try_from(k)
+                .ok()
+                .and_then(|k| every.checked_mul(k))
+                .and_then(|d| start.checked_add(d));
+            if let Some(wait) = due.and_then(|due| due.checked_duration_since(Instant::now())) {
+                std::thread::sleep(wait);
+            }
+        }
+        claimed && !self.over()
     }
 
     /// Whether no op is left to invoke.

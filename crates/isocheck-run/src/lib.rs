@@ -215,6 +215,9 @@ pub struct Options {
     /// Transactions to invoke (`u64::MAX`: until the time limit).
     pub txns: u64,
     pub time_limit: Option<Duration>,
+    /// Transactions offered a second, in all (`None`: as fast as the
+    /// database answers).
+    pub rate: Option<f64>,
     pub seed: u64,
     pub store: PathBuf,
     /// The test's name (its directory in the store).
@@ -500,7 +503,10 @@ impl Crew {
     ) -> Result<Crew, RunError> {
         // A limit past the clock's range is no limit.
         let deadline = o.time_limit.and_then(|t| start.checked_add(t));
-        let budget = client::Budget::new(o.txns, deadline, interrupt);
+        let mut budget = client::Budget::new(o.txns, deadline, interrupt);
+        if let Some(rate) = o.rate {
+            budget = budget.paced(start, rate);
+        }
         let gate = Arc::new(Gate::default());
         let clients = match (o.cas, o.predicate) {
             (Some(keys), _) => {
