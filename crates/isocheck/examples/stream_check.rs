@@ -3,7 +3,7 @@
 //! `stream_check FILE` prints the findings' count and the time taken.
 
 use isocheck::history::jepsen::streaming::OpStream;
-use isocheck::internals::stream::{Options, StreamCheck};
+use isocheck::stream::{Options, StreamCheck};
 use std::process::ExitCode;
 use std::time::Instant;
 

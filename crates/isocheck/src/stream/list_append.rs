@@ -83,8 +83,9 @@ pub struct Ending {
     /// Set when a later op needed something retired: with no finding, the
     /// answer is unknown rather than valid.
     pub unknown: Option<Unknown>,
-    /// Transactions taken, and retired on the way.
+    /// Transactions taken.
     pub txns: u64,
+    /// Transactions retired on the way.
     pub retired: u64,
 }
 

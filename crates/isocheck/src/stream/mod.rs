@@ -17,10 +17,18 @@
 //! Appends no read shows follow the last element shown, so at the end they
 //! get a ww edge from its appender and an rw edge from its readers.
 //!
+//! Its user feeds it a history's ops in order ([`StreamCheck::op`], with
+//! the ops of [`crate::history::jepsen::streaming::OpStream`], after
+//! [`Shape::check`] has found each list-append's), takes the findings as
+//! they come ([`StreamCheck::drain`]) and the rest at the end
+//! ([`StreamCheck::finish`]): `isocheck check --stream` does so.
+//!
 //! Not yet: retirement (everything stays in memory), `--window`, Elle's
 //! internal, duplicate-elements and dirty-update checks, anomaly types
 //! beyond each refused edge's own cycle, and rw-register histories.
 
 mod list_append;
+mod workload;
 
 pub use list_append::{About, Ending, Finding, Options, StreamCheck, Unknown};
+pub use workload::Shape;
