@@ -167,7 +167,8 @@ fn plan(a: &CheckArgs) -> Result<Plan, String> {
     };
     if let Some(flag) = whole_history_option(a) {
         return Err(format!(
-            "{flag} needs the whole history, and --stream reads it once"
+            "{flag} cannot be used with --stream: it needs the whole history, or a check \
+             other than the stream's"
         ));
     }
     if let Some(f) = a.input.input_format.map(Format::from) {

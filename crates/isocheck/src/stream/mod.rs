@@ -1,7 +1,7 @@
 //! The streaming check (issue 37), first slice: a list-append history's ops
 //! taken once, in order, and each dependency cycle reported when the edge
 //! that closes it arrives, on an incremental topological order
-//! ([`crate::graph::online_dag`]) instead of a search over the whole graph.
+//! (`graph::online_dag`) instead of a search over the whole graph.
 //!
 //! What it infers is Elle's list-append inference made incremental. Per
 //! key, the version order is the longest read so far: a read that extends
