@@ -367,3 +367,101 @@ fn follow_prints_a_finding_while_the_file_grows_and_ends_when_idle() {
     );
     assert!(ended - last_write >= Duration::from_secs(2), "{lines:?}");
 }
+
+#[test]
+fn follow_ends_at_ctrl_c_or_sigterm_with_the_verdict() {
+    for signal in ["INT", "TERM"] {
+        let file = TempPath::new(&format!("stream-follow-{signal}.edn"));
+        let (first, _) = followed_history();
+        std::fs::write(&file.0, first).expect("write the followed file");
+        let mut child = command(&["check", "--follow", "--idle", "60"])
+            .arg(&file.0)
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("run isocheck");
+        let mut lines = BufReader::new(child.stderr.take().expect("stderr")).lines();
+        let finding = lines.next().and_then(Result::ok).unwrap_or_default();
+        assert!(finding.starts_with("G-single-item-realtime"), "{finding}");
+        let started = Instant::now();
+        let pid = child.id().to_string();
+        let killed = Command::new("kill")
+            .args([&format!("-{signal}"), &pid])
+            .status();
+        assert!(killed.is_ok_and(|s| s.success()), "kill -{signal}");
+        let rest: Vec<String> = lines.map_while(Result::ok).collect();
+        let status = child.wait().expect("isocheck ends");
+        assert_eq!(status.code(), Some(1), "SIG{signal}: {rest:?}");
+        assert!(
+            rest.iter().any(|l| l.contains("4 transactions streamed")),
+            "{rest:?}"
+        );
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "SIG{signal} did not end it"
+        );
+    }
+}
+
+#[test]
+fn run_online_streams_the_history_as_it_is_recorded() {
+    let store = TempPath::new("stream-online-store");
+    let store_arg = store.0.to_str().expect("a UTF-8 temporary path");
+    let run = |level: &str| {
+        isocheck(&[
+            "run",
+            "--db",
+            level,
+            "--online",
+            "-m",
+            "serializable",
+            "--txns",
+            "20000",
+            "--store",
+            store_arg,
+            "--no-report",
+        ])
+    };
+    // Read committed lets cycles through; serializable does not.
+    for (level, status) in [("sim:read-committed", 1), ("sim:serializable", 0)] {
+        let o = run(level);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(status), "{err}");
+        let verdict = match status {
+            0 => "online: valid: no anomaly prohibited by serializable",
+            _ => "online: invalid: ",
+        };
+        assert!(err.contains(verdict), "{err}");
+        // The stream's verdict comes before the whole history's.
+        let whole = match status {
+            0 => "\nvalid: ",
+            _ => "\ninvalid: ",
+        };
+        assert!(err.find(verdict) < err.find(whole), "{err}");
+        let findings = err.lines().filter(|l| l.contains(" (op ")).count();
+        assert_eq!(findings > 0, status == 1, "{err}");
+    }
+    let o = isocheck(&[
+        "run",
+        "--db",
+        "sim:serializable",
+        "--online",
+        "--workload",
+        "rw-register",
+    ]);
+    assert_eq!(o.status.code(), Some(3));
+    assert!(stderr(&o).contains("--online checks list-append runs only"));
+    let o = isocheck(&[
+        "run",
+        "--db",
+        "sim:snapshot-isolation",
+        "--online",
+        "--store",
+        store_arg,
+    ]);
+    assert_eq!(o.status.code(), Some(3));
+    assert!(
+        stderr(&o).contains("add one of them with -m"),
+        "{}",
+        stderr(&o)
+    );
+}

@@ -112,8 +112,11 @@ struct Plan {
     model: Model,
     options: Options,
     format: CheckFormat,
-    /// `--follow`'s idle time.
+    /// `--follow`'s idle time (`Duration::MAX` under `run --online`,
+    /// where the run says when the history is complete).
     follow: Option<Duration>,
+    /// Before each line printed.
+    prefix: &'static str,
 }
 
 /// `check --stream` (or `--follow`): the findings as they come, then the
@@ -195,11 +198,7 @@ fn plan(a: &CheckArgs) -> Result<Plan, String> {
         );
     }
     let model = model(a)?;
-    let options = Options {
-        realtime: model == Model::StrictSerializable,
-        process_order: model == Model::StrongSessionSerializable,
-        window: a.stream.window.unwrap_or(DEFAULT_WINDOW),
-    };
+    let options = options(model, a.stream.window.unwrap_or(DEFAULT_WINDOW));
     let follow = a
         .stream
         .follow
@@ -213,7 +212,17 @@ fn plan(a: &CheckArgs) -> Result<Plan, String> {
         options,
         format: a.format,
         follow,
+        prefix: "",
     })
+}
+
+/// The stream's options for `model`.
+fn options(model: Model, window: u64) -> Options {
+    Options {
+        realtime: model == Model::StrictSerializable,
+        process_order: model == Model::StrongSessionSerializable,
+        window,
+    }
 }
 
 /// The one model asked for (`check`'s default when none is), if the stream
@@ -294,6 +303,7 @@ impl Streamed {
             shape: Shape::new(),
             out: Out {
                 format: plan.format,
+                prefix: plan.prefix,
             },
             names: BTreeSet::new(),
             last: i64::MIN,
@@ -427,11 +437,13 @@ fn input_error(e: HistoryError, op: Option<&StreamedOp>, name: &str) -> String {
 /// stdout, each flushed as it is written.
 struct Out {
     format: CheckFormat,
+    /// Before each line (`run --online`'s).
+    prefix: &'static str,
 }
 
 impl Out {
     fn line(&self, text: &str) -> Result<(), ExitCode> {
-        let line = format!("{text}\n");
+        let line = format!("{}{text}\n", self.prefix);
         match self.format {
             CheckFormat::Human => output::to_stderr(&line),
             _ => output::to_stdout(&line),
@@ -669,6 +681,73 @@ fn model_name(model: Model) -> &'static str {
         Model::StrictSerializable => "strict-serializable",
         Model::StrongSessionSerializable => "strong-session-serializable",
         _ => "serializable",
+    }
+}
+
+/// `run --online`: the stream over a history a run is recording, on a
+/// thread of its own, its findings printed for people on stderr as they
+/// come.
+pub struct Online {
+    done: Arc<AtomicBool>,
+    thread: Option<std::thread::JoinHandle<String>>,
+}
+
+/// The model `run --online` streams for: the first of the run's `models`
+/// the stream decides.
+pub fn online_model(models: &[String]) -> Option<Model> {
+    (models.iter())
+        .filter_map(|m| Model::parse(m))
+        .find(|m| MODELS.contains(m))
+}
+
+impl Online {
+    /// Follows `history`, being written, against `model`.
+    pub fn start(history: PathBuf, model: Model) -> Online {
+        let done = Arc::new(AtomicBool::new(false));
+        let plan = Plan {
+            file: history,
+            model,
+            options: options(model, DEFAULT_WINDOW),
+            format: CheckFormat::Human,
+            follow: Some(Duration::MAX),
+            prefix: "online: ",
+        };
+        let thread = {
+            let done = Arc::clone(&done);
+            std::thread::Builder::new()
+                .name("isocheck-online".into())
+                .spawn(move || {
+                    let mut streamed = Streamed::new(&plan);
+                    let verdict = match streamed.read(&plan, &done) {
+                        Ok(()) => streamed.finish(),
+                        Err(Halt::Input(text)) => return text,
+                        Err(Halt::Write(_)) => return String::new(),
+                    };
+                    format!("{}{}\n", plan.prefix, verdict.render(&plan))
+                })
+        };
+        if let Err(e) = &thread {
+            output::say(format_args!("warning: the online check did not start: {e}"));
+        }
+        Online {
+            done,
+            thread: thread.ok(),
+        }
+    }
+
+    /// The history is complete: what is left of it is read, and the
+    /// stream's verdict returned, for people.
+    pub fn finish(mut self) -> String {
+        self.done.store(true, Ordering::SeqCst);
+        let thread = self.thread.take();
+        thread.and_then(|t| t.join().ok()).unwrap_or_default()
+    }
+}
+
+impl Drop for Online {
+    /// A run that failed leaves the thread to end with the process.
+    fn drop(&mut self) {
+        self.done.store(true, Ordering::SeqCst);
     }
 }
 
