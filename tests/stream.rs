@@ -8,7 +8,7 @@ mod common;
 use isocheck::history::jepsen::streaming::OpStream;
 use isocheck::history::{parse_edn, History};
 use isocheck::internals::check::{self, CheckOptions, Validity};
-use isocheck::internals::stream::{Options, StreamCheck};
+use isocheck::stream::{Options, StreamCheck};
 use isocheck_gen::rng::Rng;
 use isocheck_gen::{self as gen, Fault, Kind, Level, Params};
 use proptest::prelude::*;

@@ -64,6 +64,8 @@ pub struct CheckArgs {
     /// counterexample cases, a timeline, the lattice of models) to this file.
     #[arg(long, value_name = "FILE")]
     pub html: Option<PathBuf>,
+    #[command(flatten)]
+    pub stream: super::stream::StreamArgs,
     // Last: the heading it opens holds only its own options.
     #[command(flatten)]
     pub jepsen: JepsenArgs,
@@ -352,6 +354,16 @@ impl ModelArgs {
 }
 
 pub fn run(a: &CheckArgs) -> ExitCode {
+    if a.stream.wanted() {
+        return super::stream::run(a);
+    }
+    if let Some(flag) = a.stream.stray() {
+        output::say(format_args!(
+            "error: {flag} is an option of the streaming check\n  help: add --stream (or \
+             --follow), or drop {flag}"
+        ));
+        return ExitCode::from(EXIT_INPUT);
+    }
     match a.files.as_slice() {
         [file] => match history_in(file) {
             Ok(file) => run_one(a, &file),
@@ -367,7 +379,7 @@ pub fn run(a: &CheckArgs) -> ExitCode {
 /// The history a path names: the path itself, or the `history.edn` of a
 /// Jepsen run directory; a store (runs below it) is an error saying what
 /// to do. Any other directory is left to the readers (Cobra's logs).
-fn history_in(path: &Path) -> Result<PathBuf, String> {
+pub(super) fn history_in(path: &Path) -> Result<PathBuf, String> {
     if !path.is_dir() {
         return Ok(path.to_path_buf());
     }

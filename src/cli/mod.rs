@@ -7,6 +7,7 @@ mod output;
 mod progress;
 mod recheck;
 mod run;
+mod stream;
 
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::parser::ValueSource;

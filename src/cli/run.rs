@@ -10,9 +10,11 @@
 
 use super::check::{option_help, parse_seconds, ModelArgs};
 use super::progress::{CheckFeed, Progress, Status};
+use super::stream::Online;
 use super::{output, parse_fraction, parse_ops, EXIT_INPUT};
 use isocheck::history::commit_order::{self, OrderSource};
 use isocheck::history::History;
+use isocheck::models::Model;
 use isocheck::report::{self, diagnostic};
 use isocheck::{Outcome, Validity};
 use isocheck_gen::{self as gen, Distribution, Kind};
@@ -112,6 +114,13 @@ pub struct RunArgs {
     /// over time with the faults shaded).
     #[arg(long)]
     pub no_report: bool,
+    /// List-append: check the history as it is recorded, with the
+    /// streaming check (`check --stream`'s), printing each anomaly as soon
+    /// as it shows, against the first of the models checked that the stream
+    /// decides (strict-serializable, strong-session-serializable or
+    /// serializable); the whole history is checked at the end as usual.
+    #[arg(long)]
+    pub online: bool,
     /// What the history is checked for (default: the model the isolation
     /// level promises).
     #[command(flatten)]
@@ -189,6 +198,13 @@ pub fn run(a: &RunArgs) -> ExitCode {
             return code;
         }
     }
+    let online_model = match online_model(a, &options) {
+        Ok(m) => m,
+        Err(msg) => {
+            output::say(format_args!("error: {msg}"));
+            return ExitCode::from(EXIT_INPUT);
+        }
+    };
     let _ = ctrlc::set_handler(interrupted);
     output::say(format_args!("{}", first_line(&options)));
     let counts = Arc::new(Mutex::new(run::Counts::default()));
@@ -199,8 +215,15 @@ pub fn run(a: &RunArgs) -> ExitCode {
         Progress::start(move || running(counts(), txns, limit, started.elapsed()))
     };
     let show = |c: run::Counts| *counts.lock().unwrap_or_else(|e| e.into_inner()) = c;
-    let recorded = run::run(&options, &INTERRUPT, &show);
+    let online = std::cell::RefCell::new(None);
+    let recording = |history: &Path| {
+        if let Some(model) = online_model {
+            *online.borrow_mut() = Some(Online::start(history.to_path_buf(), model));
+        }
+    };
+    let recorded = run::run(&options, &INTERRUPT, &show, &recording);
     progress.finish();
+    let online = online.into_inner();
     match recorded {
         Ok(rec) if rec.ended == Ended::InterruptedAgain => {
             summarise(&rec);
@@ -212,6 +235,11 @@ pub fn run(a: &RunArgs) -> ExitCode {
         }
         Ok(rec) => {
             summarise(&rec);
+            if let Some(online) = online {
+                if let Err(code) = output::to_stderr(&online.finish()) {
+                    return code;
+                }
+            }
             check_recording(a, &options, &rec)
         }
         Err(e) => {
@@ -223,6 +251,24 @@ pub fn run(a: &RunArgs) -> ExitCode {
                 EXIT_INPUT
             })
         }
+    }
+}
+
+/// The model `--online` streams for, if asked; why it cannot, if so.
+fn online_model(a: &RunArgs, o: &run::Options) -> Result<Option<Model>, String> {
+    if !a.online {
+        return Ok(None);
+    }
+    if a.workload != RunWorkload::ListAppend {
+        return Err("--online checks list-append runs only".to_string());
+    }
+    match super::stream::online_model(&o.models) {
+        Some(m) => Ok(Some(m)),
+        None => Err(format!(
+            "--online streams strict-serializable, strong-session-serializable or \
+             serializable, and the run is checked for {}\n  help: add one of them with -m",
+            o.models.join(", ")
+        )),
     }
 }
 

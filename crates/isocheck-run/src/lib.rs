@@ -386,11 +386,15 @@ fn abandoned(ended: Ended) -> (&'static str, String) {
 /// Runs the workload against the database until `o.txns` transactions
 /// were invoked, the time limit passed or `interrupt` says to stop, and
 /// writes the history and `test.edn` into a fresh run directory of the
-/// store. `progress` gets the counts so far a few times a second.
+/// store. `progress` gets the counts so far a few times a second;
+/// `recording` the history's path once it is created, before any op is
+/// written to it (the history is flushed with each `progress`, so a reader
+/// can follow it: `run --online`).
 pub fn run(
     o: &Options,
     interrupt: &'static Interrupt,
     progress: &dyn Fn(Counts),
+    recording: &dyn Fn(&Path),
 ) -> Result<Recording, RunError> {
     let dir = store::create_run_dir(&o.store, &o.name)
         .map_err(|e| RunError::Store(o.store.clone(), e))?;
@@ -405,6 +409,7 @@ pub fn run(
     let commit_order = workload_commit_order(o, db.commit_order());
     let history = dir.join("history.edn");
     let file = std::fs::File::create(&history).map_err(|e| RunError::Store(history.clone(), e))?;
+    recording(&history);
     let recorder = Arc::new(recorder::Recorder::new(file, o.shape.kind));
     let start = Instant::now();
     let crew = match Crew::start(o, start, interrupt, &db, &recorder) {

@@ -5,7 +5,7 @@
 //! leaves it.
 
 use isocheck::history::jepsen::streaming::OpStream;
-use isocheck::internals::stream::{Options, StreamCheck};
+use isocheck::stream::{Options, StreamCheck};
 use std::process::ExitCode;
 use std::time::Instant;
 

@@ -20,7 +20,8 @@
 //! (each output format), [`models`] (the models and anomalies known, and
 //! Elle's lattice), [`limits`] (`--timeout`, `--max-memory`), [`files`]
 //! (files written whole or not at all), [`store`] (Jepsen stores, for
-//! `isocheck recheck`) and [`stats`]. The stages that decide (the dependency
+//! `isocheck recheck`), [`stats`] and [`stream`] (the streaming
+//! list-append check, op by op, for `isocheck check --stream`). The stages that decide (the dependency
 //! graph, inference, the cycle search and solver, the register check and
 //! Jepsen's checkers) are private; `ARCHITECTURE.md` maps them. The
 //! generator (`isocheck-gen`), `isocheck run`'s drivers (`isocheck-run`) and
@@ -46,13 +47,7 @@ mod registers;
 pub mod report;
 pub mod stats;
 pub mod store;
-// Issue 37's streaming check, not yet behind a command: tests and
-// `examples/stream_check.rs` (through `internals`) use it.
-#[cfg_attr(
-    not(any(test, feature = "internals")),
-    allow(dead_code, unused_imports)
-)]
-mod stream;
+pub mod stream;
 mod validity;
 
 pub use check::sat::BACKEND as SAT_BACKEND;
@@ -94,8 +89,5 @@ pub mod internals {
     }
     pub mod registers {
         pub use crate::registers::*;
-    }
-    pub mod stream {
-        pub use crate::stream::*;
     }
 }

@@ -281,14 +281,15 @@ fn transactions_in_registers(ops: &Ops, t: &Txn, w: Workload) -> HistoryError {
     HistoryError::new(ErrorKind::MixedWorkload, help).at(ops.ops[id as usize].span, "a transaction")
 }
 
+/// The help of a process that invokes twice.
+pub(crate) const ONE_OP_AT_A_TIME: &str = "a Jepsen process runs one op at a time: each :invoke \
+     needs a completion (:ok, :fail or :info) before the next";
+
 fn double_invoke(ops: &Ops, process: i64, first: OpId, second: OpId) -> HistoryError {
     let span = |id: OpId| ops.ops[id as usize].span;
-    HistoryError::new(
-        ErrorKind::DoubleInvoke { process },
-        "a Jepsen process runs one op at a time: each :invoke needs a completion (:ok, :fail or :info) before the next",
-    )
-    .at(span(second), "second invocation")
-    .at(span(first), "first invocation, never completed")
+    HistoryError::new(ErrorKind::DoubleInvoke { process }, ONE_OP_AT_A_TIME)
+        .at(span(second), "second invocation")
+        .at(span(first), "first invocation, never completed")
 }
 
 /// The transaction a pair stands for, or `None` for a non-transactional op.

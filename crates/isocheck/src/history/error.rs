@@ -69,6 +69,16 @@ pub enum ErrorKind {
         /// The key, as EDN.
         key: String,
     },
+    /// A streamed history's op that is not list-append's, the only
+    /// workload the streaming check decides.
+    #[error("not a list-append history: {0}")]
+    NotListAppend(String),
+    /// A streamed history's completion with no invocation.
+    #[error("process {process} completes an op it did not invoke")]
+    Uninvoked {
+        /// The process.
+        process: i64,
+    },
     /// A form longer than a streamed history's reader holds at once.
     #[error(
         "a form of the history is longer than {limit} bytes, the most the streaming reader holds"
@@ -171,7 +181,9 @@ impl HistoryError {
             }
             ErrorKind::DoubleInvoke { .. } => "isocheck::double_invoke",
             ErrorKind::DuplicateWrite { .. } => "isocheck::duplicate_write",
-            ErrorKind::MixedWorkload | ErrorKind::ReadNotAList { .. } => "isocheck::workload",
+            ErrorKind::MixedWorkload
+            | ErrorKind::ReadNotAList { .. }
+            | ErrorKind::NotListAppend(_) => "isocheck::workload",
             ErrorKind::Format(_) => "isocheck::format",
             ErrorKind::RegisterOp(_) => "isocheck::register",
             ErrorKind::CheckerOp(_) => "isocheck::checker",

@@ -65,7 +65,7 @@ pub enum About {
     /// a lost update's two that read one version of a key and appended to
     /// it.
     Txns(Vec<i64>),
-    /// A read (the `:index` of its transaction's completion) of an element
+    /// A read (the `:index` of its transaction's invocation) of an element
     /// an aborted transaction appended (`G1a`), of one a transaction
     /// appended before its last append to the key (`G1b`), of an element
     /// nobody appended (`garbage-read`), not a prefix of the key's longest
@@ -118,8 +118,9 @@ pub struct Ending {
     /// Set when a later op needed something retired: with no finding, the
     /// answer is unknown rather than valid.
     pub unknown: Option<Unknown>,
-    /// Transactions taken, and retired on the way.
+    /// Transactions taken.
     pub txns: u64,
+    /// Transactions retired on the way.
     pub retired: u64,
 }
 

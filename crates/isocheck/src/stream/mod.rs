@@ -1,7 +1,7 @@
 //! The streaming check (issue 37), first slice: a list-append history's ops
 //! taken once, in order, and each dependency cycle reported when the edge
 //! that closes it arrives, on an incremental topological order
-//! ([`crate::graph::online_dag`]) instead of a search over the whole graph.
+//! (`graph::online_dag`) instead of a search over the whole graph.
 //!
 //! What it infers is Elle's list-append inference made incremental. Per
 //! key, the version order is the longest read so far: a read that extends
@@ -16,6 +16,12 @@
 //! invoked, with one edge per transaction rather than one per pair.
 //! Appends no read shows follow the last element shown, so at the end they
 //! get a ww edge from its appender and an rw edge from its readers.
+//!
+//! Its user feeds it a history's ops in order ([`StreamCheck::op`], with
+//! the ops of [`crate::history::jepsen::streaming::OpStream`], after
+//! [`Shape::check`] has found each list-append's), takes the findings as
+//! they come ([`StreamCheck::drain`]) and the rest at the end
+//! ([`StreamCheck::finish`]): `isocheck check --stream` does so.
 //!
 //! # Retirement
 //!
@@ -41,11 +47,14 @@
 //! that is gone: the answer becomes unknown, with the op (`Unknown`),
 //! never a verdict the whole history would not give.
 //!
-//! Not yet: Elle's duplicate-elements and dirty-update checks, anomaly
-//! types beyond each refused edge's own cycle, and rw-register histories.
+//! Not yet: Elle's future-read, duplicate-elements and dirty-update
+//! checks, anomaly types beyond each refused edge's own cycle, and
+//! rw-register histories.
 
 mod held;
 mod list_append;
+mod workload;
 
 pub use held::{Held, HeldReader};
 pub use list_append::{About, Ending, Finding, Options, StreamCheck, Unknown};
+pub use workload::Shape;

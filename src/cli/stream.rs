@@ -1,0 +1,833 @@
+//! `isocheck check --stream` and `--follow`: a Jepsen EDN list-append
+//! history read once, op by op (`OpStream`), through the library's
+//! streaming check (`isocheck::stream`), each finding printed as soon as
+//! the op that shows it is read, then the verdict. Under `--follow` the file
+//! is followed as a writer appends to it, until it has not grown for
+//! `--idle` seconds or Ctrl-C or SIGTERM says it is complete.
+//!
+//! Only what the stream decides is accepted: list-append, and the three
+//! models it has the orders of (strict-serializable: real time;
+//! strong-session-serializable: process order; serializable: neither).
+//! Everything that needs the whole history (other models and workloads,
+//! the reports with excerpts, `--html`, `--directory`) is a usage error
+//! saying so.
+
+use super::check::{exit_status, CheckArgs, CheckFormat};
+use super::output;
+use super::EXIT_INPUT;
+use isocheck::history::jepsen::streaming::{OpStream, StreamOptions, StreamedOp};
+use isocheck::history::{
+    Format, HistoryError, InputDiagnostic, SourceFile, Span, Workload, STDIN_NAME, STDIN_PATH,
+};
+use isocheck::limits::{self, Reason, Stop};
+use isocheck::models::Model;
+use isocheck::report::{self, diagnostic};
+use isocheck::stream::{About, Finding, Options, Shape, StreamCheck};
+use isocheck::Validity;
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// `--window`'s default, in transactions.
+pub const DEFAULT_WINDOW: u64 = 100_000;
+
+/// `--idle`'s default: long enough for a Jepsen test's quiet phases (a
+/// nemesis heals, clients back off), short enough to end soon after the
+/// writer does.
+pub const DEFAULT_IDLE: Duration = Duration::from_secs(10);
+
+/// The models the stream decides, by the orders each adds.
+const MODELS: [Model; 3] = [
+    Model::StrictSerializable,
+    Model::StrongSessionSerializable,
+    Model::Serializable,
+];
+
+/// What `--stream` and `--follow` take, in one line, for each refusal.
+const SUPPORTS: &str = "--stream checks Jepsen EDN list-append histories in one pass, against \
+     strict-serializable (the default), strong-session-serializable or serializable";
+
+/// The options of the streaming check.
+#[derive(clap::Args, Debug, Clone, Default)]
+#[command(next_help_heading = "Streaming (list-append, in one pass)")]
+pub struct StreamArgs {
+    /// Check the history in one pass as it is read, printing each anomaly
+    /// as soon as the op that shows it is read: Jepsen EDN list-append
+    /// histories, against strict-serializable (the default),
+    /// strong-session-serializable or serializable.
+    #[arg(long)]
+    pub stream: bool,
+    /// Follow FILE as a writer appends to it (implies --stream): the check
+    /// ends once the file has not grown for --idle seconds, or at Ctrl-C or
+    /// SIGTERM, after reading what is there.
+    #[arg(long)]
+    pub follow: bool,
+    /// --stream: transactions after which a transaction, and a key
+    /// untouched as long, is forgotten, keeping memory bounded; an op that
+    /// needs one forgotten makes the answer unknown, never wrong. `none`:
+    /// never forget. Default: 100000.
+    #[arg(long, value_name = "N|none", value_parser = parse_window)]
+    pub window: Option<u64>,
+    /// --follow: seconds without the file growing after which the history
+    /// is complete (fractions allowed). Default: 10.
+    #[arg(long, value_name = "SECONDS", value_parser = super::check::parse_seconds)]
+    pub idle: Option<Duration>,
+}
+
+impl StreamArgs {
+    /// Whether the check streams.
+    pub fn wanted(&self) -> bool {
+        self.stream || self.follow
+    }
+
+    /// The streaming options given without `--stream`, if any.
+    pub fn stray(&self) -> Option<&'static str> {
+        match (self.window, self.idle) {
+            (Some(_), _) => Some("--window"),
+            (_, Some(_)) => Some("--idle"),
+            _ => None,
+        }
+    }
+}
+
+/// `--window`: a number of transactions (1 or more), or `none`.
+fn parse_window(s: &str) -> Result<u64, String> {
+    match s.trim() {
+        "none" => Ok(u64::MAX),
+        n => match n.parse::<u64>() {
+            Ok(n) if n > 0 => Ok(n),
+            _ => Err(format!(
+                "`{s}` is not a number of transactions (1 or more) or `none`"
+            )),
+        },
+    }
+}
+
+/// A streaming check as the arguments ask for it.
+struct Plan {
+    file: PathBuf,
+    model: Model,
+    options: Options,
+    format: CheckFormat,
+    /// `--follow`'s idle time (`Duration::MAX` under `run --online`,
+    /// where the run says when the history is complete).
+    follow: Option<Duration>,
+    /// Before each line printed.
+    prefix: &'static str,
+}
+
+/// `check --stream` (or `--follow`): the findings as they come, then the
+/// verdict, with `check`'s exit statuses.
+pub fn run(a: &CheckArgs) -> ExitCode {
+    let plan = match plan(a) {
+        Ok(plan) => plan,
+        Err(msg) => {
+            output::say(format_args!("error: {msg}\n  help: {SUPPORTS}"));
+            return ExitCode::from(EXIT_INPUT);
+        }
+    };
+    a.model.arm_memory(match plan.format {
+        CheckFormat::Human => report::stop::Format::Human,
+        CheckFormat::Edn => report::stop::Format::Edn,
+        CheckFormat::Json => report::stop::Format::Json,
+    });
+    let done = Arc::new(AtomicBool::new(false));
+    if let Some(idle) = plan.follow {
+        interrupt_ends(&done);
+        watch(plan.file.clone(), idle, Arc::clone(&done));
+    }
+    let mut streamed = Streamed::new(&plan);
+    let read = limits::run(a.model.timeout, || streamed.read(&plan, &done));
+    // The watcher, if any, is done with too.
+    done.store(true, Ordering::Relaxed);
+    let verdict = match read {
+        Ok(Ok(())) => streamed.finish(),
+        Ok(Err(Halt::Write(code))) => return code,
+        Ok(Err(Halt::Input(text))) => {
+            return output::status(output::to_stderr(&text), ExitCode::from(EXIT_INPUT))
+        }
+        Err(stop) => streamed.stopped(&stop),
+    };
+    let status = exit_status(verdict.validity());
+    let written = streamed.out.line(&verdict.render(&plan));
+    super::bench::report_peak_rss();
+    output::status(written, status)
+}
+
+/// The plan, or why the arguments ask for what the stream cannot decide.
+fn plan(a: &CheckArgs) -> Result<Plan, String> {
+    let file = match a.files.as_slice() {
+        [file] => super::check::history_in(file)?,
+        files => {
+            return Err(format!(
+                "--stream checks one history; {} given",
+                files.len()
+            ))
+        }
+    };
+    if let Some(flag) = whole_history_option(a) {
+        return Err(format!(
+            "{flag} cannot be used with --stream: it needs the whole history, or a check \
+             other than the stream's"
+        ));
+    }
+    if let Some(f) = a.input.input_format.map(Format::from) {
+        if f != Format::Edn {
+            return Err(format!("--input-format {} is not Jepsen EDN", f.name()));
+        }
+    }
+    let extension = file.extension().and_then(|e| e.to_str());
+    let other = matches!(extension, Some("json" | "txt" | "bincode")) || file.is_dir();
+    if a.input.input_format.is_none() && other {
+        return Err(format!(
+            "{} is not a Jepsen EDN history, by its name (give --input-format edn if it is)",
+            file.display()
+        ));
+    }
+    if let Some(w) = a.input.workload.filter(|&w| w != Workload::ListAppend) {
+        return Err(format!("--workload {} is not list-append", w.name()));
+    }
+    if a.stream.follow && file.as_os_str() == STDIN_PATH {
+        return Err(
+            "--follow follows a file, not standard input (`--stream -` reads \
+                    standard input to its end)"
+                .to_string(),
+        );
+    }
+    let model = model(a)?;
+    let options = options(model, a.stream.window.unwrap_or(DEFAULT_WINDOW));
+    let follow = a
+        .stream
+        .follow
+        .then(|| a.stream.idle.unwrap_or(DEFAULT_IDLE));
+    if a.stream.idle.is_some() && follow.is_none() {
+        return Err("--idle is --follow's".to_string());
+    }
+    Ok(Plan {
+        file,
+        model,
+        options,
+        format: a.format,
+        follow,
+        prefix: "",
+    })
+}
+
+/// The stream's options for `model`.
+fn options(model: Model, window: u64) -> Options {
+    Options {
+        realtime: model == Model::StrictSerializable,
+        process_order: model == Model::StrongSessionSerializable,
+        window,
+    }
+}
+
+/// The one model asked for (`check`'s default when none is), if the stream
+/// decides it.
+fn model(a: &CheckArgs) -> Result<Model, String> {
+    let default = [isocheck::models::DEFAULT_MODEL.to_string()];
+    let names = a.model.consistency_models.as_deref().unwrap_or(&default);
+    let [name] = names else {
+        return Err(format!(
+            "-m {}: --stream checks one model at a time",
+            names.join(",")
+        ));
+    };
+    let clean = name.trim().trim_start_matches(':');
+    match Model::parse(clean).filter(|m| MODELS.contains(m)) {
+        Some(m) => Ok(m),
+        None => Err(format!(
+            "-m {clean} is not one of the models --stream decides"
+        )),
+    }
+}
+
+/// The first option given that needs the whole history (or decides what
+/// the stream does not), if any.
+fn whole_history_option(a: &CheckArgs) -> Option<&'static str> {
+    let m = &a.model;
+    let j = &a.jepsen;
+    let given = [
+        (a.html.is_some(), "--html"),
+        (a.directory.is_some(), "--directory"),
+        (a.verbose, "--verbose"),
+        (a.transaction_order.is_some(), "--transaction-order"),
+        (!m.anomalies.is_empty(), "--anomalies"),
+        (m.sequential_keys, "--sequential-keys"),
+        (m.linearizable_keys, "--linearizable-keys"),
+        (m.wfr_keys, "--wfr-keys"),
+        (m.check_timestamps, "--check-timestamps"),
+        (m.certain_only, "--certain-only"),
+        (m.elle_compat, "--elle-compat"),
+        (m.no_fast_path, "--no-fast-path"),
+        (m.no_pruning, "--no-pruning"),
+        (m.every_pair, "--every-pair"),
+        (
+            j.total_amount.is_some() || j.accounts.is_some(),
+            "the bank options",
+        ),
+        (j.allow_negative_balances, "--allow-negative-balances"),
+        (j.group_size.is_some(), "--group-size"),
+        (j.linearizable_set, "--linearizable-set"),
+    ];
+    given.iter().find(|(set, _)| *set).map(|&(_, flag)| flag)
+}
+
+/// Why the reading stopped before the end.
+enum Halt {
+    /// The history is malformed, or not list-append's: the diagnostic.
+    Input(String),
+    /// Writing failed (or the reader closed the pipe): the exit status.
+    Write(ExitCode),
+}
+
+/// A stream under way: the check, and what it found so far.
+struct Streamed {
+    check: Option<StreamCheck>,
+    shape: Shape,
+    out: Out,
+    /// The names of the findings so far.
+    names: BTreeSet<String>,
+    /// The `:index` of the last op read (`i64::MIN`: none yet).
+    last: i64,
+    ops: u64,
+}
+
+impl Streamed {
+    fn new(plan: &Plan) -> Streamed {
+        Streamed {
+            check: Some(StreamCheck::new(plan.options)),
+            shape: Shape::new(),
+            out: Out {
+                format: plan.format,
+                prefix: plan.prefix,
+            },
+            names: BTreeSet::new(),
+            last: i64::MIN,
+            ops: 0,
+        }
+    }
+
+    /// Reads the history to its end (under `--follow`, until `done`),
+    /// printing the findings as they come.
+    fn read(&mut self, plan: &Plan, done: &Arc<AtomicBool>) -> Result<(), Halt> {
+        let name = match plan.file.as_os_str() == STDIN_PATH {
+            true => STDIN_NAME.to_string(),
+            false => plan.file.display().to_string(),
+        };
+        let options = StreamOptions {
+            follow: plan.follow.map(|_| Arc::clone(done)),
+            ..StreamOptions::default()
+        };
+        let ops = match plan.file.as_os_str() == STDIN_PATH {
+            true => OpStream::new(&name, || Ok(std::io::stdin()), options),
+            false => {
+                let path = plan.file.clone();
+                OpStream::new(&name, move || std::fs::File::open(path), options)
+            }
+        };
+        for op in ops {
+            let op = op.map_err(|e| Halt::Input(input_error(e, None, &name)))?;
+            self.take(&op)
+                .map_err(|e| Halt::Input(input_error(e, Some(&op), &name)))?;
+            self.print_findings().map_err(Halt::Write)?;
+        }
+        Ok(())
+    }
+
+    /// Takes one op, once it is known to be list-append's.
+    fn take(&mut self, op: &StreamedOp) -> Result<(), HistoryError> {
+        self.shape.check(op)?;
+        if let Some(check) = &mut self.check {
+            check.op(&op.op, op.txn(), |m| op.read_list(m));
+        }
+        self.last = op.op.index;
+        self.ops += 1;
+        Ok(())
+    }
+
+    /// Prints the findings the check made since the last call.
+    fn print_findings(&mut self) -> Result<(), ExitCode> {
+        let found = self.check.as_mut().map(StreamCheck::drain);
+        for f in found.unwrap_or_default() {
+            self.out.line(&self.out.finding(&f))?;
+            self.names.insert(f.name);
+        }
+        Ok(())
+    }
+
+    /// The history ended: the check's last findings, and the verdict.
+    fn finish(&mut self) -> Verdict {
+        let Some(check) = self.check.take() else {
+            return self.verdict(None, Counts::Ops(self.ops));
+        };
+        let ending = check.finish();
+        for f in ending.findings {
+            // A closed pipe shows again when the verdict is written.
+            let _ = self.out.line(&self.out.finding(&f));
+            self.names.insert(f.name);
+        }
+        let why = ending.unknown.map(|u| Why {
+            reason: "retired",
+            text: u.reason,
+            op: u.op,
+        });
+        let counts = Counts::Txns {
+            txns: ending.txns,
+            retired: ending.retired,
+        };
+        self.verdict(why, counts)
+    }
+
+    /// A limit stopped the reading: what was found stands, and the rest is
+    /// unknown.
+    fn stopped(&mut self, stop: &Stop) -> Verdict {
+        let text = match stop.reason {
+            Reason::Timeout(t) => format!("the --timeout of {} s passed", t.as_secs_f64()),
+            Reason::MemoryLimit { budget, used, .. } => {
+                format!("{used} bytes in use went over the memory budget of {budget} bytes")
+            }
+        };
+        let why = Why {
+            reason: stop.reason.name(),
+            text,
+            op: self.last,
+        };
+        self.verdict(Some(why), Counts::Ops(self.ops))
+    }
+
+    fn verdict(&mut self, unknown: Option<Why>, counts: Counts) -> Verdict {
+        Verdict {
+            names: std::mem::take(&mut self.names),
+            unknown,
+            counts,
+        }
+    }
+}
+
+/// The diagnostic of a history error: with the op's text as its source
+/// when the error is about one op (the file itself is not held).
+fn input_error(e: HistoryError, op: Option<&StreamedOp>, name: &str) -> String {
+    let color = super::stderr_color();
+    let Some(op) = op else {
+        let at = e
+            .span()
+            .map(|s| format!("  at byte {} of {name}\n", s.start()));
+        let text = diagnostic::render(&InputDiagnostic::new(e, None), color);
+        return text + &at.unwrap_or_default();
+    };
+    let start = op.op.span.start();
+    let mut e = e;
+    for label in &mut e.labels {
+        let (from, to) = (label.span.start(), label.span.end());
+        let inside = from.checked_sub(start).zip(to.checked_sub(start));
+        label.span = inside.map_or(Span::new(0, 0), |(from, to)| Span::new(from, to));
+    }
+    let source = SourceFile::new(
+        format!("{name} (the op at byte {start})"),
+        op.text.to_string(),
+    );
+    diagnostic::render(&InputDiagnostic::new(e, Some(source)), color)
+}
+
+/// Where the lines go: the human lines to stderr, the result maps to
+/// stdout, each flushed as it is written.
+struct Out {
+    format: CheckFormat,
+    /// Before each line (`run --online`'s).
+    prefix: &'static str,
+}
+
+impl Out {
+    fn line(&self, text: &str) -> Result<(), ExitCode> {
+        let line = format!("{}{text}\n", self.prefix);
+        match self.format {
+            CheckFormat::Human => output::to_stderr(&line),
+            _ => output::to_stdout(&line),
+        }
+    }
+
+    /// One finding: `G1a (op 40): transaction 38 read an aborted append`,
+    /// or a map of one line.
+    fn finding(&self, f: &Finding) -> String {
+        match self.format {
+            CheckFormat::Human => human_finding(f),
+            CheckFormat::Edn => edn_finding(f),
+            CheckFormat::Json => json_finding(f),
+        }
+    }
+}
+
+fn human_finding(f: &Finding) -> String {
+    let at = match f.at {
+        i64::MIN => "at the end".to_string(),
+        op => format!("op {op}"),
+    };
+    let what = match &f.what {
+        About::Cycle(txns) => {
+            let txns: Vec<String> = txns.iter().map(i64::to_string).collect();
+            format!("a cycle through transactions {}", txns.join(", "))
+        }
+        About::Read(txn) => format!("transaction {txn} {}", read_finding(&f.name)),
+        About::Txns(txns) => {
+            let txns: Vec<String> = txns.iter().map(i64::to_string).collect();
+            format!(
+                "transactions {} read one version of a key, then appended to it",
+                txns.join(" and ")
+            )
+        }
+    };
+    format!("{} ({at}): {what}", f.name)
+}
+
+/// What a read finding says of its transaction.
+fn read_finding(name: &str) -> &'static str {
+    match name {
+        "G1a" => "read an aborted append",
+        "G1b" => "read an intermediate append",
+        "garbage-read" => "read an element nobody appended",
+        "incompatible-order" => "read an order incompatible with an earlier read's",
+        "internal" => "read what its own earlier reads and appends contradict",
+        _ => "read it",
+    }
+}
+
+fn edn_finding(f: &Finding) -> String {
+    let at = match f.at {
+        i64::MIN => ":end".to_string(),
+        op => op.to_string(),
+    };
+    let what = match &f.what {
+        About::Cycle(txns) => {
+            let txns: Vec<String> = txns.iter().map(i64::to_string).collect();
+            format!(":cycle [{}]", txns.join(" "))
+        }
+        About::Read(txn) => format!(":txn {txn}"),
+        About::Txns(txns) => {
+            let txns: Vec<String> = txns.iter().map(i64::to_string).collect();
+            format!(":txns [{}]", txns.join(" "))
+        }
+    };
+    format!("{{:type :{}, :op {at}, {what}}}", f.name)
+}
+
+/// A finding as JSON, its fields in the order of the EDN map.
+#[derive(serde::Serialize)]
+struct JsonFinding<'a> {
+    #[serde(rename = "type")]
+    name: &'a str,
+    op: serde_json::Value,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cycle: Option<&'a [i64]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    txn: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    txns: Option<&'a [i64]>,
+}
+
+fn json_finding(f: &Finding) -> String {
+    let op = match f.at {
+        i64::MIN => serde_json::json!("end"),
+        op => serde_json::json!(op),
+    };
+    let (cycle, txn, txns) = match &f.what {
+        About::Cycle(txns) => (Some(txns.as_slice()), None, None),
+        About::Read(txn) => (None, Some(*txn), None),
+        About::Txns(txns) => (None, None, Some(txns.as_slice())),
+    };
+    let v = JsonFinding {
+        name: &f.name,
+        op,
+        cycle,
+        txn,
+        txns,
+    };
+    serde_json::to_string(&v).unwrap_or_default()
+}
+
+/// The verdict as JSON, its fields in the order of the EDN map.
+#[derive(serde::Serialize)]
+struct JsonVerdict<'a> {
+    #[serde(rename = "valid?")]
+    valid: serde_json::Value,
+    #[serde(rename = "anomaly-types")]
+    anomaly_types: &'a BTreeSet<String>,
+    model: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reason: Option<&'static str>,
+    #[serde(rename = "unknown-reason", skip_serializing_if = "Option::is_none")]
+    unknown_reason: Option<&'a str>,
+    #[serde(rename = "unknown-op", skip_serializing_if = "Option::is_none")]
+    unknown_op: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    transactions: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    retired: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    ops: Option<u64>,
+}
+
+/// Why the answer is unknown.
+struct Why {
+    /// Its keyword: `retired`, or the limit's.
+    reason: &'static str,
+    /// In a sentence.
+    text: String,
+    /// The op it was found at.
+    op: i64,
+}
+
+/// How much the stream took.
+enum Counts {
+    /// The whole history: transactions, and those retired.
+    Txns { txns: u64, retired: u64 },
+    /// Stopped by a limit: the ops read.
+    Ops(u64),
+}
+
+/// What the stream says.
+struct Verdict {
+    names: BTreeSet<String>,
+    unknown: Option<Why>,
+    counts: Counts,
+}
+
+impl Verdict {
+    /// A finding is certain; without one, an unknown reason leaves the
+    /// answer unknown.
+    fn validity(&self) -> Validity {
+        match (self.names.is_empty(), &self.unknown) {
+            (false, _) => Validity::False,
+            (true, Some(_)) => Validity::Unknown,
+            (true, None) => Validity::True,
+        }
+    }
+
+    fn render(&self, plan: &Plan) -> String {
+        match plan.format {
+            CheckFormat::Human => self.human(plan.model),
+            CheckFormat::Edn => self.edn(plan.model),
+            CheckFormat::Json => self.json(plan.model),
+        }
+    }
+
+    fn human(&self, model: Model) -> String {
+        let names: Vec<&str> = self.names.iter().map(String::as_str).collect();
+        let model = model_name(model);
+        let mut text = match self.validity() {
+            Validity::True => format!("valid: no anomaly prohibited by {model}"),
+            Validity::False => format!("invalid: {}\n  not: {model}", names.join(", ")),
+            Validity::Unknown => format!("unknown: nothing found against {model}, but"),
+        };
+        if let Some(why) = &self.unknown {
+            let at = match why.op {
+                i64::MIN => String::new(),
+                op => format!(" (op {op})"),
+            };
+            text += &format!("\n  {}: {}{at}", why.reason, why.text);
+        }
+        text += &match self.counts {
+            Counts::Txns { txns, retired } => {
+                format!("\n  {txns} transactions streamed, {retired} retired")
+            }
+            Counts::Ops(ops) => format!("\n  {ops} ops read before the limit"),
+        };
+        text
+    }
+
+    fn edn(&self, model: Model) -> String {
+        let valid = match self.validity() {
+            Validity::True => "true",
+            Validity::False => "false",
+            Validity::Unknown => ":unknown",
+        };
+        let names: Vec<String> = self.names.iter().map(|n| format!(":{n}")).collect();
+        let mut fields = vec![
+            format!(":valid? {valid}"),
+            format!(":anomaly-types [{}]", names.join(" ")),
+            format!(":model :{}", model_name(model)),
+        ];
+        if let Some(why) = &self.unknown {
+            let text = serde_json::json!(why.text);
+            fields.push(format!(":reason :{}, :unknown-reason {text}", why.reason));
+            if why.op != i64::MIN {
+                fields.push(format!(":unknown-op {}", why.op));
+            }
+        }
+        fields.push(match self.counts {
+            Counts::Txns { txns, retired } => format!(":transactions {txns}, :retired {retired}"),
+            Counts::Ops(ops) => format!(":ops {ops}"),
+        });
+        format!("{{{}}}", fields.join(", "))
+    }
+
+    fn json(&self, model: Model) -> String {
+        let valid = match self.validity() {
+            Validity::True => serde_json::json!(true),
+            Validity::False => serde_json::json!(false),
+            Validity::Unknown => serde_json::json!("unknown"),
+        };
+        let why = self.unknown.as_ref();
+        let (txns, retired, ops) = match self.counts {
+            Counts::Txns { txns, retired } => (Some(txns), Some(retired), None),
+            Counts::Ops(ops) => (None, None, Some(ops)),
+        };
+        let v = JsonVerdict {
+            valid,
+            anomaly_types: &self.names,
+            model: model_name(model),
+            reason: why.map(|w| w.reason),
+            unknown_reason: why.map(|w| w.text.as_str()),
+            unknown_op: why.map(|w| w.op).filter(|&op| op != i64::MIN),
+            transactions: txns,
+            retired,
+            ops,
+        };
+        serde_json::to_string(&v).unwrap_or_default()
+    }
+}
+
+/// The name the stream's models go by in `check`'s help.
+fn model_name(model: Model) -> &'static str {
+    match model {
+        Model::StrictSerializable => "strict-serializable",
+        Model::StrongSessionSerializable => "strong-session-serializable",
+        _ => "serializable",
+    }
+}
+
+/// `run --online`: the stream over a history a run is recording, on a
+/// thread of its own, its findings printed for people on stderr as they
+/// come.
+pub struct Online {
+    done: Arc<AtomicBool>,
+    thread: Option<std::thread::JoinHandle<String>>,
+}
+
+/// The model `run --online` streams for: the first of the run's `models`
+/// the stream decides.
+pub fn online_model(models: &[String]) -> Option<Model> {
+    (models.iter())
+        .filter_map(|m| Model::parse(m))
+        .find(|m| MODELS.contains(m))
+}
+
+impl Online {
+    /// Follows `history`, being written, against `model`.
+    pub fn start(history: PathBuf, model: Model) -> Online {
+        let done = Arc::new(AtomicBool::new(false));
+        let plan = Plan {
+            file: history,
+            model,
+            options: options(model, DEFAULT_WINDOW),
+            format: CheckFormat::Human,
+            follow: Some(Duration::MAX),
+            prefix: "online: ",
+        };
+        let thread = {
+            let done = Arc::clone(&done);
+            std::thread::Builder::new()
+                .name("isocheck-online".into())
+                .spawn(move || {
+                    let mut streamed = Streamed::new(&plan);
+                    let verdict = match streamed.read(&plan, &done) {
+                        Ok(()) => streamed.finish(),
+                        Err(Halt::Input(text)) => return text,
+                        Err(Halt::Write(_)) => return String::new(),
+                    };
+                    format!("{}{}\n", plan.prefix, verdict.render(&plan))
+                })
+        };
+        if let Err(e) = &thread {
+            output::say(format_args!("warning: the online check did not start: {e}"));
+        }
+        Online {
+            done,
+            thread: thread.ok(),
+        }
+    }
+
+    /// The history is complete: what is left of it is read, and the
+    /// stream's verdict returned, for people.
+    pub fn finish(mut self) -> String {
+        self.done.store(true, Ordering::SeqCst);
+        let thread = self.thread.take();
+        thread.and_then(|t| t.join().ok()).unwrap_or_default()
+    }
+}
+
+impl Drop for Online {
+    /// A run that failed leaves the thread to end with the process.
+    fn drop(&mut self) {
+        self.done.store(true, Ordering::SeqCst);
+    }
+}
+
+/// Set by Ctrl-C or SIGTERM under `--follow`.
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+/// Ctrl-C and SIGTERM say the followed history is complete: what is there
+/// is read and the verdict given. A second Ctrl-C exits at once, as a
+/// shell reports SIGINT.
+fn interrupt_ends(done: &Arc<AtomicBool>) {
+    let done = Arc::clone(done);
+    let _ = ctrlc::set_handler(move || {
+        if INTERRUPTED.swap(true, Ordering::SeqCst) {
+            std::process::exit(130);
+        }
+        done.store(true, Ordering::SeqCst);
+    });
+    on_sigterm();
+}
+
+#[cfg(unix)]
+fn on_sigterm() {
+    extern "C" fn terminated(_: libc::c_int) {
+        INTERRUPTED.store(true, Ordering::SeqCst);
+    }
+    // SAFETY: the handler only stores to an atomic, which is
+    // async-signal-safe; the watcher thread reads it.
+    unsafe {
+        libc::signal(libc::SIGTERM, terminated as *const () as libc::sighandler_t);
+    }
+}
+
+#[cfg(not(unix))]
+fn on_sigterm() {}
+
+/// How often the watcher looks at the file.
+const WATCH_EVERY: Duration = Duration::from_millis(100);
+
+/// Sets `done` once the file at `path` has not grown for `idle` (or
+/// SIGTERM came), on a thread of its own; stops when `done` is set.
+fn watch(path: PathBuf, idle: Duration, done: Arc<AtomicBool>) {
+    let spawned = std::thread::Builder::new()
+        .name("isocheck-follow".into())
+        .spawn(move || {
+            let mut size = file_size(&path);
+            let mut since = Instant::now();
+            while !done.load(Ordering::SeqCst) {
+                std::thread::sleep(WATCH_EVERY);
+                let now = file_size(&path);
+                if now != size {
+                    (size, since) = (now, Instant::now());
+                }
+                if since.elapsed() >= idle || INTERRUPTED.load(Ordering::SeqCst) {
+                    done.store(true, Ordering::SeqCst);
+                }
+            }
+        });
+    // Without the watcher, only Ctrl-C ends the following.
+    if let Err(e) = spawned {
+        output::say(format_args!("warning: --idle is not watched: {e}"));
+    }
+}
+
+/// The file's size (0 when it cannot be read: a growing file that is
+/// replaced counts as grown).
+fn file_size(path: &Path) -> u64 {
+    std::fs::metadata(path).map_or(0, |m| m.len())
+}
