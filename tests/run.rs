@@ -13,7 +13,7 @@ use common::run::{
 };
 use std::path::PathBuf;
 use std::process::Output;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 #[test]
 fn sqlite_runs_are_serializable_and_recheck_agrees() {
@@ -490,5 +490,30 @@ fn bad_input_is_one_line_and_status_3() {
     let out = isocheck(&["run", "--store", "/proc/isocheck-store"]);
     assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
     assert!(stderr(&out).contains("--store"), "{}", stderr(&out));
+    std::fs::remove_dir_all(&store).expect("clean up");
+}
+
+/// `--rate` paces the invocations: 60 transactions at 200 a second take
+/// about 0.3 s (at least 0.29 s: the 60th is due at 59/200 s), where the
+/// simulated database alone answers them in milliseconds; and a rate that
+/// is not a positive number is refused.
+#[test]
+fn rate_paces_the_invocations() {
+    let store = scratch("rate");
+    let started = Instant::now();
+    let (out, dir) = run(
+        &store,
+        &["--db", "sim:serializable", "--txns", "60", "--rate", "200"],
+    );
+    let took = started.elapsed();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(completions(&read(&dir.join("history.edn"))).0, 60);
+    assert!(took >= Duration::from_millis(290), "{took:?}");
+    for rate in ["0", "-5", "inf", "fast"] {
+        let arg = format!("--rate={rate}");
+        let (out, _) = run(&store, &["--db", "sim:serializable", &arg]);
+        assert_eq!(out.status.code(), Some(3), "--rate {rate}");
+        assert!(stderr(&out).contains("positive rate"), "--rate {rate}");
+    }
     std::fs::remove_dir_all(&store).expect("clean up");
 }

@@ -211,12 +211,14 @@ fn usage_errors_name_what_stream_supports() {
 #[test]
 fn window_takes_a_count_or_none_and_only_with_stream() {
     let valid = "fixtures/check/valid.edn";
-    for window in ["1", "100000", "none"] {
+    // A window of one retires a key before the next transaction reads it:
+    // the answer is unknown, never another verdict.
+    for (window, statuses) in [("1", &[0, 2][..]), ("100000", &[0]), ("none", &[0])] {
         let o = isocheck(&["check", "--stream", "--window", window, valid]);
-        assert_eq!(
-            o.status.code(),
-            Some(0),
-            "--window {window}: {}",
+        let status = o.status.code().unwrap_or(-1);
+        assert!(
+            statuses.contains(&status),
+            "--window {window}: {status}, {}",
             stderr(&o)
         );
     }

@@ -22,7 +22,7 @@ use isocheck::history::{
 use isocheck::limits::{self, Reason, Stop};
 use isocheck::models::Model;
 use isocheck::report::{self, diagnostic};
-use isocheck::stream::{About, Finding, Options, Shape, StreamCheck};
+use isocheck::stream::{About, Finding, Held, Options, Shape, StreamCheck};
 use isocheck::Validity;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -33,6 +33,10 @@ use std::time::{Duration, Instant};
 
 /// `--window`'s default, in transactions.
 pub const DEFAULT_WINDOW: u64 = 100_000;
+
+/// The most input `check --stream` holds for the offline verdict at the
+/// end (see [`offline`]): past it, the verdict is the stream's own.
+const HOLD: usize = 1 << 30;
 
 /// `--idle`'s default: long enough for a Jepsen test's quiet phases (a
 /// nemesis heals, clients back off), short enough to end soon after the
@@ -117,6 +121,9 @@ struct Plan {
     follow: Option<Duration>,
     /// Before each line printed.
     prefix: &'static str,
+    /// The most input held for the offline verdict (none under `run
+    /// --online`, whose run checks the history afterwards).
+    hold: usize,
 }
 
 /// `check --stream` (or `--follow`): the findings as they come, then the
@@ -144,7 +151,15 @@ pub fn run(a: &CheckArgs) -> ExitCode {
     // The watcher, if any, is done with too.
     done.store(true, Ordering::Relaxed);
     let verdict = match read {
-        Ok(Ok(())) => streamed.finish(),
+        Ok(Ok(())) => {
+            let verdict = streamed.finish();
+            if verdict.validity() == Validity::False {
+                if let Some(status) = offline(&plan, &streamed, &verdict) {
+                    return status;
+                }
+            }
+            verdict
+        }
         Ok(Err(Halt::Write(code))) => return code,
         Ok(Err(Halt::Input(text))) => {
             return output::status(output::to_stderr(&text), ExitCode::from(EXIT_INPUT))
@@ -213,6 +228,7 @@ fn plan(a: &CheckArgs) -> Result<Plan, String> {
         format: a.format,
         follow,
         prefix: "",
+        hold: HOLD,
     })
 }
 
@@ -287,6 +303,8 @@ enum Halt {
 /// A stream under way: the check, and what it found so far.
 struct Streamed {
     check: Option<StreamCheck>,
+    /// The input, while the window retired nothing.
+    held: Held,
     shape: Shape,
     out: Out,
     /// The names of the findings so far.
@@ -300,6 +318,7 @@ impl Streamed {
     fn new(plan: &Plan) -> Streamed {
         Streamed {
             check: Some(StreamCheck::new(plan.options)),
+            held: Held::new(plan.hold),
             shape: Shape::new(),
             out: Out {
                 format: plan.format,
@@ -322,11 +341,13 @@ impl Streamed {
             follow: plan.follow.map(|_| Arc::clone(done)),
             ..StreamOptions::default()
         };
+        let held = self.held.clone();
         let ops = match plan.file.as_os_str() == STDIN_PATH {
-            true => OpStream::new(&name, || Ok(std::io::stdin()), options),
+            true => OpStream::new(&name, move || Ok(held.reader(std::io::stdin())), options),
             false => {
                 let path = plan.file.clone();
-                OpStream::new(&name, move || std::fs::File::open(path), options)
+                let open = move || Ok(held.reader(std::fs::File::open(path)?));
+                OpStream::new(&name, open, options)
             }
         };
         for op in ops {
@@ -343,6 +364,9 @@ impl Streamed {
         self.shape.check(op)?;
         if let Some(check) = &mut self.check {
             check.op(&op.op, op.txn(), |m| op.read_list(m));
+            if check.retired() > 0 {
+                self.held.release();
+            }
         }
         self.last = op.op.index;
         self.ops += 1;
@@ -406,6 +430,65 @@ impl Streamed {
             counts,
         }
     }
+}
+
+/// When the stream found a violation and its window retired nothing, the
+/// whole input is still held: the final verdict is then the offline
+/// check's on it, exactly what `check` says (Elle's anomaly types, each
+/// explained), after the findings the stream printed as it went. `None`
+/// when the input was not held (or does not read as a whole, which the
+/// stream would have said), leaving the stream's own verdict.
+fn offline(plan: &Plan, streamed: &Streamed, verdict: &Verdict) -> Option<ExitCode> {
+    let text = String::from_utf8(streamed.held.take()?).ok()?;
+    let name = match plan.file.as_os_str() == STDIN_PATH {
+        true => STDIN_NAME.to_string(),
+        false => plan.file.display().to_string(),
+    };
+    let history =
+        isocheck::history::parse_text(Format::Edn, &name, text, Some(Workload::ListAppend)).ok()?;
+    let opts = isocheck::CheckOptions {
+        consistency_models: Some(vec![model_name(plan.model).to_string()]),
+        ..isocheck::CheckOptions::default()
+    };
+    let outcome = isocheck::check(&history, &opts).ok()?;
+    let report = match plan.format {
+        CheckFormat::Human => {
+            let txns = match verdict.counts {
+                Counts::Txns { txns, .. } => txns,
+                Counts::Ops(_) => 0,
+            };
+            format!(
+                "{txns} transactions streamed, 0 retired: the window held the whole \
+                 history, and the verdict is the offline check's\n{}",
+                outcome.human(&history, super::stderr_color())
+            )
+        }
+        // One map a line, as the findings before it.
+        CheckFormat::Edn => outcome.edn_line(&history),
+        CheckFormat::Json => one_line(&outcome.json(&history)),
+    };
+    let written = streamed.out.line(&report);
+    super::bench::report_peak_rss();
+    Some(output::status(written, exit_status(outcome.validity())))
+}
+
+/// JSON text without the whitespace between its tokens: `check`'s map,
+/// its keys in their order (a `serde_json::Value` would sort them), on one
+/// line.
+fn one_line(json: &str) -> String {
+    let mut out = String::with_capacity(json.len());
+    let (mut quoted, mut escaped) = (false, false);
+    for c in json.chars() {
+        if quoted {
+            (quoted, escaped) = (escaped || c != '"', !escaped && c == '\\');
+        } else if c.is_ascii_whitespace() {
+            continue;
+        } else {
+            quoted = c == '"';
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// The diagnostic of a history error: with the op's text as its source
@@ -726,6 +809,7 @@ impl Online {
             format: CheckFormat::Human,
             follow: Some(Duration::MAX),
             prefix: "online: ",
+            hold: 0,
         };
         let thread = {
             let done = Arc::clone(&done);
@@ -830,4 +914,19 @@ fn watch(path: PathBuf, idle: Duration, done: Arc<AtomicBool>) {
 /// replaced counts as grown).
 fn file_size(path: &Path) -> u64 {
     std::fs::metadata(path).map_or(0, |m| m.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::one_line;
+
+    #[test]
+    fn one_line_keeps_what_strings_hold() {
+        let pretty = "{\n  \"a b\": [1, 2],\n  \"c\": \"x \\\" y\\\\\",\n  \"d\": \"\\\\\"\n}";
+        let line = one_line(pretty);
+        assert_eq!(line, r#"{"a b":[1,2],"c":"x \" y\\","d":"\\"}"#);
+        let back: serde_json::Value = serde_json::from_str(&line).expect("JSON");
+        let orig: serde_json::Value = serde_json::from_str(pretty).expect("JSON");
+        assert_eq!(back, orig);
+    }
 }

@@ -68,25 +68,31 @@ impl Budget {
                 .left
                 .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1))
                 .is_ok();
-        if let (true, Some((start, every))) = (claimed, self.pace) {
-            let k = self.claimed.fetch_add(1, Ordering::Relaxed);
-            let due = u32::try_from(k)
-                .ok()
-                .and_then(|k| every.checked_mul(k))
-                .and_then(|d| start.checked_add(d));
-            if let Some(wait) = due.and_then(|due| due.checked_duration_since(Instant::now())) {
-                std::thread::sleep(wait);
-            }
+        let (true, Some((start, every))) = (claimed, self.pace) else {
+            return claimed;
+        };
+        let k = self.claimed.fetch_add(1, Ordering::Relaxed);
+        let due = u32::try_from(k)
+            .ok()
+            .and_then(|k| every.checked_mul(k))
+            .and_then(|d| start.checked_add(d));
+        if let Some(wait) = due.and_then(|due| due.checked_duration_since(Instant::now())) {
+            std::thread::sleep(wait);
         }
-        claimed && !self.over()
+        // The time limit or Ctrl-C may have come while it waited.
+        !self.stopped()
+    }
+
+    /// Whether the run must stop, whatever is left to invoke.
+    fn stopped(&self) -> bool {
+        self.halted.load(Ordering::Relaxed)
+            || self.interrupt.stop.load(Ordering::Relaxed)
+            || self.deadline.is_some_and(|d| Instant::now() >= d)
     }
 
     /// Whether no op is left to invoke.
     pub fn over(&self) -> bool {
-        self.halted.load(Ordering::Relaxed)
-            || self.interrupt.stop.load(Ordering::Relaxed)
-            || self.deadline.is_some_and(|d| Instant::now() >= d)
-            || self.left.load(Ordering::Relaxed) == 0
+        self.stopped() || self.left.load(Ordering::Relaxed) == 0
     }
 
     /// Ends the run: no client invokes again.

@@ -139,6 +139,20 @@ impl Outcome {
         })
     }
 
+    /// [`Outcome::edn`]'s map on one line (ops as the history wrote them,
+    /// so a line break inside one stays): the last line of a stream of
+    /// one-line maps (`check --stream --format edn`).
+    pub fn edn_line(&self, history: &History) -> String {
+        let rendered = limits::rendering(|| {
+            let mut out = String::new();
+            report::edn::write(&self.result_map(history), &mut out);
+            out
+        });
+        rendered.unwrap_or_else(|stop| {
+            report::cut::edn(self.validity(), &self.anomaly_types(), &self.not(), &stop)
+        })
+    }
+
     /// Elle's result map, the one tree both [`Outcome::edn`] and
     /// [`Outcome::json`] print: each kind of check builds its entries.
     fn result_map<'a>(&self, history: &'a History) -> report::result::R<'a> {

@@ -282,6 +282,11 @@ impl StreamCheck {
         std::mem::take(&mut self.findings)
     }
 
+    /// How many transactions the window retired so far.
+    pub fn retired(&self) -> u64 {
+        self.retired
+    }
+
     /// The first op that needed something retired, if any yet.
     pub fn unknown(&self) -> Option<&Unknown> {
         self.unknown.as_ref()
@@ -371,7 +376,11 @@ impl StreamCheck {
     /// the window retired it.
     fn touch(&mut self, key: Val) -> bool {
         if self.retired_keys.contains(key.raw()) {
-            self.lost(format!("it touches key {key:?}, which the window retired"));
+            let key = match key.as_small_int() {
+                Some(k) => format!("key {k}"),
+                None => "a key".to_string(),
+            };
+            self.lost(format!("it touches {key}, which the window retired"));
             return false;
         }
         let k = self.keys.entry(key).or_default();
