@@ -40,6 +40,14 @@ fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
+/// The `:anomaly-types` of an EDN result map's text (its first
+/// occurrence), as written (empty when it has none).
+fn types_of(edn: &str) -> &str {
+    let rest = edn.split(":anomaly-types ").nth(1).unwrap_or_default();
+    let types = rest.split(']').next().unwrap_or_default();
+    types.trim_start_matches('[')
+}
+
 /// The `:valid?` of an EDN result map's text (its first occurrence).
 fn valid_of(edn: &str) -> &str {
     let rest = edn
@@ -49,20 +57,21 @@ fn valid_of(edn: &str) -> &str {
     rest.split([',', '}', '\n']).next().unwrap_or_default()
 }
 
-/// The offline verdict and the stream's on `file` under `model`, with the
-/// exit statuses (which must agree too).
-fn both(file: &str, model: &str) -> ((String, Option<i32>), (String, Option<i32>)) {
+/// The offline verdict and the stream's on `file` under `model`: the
+/// `:valid?`, the anomaly types and the exit status, which must all agree
+/// (the window holds these histories whole).
+type Said = (String, String, Option<i32>);
+
+fn both(file: &str, model: &str) -> (Said, Said) {
     let offline = isocheck(&["check", "-m", model, "--format", "edn", file]);
     let streamed = isocheck(&["check", "--stream", "-m", model, "--format", "edn", file]);
+    let said = |map: &str, o: &Output| {
+        let (valid, types) = (valid_of(map), types_of(map));
+        (valid.to_string(), types.to_string(), o.status.code())
+    };
     let last = stdout(&streamed);
     let last = last.lines().last().unwrap_or_default().to_string();
-    (
-        (
-            valid_of(&stdout(&offline)).to_string(),
-            offline.status.code(),
-        ),
-        (valid_of(&last).to_string(), streamed.status.code()),
-    )
+    (said(&stdout(&offline), &offline), said(&last, &streamed))
 }
 
 /// Fixtures with invocations whose offline verdict the stream must give
@@ -102,19 +111,23 @@ fn the_stream_agrees_with_the_offline_check_on_generated_histories() {
         Some("stale-session-read"),
         Some("long-fork"),
     ];
-    for (seed, fault) in faults.iter().enumerate() {
+    // Four seeds a fault, and two levels: the types of every violation
+    // found, not only the verdict, are the offline check's.
+    for seed in 0..4 * faults.len() {
+        let fault = &faults[seed % faults.len()];
+        let level = ["strict-serializable", "read-committed"][seed / faults.len() % 2];
         let file = TempPath::new(&format!("stream-gen-{seed}.edn"));
         let path = file.0.to_str().expect("a UTF-8 temporary path");
         let seed = seed.to_string();
         let mut args = vec!["gen", "list-append", "--txns", "80", "--processes", "4"];
-        args.extend(["--seed", &seed, "-o", path]);
+        args.extend(["--seed", &seed, "--level", level, "-o", path]);
         if let Some(f) = fault {
             args.extend(["--fault", f]);
         }
         assert!(isocheck(&args).status.success());
         for model in MODELS {
             let (offline, streamed) = both(path, model);
-            assert_eq!(offline, streamed, "fault {fault:?} under {model}");
+            assert_eq!(offline, streamed, "{level}, fault {fault:?}, under {model}");
         }
     }
 }

@@ -236,8 +236,12 @@ pub fn run(a: &RunArgs) -> ExitCode {
         Ok(rec) => {
             summarise(&rec);
             if let Some(online) = online {
-                if let Err(code) = output::to_stderr(&online.finish()) {
+                let end = online.finish();
+                if let Err(code) = output::to_stderr(&end.text) {
                     return code;
+                }
+                if let Some((valid, edn, retired)) = end.retired {
+                    return online_stands(&rec, valid, &edn, retired);
                 }
             }
             check_recording(a, &options, &rec)
@@ -252,6 +256,41 @@ pub fn run(a: &RunArgs) -> ExitCode {
             })
         }
     }
+}
+
+/// The online stream's verdict is the run's when its window retired
+/// transactions: a run long enough for that would need, checked whole,
+/// the memory the stream did without. It goes into `results.edn`; the
+/// history stays in the store for `isocheck check` to take whole.
+fn online_stands(rec: &Recording, valid: Validity, edn: &str, retired: u64) -> ExitCode {
+    if let Err(code) = write_results(rec, valid, edn) {
+        return code;
+    }
+    output::say(format_args!(
+        "the online verdict is the run's: its window retired {retired} transactions \
+         (isocheck check {} checks the history whole)",
+        rec.history.display()
+    ));
+    super::check::exit_status(valid)
+}
+
+/// The run's `results.edn`: the verdict, the counts, and the result map.
+fn write_results(rec: &Recording, valid: Validity, edn: &str) -> Result<(), ExitCode> {
+    let c = rec.counts;
+    let stats = [
+        ("count", c.invoked),
+        ("ok-count", c.ok),
+        ("fail-count", c.failed),
+        ("info-count", c.info),
+    ];
+    let keyword = match valid {
+        Validity::True => "true",
+        Validity::False => "false",
+        Validity::Unknown => ":unknown",
+    };
+    let results = store::results_edn(keyword, edn, &stats);
+    let path = rec.dir.join("results.edn");
+    output::to_file(&path, |w| w.write_all(results.as_bytes()))
 }
 
 /// The model `--online` streams for, if asked; why it cannot, if so.
@@ -565,21 +604,7 @@ fn check_recording(a: &RunArgs, o: &run::Options, rec: &Recording) -> ExitCode {
             );
         }
     };
-    let valid = match outcome.validity() {
-        Validity::True => "true",
-        Validity::False => "false",
-        Validity::Unknown => ":unknown",
-    };
-    let c = rec.counts;
-    let stats = [
-        ("count", c.invoked),
-        ("ok-count", c.ok),
-        ("fail-count", c.failed),
-        ("info-count", c.info),
-    ];
-    let results = store::results_edn(valid, &outcome.edn(&history), &stats);
-    let path = rec.dir.join("results.edn");
-    if let Err(code) = output::to_file(&path, |w| w.write_all(results.as_bytes())) {
+    if let Err(code) = write_results(rec, outcome.validity(), &outcome.edn(&history)) {
         return code;
     }
     let text = outcome.human(&history, super::stderr_color());

@@ -787,7 +787,18 @@ fn model_name(model: Model) -> &'static str {
 /// come.
 pub struct Online {
     done: Arc<AtomicBool>,
-    thread: Option<std::thread::JoinHandle<String>>,
+    thread: Option<std::thread::JoinHandle<OnlineEnd>>,
+}
+
+/// What `run --online`'s stream said at the end.
+#[derive(Default)]
+pub struct OnlineEnd {
+    /// Its last lines, for people.
+    pub text: String,
+    /// When its window retired transactions (so that the run's check of
+    /// the whole history would need the memory the stream did without):
+    /// the verdict, its EDN result map and how many were retired.
+    pub retired: Option<(Validity, String, u64)>,
 }
 
 /// The model `run --online` streams for: the first of the run's `models`
@@ -819,10 +830,24 @@ impl Online {
                     let mut streamed = Streamed::new(&plan);
                     let verdict = match streamed.read(&plan, &done) {
                         Ok(()) => streamed.finish(),
-                        Err(Halt::Input(text)) => return text,
-                        Err(Halt::Write(_)) => return String::new(),
+                        Err(Halt::Input(text)) => {
+                            return OnlineEnd {
+                                text,
+                                retired: None,
+                            }
+                        }
+                        Err(Halt::Write(_)) => return OnlineEnd::default(),
                     };
-                    format!("{}{}\n", plan.prefix, verdict.render(&plan))
+                    let retired = match verdict.counts {
+                        Counts::Txns { retired, .. } if retired > 0 => {
+                            Some((verdict.validity(), verdict.edn(plan.model), retired))
+                        }
+                        _ => None,
+                    };
+                    OnlineEnd {
+                        text: format!("{}{}\n", plan.prefix, verdict.render(&plan)),
+                        retired,
+                    }
                 })
         };
         if let Err(e) = &thread {
@@ -835,8 +860,8 @@ impl Online {
     }
 
     /// The history is complete: what is left of it is read, and the
-    /// stream's verdict returned, for people.
-    pub fn finish(mut self) -> String {
+    /// stream's verdict returned.
+    pub fn finish(mut self) -> OnlineEnd {
         self.done.store(true, Ordering::SeqCst);
         let thread = self.thread.take();
         thread.and_then(|t| t.join().ok()).unwrap_or_default()
