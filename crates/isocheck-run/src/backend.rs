@@ -156,6 +156,10 @@ pub trait Database: Send + Sync {
     /// Called once the run has given up on its clients: ends what would
     /// outlive isocheck (`exec`'s programs still running).
     fn end(&self) {}
+
+    /// Keys no transaction will touch again, which the database may drop
+    /// (the simulated one does, so that a long run's memory stays flat).
+    fn forget(&self, _keys: &[Key]) {}
 }
 
 /// How an op that did not complete `:ok` ended: `:fail` or `:info`, and

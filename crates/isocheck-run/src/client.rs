@@ -16,9 +16,10 @@ use super::Interrupt;
 use isocheck_gen::edn::{OpType, Reads};
 use isocheck_gen::rng::Rng;
 use isocheck_gen::workload::{Mop, Workload};
+use std::collections::BTreeSet;
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 /// How long a client waits before trying to connect again.
@@ -113,6 +114,9 @@ pub trait Job: Send + Sync {
     /// Records that the op failed before it reached the database (no
     /// connection); false once the history cannot be written.
     fn fail(&self, process: u64, op: &Self::Op, e: &DbError) -> bool;
+    /// The op is over (performed, or failed without a connection):
+    /// what only it held may go.
+    fn done(&self, _op: &Self::Op, _db: &dyn Database) {}
     /// Runs the op on `c` and records its completion: whether that was
     /// recorded, and the error it ended with, if any.
     fn perform(
@@ -128,39 +132,81 @@ pub struct Txns<W: Write> {
     pub budget: Budget,
     pub workload: Mutex<(Workload, Rng)>,
     pub recorder: Arc<Recorder<W>>,
+    /// The serial numbers of the plans under way: keys the workload retired
+    /// before the oldest of them are dead, and the database forgets them.
+    pub open: Mutex<BTreeSet<u64>>,
+}
+
+impl<W: Write> Txns<W> {
+    pub fn new(budget: Budget, workload: Workload, rng: Rng, recorder: Arc<Recorder<W>>) -> Self {
+        Txns {
+            budget,
+            workload: Mutex::new((workload, rng)),
+            recorder,
+            open: Mutex::new(BTreeSet::new()),
+        }
+    }
+}
+
+/// A planned transaction, with its serial number.
+pub struct Plan {
+    serial: u64,
+    mops: Vec<Mop>,
 }
 
 impl<W: Write + Send> Job for Txns<W> {
-    type Op = Vec<Mop>;
+    type Op = Plan;
 
     fn budget(&self) -> &Budget {
         &self.budget
     }
 
-    fn next(&self) -> Option<Vec<Mop>> {
+    fn next(&self) -> Option<Plan> {
         if !self.budget.claim() {
             return None;
         }
-        let mut guard = self.workload.lock().unwrap_or_else(|e| e.into_inner());
+        // The plan is open before the workload is free again, so that no
+        // key it touches is taken for dead meanwhile.
+        let mut guard = lock(&self.workload);
         let (workload, rng) = &mut *guard;
-        Some(workload.plan(rng))
+        let serial = workload.next_serial();
+        let mops = workload.plan(rng);
+        lock(&self.open).insert(serial);
+        Some(Plan { serial, mops })
     }
 
-    fn invoke(&self, process: u64, mops: &Vec<Mop>) -> bool {
-        self.recorder.invoke(process, mops)
+    fn invoke(&self, process: u64, plan: &Plan) -> bool {
+        self.recorder.invoke(process, &plan.mops)
     }
 
-    fn fail(&self, process: u64, mops: &Vec<Mop>, e: &DbError) -> bool {
+    fn fail(&self, process: u64, plan: &Plan, e: &DbError) -> bool {
         let failure = (OpType::Fail, NO_CLIENT, e.message.as_str());
-        self.recorder.failed(process, mops, failure)
+        self.recorder.failed(process, &plan.mops, failure)
+    }
+
+    fn done(&self, plan: &Plan, db: &dyn Database) {
+        let mut dead = Vec::new();
+        {
+            // The workload first, as `next` takes them.
+            let mut guard = lock(&self.workload);
+            let (workload, _) = &mut *guard;
+            let mut open = lock(&self.open);
+            open.remove(&plan.serial);
+            let oldest = open.first().copied().unwrap_or(workload.next_serial());
+            workload.take_dead_keys(oldest, &mut dead);
+        }
+        if !dead.is_empty() {
+            db.forget(&dead);
+        }
     }
 
     fn perform(
         &self,
         c: &mut dyn Connection,
         process: u64,
-        mops: &Vec<Mop>,
+        plan: &Plan,
     ) -> (bool, Option<(OpType, DbError)>) {
+        let mops = &plan.mops;
         let mut reads = Reads::default();
         match c.transaction(mops, &mut reads) {
             Ok(stamp) => (self.recorder.ok(process, mops, &reads, stamp), None),
@@ -170,6 +216,12 @@ impl<W: Write + Send> Job for Txns<W> {
             }
         }
     }
+}
+
+/// A lock whose holder panicked still guards whole data: the sets and the
+/// workload are changed in one call each.
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// The `:error` of an op whose connection could not be opened, as
@@ -193,12 +245,14 @@ pub fn run<J: Job>(index: u64, processes: u64, db: &dyn Database, job: &J) {
                     if !job.fail(process, &op, &e) {
                         return halt();
                     }
+                    job.done(&op, db);
                     std::thread::sleep(RECONNECT_PAUSE);
                     continue;
                 }
             },
         };
         let (recorded, error) = job.perform(c.as_mut(), process, &op);
+        job.done(&op, db);
         if let Some((ty, e)) = error {
             if ty == OpType::Info {
                 // One step per `:info` op: u64 does not run out.
@@ -361,14 +415,12 @@ pub(super) mod tests {
         static NEVER: Interrupt = Interrupt::new();
         let mut out = Vec::new();
         let recorder = Arc::new(Recorder::new(&mut out, isocheck_gen::Kind::ListAppend));
-        let job = Txns {
-            budget: Budget::new(3, None, &NEVER),
-            workload: Mutex::new((
-                Workload::new(isocheck_gen::Params::default().shape),
-                Rng::new(1),
-            )),
-            recorder: Arc::clone(&recorder),
-        };
+        let job = Txns::new(
+            Budget::new(3, None, &NEVER),
+            Workload::new(isocheck_gen::Params::default().shape),
+            Rng::new(1),
+            Arc::clone(&recorder),
+        );
         run(0, 1, &Unreachable, &job);
         let counts = recorder.counts();
         assert_eq!((counts.invoked, counts.failed), (3, 3));

@@ -524,11 +524,9 @@ impl Crew {
                 spawn_clients(o.processes, db, Arc::new(job), &gate)
             }
             (None, None) => {
-                let job = client::Txns {
-                    budget,
-                    workload: Mutex::new((Workload::new(o.shape.clone()), Rng::new(o.seed))),
-                    recorder: Arc::clone(recorder),
-                };
+                let workload = Workload::new(o.shape.clone());
+                let recorder = Arc::clone(recorder);
+                let job = client::Txns::new(budget, workload, Rng::new(o.seed), recorder);
                 spawn_clients(o.processes, db, Arc::new(job), &gate)
             }
         };

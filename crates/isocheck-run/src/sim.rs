@@ -61,6 +61,13 @@ impl Database for Sim {
         Ok(())
     }
 
+    fn forget(&self, keys: &[Key]) {
+        let mut db = lock(&self.shared.db);
+        for &k in keys {
+            db.forget(k);
+        }
+    }
+
     fn connect(&self) -> Result<Box<dyn Connection>, DbError> {
         let slot = lock(&self.shared.free)
             .pop()
