@@ -155,6 +155,8 @@ struct Appender {
     outcome: Outcome,
     /// Some read showed the element.
     observed: bool,
+    /// The element has its place in the key's order.
+    placed: bool,
     /// The `:index` of the first committed read that showed it
     /// (`i64::MIN`: none), should the appender abort later.
     read_by: i64,
@@ -176,6 +178,8 @@ struct Key {
     lost: FxMap<u64, i64>,
     /// When (in transactions invoked) an op last touched it.
     touched: u64,
+    /// Where the order first repeats an element, if it does.
+    first_dup: Option<usize>,
 }
 
 /// What a node stands for: a transaction's invocation `:index` and when
@@ -359,6 +363,7 @@ impl StreamCheck {
                 last: !later,
                 outcome: Outcome::Pending,
                 observed: false,
+                placed: false,
                 read_by: i64::MIN,
             };
             if let std::collections::hash_map::Entry::Vacant(v) = self.appenders.entry((m.key, e)) {
@@ -457,6 +462,9 @@ impl StreamCheck {
         if !internally_consistent(txn, &read) {
             self.found("internal", tx.index);
         }
+        if future_read(txn, &read) {
+            self.found("future-read", tx.index);
+        }
         for (i, m) in txn.iter().enumerate() {
             // Reads before the transaction's own appends to the key see
             // others' state.
@@ -531,8 +539,14 @@ impl StreamCheck {
             self.found("incompatible-order", tx.index);
             return false;
         }
+        // A read that fits the order repeats an element if that part of
+        // the order does.
+        let mut dup = k.first_dup.is_some_and(|d| d < l.len());
         if l.len() < k.order.len() {
             let next = k.order[l.len()];
+            if dup {
+                self.found("duplicate-elements", tx.index);
+            }
             if let Some(a) = (self.appenders.get(&(key, next)).copied()).filter(|_| external) {
                 self.link(tx, a.tx, RW);
             }
@@ -551,9 +565,16 @@ impl StreamCheck {
             }
         };
         for i in old..l.len() {
-            let Some(a) = self.appenders.get(&(key, l[i])).copied() else {
+            let Some(a) = self.appenders.get_mut(&(key, l[i])) else {
                 continue;
             };
+            if std::mem::replace(&mut a.placed, true) {
+                dup = true;
+                if let Some(k) = self.keys.get_mut(&key) {
+                    k.first_dup.get_or_insert(i);
+                }
+            }
+            let a = *a;
             if i > 0 {
                 if let Some(p) = self.appenders.get(&(key, l[i - 1])).copied() {
                     self.link(p.tx, a.tx, WW);
@@ -564,6 +585,9 @@ impl StreamCheck {
                     self.link(r, a.tx, RW);
                 }
             }
+        }
+        if dup {
+            self.found("duplicate-elements", tx.index);
         }
         true
     }
@@ -776,6 +800,17 @@ fn read_then_append(txn: &[MicroOp], i: usize) -> bool {
     let key = txn[i].key;
     let first = !(txn[..i].iter()).any(|m| m.key == key && m.kind == MopKind::Read);
     first && (txn[i + 1..].iter()).any(|m| m.key == key && m.kind == MopKind::Append)
+}
+
+/// Whether a read of the transaction shows an element that the
+/// transaction appends only later (Elle's future read).
+fn future_read<'a>(txn: &[MicroOp], read: &impl Fn(&MicroOp) -> &'a [Val]) -> bool {
+    txn.iter().enumerate().any(|(j, m)| {
+        let (MopKind::Append, MopValue::Val(e)) = (m.kind, m.value()) else {
+            return false;
+        };
+        (txn[..j].iter()).any(|r| r.kind == MopKind::Read && r.key == m.key && read(r).contains(&e))
+    })
 }
 
 /// Whether each read of a transaction shows what the transaction's

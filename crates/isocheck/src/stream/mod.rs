@@ -47,8 +47,7 @@
 //! that is gone: the answer becomes unknown, with the op (`Unknown`),
 //! never a verdict the whole history would not give.
 //!
-//! Not yet: Elle's future-read, duplicate-elements and dirty-update
-//! checks, anomaly types beyond each refused edge's own cycle, and
+//! Not yet: Elle's dirty-update check, anomaly types beyond each refused edge's own cycle, and
 //! rw-register histories.
 
 mod held;
