@@ -47,8 +47,9 @@
 //! that is gone: the answer becomes unknown, with the op (`Unknown`),
 //! never a verdict the whole history would not give.
 //!
-//! Not yet: Elle's dirty-update check, anomaly types beyond each refused edge's own cycle, and
-//! rw-register histories.
+//! Not yet: Elle's dirty-update check, anomaly types beyond each refused
+//! edge's own cycle (the final verdict is the offline check's when the
+//! window retired nothing), and rw-register histories.
 
 mod held;
 mod list_append;
