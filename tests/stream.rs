@@ -77,7 +77,7 @@ fn offline(h: &History, model: &str) -> bool {
 /// What the stream says, fed the history's text op by op (`OpStream`, as
 /// `check --stream` reads it): `Some(valid)`, or `None` for unknown, with
 /// its findings.
-fn streamed(text: &str, realtime: bool, window: u64) -> (Option<bool>, Vec<String>) {
+fn streamed(text: &str, realtime: bool, window: (u64, i64)) -> (Option<bool>, Vec<String>) {
     let bytes = text.as_bytes().to_vec();
     let ops = OpStream::new(
         "generated.edn",
@@ -87,7 +87,8 @@ fn streamed(text: &str, realtime: bool, window: u64) -> (Option<bool>, Vec<Strin
     let mut s = StreamCheck::new(Options {
         realtime,
         process_order: false,
-        window,
+        window: window.0,
+        window_nanos: window.1,
     });
     for op in ops {
         let op = op.expect("generated history reads");
@@ -114,13 +115,14 @@ proptest! {
         let (text, h) = generated(seed);
         for (model, realtime) in MODELS {
             let expected = offline(&h, model);
-            let (ours, found) = streamed(&text, realtime, u64::MAX);
+            let (ours, found) = streamed(&text, realtime, (u64::MAX, i64::MAX));
             prop_assert_eq!(ours, Some(expected), "{}: {:?}\n{}", model, found, text);
         }
     }
 }
 
-/// With a window that retires transactions and keys on the way, the answer
+/// With a window (of transactions, or of time) that retires transactions
+/// and keys on the way, the answer
 /// is the offline one or unknown, never the other verdict; and the window
 /// does not just make everything unknown: valid and invalid verdicts are
 /// still reached.
@@ -129,7 +131,12 @@ fn a_small_window_answers_right_or_unknown() {
     let mut counts = [0usize; 3]; // valid, invalid, unknown
     for seed in 0..common::cases(2000, 20_000) as u64 {
         let (text, h) = generated(seed);
-        let window = seed % 12;
+        // Even seeds: 0 to 11 transactions; odd: 0 to 11 ms of `:time`
+        // (gen's ops are about 1 ms apart).
+        let window = match seed % 2 {
+            0 => (seed / 2 % 12, i64::MAX),
+            _ => (u64::MAX, (seed / 2 % 12) as i64 * 1_000_000),
+        };
         for (model, realtime) in MODELS {
             let expected = offline(&h, model);
             let (ours, found) = streamed(&text, realtime, window);
@@ -137,7 +144,7 @@ fn a_small_window_answers_right_or_unknown() {
                 Some(ours) => {
                     assert_eq!(
                         ours, expected,
-                        "seed {seed}, {model}, window {window}: {found:?}\n{text}"
+                        "seed {seed}, {model}, window {window:?}: {found:?}\n{text}"
                     );
                     counts[usize::from(!ours)] += 1;
                 }

@@ -226,7 +226,14 @@ fn window_takes_a_count_or_none_and_only_with_stream() {
     let valid = "fixtures/check/valid.edn";
     // A window of one retires a key before the next transaction reads it:
     // the answer is unknown, never another verdict.
-    for (window, statuses) in [("1", &[0, 2][..]), ("100000", &[0]), ("none", &[0])] {
+    let windows = [
+        ("1", &[0, 2][..]),
+        ("0.000001s", &[0, 2]),
+        ("100000", &[0]),
+        ("3600s", &[0]),
+        ("none", &[0]),
+    ];
+    for (window, statuses) in windows {
         let o = isocheck(&["check", "--stream", "--window", window, valid]);
         let status = o.status.code().unwrap_or(-1);
         assert!(
@@ -235,8 +242,9 @@ fn window_takes_a_count_or_none_and_only_with_stream() {
             stderr(&o)
         );
     }
-    for window in ["0", "many", ""] {
-        let o = isocheck(&["check", "--stream", "--window", window, valid]);
+    for window in ["0", "many", "", "0s", "-1s", "s", "1m"] {
+        let arg = format!("--window={window}");
+        let o = isocheck(&["check", "--stream", &arg, valid]);
         assert_eq!(o.status.code(), Some(3), "--window {window}");
         assert!(stderr(&o).contains("or `none`"), "{}", stderr(&o));
     }

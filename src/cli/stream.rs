@@ -31,8 +31,19 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-/// `--window`'s default, in transactions.
-pub const DEFAULT_WINDOW: u64 = 100_000;
+/// `--window`'s default: 100,000 transactions.
+pub const DEFAULT_WINDOW: Window = Window {
+    txns: 100_000,
+    nanos: i64::MAX,
+};
+
+/// `--window`: transactions, or nanoseconds of the ops' `:time`, after
+/// which the stream retires what it holds (`MAX`: never, that way).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Window {
+    txns: u64,
+    nanos: i64,
+}
 
 /// The most input `check --stream` holds for the offline verdict at the
 /// end (see [`offline`]): past it, the verdict is the stream's own.
@@ -69,12 +80,13 @@ pub struct StreamArgs {
     /// SIGTERM, after reading what is there.
     #[arg(long)]
     pub follow: bool,
-    /// --stream: transactions after which a transaction, and a key
-    /// untouched as long, is forgotten, keeping memory bounded; an op that
-    /// needs one forgotten makes the answer unknown, never wrong. `none`:
-    /// never forget. Default: 100000.
-    #[arg(long, value_name = "N|none", value_parser = parse_window)]
-    pub window: Option<u64>,
+    /// --stream: transactions (`N`), or seconds of the ops' `:time`
+    /// (`Ns`, fractions allowed), after which a transaction is retired,
+    /// and a key untouched for half as long, keeping memory bounded; an op
+    /// that needs one retired makes the answer unknown, never wrong.
+    /// `none`: never retire. Default: 100000.
+    #[arg(long, value_name = "N|Ns|none", value_parser = parse_window)]
+    pub window: Option<Window>,
     /// --follow: seconds without the file growing after which the history
     /// is complete (fractions allowed). Default: 10.
     #[arg(long, value_name = "SECONDS", value_parser = super::check::parse_seconds)]
@@ -97,15 +109,31 @@ impl StreamArgs {
     }
 }
 
-/// `--window`: a number of transactions (1 or more), or `none`.
-fn parse_window(s: &str) -> Result<u64, String> {
+/// `--window`: a number of transactions (1 or more), seconds (`30s`), or
+/// `none`.
+fn parse_window(s: &str) -> Result<Window, String> {
+    let never = Window {
+        txns: u64::MAX,
+        nanos: i64::MAX,
+    };
+    let wrong = || {
+        format!("`{s}` is not a number of transactions (1 or more), of seconds (`30s`) or `none`")
+    };
     match s.trim() {
-        "none" => Ok(u64::MAX),
-        n => match n.parse::<u64>() {
-            Ok(n) if n > 0 => Ok(n),
-            _ => Err(format!(
-                "`{s}` is not a number of transactions (1 or more) or `none`"
-            )),
+        "none" => Ok(never),
+        n => match n.strip_suffix('s') {
+            Some(secs) => {
+                let d = super::check::parse_seconds(secs).map_err(|_| wrong())?;
+                let nanos = i64::try_from(d.as_nanos()).unwrap_or(i64::MAX);
+                match nanos {
+                    0 => Err(wrong()),
+                    nanos => Ok(Window { nanos, ..never }),
+                }
+            }
+            None => match n.parse::<u64>() {
+                Ok(txns) if txns > 0 => Ok(Window { txns, ..never }),
+                _ => Err(wrong()),
+            },
         },
     }
 }
@@ -233,11 +261,12 @@ fn plan(a: &CheckArgs) -> Result<Plan, String> {
 }
 
 /// The stream's options for `model`.
-fn options(model: Model, window: u64) -> Options {
+fn options(model: Model, window: Window) -> Options {
     Options {
         realtime: model == Model::StrictSerializable,
         process_order: model == Model::StrongSessionSerializable,
-        window,
+        window: window.txns,
+        window_nanos: window.nanos,
     }
 }
 

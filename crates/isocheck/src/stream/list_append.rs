@@ -85,8 +85,12 @@ pub struct Options {
     /// Transactions (counted by invocation) after which a transaction is
     /// retired, and a key untouched for as long. A later op that would
     /// need what was retired makes the answer unknown ([`Unknown`]), never
-    /// a wrong verdict. `u64::MAX`: nothing is retired.
+    /// a wrong verdict. `u64::MAX`: nothing is retired by count.
     pub window: u64,
+    /// The same window in time: nanoseconds of ops' `:time` after which a
+    /// transaction is retired (whichever of the two comes first).
+    /// `i64::MAX`: nothing is retired by time.
+    pub window_nanos: i64,
 }
 
 impl Default for Options {
@@ -95,7 +99,15 @@ impl Default for Options {
             realtime: true,
             process_order: false,
             window: u64::MAX,
+            window_nanos: i64::MAX,
         }
+    }
+}
+
+impl Options {
+    /// Whether anything is ever retired.
+    fn retires(&self) -> bool {
+        self.window != u64::MAX || self.window_nanos != i64::MAX
     }
 }
 
@@ -231,11 +243,14 @@ pub struct StreamCheck {
     /// Per node slot, what the live node in it stands for.
     slots: Vec<Slot>,
     /// Nodes (transactions and ticks) in the order made, with the
-    /// transaction count then: the window retires them from the front.
-    born: VecDeque<(NodeId, u64)>,
+    /// transaction count and the latest `:time` then: the window retires
+    /// them from the front.
+    born: VecDeque<(NodeId, u64, i64)>,
+    /// The latest `:time` of an op so far (nanoseconds).
+    now: i64,
     /// Keys in the order touched, with the transaction count then: a key
     /// whose last touch leaves the window's half is retired.
-    touches: VecDeque<(Val, u64)>,
+    touches: VecDeque<(Val, u64, i64)>,
     findings: Vec<Finding>,
 }
 
@@ -259,6 +274,7 @@ impl StreamCheck {
             retired_keys: RoaringBitmap::new(),
             slots: Vec::new(),
             born: VecDeque::new(),
+            now: i64::MIN,
             touches: VecDeque::new(),
             findings: Vec::new(),
         }
@@ -272,6 +288,9 @@ impl StreamCheck {
         };
         self.at = op.index;
         self.seq += 1;
+        if let Some(t) = op.time() {
+            self.now = self.now.max(t);
+        }
         match op.ty {
             OpType::Invoke => self.invoke(process, op.index, txn),
             OpType::Ok => self.commit(process, txn, read),
@@ -324,8 +343,8 @@ impl StreamCheck {
             invoked: self.seq,
             completed: u64::MAX,
         };
-        if self.options.window != u64::MAX {
-            self.born.push_back((node, self.txns));
+        if self.options.retires() {
+            self.born.push_back((node, self.txns, self.now));
         }
         node
     }
@@ -389,8 +408,8 @@ impl StreamCheck {
             return false;
         }
         let k = self.keys.entry(key).or_default();
-        if self.options.window != u64::MAX && k.touched != self.txns {
-            self.touches.push_back((key, self.txns));
+        if self.options.retires() && k.touched != self.txns {
+            self.touches.push_back((key, self.txns, self.now));
         }
         k.touched = self.txns;
         true
@@ -593,22 +612,22 @@ impl StreamCheck {
     }
 
     /// Retires what left the window: nodes made over `window` transactions
-    /// ago (but the ticks in use), and keys not touched in half as many.
+    /// (or `window_nanos`) ago, but the ticks in use, and keys not touched
+    /// in half as long.
     fn retire_old(&mut self) {
-        let window = self.options.window;
-        while let Some(&(node, born)) = self.born.front() {
-            if self.txns - born <= window {
+        while let Some(&(node, born, time)) = self.born.front() {
+            if !self.aged(born, time, 1) {
                 break;
             }
             self.born.pop_front();
             if Some(node) == self.tick || Some(node) == self.next_tick {
-                self.born.push_back((node, self.txns));
+                self.born.push_back((node, self.txns, self.now));
                 continue;
             }
             self.retire_node(node);
         }
-        while let Some(&(key, touched)) = self.touches.front() {
-            if self.txns - touched <= window / 2 {
+        while let Some(&(key, touched, time)) = self.touches.front() {
+            if !self.aged(touched, time, 2) {
                 break;
             }
             self.touches.pop_front();
@@ -616,6 +635,17 @@ impl StreamCheck {
                 self.retire_key(key, false);
             }
         }
+    }
+
+    /// Whether what was made when `txns` transactions had been invoked and
+    /// the latest `:time` was `time` has left the window, divided by `part`.
+    fn aged(&self, txns: u64, time: i64, part: u64) -> bool {
+        let o = &self.options;
+        let by_count = self.txns - txns > o.window / part;
+        let span = i128::from(self.now) - i128::from(time);
+        let timed = time != i64::MIN && o.window_nanos != i64::MAX;
+        let by_time = timed && span > i128::from(o.window_nanos) / i128::from(part);
+        by_count || by_time
     }
 
     /// Retires `node`, first linking each of its predecessors to each of
@@ -676,7 +706,7 @@ impl StreamCheck {
             .any(|a| a.outcome == Outcome::Pending);
         if pending && !end {
             k.touched = self.txns;
-            self.touches.push_back((key, self.txns));
+            self.touches.push_back((key, self.txns, self.now));
             return;
         }
         let Some(k) = self.keys.remove(&key) else {
