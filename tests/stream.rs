@@ -175,11 +175,12 @@ fn names(text: &str) -> Vec<String> {
     names
 }
 
-/// Elle's future read (a read of the transaction's own later append) and
+/// Elle's future read (a read of the transaction's own later append),
 /// duplicate elements (a read showing an element twice, also through a
-/// shorter read of a repeating order), found by the stream as offline.
+/// shorter read of a repeating order) and dirty update (a committed append
+/// after an aborted one in a key's order), found by the stream as offline.
 #[test]
-fn future_reads_and_duplicate_elements() {
+fn future_reads_duplicate_elements_and_dirty_updates() {
     let future =
         "{:index 0, :type :invoke, :process 0, :f :txn, :value [[:r :x nil] [:append :x 1]]}
 {:index 1, :type :ok, :process 0, :f :txn, :value [[:r :x [1]] [:append :x 1]]}
@@ -192,7 +193,19 @@ fn future_reads_and_duplicate_elements() {
 {:index 4, :type :invoke, :process 2, :f :txn, :value [[:r :x nil]]}
 {:index 5, :type :ok, :process 2, :f :txn, :value [[:r :x [1 1]]]}
 ";
-    for (text, name) in [(future, "future-read"), (dup, "duplicate-elements")] {
+    let dirty = "{:index 0, :type :invoke, :process 0, :f :txn, :value [[:append :x 1]]}
+{:index 1, :type :fail, :process 0, :f :txn, :value [[:append :x 1]]}
+{:index 2, :type :invoke, :process 1, :f :txn, :value [[:append :x 2]]}
+{:index 3, :type :ok, :process 1, :f :txn, :value [[:append :x 2]]}
+{:index 4, :type :invoke, :process 2, :f :txn, :value [[:r :x nil]]}
+{:index 5, :type :ok, :process 2, :f :txn, :value [[:r :x [1 2]]]}
+";
+    let cases = [
+        (future, "future-read"),
+        (dup, "duplicate-elements"),
+        (dirty, "dirty-update"),
+    ];
+    for (text, name) in cases {
         let h = parse_edn("hand.edn", text).expect("the history parses");
         let o = CheckOptions {
             consistency_models: Some(vec!["strict-serializable".to_string()]),

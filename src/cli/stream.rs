@@ -586,10 +586,17 @@ fn human_finding(f: &Finding) -> String {
         About::Read(txn) => format!("transaction {txn} {}", read_finding(&f.name)),
         About::Txns(txns) => {
             let txns: Vec<String> = txns.iter().map(i64::to_string).collect();
-            format!(
-                "transactions {} read one version of a key, then appended to it",
-                txns.join(" and ")
-            )
+            match f.name.as_str() {
+                "dirty-update" => format!(
+                    "transaction {} appended after the aborted {}",
+                    txns.last().map_or("", String::as_str),
+                    txns.first().map_or("", String::as_str),
+                ),
+                _ => format!(
+                    "transactions {} read one version of a key, then appended to it",
+                    txns.join(" and ")
+                ),
+            }
         }
     };
     format!("{} ({at}): {what}", f.name)

@@ -63,7 +63,8 @@ pub enum About {
     Cycle(Vec<i64>),
     /// Transactions (their invocations' `:index`es) that together show it:
     /// a lost update's two that read one version of a key and appended to
-    /// it.
+    /// it; a dirty update's appenders, from the aborted one to the
+    /// committed one after it.
     Txns(Vec<i64>),
     /// A read (the `:index` of its transaction's invocation) of an element
     /// an aborted transaction appended (`G1a`), of one a transaction
@@ -715,6 +716,7 @@ impl StreamCheck {
         if !end {
             self.retired_keys.insert(key.raw());
         }
+        self.dirty_updates(key, &k.order);
         let last = k.order.last().and_then(|&e| self.appenders.get(&(key, e)));
         let last = last.map(|a| a.tx);
         for e in &k.appended {
@@ -730,6 +732,39 @@ impl StreamCheck {
             for &r in &k.waiting {
                 self.link(r, a.tx, RW);
             }
+        }
+    }
+
+    /// Elle's dirty updates in a retiring key's `order` (every outcome
+    /// known by then): an aborted append followed, past indeterminate ones,
+    /// by a committed one. The initial state counts as committed.
+    fn dirty_updates(&mut self, key: Val, order: &[Val]) {
+        let mut seen: FxMap<Val, ()> = FxMap::default();
+        let mut kind = Outcome::Committed;
+        let mut writers: Vec<i64> = Vec::new();
+        for &e in order {
+            let Some(a) = self.appenders.get(&(key, e)).copied() else {
+                continue;
+            };
+            if seen.insert(e, ()).is_some() {
+                continue;
+            }
+            let next = match a.outcome {
+                Outcome::Pending => Outcome::Indeterminate,
+                o => o,
+            };
+            writers.push(a.tx.index);
+            match (kind, next) {
+                (_, Outcome::Indeterminate) | (Outcome::Aborted, Outcome::Aborted) => continue,
+                (Outcome::Aborted, Outcome::Committed) => self.findings.push(Finding {
+                    name: "dirty-update".to_string(),
+                    at: self.at,
+                    what: About::Txns(std::mem::take(&mut writers)),
+                }),
+                _ => {}
+            }
+            kind = next;
+            writers = vec![a.tx.index];
         }
     }
 

@@ -47,9 +47,13 @@
 //! that is gone: the answer becomes unknown, with the op (`Unknown`),
 //! never a verdict the whole history would not give.
 //!
-//! Not yet: Elle's dirty-update check, anomaly types beyond each refused
-//! edge's own cycle (the final verdict is the offline check's when the
-//! window retired nothing), and rw-register histories.
+//! Elle's dirty updates are found as a key retires (or the stream ends),
+//! when every appender's outcome is known, over the order committed reads
+//! showed (Elle's walks the longest read of any transaction).
+//!
+//! Not yet: anomaly types beyond each refused edge's own cycle (the final
+//! verdict is the offline check's when the window retired nothing), and
+//! rw-register histories.
 
 mod held;
 mod list_append;
