@@ -154,6 +154,16 @@ struct Plan {
     hold: usize,
 }
 
+impl Plan {
+    /// The input's name in diagnostics and reports.
+    fn name(&self) -> String {
+        match self.file.as_os_str() == STDIN_PATH {
+            true => STDIN_NAME.to_string(),
+            false => self.file.display().to_string(),
+        }
+    }
+}
+
 /// `check --stream` (or `--follow`): the findings as they come, then the
 /// verdict, with `check`'s exit statuses.
 pub fn run(a: &CheckArgs) -> ExitCode {
@@ -362,10 +372,7 @@ impl Streamed {
     /// Reads the history to its end (under `--follow`, until `done`),
     /// printing the findings as they come.
     fn read(&mut self, plan: &Plan, done: &Arc<AtomicBool>) -> Result<(), Halt> {
-        let name = match plan.file.as_os_str() == STDIN_PATH {
-            true => STDIN_NAME.to_string(),
-            false => plan.file.display().to_string(),
-        };
+        let name = plan.name();
         let options = StreamOptions {
             follow: plan.follow.map(|_| Arc::clone(done)),
             ..StreamOptions::default()
@@ -469,10 +476,7 @@ impl Streamed {
 /// stream would have said), leaving the stream's own verdict.
 fn offline(plan: &Plan, streamed: &Streamed, verdict: &Verdict) -> Option<ExitCode> {
     let text = String::from_utf8(streamed.held.take()?).ok()?;
-    let name = match plan.file.as_os_str() == STDIN_PATH {
-        true => STDIN_NAME.to_string(),
-        false => plan.file.display().to_string(),
-    };
+    let name = plan.name();
     let history =
         isocheck::history::parse_text(Format::Edn, &name, text, Some(Workload::ListAppend)).ok()?;
     let opts = isocheck::CheckOptions {

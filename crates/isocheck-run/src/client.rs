@@ -12,6 +12,7 @@
 
 use super::backend::{CommitStamp, Connection, Database, DbError, Failed, Statements};
 use super::recorder::Recorder;
+use super::sim::lock;
 use super::Interrupt;
 use isocheck_gen::edn::{OpType, Reads};
 use isocheck_gen::rng::Rng;
@@ -19,7 +20,7 @@ use isocheck_gen::workload::{Mop, Workload};
 use std::collections::BTreeSet;
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// How long a client waits before trying to connect again.
@@ -216,12 +217,6 @@ impl<W: Write + Send> Job for Txns<W> {
             }
         }
     }
-}
-
-/// A lock whose holder panicked still guards whole data: the sets and the
-/// workload are changed in one call each.
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// The `:error` of an op whose connection could not be opened, as

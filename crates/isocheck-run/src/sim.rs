@@ -51,8 +51,9 @@ impl Sim {
 }
 
 /// A lock whose holder panicked still guards consistent data: every
-/// critical section here leaves `Db` whole between its calls.
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+/// critical section here (and the clients' plans, `client.rs`) leaves its
+/// data whole between its calls.
+pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
