@@ -602,6 +602,18 @@ fn human_finding(f: &Finding) -> String {
                 ),
             }
         }
+        About::ReadValue { op, detail } => format!("op {op} {detail}"),
+        About::Elements { read, count, first } => {
+            let more = if *count > first.len() { ", …" } else { "" };
+            let which = match f.name.as_str() {
+                "lost" => "acknowledged, missing from",
+                _ => "no add attempted, in",
+            };
+            format!(
+                "{count} {which} the last read (op {read}): {}{more}",
+                first.join(", ")
+            )
+        }
     };
     format!("{} ({at}): {what}", f.name)
 }
@@ -633,6 +645,15 @@ fn edn_finding(f: &Finding) -> String {
             let txns: Vec<String> = txns.iter().map(i64::to_string).collect();
             format!(":txns [{}]", txns.join(" "))
         }
+        About::ReadValue { op, detail } => {
+            format!(":read {op}, :detail {}", serde_json::json!(detail))
+        }
+        About::Elements { read, count, first } => {
+            format!(
+                ":read {read}, :count {count}, :elements [{}]",
+                first.join(" ")
+            )
+        }
     };
     format!("{{:type :{}, :op {at}, {what}}}", f.name)
 }
@@ -649,6 +670,15 @@ struct JsonFinding<'a> {
     txn: Option<i64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     txns: Option<&'a [i64]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    read: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    detail: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    count: Option<usize>,
+    /// EDN text, as the EDN line has them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    elements: Option<&'a [String]>,
 }
 
 fn json_finding(f: &Finding) -> String {
@@ -656,18 +686,26 @@ fn json_finding(f: &Finding) -> String {
         i64::MIN => serde_json::json!("end"),
         op => serde_json::json!(op),
     };
-    let (cycle, txn, txns) = match &f.what {
-        About::Cycle(txns) => (Some(txns.as_slice()), None, None),
-        About::Read(txn) => (None, Some(*txn), None),
-        About::Txns(txns) => (None, None, Some(txns.as_slice())),
-    };
-    let v = JsonFinding {
+    let mut v = JsonFinding {
         name: &f.name,
         op,
-        cycle,
-        txn,
-        txns,
+        cycle: None,
+        txn: None,
+        txns: None,
+        read: None,
+        detail: None,
+        count: None,
+        elements: None,
     };
+    match &f.what {
+        About::Cycle(txns) => v.cycle = Some(txns),
+        About::Read(txn) => v.txn = Some(*txn),
+        About::Txns(txns) => v.txns = Some(txns),
+        About::ReadValue { op, detail } => (v.read, v.detail) = (Some(*op), Some(detail.as_str())),
+        About::Elements { read, count, first } => {
+            (v.read, v.count, v.elements) = (Some(*read), Some(*count), Some(first.as_slice()));
+        }
+    }
     serde_json::to_string(&v).unwrap_or_default()
 }
 

@@ -161,7 +161,7 @@ pub fn check(h: &History, options: &JepsenOptions) -> BankResult {
 }
 
 /// The first rule a read breaks, as Jepsen's `check-op` tries them.
-fn check_read(
+pub(crate) fn check_read(
     read: &[Balance],
     accounts: &[Val],
     total: i128,

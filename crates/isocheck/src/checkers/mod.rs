@@ -169,7 +169,7 @@ impl JepsenResult {
 }
 
 /// `true`, else `false` — a checker's `(empty? errors)`.
-fn valid_if(ok: bool) -> Validity {
+pub(crate) fn valid_if(ok: bool) -> Validity {
     if ok {
         Validity::True
     } else {
@@ -178,7 +178,7 @@ fn valid_if(ok: bool) -> Validity {
 }
 
 /// The names whose condition holds, in order.
-fn named(found: &[(bool, &'static str)]) -> Vec<&'static str> {
+pub(crate) fn named(found: &[(bool, &'static str)]) -> Vec<&'static str> {
     found.iter().filter(|f| f.0).map(|f| f.1).collect()
 }
 

@@ -32,6 +32,15 @@ impl Fs {
     }
 }
 
+/// The checker function `f` (a value of `values`) names: what [`Fs::of`]
+/// says, for a table the keywords may not be interned in yet (a stream's).
+pub(crate) fn checker_f(values: &super::value::ValueTable, f: Val) -> CheckerF {
+    let named = CheckerF::NAMED
+        .iter()
+        .find(|(_, k)| values.lookup(k) == Some(f));
+    named.map_or(CheckerF::Other, |&(f, _)| f)
+}
+
 /// The `:f` of a pair: the completion's, else the invocation's.
 fn f_of(ops: &Ops, fs: &Fs, (inv, comp): Pair) -> CheckerF {
     comp.or(inv)
@@ -75,17 +84,24 @@ fn adds_workload(ops: &Ops, fs: &Fs, text: &str, pairs: &[Pair]) -> Option<Workl
         .filter(|&c| ops.ops[c as usize].ty == OpType::Ok)
         .collect();
     let first = *reads.first()?;
-    let integer = match ops.ops[first as usize].value {
-        OpValue::Other(span) => {
-            with_value(span.text_from(text), ops.json, |n| n.integer().is_some()).unwrap_or(false)
-        }
-        _ => false,
-    };
+    let integer = reads_integer(ops.ops[first as usize].value, text, 0, ops.json);
     Some(match (integer, reads.len()) {
         (true, _) => Workload::Counter,
         (false, 1) => Workload::Set,
         (false, _) => Workload::SetFull,
     })
+}
+
+/// Whether an `:ok` read's value (in `text`, which starts `base` bytes
+/// into the input) is an integer: a counter's read, not a set's.
+pub(crate) fn reads_integer(value: OpValue, text: &str, base: usize, json: bool) -> bool {
+    match value {
+        OpValue::Other(span) => {
+            let text = span.text_in(text, base);
+            with_value(text, json, |n| n.integer().is_some()).unwrap_or(false)
+        }
+        _ => false,
+    }
 }
 
 /// `f` of the value at the front of `text` (see [`Span::text_from`]),
@@ -145,11 +161,23 @@ fn shapes(workload: Workload, f: CheckerF) -> (Shape, Shape) {
     }
 }
 
-/// Where read values go.
-struct Sink<'o> {
-    ops: &'o mut Ops,
-    text: &'o str,
-    balances: Vec<Balance>,
+/// Where read values go: the arenas of a history (or of a stream), and the
+/// text the ops' spans point into, which starts `base` bytes into the
+/// input (0 for a whole file; an op's own offset for a streamed op).
+pub(crate) struct Sink<'o> {
+    pub(crate) ops: &'o mut Ops,
+    pub(crate) text: &'o str,
+    pub(crate) base: usize,
+    pub(crate) balances: Vec<Balance>,
+}
+
+/// A pair's status, from its completion's type (`None`: never completed).
+pub(crate) fn status(completion: Option<OpType>) -> Status {
+    match completion {
+        Some(OpType::Ok) => Status::Committed,
+        Some(OpType::Fail) => Status::Aborted,
+        _ => Status::Indeterminate,
+    }
 }
 
 /// Reads the checker ops of `pairs` for `workload` (one of
@@ -165,38 +193,26 @@ pub(super) fn read(
     let mut sink = Sink {
         ops,
         text,
+        base: 0,
         balances: Vec::new(),
     };
     let mut out = Vec::with_capacity(pairs.len());
     for &(invoke, completion) in pairs {
         let f = f_of(sink.ops, &fs, (invoke, completion));
-        let status = match completion.map(|c| sink.ops.ops[c as usize].ty) {
-            Some(OpType::Ok) => Status::Committed,
-            Some(OpType::Fail) => Status::Aborted,
-            _ => Status::Indeterminate,
-        };
+        let status = status(completion.map(|c| sink.ops.ops[c as usize].ty));
         let info = |c: OpId| sink.ops.ops[c as usize].ty == OpType::Info;
         if let Some(c) = completion.filter(|&c| info(c)) {
             if (workload, f) == (Workload::TotalQueue, CheckerF::Drain) {
                 return Err(crashed_drain(sink.ops, c));
             }
         }
-        let (si, sc) = shapes(workload, f);
-        let invoked = match invoke {
-            Some(i) => sink.value(i, si)?,
-            None => CheckerValue::Nil,
-        };
-        // A completion repeats its invocation's value (adds, enqueues) or
-        // carries what was read; it may leave the value out unless it is a
-        // read's that completed `:ok`.
-        let repeats = si != Shape::Ignored;
-        let nil = |c: OpId| sink.ops.ops[c as usize].value == OpValue::Nil;
-        let completed = match completion {
-            Some(c) if nil(c) && (repeats || status != Status::Committed) => CheckerValue::Nil,
-            Some(c) if repeats || status == Status::Committed => sink.value(c, sc)?,
-            _ => CheckerValue::Nil,
-        };
-        check_same_value(sink.ops, (invoke, completion), invoked, completed)?;
+        let (inv, comp) = (
+            span_value(sink.ops, invoke),
+            span_value(sink.ops, completion),
+        );
+        let invoked = sink.invoked(workload, f, inv)?;
+        let completed = sink.completed(workload, f, status, comp)?;
+        check_same_value((inv.map(|o| o.0), comp.map(|o| o.0)), invoked, completed)?;
         out.push(CheckerOp {
             invoke,
             completion,
@@ -209,11 +225,55 @@ pub(super) fn read(
     Ok((out, sink.balances))
 }
 
+/// Op `id`'s span and value, if there is one.
+fn span_value(ops: &Ops, id: Option<OpId>) -> Option<(Span, OpValue)> {
+    id.map(|i| (ops.ops[i as usize].span, ops.ops[i as usize].value))
+}
+
 impl Sink<'_> {
-    /// The value of op `id` in `shape`.
-    fn value(&mut self, id: OpId, shape: Shape) -> Result<CheckerValue, HistoryError> {
-        let op = &self.ops.ops[id as usize];
-        let (span, whole) = (op.span, op.value);
+    /// What `workload`'s checker reads of the invocation (its span and
+    /// value) of a pair whose `:f` is `f`: `nil` when there is none.
+    pub(crate) fn invoked(
+        &mut self,
+        workload: Workload,
+        f: CheckerF,
+        invoke: Option<(Span, OpValue)>,
+    ) -> Result<CheckerValue, HistoryError> {
+        match invoke {
+            Some(op) => self.value(op, shapes(workload, f).0),
+            None => Ok(CheckerValue::Nil),
+        }
+    }
+
+    /// What `workload`'s checker reads of the completion of a pair whose
+    /// `:f` is `f` and status `status`.
+    pub(crate) fn completed(
+        &mut self,
+        workload: Workload,
+        f: CheckerF,
+        status: Status,
+        completion: Option<(Span, OpValue)>,
+    ) -> Result<CheckerValue, HistoryError> {
+        let (si, sc) = shapes(workload, f);
+        // A completion repeats its invocation's value (adds, enqueues) or
+        // carries what was read; it may leave the value out unless it is a
+        // read's that completed `:ok`.
+        let repeats = si != Shape::Ignored;
+        match completion {
+            Some((_, OpValue::Nil)) if repeats || status != Status::Committed => {
+                Ok(CheckerValue::Nil)
+            }
+            Some(op) if repeats || status == Status::Committed => self.value(op, sc),
+            _ => Ok(CheckerValue::Nil),
+        }
+    }
+
+    /// The value of an op (its span and value) in `shape`.
+    fn value(
+        &mut self,
+        (span, whole): (Span, OpValue),
+        shape: Shape,
+    ) -> Result<CheckerValue, HistoryError> {
         let node_span = match whole {
             _ if shape == Shape::Ignored => return Ok(CheckerValue::Nil),
             OpValue::Nil => return self.nil(shape, span),
@@ -225,7 +285,7 @@ impl Sink<'_> {
             _ => return Err(bad_value(span, shape)),
         };
         // The value is read from its front: a clipped span would cut it short.
-        let text = node_span.text_from(self.text);
+        let text = node_span.text_in(self.text, self.base);
         if self.ops.json {
             return json::with_node(text, json::Context::Value, |node| {
                 self.shaped(node, shape, span, node_span)
@@ -331,10 +391,10 @@ impl Sink<'_> {
 }
 
 /// An `:add` or `:enqueue` whose completion carries another value than its
-/// invocation: which of them was added is unknowable.
-fn check_same_value(
-    ops: &Ops,
-    (invoke, completion): Pair,
+/// invocation: which of them was added is unknowable. The spans are the
+/// pair's ops'.
+pub(crate) fn check_same_value(
+    (invoke, completion): (Option<Span>, Option<Span>),
     invoked: CheckerValue,
     completed: CheckerValue,
 ) -> Result<(), HistoryError> {
@@ -345,13 +405,12 @@ fn check_same_value(
     if !both || invoked == completed {
         return Ok(());
     }
-    let span = |id: OpId| ops.ops[id as usize].span;
     Err(HistoryError::new(
         ErrorKind::CheckerOp("a completion carries another value than its invocation".into()),
         "an op's completion repeats its invocation's value (or has none)",
     )
-    .at(span(c), "completed with this value")
-    .at(span(i), "invoked with this one"))
+    .at(c, "completed with this value")
+    .at(i, "invoked with this one"))
 }
 
 fn bad_value(span: Span, shape: Shape) -> HistoryError {

@@ -7,7 +7,7 @@
 //! into a [`History`] or a [`HistoryError`] that points into the file.
 
 pub mod build;
-mod checker_ops;
+pub(crate) mod checker_ops;
 pub mod commit_order;
 pub mod edn;
 pub mod error;

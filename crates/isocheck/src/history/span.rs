@@ -53,12 +53,20 @@ impl Span {
     /// was clipped (cut there, the value would end too early, perhaps inside
     /// a character). Empty when the span is not in `text`.
     pub fn text_from<'t>(&self, text: &'t str) -> &'t str {
-        let end = if self.is_clipped() {
-            text.len()
-        } else {
-            self.end()
+        self.text_in(text, 0)
+    }
+
+    /// [`Span::text_from`] in a text that starts `base` bytes into the
+    /// input (one op's text, as a stream holds it).
+    pub fn text_in<'t>(&self, text: &'t str, base: usize) -> &'t str {
+        let Some(start) = self.start().checked_sub(base) else {
+            return "";
         };
-        text.get(self.start()..end).unwrap_or("")
+        let end = match self.is_clipped() {
+            true => Some(text.len()),
+            false => self.end().checked_sub(base),
+        };
+        end.and_then(|end| text.get(start..end)).unwrap_or("")
     }
 
     /// The same bytes in a text that starts `by` bytes earlier: a span

@@ -73,6 +73,24 @@ pub enum About {
     /// read nor extending it (`incompatible-order`), or a transaction whose
     /// reads disagree with its own earlier reads and appends (`internal`).
     Read(i64),
+    /// A Jepsen checker's read (the `:index` of its completion), with
+    /// what is wrong with it in words: a counter's read out of bounds, a
+    /// bank's read breaking a rule (`stream::checkers`).
+    ReadValue {
+        /// The read's completion's `:index`.
+        op: i64,
+        /// What is wrong, in words.
+        detail: String,
+    },
+    /// Elements a set's last read lost or showed unexpected.
+    Elements {
+        /// The read's completion's `:index`.
+        read: i64,
+        /// How many.
+        count: usize,
+        /// The first few, as EDN text, sorted.
+        first: Vec<String>,
+    },
 }
 
 /// How a [`StreamCheck`] checks.

@@ -55,10 +55,12 @@
 //! verdict is the offline check's when the window retired nothing), and
 //! rw-register histories.
 
+pub mod checkers;
 mod held;
 mod list_append;
 mod workload;
 
+pub use checkers::{CheckerEnding, CheckerStream};
 pub use held::{Held, HeldReader};
 pub use list_append::{About, Ending, Finding, Options, StreamCheck, Unknown};
 pub use workload::Shape;

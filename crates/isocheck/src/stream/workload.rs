@@ -86,7 +86,7 @@ fn uninvoked(process: i64, op: &StreamedOp) -> HistoryError {
     .at(op.op.span, "no :invoke before this")
 }
 
-fn double_invoke(process: i64, op: &StreamedOp) -> HistoryError {
+pub(super) fn double_invoke(process: i64, op: &StreamedOp) -> HistoryError {
     HistoryError::new(ErrorKind::DoubleInvoke { process }, ONE_OP_AT_A_TIME)
         .at(op.op.span, "second invocation")
 }
