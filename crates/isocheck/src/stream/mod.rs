@@ -55,10 +55,12 @@
 //! verdict is the offline check's when the window retired nothing), and
 //! rw-register histories.
 
+mod core;
 mod held;
 mod list_append;
 mod workload;
 
+pub use core::{About, Ending, Finding, Options, Unknown};
 pub use held::{Held, HeldReader};
-pub use list_append::{About, Ending, Finding, Options, StreamCheck, Unknown};
+pub use list_append::StreamCheck;
 pub use workload::Shape;
