@@ -440,7 +440,7 @@ impl Streamed {
             self.names.insert(f.name);
         }
         let why = ending.unknown.map(|u| Why {
-            reason: "retired",
+            reason: u.keyword,
             text: u.reason,
             op: u.op,
         });

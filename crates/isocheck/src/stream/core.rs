@@ -118,12 +118,15 @@ impl Options {
 }
 
 /// Why a stream's answer is unknown: the first op that needed something
-/// the window had retired.
+/// the window had retired (`retired`), or what a stream cannot know
+/// (`version-orders`: an rw-register's).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Unknown {
+    /// Why, in a keyword: `retired` or `version-orders`.
+    pub keyword: &'static str,
     /// Why, in a sentence.
     pub reason: String,
-    /// The op's `:index`.
+    /// The op's `:index` (`i64::MIN`: at the end).
     pub op: i64,
 }
 
@@ -482,6 +485,7 @@ impl Core {
     pub fn lost(&mut self, reason: String) {
         if self.unknown.is_none() {
             self.unknown = Some(Unknown {
+                keyword: "retired",
                 reason,
                 op: self.at,
             });
