@@ -253,6 +253,39 @@ fn window_takes_a_count_or_none_and_only_with_stream() {
     assert!(stderr(&o).contains("--window is an option of the streaming check"));
 }
 
+/// A key the window retired, touched again before any transaction was
+/// retired: the stream cannot say, but the input is still held whole, and
+/// the offline check can.
+#[test]
+fn an_unknown_answer_goes_to_the_offline_check_while_the_input_is_held() {
+    let file = TempPath::new("stream-retired-key.edn");
+    let mut ops = Vec::new();
+    let mut txn = |process: u32, invoked: &str, completed: &str| {
+        for (ty, value) in [("invoke", invoked), ("ok", completed)] {
+            let index = ops.len();
+            ops.push(format!(
+                "{{:index {index}, :type :{ty}, :process {process}, :f :txn, :value {value}}}"
+            ));
+        }
+    };
+    txn(0, "[[:append :x 1]]", "[[:append :x 1]]");
+    for v in 1..4 {
+        let append = format!("[[:append :y {v}]]");
+        txn(0, &append, &append);
+    }
+    txn(1, "[[:r :x nil]]", "[[:r :x [1]]]");
+    std::fs::write(&file.0, ops.join("\n")).expect("a temporary file");
+    let path = file.0.to_str().expect("a UTF-8 temporary path");
+    // Key :x retires after three quiet transactions; transactions after six.
+    let o = isocheck(&["check", "--stream", "--window", "6", path]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stderr(&o).contains("the verdict is the offline check's"));
+    // Past the held input (a transaction retired too), it stays unknown.
+    let o = isocheck(&["check", "--stream", "--window", "4", path]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("which the window retired"));
+}
+
 #[test]
 fn a_workload_other_than_list_append_stops_at_its_first_op() {
     let file = TempPath::new("stream-rw-register.edn");

@@ -185,29 +185,38 @@ pub fn run(a: &CheckArgs) -> ExitCode {
         watch(plan.file.clone(), idle, Arc::clone(&done));
     }
     let mut streamed = Streamed::new(&plan);
-    let read = limits::run(a.model.timeout, || streamed.read(&plan, &done));
-    // The watcher, if any, is done with too.
+    // The offline verdict of the held input runs under the same limits as
+    // the reading: `--timeout` counts from the first byte to the last.
+    let ended = limits::run(a.model.timeout, || {
+        streamed.read(&plan, &done)?;
+        // The watcher, if any, is done with.
+        done.store(true, Ordering::Relaxed);
+        Ok(streamed.end(&plan))
+    });
     done.store(true, Ordering::Relaxed);
-    let verdict = match read {
-        Ok(Ok(())) => {
-            let verdict = streamed.finish();
-            if verdict.validity() == Validity::False {
-                if let Some(status) = offline(&plan, &streamed, &verdict) {
-                    return status;
-                }
-            }
-            verdict
-        }
+    let (report, validity) = match ended {
+        Ok(Ok(Ending::Offline { report, validity })) => (report, validity),
+        Ok(Ok(Ending::Stream(verdict))) => (verdict.render(&plan), verdict.validity()),
         Ok(Err(Halt::Write(code))) => return code,
         Ok(Err(Halt::Input(text))) => {
             return output::status(output::to_stderr(&text), ExitCode::from(EXIT_INPUT))
         }
-        Err(stop) => streamed.stopped(&stop),
+        Err(stop) => {
+            let verdict = streamed.stopped(&stop);
+            (verdict.render(&plan), verdict.validity())
+        }
     };
-    let status = exit_status(verdict.validity());
-    let written = streamed.out.line(&verdict.render(&plan));
+    let written = streamed.out.line(&report);
     super::bench::report_peak_rss();
-    output::status(written, status)
+    output::status(written, exit_status(validity))
+}
+
+/// How a stream that read its input to the end ends.
+enum Ending {
+    /// With its own verdict.
+    Stream(Verdict),
+    /// With the offline check's report on the held input.
+    Offline { report: String, validity: Validity },
 }
 
 /// The plan, or why the arguments ask for what the stream cannot decide.
@@ -431,7 +440,7 @@ impl Streamed {
             self.names.insert(f.name);
         }
         let why = ending.unknown.map(|u| Why {
-            reason: "retired",
+            reason: u.keyword,
             text: u.reason,
             op: u.op,
         });
@@ -442,18 +451,39 @@ impl Streamed {
         self.verdict(why, counts)
     }
 
+    /// The input was read to its end: the stream's verdict, or the offline
+    /// check's on the held input when the stream's is not `valid` (a
+    /// violation, to name as `check` does; or unknown, which the whole
+    /// history decides). A limit that stops the offline check leaves the
+    /// stream's verdict, saying so.
+    fn end(&mut self, plan: &Plan) -> Ending {
+        let mut verdict = self.finish();
+        if verdict.validity() == Validity::True {
+            return Ending::Stream(verdict);
+        }
+        match limits::attempt(|| offline(plan, &self.held, &verdict)) {
+            Ok(Some(ending)) => ending,
+            Ok(None) => Ending::Stream(verdict),
+            Err(stop) => {
+                verdict.unknown.get_or_insert(Why {
+                    reason: stop.reason.name(),
+                    text: format!(
+                        "{} before the offline check of the held input ended",
+                        limit_text(&stop)
+                    ),
+                    op: i64::MIN,
+                });
+                Ending::Stream(verdict)
+            }
+        }
+    }
+
     /// A limit stopped the reading: what was found stands, and the rest is
     /// unknown.
     fn stopped(&mut self, stop: &Stop) -> Verdict {
-        let text = match stop.reason {
-            Reason::Timeout(t) => format!("the --timeout of {} s passed", t.as_secs_f64()),
-            Reason::MemoryLimit { budget, used, .. } => {
-                format!("{used} bytes in use went over the memory budget of {budget} bytes")
-            }
-        };
         let why = Why {
             reason: stop.reason.name(),
-            text,
+            text: limit_text(stop),
             op: self.last,
         };
         self.verdict(Some(why), Counts::Ops(self.ops))
@@ -468,14 +498,25 @@ impl Streamed {
     }
 }
 
-/// When the stream found a violation and its window retired nothing, the
-/// whole input is still held: the final verdict is then the offline
+/// The limit that stopped a check, in a sentence.
+fn limit_text(stop: &Stop) -> String {
+    match stop.reason {
+        Reason::Timeout(t) => format!("the --timeout of {} s passed", t.as_secs_f64()),
+        Reason::MemoryLimit { budget, used, .. } => {
+            format!("{used} bytes in use went over the memory budget of {budget} bytes")
+        }
+    }
+}
+
+/// When the stream's verdict is not `valid` and its window retired nothing,
+/// the whole input is still held: the final verdict is then the offline
 /// check's on it, exactly what `check` says (Elle's anomaly types, each
-/// explained), after the findings the stream printed as it went. `None`
-/// when the input was not held (or does not read as a whole, which the
-/// stream would have said), leaving the stream's own verdict.
-fn offline(plan: &Plan, streamed: &Streamed, verdict: &Verdict) -> Option<ExitCode> {
-    let text = String::from_utf8(streamed.held.take()?).ok()?;
+/// explained; or the answer a retired key left unknown), after the findings
+/// the stream printed as it went. `None` when the input was not held (or
+/// does not read as a whole, which the stream would have said), leaving the
+/// stream's own verdict.
+fn offline(plan: &Plan, held: &Held, verdict: &Verdict) -> Option<Ending> {
+    let text = String::from_utf8(held.take()?).ok()?;
     let name = plan.name();
     let history =
         isocheck::history::parse_text(Format::Edn, &name, text, Some(Workload::ListAppend)).ok()?;
@@ -491,8 +532,8 @@ fn offline(plan: &Plan, streamed: &Streamed, verdict: &Verdict) -> Option<ExitCo
                 Counts::Ops(_) => 0,
             };
             format!(
-                "{txns} transactions streamed, 0 retired: the window held the whole \
-                 history, and the verdict is the offline check's\n{}",
+                "{txns} transactions streamed, 0 retired: the input was held whole, and \
+                 the verdict is the offline check's\n{}",
                 outcome.human(&history, super::stderr_color())
             )
         }
@@ -500,9 +541,10 @@ fn offline(plan: &Plan, streamed: &Streamed, verdict: &Verdict) -> Option<ExitCo
         CheckFormat::Edn => outcome.edn_line(&history),
         CheckFormat::Json => one_line(&outcome.json(&history)),
     };
-    let written = streamed.out.line(&report);
-    super::bench::report_peak_rss();
-    Some(output::status(written, exit_status(outcome.validity())))
+    Some(Ending::Offline {
+        report,
+        validity: outcome.validity(),
+    })
 }
 
 /// JSON text without the whitespace between its tokens: `check`'s map,

@@ -1,0 +1,398 @@
+//! The streaming rw-register check: an rw-register history's ops taken
+//! once, in order, on the graph, orders and window of [`Core`], with the
+//! edges a stream knows for certain.
+//!
+//! A register's version order is not shown by its reads, as a list's is:
+//! only the initial version (`nil`) is known to precede every write. So
+//! the stream has the wr edges (a read of `v` from the one transaction
+//! that wrote it), the rw edges of reads of `nil` (to every transaction
+//! that wrote the key, before or after), and the process and real-time
+//! orders, and finds every cycle they close as it closes, with `G1a`,
+//! `G1b`, `internal`, `future-read`, `garbage-read` and `lost-update` as
+//! their reads show them. Every finding is certain: no version order
+//! removes it. What it cannot do is say `valid`: the ww and rw edges of
+//! the other versions depend on an order only the whole history can
+//! settle (the offline check searches every order it allows). So with no
+//! finding its answer is unknown, `version-orders`, and the caller that
+//! held the input checks it whole.
+//!
+//! A value written to a key by two transactions names neither: its reads
+//! give no edge. A key to which `nil` is written keeps the reads of `nil`
+//! made before that write as reads of the initial version, and takes no
+//! later ones. Reads after the transaction's own first micro-op of the key
+//! give no edge (an `internal` one is found as such).
+//!
+//! A key keeps its writers and its readers of `nil` until it retires (no op
+//! touched it for half the window), so memory grows with the writes to a
+//! key that is never quiet.
+
+use super::core::{Core, Ending, Finding, Options, Outcome, Tx, Unknown, RW, WR};
+use crate::history::{MicroOp, MopKind, MopValue, Op, OpType, Process, Val};
+use crate::infer::util::FxMap;
+
+/// The transaction that wrote one value of one key.
+#[derive(Clone, Copy)]
+struct Writer {
+    tx: Tx,
+    /// Its transaction's last write of the key.
+    last: bool,
+    outcome: Outcome,
+    /// Another transaction wrote the value too: reads of it name neither.
+    twice: bool,
+    /// The `:index` of the first committed read that showed it
+    /// (`i64::MIN`: none), should the writer abort later.
+    read_by: i64,
+}
+
+/// One key: who wrote it, who read its initial version.
+#[derive(Default)]
+struct Key {
+    /// The values written to it, in the order of invocation.
+    values: Vec<Val>,
+    /// The transactions that wrote it and did not abort.
+    writers: Vec<Tx>,
+    /// Committed transactions that read its initial version: each has an
+    /// rw edge to every writer.
+    nil_readers: Vec<Tx>,
+    /// `nil` was written to it: a later read of `nil` may be of that write.
+    nil_written: bool,
+    /// Per version read (its value), the first committed transaction that
+    /// read it first and then wrote the key (`i64::MIN` once a second did:
+    /// lost update, reported).
+    lost: FxMap<Val, i64>,
+}
+
+/// A transaction invoked and not yet completed.
+struct Invoked {
+    tx: Tx,
+    /// Its writes, `(key, value)`, but of `nil`.
+    writes: Vec<(Val, Val)>,
+}
+
+/// The streaming check of one rw-register history.
+pub struct RegisterCheck {
+    core: Core,
+    invoked: FxMap<i64, Invoked>,
+    writers: FxMap<(Val, Val), Writer>,
+    keys: FxMap<Val, Key>,
+}
+
+impl RegisterCheck {
+    /// A check under `options`.
+    pub fn new(options: Options) -> RegisterCheck {
+        RegisterCheck {
+            core: Core::new(options),
+            invoked: FxMap::default(),
+            writers: FxMap::default(),
+            keys: FxMap::default(),
+        }
+    }
+
+    /// Takes one op, with its micro-ops (a read's value is its scalar).
+    pub fn op(&mut self, op: &Op, txn: &[MicroOp]) {
+        let Process::Client(process) = op.process else {
+            return;
+        };
+        self.core.begin(op);
+        match op.ty {
+            OpType::Invoke => self.invoke(process, op.index, txn),
+            OpType::Ok => self.commit(process, txn),
+            OpType::Fail => self.end(process, Outcome::Aborted),
+            OpType::Info => self.end(process, Outcome::Indeterminate),
+        }
+        self.core.retire_nodes();
+        while let Some(key) = self.core.due_key() {
+            self.retire_key(key, false);
+        }
+    }
+
+    /// The findings made since the last call.
+    pub fn drain(&mut self) -> Vec<Finding> {
+        self.core.drain()
+    }
+
+    /// How many transactions the window retired so far.
+    pub fn retired(&self) -> u64 {
+        self.core.retired()
+    }
+
+    /// The first op that needed something retired, if any yet.
+    pub fn unknown(&self) -> Option<&Unknown> {
+        self.core.unknown()
+    }
+
+    /// Ends the stream. With no finding, the answer is unknown: the
+    /// version orders are open.
+    pub fn finish(mut self) -> Ending {
+        self.core.at = i64::MIN;
+        let mut keys: Vec<Val> = self.keys.keys().copied().collect();
+        keys.sort_unstable_by_key(|k| k.raw());
+        for key in keys {
+            self.retire_key(key, true);
+        }
+        let mut ending = self.core.ending();
+        if ending.unknown.is_none() {
+            ending.unknown = Some(Unknown {
+                keyword: "version-orders",
+                reason: "a register's reads do not show its version order, which only the \
+                         whole history settles"
+                    .to_string(),
+                op: i64::MIN,
+            });
+        }
+        ending
+    }
+
+    fn invoke(&mut self, process: i64, index: i64, txn: &[MicroOp]) {
+        let tx = self.core.invoke(index);
+        let mut writes = Vec::new();
+        for (i, m) in txn.iter().enumerate() {
+            let (MopKind::Write, MopValue::Val(v)) = (m.kind, m.value()) else {
+                continue;
+            };
+            if !self.touch(m.key) {
+                continue;
+            }
+            if v.is_nil() {
+                self.key(m.key).nil_written = true;
+                continue;
+            }
+            let last = !(txn[i + 1..].iter()).any(|n| n.kind == MopKind::Write && n.key == m.key);
+            self.wrote(tx, m.key, v, last);
+            writes.push((m.key, v));
+        }
+        // Each key once, however often it wrote it.
+        let mut keys: Vec<Val> = writes.iter().map(|&(k, _)| k).collect();
+        keys.sort_unstable_by_key(|k| k.raw());
+        keys.dedup();
+        for key in keys {
+            let k = self.key(key);
+            k.writers.push(tx);
+            let readers = k.nil_readers.clone();
+            for r in readers {
+                self.core.link(r, tx, RW);
+            }
+        }
+        self.invoked.insert(process, Invoked { tx, writes });
+    }
+
+    /// Notes that `tx` wrote `v` to `key`, its last write of the key if
+    /// `last`.
+    fn wrote(&mut self, tx: Tx, key: Val, v: Val, last: bool) {
+        use std::collections::hash_map::Entry;
+        match self.writers.entry((key, v)) {
+            Entry::Vacant(e) => {
+                e.insert(Writer {
+                    tx,
+                    last,
+                    outcome: Outcome::Pending,
+                    twice: false,
+                    read_by: i64::MIN,
+                });
+                self.key(key).values.push(v);
+            }
+            Entry::Occupied(mut e) => {
+                let w = e.get_mut();
+                match w.tx.node == tx.node {
+                    true => w.last = last,
+                    false => w.twice = true,
+                }
+            }
+        }
+    }
+
+    /// Notes that an op touched `key`; false (and the answer unknown) if
+    /// the window retired it.
+    fn touch(&mut self, key: Val) -> bool {
+        if !self.core.touch(key) {
+            return false;
+        }
+        self.keys.entry(key).or_default();
+        true
+    }
+
+    /// `key`'s state (made by [`Self::touch`] if not yet).
+    fn key(&mut self, key: Val) -> &mut Key {
+        self.keys.entry(key).or_default()
+    }
+
+    /// An aborted or indeterminate completion.
+    fn end(&mut self, process: i64, outcome: Outcome) {
+        let Some(t) = self.invoked.remove(&process) else {
+            return;
+        };
+        self.settle(&t, outcome, u64::MAX);
+        if outcome != Outcome::Aborted {
+            return;
+        }
+        // A read of one of its writes, made while it was under way.
+        let read = (t.writes.iter())
+            .filter_map(|kv| self.writers.get(kv))
+            .filter(|w| w.tx.node == t.tx.node && w.read_by != i64::MIN)
+            .map(|w| w.read_by)
+            .next();
+        if let Some(op) = read {
+            self.core.found("G1a", op);
+        }
+        for &(key, _) in &t.writes {
+            if let Some(k) = self.keys.get_mut(&key) {
+                k.writers.retain(|w| w.node != t.tx.node);
+            }
+        }
+        self.core.abort(t.tx);
+    }
+
+    /// Records the outcome of the writes of `t`, and when it completed.
+    fn settle(&mut self, t: &Invoked, outcome: Outcome, completed: u64) {
+        for kv in &t.writes {
+            if let Some(w) = self.writers.get_mut(kv) {
+                if w.tx.node == t.tx.node {
+                    w.outcome = outcome;
+                    w.tx.completed = completed;
+                }
+            }
+        }
+    }
+
+    fn commit(&mut self, process: i64, txn: &[MicroOp]) {
+        let Some(t) = self.invoked.remove(&process) else {
+            return;
+        };
+        self.settle(&t, Outcome::Committed, self.core.seq);
+        let tx = self.core.commit(process, t.tx);
+        if !internally_consistent(txn) {
+            self.core.found("internal", tx.index);
+        }
+        if self.future_read(tx, txn) {
+            self.core.found("future-read", tx.index);
+        }
+        for (i, m) in txn.iter().enumerate() {
+            let (MopKind::Read, MopValue::Val(v)) = (m.kind, m.value()) else {
+                continue;
+            };
+            // Only a key's first micro-op reads others' state for certain.
+            let first = !txn[..i].iter().any(|n| n.key == m.key);
+            if !first || !self.touch(m.key) {
+                continue;
+            }
+            let certain = self.read(tx, m.key, v);
+            let writes = (txn[i + 1..].iter()).any(|n| n.kind == MopKind::Write && n.key == m.key);
+            if certain && writes {
+                self.read_then_wrote(tx.index, m.key, v);
+            }
+        }
+    }
+
+    /// A committed transaction `tx`'s read of `v` from `key`, the key's
+    /// first micro-op in it. Whether the read names the version it read.
+    fn read(&mut self, tx: Tx, key: Val, v: Val) -> bool {
+        if v.is_nil() {
+            let k = self.key(key);
+            if k.nil_written {
+                return false;
+            }
+            k.nil_readers.push(tx);
+            let writers = k.writers.clone();
+            for w in writers {
+                self.core.link(tx, w, RW);
+            }
+            return true;
+        }
+        let Some(w) = self.writers.get_mut(&(key, v)) else {
+            self.core.found("garbage-read", tx.index);
+            return false;
+        };
+        if w.twice || w.tx.node == tx.node {
+            return false;
+        }
+        if w.read_by == i64::MIN {
+            w.read_by = tx.index;
+        }
+        let w = *w;
+        match w.outcome {
+            Outcome::Aborted => self.core.found("G1a", tx.index),
+            _ if !w.last => self.core.found("G1b", tx.index),
+            _ => {}
+        }
+        if w.outcome != Outcome::Aborted {
+            self.core.link(w.tx, tx, WR);
+        }
+        true
+    }
+
+    /// Whether a read of `tx` shows a value that `tx` writes to the key
+    /// only later, and no other transaction wrote (Elle's future read).
+    fn future_read(&self, tx: Tx, txn: &[MicroOp]) -> bool {
+        txn.iter().enumerate().any(|(j, m)| {
+            let (MopKind::Write, MopValue::Val(v)) = (m.kind, m.value()) else {
+                return false;
+            };
+            let read = |r: &MicroOp| r.kind == MopKind::Read && r.key == m.key;
+            let ours =
+                (self.writers.get(&(m.key, v))).is_some_and(|w| w.tx.node == tx.node && !w.twice);
+            ours && (txn[..j].iter()).any(|r| read(r) && r.value() == MopValue::Val(v))
+        })
+    }
+
+    /// Notes that transaction `index` read version `v` of `key` first and
+    /// then wrote it: the second to do so is a lost update.
+    fn read_then_wrote(&mut self, index: i64, key: Val, v: Val) {
+        let Some(k) = self.keys.get_mut(&key) else {
+            return;
+        };
+        let first = k.lost.entry(v).or_insert(index);
+        if *first == index || *first == i64::MIN {
+            return;
+        }
+        let txns = vec![*first, index];
+        *first = i64::MIN;
+        self.core.findings.push(Finding {
+            name: "lost-update".to_string(),
+            at: self.core.at,
+            what: super::About::Txns(txns),
+        });
+    }
+
+    /// Retires `key`: its state goes. Not (but at the end) while one of its
+    /// writers may still abort, which a read of it would make `G1a`: it
+    /// waits its next turn.
+    fn retire_key(&mut self, key: Val, end: bool) {
+        let Some(k) = self.keys.get(&key) else {
+            return;
+        };
+        let pending = (k.values.iter())
+            .filter_map(|&v| self.writers.get(&(key, v)))
+            .any(|w| w.outcome == Outcome::Pending);
+        if pending && !end {
+            self.core.retouch(key);
+            return;
+        }
+        let Some(k) = self.keys.remove(&key) else {
+            return;
+        };
+        self.core.forget(key, !end);
+        for v in k.values {
+            self.writers.remove(&(key, v));
+        }
+    }
+}
+
+/// Whether each read of a transaction shows what its earlier micro-ops of
+/// the key say it must: the value it last wrote or read.
+fn internally_consistent(txn: &[MicroOp]) -> bool {
+    let mut state: FxMap<Val, Val> = FxMap::default();
+    for m in txn {
+        let MopValue::Val(v) = m.value() else {
+            continue;
+        };
+        match m.kind {
+            MopKind::Write => drop(state.insert(m.key, v)),
+            MopKind::Read => match state.insert(m.key, v) {
+                Some(was) if was != v => return false,
+                _ => {}
+            },
+            _ => {}
+        }
+    }
+    true
+}
