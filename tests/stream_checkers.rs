@@ -59,7 +59,8 @@ fn counter(r: &mut Rng, w: &mut Writer) {
         match under_way[p as usize].take() {
             None if faulty && one_in(r, 20) => w.op("ok", "add", &r.below(5).to_string(), p),
             None if one_in(r, 2) => {
-                let v = r.below(5) as i64;
+                // Under the fault, now and then an add of no count.
+                let v = r.below(5) as i64 - i64::from(faulty && one_in(r, 50));
                 w.op("invoke", "add", &v.to_string(), p);
                 under_way[p as usize] = Some(("add", v));
             }
@@ -214,7 +215,7 @@ fn bank_read(r: &mut Rng, balances: &[i64], faulty: bool) -> String {
         .collect();
     if faulty && one_in(r, 3) {
         let k = r.below(shown.len() as u64) as usize;
-        match r.below(5) {
+        match r.below(6) {
             0 => shown[k].1 = shown[k].1.map(|b| b + 1),
             1 => {
                 let (b0, b1) = (shown[0].1.unwrap_or(0), shown[1].1.unwrap_or(0));
@@ -223,6 +224,8 @@ fn bank_read(r: &mut Rng, balances: &[i64], faulty: bool) -> String {
             }
             2 => shown[k].1 = None,
             3 => shown.push((balances.len(), Some(0))),
+            // A balance that is no number: the history does not read.
+            4 if one_in(r, 8) => shown[k].1 = Some(i64::MIN),
             _ => {
                 shown.remove(k);
             }
@@ -231,6 +234,7 @@ fn bank_read(r: &mut Rng, balances: &[i64], faulty: bool) -> String {
     let entries: Vec<String> = shown
         .iter()
         .map(|(a, b)| match b {
+            Some(i64::MIN) => format!("{a} :x"),
             Some(b) => format!("{a} {b}"),
             None => format!("{a} nil"),
         })
@@ -388,7 +392,8 @@ proptest! {
 /// workload, and histories the stream does not check.
 #[test]
 fn the_histories_cover_each_verdict() {
-    let mut counts = [[0usize; 3]; 3]; // workload × (valid, invalid, not streamed)
+    // Workload × (valid, invalid, not streamed or not read).
+    let mut counts = [[0usize; 3]; 3];
     for seed in 0..3000u64 {
         let simulated = generated(seed).workload;
         let workload = STREAMED.iter().position(|&x| x == simulated).unwrap_or(0);

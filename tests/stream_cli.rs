@@ -158,6 +158,171 @@ fn findings_and_verdict_in_each_format() {
     }
 }
 
+/// Jepsen's counter, set and bank histories (and the value variants of
+/// `fixtures/values/`), with the options given to `check`.
+const CHECKER_FIXTURES: [(&str, &[&str]); 20] = [
+    ("fixtures/jepsen/counter-valid.edn", &[]),
+    ("fixtures/jepsen/counter-invalid.edn", &[]),
+    ("fixtures/jepsen/set-valid.edn", &[]),
+    ("fixtures/jepsen/set-invalid.edn", &[]),
+    (
+        "fixtures/jepsen/set-full-invalid.edn",
+        &["--workload", "set"],
+    ),
+    ("fixtures/jepsen/bank-valid.edn", &[]),
+    ("fixtures/jepsen/bank-invalid.edn", &[]),
+    (
+        "fixtures/jepsen/bank-invalid.edn",
+        &["--allow-negative-balances"],
+    ),
+    ("fixtures/jepsen/bank-missing-account.edn", &[]),
+    (
+        "fixtures/jepsen/bank-missing-account.edn",
+        &["--total-amount", "24", "--accounts", "0,1,2"],
+    ),
+    ("fixtures/recheck/bank-comma-accounts/history.edn", &[]),
+    ("fixtures/json/bank.edn", &[]),
+    ("fixtures/values/integer-float.bank.edn", &[]),
+    ("fixtures/values/negative-zero.bank.edn", &[]),
+    ("fixtures/values/uuid-case.bank.edn", &[]),
+    ("fixtures/values/decimal-scale.bank.edn", &[]),
+    ("fixtures/values/integer-float.set.edn", &[]),
+    ("fixtures/values/negative-zero.set.edn", &[]),
+    ("fixtures/values/uuid-case.set.edn", &[]),
+    ("fixtures/values/inst-offset.set.edn", &[]),
+];
+
+/// `check`'s verdict for people (its first line): `valid` or `invalid`,
+/// and the anomaly types, sorted.
+fn offline_checker(o: &Output) -> (String, Vec<String>) {
+    let err = stderr(o);
+    let first = err.lines().next().unwrap_or_default();
+    let (valid, rest) = first.split_once(':').unwrap_or_default();
+    let types = rest.split(" (").next().unwrap_or_default();
+    let mut types: Vec<String> = match valid {
+        "invalid" => types.split(", ").map(|t| t.trim().to_string()).collect(),
+        _ => Vec::new(),
+    };
+    types.sort();
+    (valid.to_string(), types)
+}
+
+#[test]
+fn the_stream_agrees_with_the_offline_checkers_on_fixtures() {
+    let mut verdicts = Vec::new();
+    for (file, options) in CHECKER_FIXTURES {
+        let offline = isocheck(&[&["check", file], options].concat());
+        let args = [&["check", "--stream", "--format", "edn", file], options].concat();
+        let streamed = isocheck(&args);
+        let (valid, types) = offline_checker(&offline);
+        let out = stdout(&streamed);
+        let last = out.lines().last().unwrap_or_default();
+        let ours: Vec<String> = types_of(last)
+            .split_whitespace()
+            .map(|t| t.trim_start_matches(':').to_string())
+            .collect();
+        let context = format!("{file} {options:?}: {}\n{out}", stderr(&offline));
+        assert_eq!(valid_of(last), (valid == "valid").to_string(), "{context}");
+        assert_eq!(ours, types, "{context}");
+        assert_eq!(streamed.status.code(), offline.status.code(), "{context}");
+        // One finding a line before the verdict, of the verdict's types.
+        for line in out.lines().filter(|l| *l != last) {
+            assert!(ours
+                .iter()
+                .any(|t| line.starts_with(&format!("{{:type :{t},"))));
+        }
+        verdicts.push(valid);
+    }
+    assert!(verdicts.iter().any(|v| v == "valid"));
+    assert!(verdicts.iter().any(|v| v == "invalid"));
+}
+
+#[test]
+fn checker_findings_and_verdict_in_each_format() {
+    for file in [
+        "counter-invalid",
+        "set-invalid",
+        "bank-invalid",
+        "bank-valid",
+    ] {
+        let path = format!("fixtures/jepsen/{file}.edn");
+        let human = isocheck(&["check", "--stream", &path]);
+        let edn = isocheck(&["check", "--stream", "--format", "edn", &path]);
+        let json = isocheck(&["check", "--stream", "--format", "json", &path]);
+        assert!(stdout(&human).is_empty());
+        assert!(stderr(&edn).is_empty() && stderr(&json).is_empty());
+        for line in stdout(&json).lines() {
+            serde_json::from_str::<serde_json::Value>(line).expect("one JSON object a line");
+        }
+        let all = format!(
+            "human (stderr):\n{}\nedn:\n{}\njson:\n{}\nexit: {:?}",
+            stderr(&human),
+            stdout(&edn),
+            stdout(&json),
+            human.status.code()
+        );
+        insta::assert_snapshot!(format!("stream_jepsen_{file}"), all);
+        assert_eq!(human.status.code(), edn.status.code());
+        assert_eq!(human.status.code(), json.status.code());
+    }
+}
+
+/// What the stream cannot take of a checker's history: a set read more
+/// than once (set-full's, as `check` decides), a transaction in a
+/// counter's, adds and transfers together, a value that does not read.
+#[test]
+fn checker_histories_the_stream_refuses() {
+    let mixed = TempPath::new("stream-mixed.edn");
+    let text = "{:index 0, :type :invoke, :process 0, :f :add, :value 1}
+{:index 1, :type :ok, :process 0, :f :add, :value 1}
+{:index 2, :type :invoke, :process 0, :f :transfer, :value {:from 0, :to 1, :amount 1}}
+";
+    std::fs::write(&mixed.0, text).expect("a temporary file");
+    let mixed = mixed.0.to_str().expect("a UTF-8 temporary path");
+    // Each refusal, and whether `check` refuses the history too (it
+    // checks set-full's, and takes adds with transfers for no checker's).
+    let cases: [(&[&str], &str, bool); 3] = [
+        (
+            &["fixtures/jepsen/set-full-valid.edn"],
+            "a set read :ok more than once",
+            false,
+        ),
+        (
+            &["--workload", "counter", "fixtures/check/valid.edn"],
+            "a transaction of micro-ops in a counter",
+            true,
+        ),
+        (&[mixed], "not both", false),
+    ];
+    for (args, what, refused) in cases {
+        let o = isocheck(&[&["check", "--stream"], args].concat());
+        assert_eq!(o.status.code(), Some(3), "{args:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains(what), "{args:?}: {}", stderr(&o));
+        let whole = isocheck(&[&["check"], args].concat());
+        assert_eq!(whole.status.code() == Some(3), refused, "{args:?}");
+    }
+    // Values that do not read: the stream refuses them as `check` does,
+    // with its diagnostic's code.
+    for name in [
+        "bank-balance-not-a-number",
+        "bank-read-not-a-map",
+        "counter-negative-add",
+        "counter-read-not-a-number",
+        "set-add-changed",
+        "set-read-not-a-collection",
+    ] {
+        let file = format!("fixtures/jepsen/malformed/{name}.edn");
+        let (o, whole) = (
+            isocheck(&["check", "--stream", &file]),
+            isocheck(&["check", &file]),
+        );
+        assert_eq!(o.status.code(), Some(3), "{name}: {}", stderr(&o));
+        assert_eq!(whole.status.code(), Some(3), "{name}");
+        let code = |o: &Output| stderr(o).lines().next().unwrap_or_default().to_string();
+        assert_eq!(code(&o), code(&whole), "{name}: {}", stderr(&o));
+    }
+}
+
 #[test]
 fn standard_input_streams_as_a_file_does() {
     let path = "fixtures/check/g-single-item-realtime.edn";

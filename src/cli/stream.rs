@@ -7,22 +7,28 @@
 //!
 //! Only what the stream decides is accepted: list-append, and the three
 //! models it has the orders of (strict-serializable: real time;
-//! strong-session-serializable: process order; serializable: neither).
-//! Everything that needs the whole history (other models and workloads,
-//! the reports with excerpts, `--html`, `--directory`) is a usage error
-//! saying so.
+//! strong-session-serializable: process order; serializable: neither);
+//! and Jepsen's counter, set and bank histories, which it judges as their
+//! checkers do (`stream::checkers`), the workload given or learned from
+//! the ops. Everything that needs the whole history (other models and
+//! workloads, the reports with excerpts, `--html`, `--directory`) is a
+//! usage error saying so.
 
 use super::check::{exit_status, CheckArgs, CheckFormat};
 use super::output;
 use super::EXIT_INPUT;
 use isocheck::history::jepsen::streaming::{OpStream, StreamOptions, StreamedOp};
+use isocheck::history::ValueTable;
 use isocheck::history::{
     Format, HistoryError, InputDiagnostic, SourceFile, Span, Workload, STDIN_NAME, STDIN_PATH,
 };
 use isocheck::limits::{self, Reason, Stop};
 use isocheck::models::Model;
 use isocheck::report::{self, diagnostic};
-use isocheck::stream::{About, Finding, Held, Options, Shape, StreamCheck};
+use isocheck::stream::{
+    About, CheckerEnding, CheckerStream, Family, Finding, Held, Options, Shape, StreamCheck,
+};
+use isocheck::JepsenOptions;
 use isocheck::Validity;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -49,6 +55,10 @@ pub struct Window {
 /// end (see [`offline`]): past it, the verdict is the stream's own.
 const HOLD: usize = 1 << 30;
 
+/// Why a checker's stream that never learned its workload cannot judge it.
+const UNLEARNED: &str = "the history never showed whether it is a counter's or a set's (an :add, \
+     and an :ok read) or a bank's (a :transfer); give --workload";
+
 /// `--idle`'s default: long enough for a Jepsen test's quiet phases (a
 /// nemesis heals, clients back off), short enough to end soon after the
 /// writer does.
@@ -63,7 +73,8 @@ const MODELS: [Model; 3] = [
 
 /// What `--stream` and `--follow` take, in one line, for each refusal.
 const SUPPORTS: &str = "--stream checks Jepsen EDN list-append histories in one pass, against \
-     strict-serializable (the default), strong-session-serializable or serializable";
+     strict-serializable (the default), strong-session-serializable or serializable, and \
+     Jepsen's counter, set and bank histories as their checkers do";
 
 /// The options of the streaming check.
 #[derive(clap::Args, Debug, Clone, Default)]
@@ -152,6 +163,10 @@ struct Plan {
     /// The most input held for the offline verdict (none under `run
     /// --online`, whose run checks the history afterwards).
     hold: usize,
+    /// `--workload`, when given.
+    workload: Option<Workload>,
+    /// The bank checker's options.
+    jepsen: JepsenOptions,
 }
 
 impl Plan {
@@ -191,7 +206,7 @@ pub fn run(a: &CheckArgs) -> ExitCode {
         streamed.read(&plan, &done)?;
         // The watcher, if any, is done with.
         done.store(true, Ordering::Relaxed);
-        Ok(streamed.end(&plan))
+        streamed.end(&plan)
     });
     done.store(true, Ordering::Relaxed);
     let (report, validity) = match ended {
@@ -249,8 +264,11 @@ fn plan(a: &CheckArgs) -> Result<Plan, String> {
             file.display()
         ));
     }
-    if let Some(w) = a.input.workload.filter(|&w| w != Workload::ListAppend) {
-        return Err(format!("--workload {} is not list-append", w.name()));
+    if let Some(w) = a.input.workload.filter(|&w| Family::of(w).is_none()) {
+        return Err(format!(
+            "--workload {} is not list-append, counter, set or bank",
+            w.name()
+        ));
     }
     if a.stream.follow && file.as_os_str() == STDIN_PATH {
         return Err(
@@ -276,6 +294,8 @@ fn plan(a: &CheckArgs) -> Result<Plan, String> {
         follow,
         prefix: "",
         hold: HOLD,
+        workload: a.input.workload,
+        jepsen: a.jepsen.options(),
     })
 }
 
@@ -329,11 +349,6 @@ fn whole_history_option(a: &CheckArgs) -> Option<&'static str> {
         (m.no_fast_path, "--no-fast-path"),
         (m.no_pruning, "--no-pruning"),
         (m.every_pair, "--every-pair"),
-        (
-            j.total_amount.is_some() || j.accounts.is_some(),
-            "the bank options",
-        ),
-        (j.allow_negative_balances, "--allow-negative-balances"),
         (j.group_size.is_some(), "--group-size"),
         (j.linearizable_set, "--linearizable-set"),
     ];
@@ -348,9 +363,21 @@ enum Halt {
     Write(ExitCode),
 }
 
+/// The streaming check of a history's family.
+enum Check {
+    ListAppend(StreamCheck),
+    /// Counter, set or bank.
+    Checker(CheckerStream),
+}
+
 /// A stream under way: the check, and what it found so far.
 struct Streamed {
-    check: Option<StreamCheck>,
+    check: Option<Check>,
+    /// How a checker's stream starts, once the ops show it is one.
+    workload: Option<Workload>,
+    jepsen: JepsenOptions,
+    /// The input's name, for a diagnostic at the end.
+    name: String,
     /// The input, while the window retired nothing.
     held: Held,
     shape: Shape,
@@ -364,10 +391,20 @@ struct Streamed {
 
 impl Streamed {
     fn new(plan: &Plan) -> Streamed {
+        let family = plan.workload.and_then(Family::of);
+        let check = match family {
+            Some(Family::Checker) => {
+                Check::Checker(CheckerStream::new(plan.workload, &plan.jepsen))
+            }
+            _ => Check::ListAppend(StreamCheck::new(plan.options)),
+        };
         Streamed {
-            check: Some(StreamCheck::new(plan.options)),
-            held: Held::new(plan.hold),
-            shape: Shape::new(),
+            check: Some(check),
+            workload: plan.workload,
+            jepsen: plan.jepsen.clone(),
+            name: plan.name(),
+            held: held(plan.hold, family),
+            shape: family.map_or_else(Shape::new, Shape::of),
             out: Out {
                 format: plan.format,
                 prefix: plan.prefix,
@@ -395,23 +432,38 @@ impl Streamed {
                 OpStream::new(&name, open, options)
             }
         };
-        for op in ops {
+        let mut ops = ops;
+        while let Some(op) = ops.next() {
             let op = op.map_err(|e| Halt::Input(input_error(e, None, &name)))?;
-            self.take(&op)
+            self.take(&op, ops.values())
                 .map_err(|e| Halt::Input(input_error(e, Some(&op), &name)))?;
             self.print_findings().map_err(Halt::Write)?;
         }
         Ok(())
     }
 
-    /// Takes one op, once it is known to be list-append's.
-    fn take(&mut self, op: &StreamedOp) -> Result<(), HistoryError> {
-        self.shape.check(op)?;
-        if let Some(check) = &mut self.check {
-            check.op(&op.op, op.txn(), |m| op.read_list(m));
-            if check.retired() > 0 {
-                self.held.release();
+    /// Takes one op, once it is known to fit the history's family
+    /// (`values`: the stream's, its `:f` one of them).
+    fn take(&mut self, op: &StreamedOp, values: &ValueTable) -> Result<(), HistoryError> {
+        let family = self.shape.learn(op, values);
+        if let (Some(Check::ListAppend(_)), Some(Family::Checker)) = (&self.check, family) {
+            // Only ops of no client came before. The checkers' verdict is
+            // their offline one (tests/stream_checkers.rs): the input is
+            // not held for it, keeping the memory the stream's.
+            let check = CheckerStream::new(self.workload, &self.jepsen);
+            self.check = Some(Check::Checker(check));
+            self.held.release();
+        }
+        match &mut self.check {
+            Some(Check::ListAppend(check)) => {
+                self.shape.check(op)?;
+                check.op(&op.op, op.txn(), |m| op.read_list(m));
+                if check.retired() > 0 {
+                    self.held.release();
+                }
             }
+            Some(Check::Checker(check)) => check.op(op, values)?,
+            None => {}
         }
         self.last = op.op.index;
         self.ops += 1;
@@ -420,8 +472,12 @@ impl Streamed {
 
     /// Prints the findings the check made since the last call.
     fn print_findings(&mut self) -> Result<(), ExitCode> {
-        let found = self.check.as_mut().map(StreamCheck::drain);
-        for f in found.unwrap_or_default() {
+        let found = match &mut self.check {
+            Some(Check::ListAppend(check)) => check.drain(),
+            Some(Check::Checker(check)) => check.drain(),
+            None => Vec::new(),
+        };
+        for f in found {
             self.out.line(&self.out.finding(&f))?;
             self.names.insert(f.name);
         }
@@ -429,16 +485,53 @@ impl Streamed {
     }
 
     /// The history ended: the check's last findings, and the verdict.
-    fn finish(&mut self) -> Verdict {
-        let Some(check) = self.check.take() else {
-            return self.verdict(None, Counts::Ops(self.ops));
-        };
-        let ending = check.finish();
-        for f in ending.findings {
+    fn finish(&mut self) -> Result<Verdict, Halt> {
+        match self.check.take() {
+            None => Ok(self.verdict(None, Counts::Ops(self.ops))),
+            Some(Check::ListAppend(check)) => Ok(self.list_append_end(check)),
+            Some(Check::Checker(check)) => {
+                let ending = check.finish();
+                let ending = ending.map_err(|e| Halt::Input(input_error(e, None, &self.name)))?;
+                Ok(self.checker_end(ending))
+            }
+        }
+    }
+
+    /// The findings only the end made certain.
+    fn last_findings(&mut self, findings: Vec<Finding>) {
+        for f in findings {
             // A closed pipe shows again when the verdict is written.
             let _ = self.out.line(&self.out.finding(&f));
             self.names.insert(f.name);
         }
+    }
+
+    /// A checker's stream ended: its verdict, the offline checker's.
+    fn checker_end(&mut self, ending: CheckerEnding) -> Verdict {
+        self.last_findings(ending.findings);
+        let why = |reason, text: &str| Why {
+            reason,
+            text: text.to_string(),
+            op: i64::MIN,
+        };
+        let why = match (ending.workload, ending.validity) {
+            (None, _) => Some(why("workload", UNLEARNED)),
+            (Some(_), Validity::Unknown) => Some(why("never-read", "the set was never read :ok")),
+            _ => None,
+        };
+        if ending.validity == Validity::False {
+            self.names
+                .extend(ending.anomaly_types.iter().map(|n| n.to_string()));
+        }
+        let mut verdict = self.verdict(why, Counts::Streamed(ending.ops));
+        verdict.checker = Some(ending.workload);
+        verdict
+    }
+
+    /// A list-append stream ended: its verdict.
+    fn list_append_end(&mut self, check: StreamCheck) -> Verdict {
+        let ending = check.finish();
+        self.last_findings(ending.findings);
         let why = ending.unknown.map(|u| Why {
             reason: u.keyword,
             text: u.reason,
@@ -456,26 +549,28 @@ impl Streamed {
     /// violation, to name as `check` does; or unknown, which the whole
     /// history decides). A limit that stops the offline check leaves the
     /// stream's verdict, saying so.
-    fn end(&mut self, plan: &Plan) -> Ending {
-        let mut verdict = self.finish();
+    fn end(&mut self, plan: &Plan) -> Result<Ending, Halt> {
+        let mut verdict = self.finish()?;
         if verdict.validity() == Validity::True {
-            return Ending::Stream(verdict);
+            return Ok(Ending::Stream(verdict));
         }
-        match limits::attempt(|| offline(plan, &self.held, &verdict)) {
-            Ok(Some(ending)) => ending,
-            Ok(None) => Ending::Stream(verdict),
-            Err(stop) => {
-                verdict.unknown.get_or_insert(Why {
-                    reason: stop.reason.name(),
-                    text: format!(
-                        "{} before the offline check of the held input ended",
-                        limit_text(&stop)
-                    ),
-                    op: i64::MIN,
-                });
-                Ending::Stream(verdict)
-            }
-        }
+        Ok(
+            match limits::attempt(|| offline(plan, &self.held, &verdict)) {
+                Ok(Some(ending)) => ending,
+                Ok(None) => Ending::Stream(verdict),
+                Err(stop) => {
+                    verdict.unknown.get_or_insert(Why {
+                        reason: stop.reason.name(),
+                        text: format!(
+                            "{} before the offline check of the held input ended",
+                            limit_text(&stop)
+                        ),
+                        op: i64::MIN,
+                    });
+                    Ending::Stream(verdict)
+                }
+            },
+        )
     }
 
     /// A limit stopped the reading: what was found stands, and the rest is
@@ -494,8 +589,19 @@ impl Streamed {
             names: std::mem::take(&mut self.names),
             unknown,
             counts,
+            checker: None,
         }
     }
+}
+
+/// The input held for the offline verdict: none for a checker's stream,
+/// whose verdict is the offline checker's already.
+fn held(hold: usize, family: Option<Family>) -> Held {
+    let held = Held::new(hold);
+    if family == Some(Family::Checker) {
+        held.release();
+    }
+    held
 }
 
 /// The limit that stopped a check, in a sentence.
@@ -529,7 +635,7 @@ fn offline(plan: &Plan, held: &Held, verdict: &Verdict) -> Option<Ending> {
         CheckFormat::Human => {
             let txns = match verdict.counts {
                 Counts::Txns { txns, .. } => txns,
-                Counts::Ops(_) => 0,
+                Counts::Ops(_) | Counts::Streamed(_) => 0,
             };
             format!(
                 "{txns} transactions streamed, 0 retired: the input was held whole, and \
@@ -758,7 +864,11 @@ struct JsonVerdict<'a> {
     valid: serde_json::Value,
     #[serde(rename = "anomaly-types")]
     anomaly_types: &'a BTreeSet<String>,
-    model: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    model: Option<&'static str>,
+    /// A checker's stream's workload (`null`: never learned).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    workload: Option<Option<&'static str>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     reason: Option<&'static str>,
     #[serde(rename = "unknown-reason", skip_serializing_if = "Option::is_none")]
@@ -789,6 +899,8 @@ enum Counts {
     Txns { txns: u64, retired: u64 },
     /// Stopped by a limit: the ops read.
     Ops(u64),
+    /// A checker's whole history: its ops.
+    Streamed(u64),
 }
 
 /// What the stream says.
@@ -796,6 +908,8 @@ struct Verdict {
     names: BTreeSet<String>,
     unknown: Option<Why>,
     counts: Counts,
+    /// A checker's stream (no model): its workload, once learned.
+    checker: Option<Option<Workload>>,
 }
 
 impl Verdict {
@@ -819,11 +933,22 @@ impl Verdict {
 
     fn human(&self, model: Model) -> String {
         let names: Vec<&str> = self.names.iter().map(String::as_str).collect();
+        let names = names.join(", ");
         let model = model_name(model);
-        let mut text = match self.validity() {
-            Validity::True => format!("valid: no anomaly prohibited by {model}"),
-            Validity::False => format!("invalid: {}\n  not: {model}", names.join(", ")),
-            Validity::Unknown => format!("unknown: nothing found against {model}, but"),
+        let mut text = match (self.checker, self.validity()) {
+            (None, Validity::True) => format!("valid: no anomaly prohibited by {model}"),
+            (None, Validity::False) => format!("invalid: {names}\n  not: {model}"),
+            (None, Validity::Unknown) => format!("unknown: nothing found against {model}, but"),
+            (Some(w), validity) => {
+                let checker = w.map_or("counter, set or bank", Workload::name);
+                match validity {
+                    Validity::True => format!("valid: the {checker} checker found nothing wrong"),
+                    Validity::False => format!("invalid: {names}\n  checker: {checker}"),
+                    Validity::Unknown => {
+                        format!("unknown: the {checker} checker found nothing wrong, but")
+                    }
+                }
+            }
         };
         if let Some(why) = &self.unknown {
             let at = match why.op {
@@ -837,6 +962,7 @@ impl Verdict {
                 format!("\n  {txns} transactions streamed, {retired} retired")
             }
             Counts::Ops(ops) => format!("\n  {ops} ops read before the limit"),
+            Counts::Streamed(ops) => format!("\n  {ops} ops streamed"),
         };
         text
     }
@@ -851,7 +977,13 @@ impl Verdict {
         let mut fields = vec![
             format!(":valid? {valid}"),
             format!(":anomaly-types [{}]", names.join(" ")),
-            format!(":model :{}", model_name(model)),
+            match self.checker {
+                None => format!(":model :{}", model_name(model)),
+                Some(w) => format!(
+                    ":workload {}",
+                    w.map_or("nil".into(), |w| format!(":{}", w.name()))
+                ),
+            },
         ];
         if let Some(why) = &self.unknown {
             let text = serde_json::json!(why.text);
@@ -862,7 +994,7 @@ impl Verdict {
         }
         fields.push(match self.counts {
             Counts::Txns { txns, retired } => format!(":transactions {txns}, :retired {retired}"),
-            Counts::Ops(ops) => format!(":ops {ops}"),
+            Counts::Ops(ops) | Counts::Streamed(ops) => format!(":ops {ops}"),
         });
         format!("{{{}}}", fields.join(", "))
     }
@@ -876,12 +1008,13 @@ impl Verdict {
         let why = self.unknown.as_ref();
         let (txns, retired, ops) = match self.counts {
             Counts::Txns { txns, retired } => (Some(txns), Some(retired), None),
-            Counts::Ops(ops) => (None, None, Some(ops)),
+            Counts::Ops(ops) | Counts::Streamed(ops) => (None, None, Some(ops)),
         };
         let v = JsonVerdict {
             valid,
             anomaly_types: &self.names,
-            model: model_name(model),
+            model: self.checker.is_none().then(|| model_name(model)),
+            workload: self.checker.map(|w| w.map(Workload::name)),
             reason: why.map(|w| w.reason),
             unknown_reason: why.map(|w| w.text.as_str()),
             unknown_op: why.map(|w| w.op).filter(|&op| op != i64::MIN),
@@ -941,6 +1074,8 @@ impl Online {
             follow: Some(Duration::MAX),
             prefix: "online: ",
             hold: 0,
+            workload: None,
+            jepsen: JepsenOptions::default(),
         };
         let thread = {
             let done = Arc::clone(&done);
@@ -948,8 +1083,9 @@ impl Online {
                 .name("isocheck-online".into())
                 .spawn(move || {
                     let mut streamed = Streamed::new(&plan);
-                    let verdict = match streamed.read(&plan, &done) {
-                        Ok(()) => streamed.finish(),
+                    let verdict = streamed.read(&plan, &done).and_then(|()| streamed.finish());
+                    let verdict = match verdict {
+                        Ok(verdict) => verdict,
                         Err(Halt::Input(text)) => {
                             return OnlineEnd {
                                 text,

@@ -71,4 +71,4 @@ pub use core::{About, Ending, Finding, Options, Unknown};
 pub use held::{Held, HeldReader};
 pub use list_append::StreamCheck;
 pub use rw_register::RegisterCheck;
-pub use workload::Shape;
+pub use workload::{Family, Shape};

@@ -399,6 +399,9 @@ impl CheckerStream {
         if self.workload.is_none() {
             self.settle()?;
         }
+        if let Some(w) = self.workload {
+            self.candidates.error(w)?;
+        }
         match self.first.second {
             Some(span) if self.workload == Some(Workload::Set) && !self.given => {
                 Err(set_full(span))
