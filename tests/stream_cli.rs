@@ -132,29 +132,34 @@ fn the_stream_agrees_with_the_offline_check_on_generated_histories() {
     }
 }
 
+/// What `check --stream` says of `path` in each format (for a snapshot),
+/// once each is found well formed and all three exit alike.
+fn in_each_format(path: &str) -> String {
+    let human = isocheck(&["check", "--stream", path]);
+    let edn = isocheck(&["check", "--stream", "--format", "edn", path]);
+    let json = isocheck(&["check", "--stream", "--format", "json", path]);
+    // People read stderr; the maps go to stdout, one a line.
+    assert!(stdout(&human).is_empty());
+    assert!(stderr(&edn).is_empty() && stderr(&json).is_empty());
+    for line in stdout(&json).lines() {
+        serde_json::from_str::<serde_json::Value>(line).expect("one JSON object a line");
+    }
+    assert_eq!(human.status.code(), edn.status.code());
+    assert_eq!(human.status.code(), json.status.code());
+    format!(
+        "human (stderr):\n{}\nedn:\n{}\njson:\n{}\nexit: {:?}",
+        stderr(&human),
+        stdout(&edn),
+        stdout(&json),
+        human.status.code()
+    )
+}
+
 #[test]
 fn findings_and_verdict_in_each_format() {
     for file in ["g1b", "valid", "g-single-item-realtime"] {
-        let path = format!("fixtures/check/{file}.edn");
-        let human = isocheck(&["check", "--stream", &path]);
-        let edn = isocheck(&["check", "--stream", "--format", "edn", &path]);
-        let json = isocheck(&["check", "--stream", "--format", "json", &path]);
-        // People read stderr; the maps go to stdout, one a line.
-        assert!(stdout(&human).is_empty());
-        assert!(stderr(&edn).is_empty() && stderr(&json).is_empty());
-        for line in stdout(&json).lines() {
-            serde_json::from_str::<serde_json::Value>(line).expect("one JSON object a line");
-        }
-        let all = format!(
-            "human (stderr):\n{}\nedn:\n{}\njson:\n{}\nexit: {:?}",
-            stderr(&human),
-            stdout(&edn),
-            stdout(&json),
-            human.status.code()
-        );
+        let all = in_each_format(&format!("fixtures/check/{file}.edn"));
         insta::assert_snapshot!(format!("stream_{file}"), all);
-        assert_eq!(human.status.code(), edn.status.code());
-        assert_eq!(human.status.code(), json.status.code());
     }
 }
 
@@ -245,25 +250,8 @@ fn checker_findings_and_verdict_in_each_format() {
         "bank-invalid",
         "bank-valid",
     ] {
-        let path = format!("fixtures/jepsen/{file}.edn");
-        let human = isocheck(&["check", "--stream", &path]);
-        let edn = isocheck(&["check", "--stream", "--format", "edn", &path]);
-        let json = isocheck(&["check", "--stream", "--format", "json", &path]);
-        assert!(stdout(&human).is_empty());
-        assert!(stderr(&edn).is_empty() && stderr(&json).is_empty());
-        for line in stdout(&json).lines() {
-            serde_json::from_str::<serde_json::Value>(line).expect("one JSON object a line");
-        }
-        let all = format!(
-            "human (stderr):\n{}\nedn:\n{}\njson:\n{}\nexit: {:?}",
-            stderr(&human),
-            stdout(&edn),
-            stdout(&json),
-            human.status.code()
-        );
+        let all = in_each_format(&format!("fixtures/jepsen/{file}.edn"));
         insta::assert_snapshot!(format!("stream_jepsen_{file}"), all);
-        assert_eq!(human.status.code(), edn.status.code());
-        assert_eq!(human.status.code(), json.status.code());
     }
 }
 

@@ -364,10 +364,11 @@ enum Halt {
 }
 
 /// The streaming check of a history's family.
+/// Each boxed: both are large, and made once.
 enum Check {
-    ListAppend(StreamCheck),
+    ListAppend(Box<StreamCheck>),
     /// Counter, set or bank.
-    Checker(CheckerStream),
+    Checker(Box<CheckerStream>),
 }
 
 /// A stream under way: the check, and what it found so far.
@@ -394,9 +395,9 @@ impl Streamed {
         let family = plan.workload.and_then(Family::of);
         let check = match family {
             Some(Family::Checker) => {
-                Check::Checker(CheckerStream::new(plan.workload, &plan.jepsen))
+                Check::Checker(Box::new(CheckerStream::new(plan.workload, &plan.jepsen)))
             }
-            _ => Check::ListAppend(StreamCheck::new(plan.options)),
+            _ => Check::ListAppend(Box::new(StreamCheck::new(plan.options))),
         };
         Streamed {
             check: Some(check),
@@ -451,7 +452,7 @@ impl Streamed {
             // their offline one (tests/stream_checkers.rs): the input is
             // not held for it, keeping the memory the stream's.
             let check = CheckerStream::new(self.workload, &self.jepsen);
-            self.check = Some(Check::Checker(check));
+            self.check = Some(Check::Checker(Box::new(check)));
             self.held.release();
         }
         match &mut self.check {
@@ -529,7 +530,7 @@ impl Streamed {
     }
 
     /// A list-append stream ended: its verdict.
-    fn list_append_end(&mut self, check: StreamCheck) -> Verdict {
+    fn list_append_end(&mut self, check: Box<StreamCheck>) -> Verdict {
         let ending = check.finish();
         self.last_findings(ending.findings);
         let why = ending.unknown.map(|u| Why {

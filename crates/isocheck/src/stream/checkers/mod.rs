@@ -67,6 +67,14 @@ pub(super) struct Pair<'a> {
     pub values: &'a ValueTable,
 }
 
+/// A client's op: its process, `:f`, and place among the ops taken.
+#[derive(Clone, Copy)]
+struct Client {
+    process: i64,
+    f: CheckerF,
+    position: u64,
+}
+
 /// An invocation under way.
 struct Open {
     f: CheckerF,
@@ -197,9 +205,14 @@ impl CheckerStream {
         }
         let f = self.f(op.op.f, values);
         self.learn(f, op)?;
+        let client = Client {
+            process,
+            f,
+            position,
+        };
         let result = match op.op.ty {
-            OpType::Invoke => self.invoke(process, f, position, op),
-            _ => self.complete(process, f, position, op),
+            OpType::Invoke => self.invoke(client, op),
+            _ => self.complete(client, op),
         };
         self.scratch.elems.clear();
         self.balances.clear();
@@ -275,13 +288,12 @@ impl CheckerStream {
         Ok(())
     }
 
-    fn invoke(
-        &mut self,
-        process: i64,
-        f: CheckerF,
-        position: u64,
-        op: &StreamedOp,
-    ) -> Result<(), HistoryError> {
+    fn invoke(&mut self, client: Client, op: &StreamedOp) -> Result<(), HistoryError> {
+        let Client {
+            process,
+            f,
+            position,
+        } = client;
         if self.open.contains_key(&process) {
             return Err(super::workload::double_invoke(process, op));
         }
@@ -315,13 +327,12 @@ impl CheckerStream {
         Ok(())
     }
 
-    fn complete(
-        &mut self,
-        process: i64,
-        f: CheckerF,
-        position: u64,
-        op: &StreamedOp,
-    ) -> Result<(), HistoryError> {
+    fn complete(&mut self, client: Client, op: &StreamedOp) -> Result<(), HistoryError> {
+        let Client {
+            process,
+            f,
+            position,
+        } = client;
         let open = self.open.remove(&process);
         if let Some(o) = open.as_ref().filter(|o| o.f != f) {
             return Err(changed_f(o.span, op.op.span));
