@@ -157,32 +157,46 @@ pub fn stamps(h: &History) -> Result<Vec<Option<Stamp>>, InputDiagnostic> {
         let Some(op) = txn.completion.map(|c| h.op(c)) else {
             continue;
         };
-        let (mut start, mut commit) = (None, None);
-        for &(key, value) in &h.extras[op.extras_range()] {
-            let (key, value) = (key.text_from(text), value.text_from(text));
-            let bad = || bad_timestamp(h, key, op.span);
-            if START_KEYS.contains(&key) {
-                start = Some(integer_in(value, h.json).ok_or_else(bad)?);
-            } else if COMMIT_KEYS.contains(&key) {
-                commit = Some(integer_in(value, h.json).ok_or_else(bad)?);
-            } else if INFO_KEYS.contains(&key) {
-                let (s, c) = info_stamps(value, h.json);
-                start = start.or(s);
-                commit = Some(c.ok_or_else(bad)?);
-            }
-        }
-        out[t] = commit.map(|commit| Stamp { start, commit });
+        let extras = (h.extras[op.extras_range()].iter())
+            .map(|&(key, value)| (key.text_from(text), value.text_from(text)));
+        out[t] = stamp_of(extras, h.json).map_err(|key| bad_timestamp(h, key, op.span))?;
     }
     Ok(out)
 }
 
+/// The timestamps among one op's `extras` (its keys and values, as text),
+/// if it carries a commit timestamp; the key whose value is no timestamp
+/// if one is not.
+pub fn stamp_of<'a>(
+    extras: impl Iterator<Item = (&'a str, &'a str)>,
+    is_json: bool,
+) -> Result<Option<Stamp>, &'a str> {
+    let (mut start, mut commit) = (None, None);
+    for (key, value) in extras {
+        if START_KEYS.contains(&key) {
+            start = Some(integer_in(value, is_json).ok_or(key)?);
+        } else if COMMIT_KEYS.contains(&key) {
+            commit = Some(integer_in(value, is_json).ok_or(key)?);
+        } else if INFO_KEYS.contains(&key) {
+            let (s, c) = info_stamps(value, is_json);
+            start = start.or(s);
+            commit = Some(c.ok_or(key)?);
+        }
+    }
+    Ok(commit.map(|commit| Stamp { start, commit }))
+}
+
 fn bad_timestamp(h: &History, key: &str, op: Span) -> InputDiagnostic {
-    let e = HistoryError::new(
+    InputDiagnostic::new(timestamp_error(key, op), Some(h.source.clone()))
+}
+
+/// The error of an op at `op` whose `key` holds no timestamp.
+pub fn timestamp_error(key: &str, op: Span) -> HistoryError {
+    HistoryError::new(
         ErrorKind::TransactionOrder(format!("{key} holds no integer timestamp")),
         "a timestamp is an integer (under :commit_ts and :start_ts in :txn-info)",
     )
-    .at(op, "this op");
-    InputDiagnostic::new(e, Some(h.source.clone()))
+    .at(op, "this op")
 }
 
 /// The value `text` as an integer, read as the history's format reads it.

@@ -70,5 +70,5 @@ pub use checkers::{CheckerEnding, CheckerStream};
 pub use core::{About, Ending, Finding, Options, Unknown};
 pub use held::{Held, HeldReader};
 pub use list_append::StreamCheck;
-pub use rw_register::RegisterCheck;
+pub use rw_register::RwRegisterCheck;
 pub use workload::{Family, Shape};

@@ -16,8 +16,20 @@
 //! finding its answer is unknown, `version-orders`, and the caller that
 //! held the input checks it whole.
 //!
-//! A value written to a key by two transactions names neither: its reads
-//! give no edge. A key to which `nil` is written keeps the reads of `nil`
+//! With commit timestamps (`--transaction-order timestamps`), each key's
+//! version order is its committed writers' in timestamp order, as the
+//! offline check takes it: a version placed gets ww edges to and from its
+//! neighbours and rw edges from the readers of the one before, so the
+//! stream decides, and says `valid`, unless a version it needs has no
+//! place (a crashed writer read, a committed writer with no timestamp, two
+//! writes at one timestamp, a value written twice, `nil` written): then
+//! unknown, `version-orders`.
+//!
+//! A value written to a key by two transactions names neither: its later
+//! reads give no edge. A read made before the second writer was invoked is
+//! taken from the first: a read cannot return a value not yet written.
+//! The offline check takes it from either (the definition's reads-from
+//! knows no time), so there the two may differ. A key to which `nil` is written keeps the reads of `nil`
 //! made before that write as reads of the initial version, and takes no
 //! later ones. Reads after the transaction's own first micro-op of the key
 //! give no edge (an `internal` one is found as such).
@@ -26,9 +38,18 @@
 //! touched it for half the window), so memory grows with the writes to a
 //! key that is never quiet.
 
-use super::core::{Core, Ending, Finding, Options, Outcome, Tx, Unknown, RW, WR};
+use super::core::{Core, Ending, Finding, Options, Outcome, Tx, Unknown, RW, WR, WW};
 use crate::history::{MicroOp, MopKind, MopValue, Op, OpType, Process, Val};
 use crate::infer::util::FxMap;
+use std::collections::BTreeMap;
+
+/// A key as a reason names it.
+fn name(key: Val) -> String {
+    match key.as_small_int() {
+        Some(k) => format!("key {k}"),
+        None => "a key".to_string(),
+    }
+}
 
 /// The transaction that wrote one value of one key.
 #[derive(Clone, Copy)]
@@ -42,6 +63,8 @@ struct Writer {
     /// The `:index` of the first committed read that showed it
     /// (`i64::MIN`: none), should the writer abort later.
     read_by: i64,
+    /// Its commit timestamp, once placed in the key's version order.
+    placed: Option<i64>,
 }
 
 /// One key: who wrote it, who read its initial version.
@@ -60,6 +83,11 @@ struct Key {
     /// read it first and then wrote the key (`i64::MIN` once a second did:
     /// lost update, reported).
     lost: FxMap<Val, i64>,
+    /// With commit timestamps: the versions placed, by timestamp.
+    order: BTreeMap<i64, (Val, Tx)>,
+    /// With commit timestamps: the committed readers of each version
+    /// (but the initial one's, `nil_readers`).
+    readers: FxMap<Val, Vec<Tx>>,
 }
 
 /// A transaction invoked and not yet completed.
@@ -70,33 +98,44 @@ struct Invoked {
 }
 
 /// The streaming check of one rw-register history.
-pub struct RegisterCheck {
+pub struct RwRegisterCheck {
     core: Core,
+    /// Commit timestamps give each key's version order.
+    stamped: bool,
+    /// With commit timestamps, the first version the stream could not
+    /// place, and why: the answer cannot be `valid` then.
+    unplaced: Option<Unknown>,
     invoked: FxMap<i64, Invoked>,
     writers: FxMap<(Val, Val), Writer>,
     keys: FxMap<Val, Key>,
 }
 
-impl RegisterCheck {
-    /// A check under `options`.
-    pub fn new(options: Options) -> RegisterCheck {
-        RegisterCheck {
+impl RwRegisterCheck {
+    /// A check under `options`; `stamped` when each committed
+    /// transaction's commit timestamp gives its writes' place in their
+    /// keys' version orders (as `--transaction-order timestamps` does for
+    /// the offline check).
+    pub fn new(options: Options, stamped: bool) -> RwRegisterCheck {
+        RwRegisterCheck {
             core: Core::new(options),
+            stamped,
+            unplaced: None,
             invoked: FxMap::default(),
             writers: FxMap::default(),
             keys: FxMap::default(),
         }
     }
 
-    /// Takes one op, with its micro-ops (a read's value is its scalar).
-    pub fn op(&mut self, op: &Op, txn: &[MicroOp]) {
+    /// Takes one op, with its micro-ops (a read's value is its scalar)
+    /// and the commit timestamp its completion carries, if any.
+    pub fn op(&mut self, op: &Op, txn: &[MicroOp], stamp: Option<i64>) {
         let Process::Client(process) = op.process else {
             return;
         };
         self.core.begin(op);
         match op.ty {
             OpType::Invoke => self.invoke(process, op.index, txn),
-            OpType::Ok => self.commit(process, txn),
+            OpType::Ok => self.commit(process, txn, stamp),
             OpType::Fail => self.end(process, Outcome::Aborted),
             OpType::Info => self.end(process, Outcome::Indeterminate),
         }
@@ -122,7 +161,8 @@ impl RegisterCheck {
     }
 
     /// Ends the stream. With no finding, the answer is unknown: the
-    /// version orders are open.
+    /// version orders are open, but with commit timestamps that placed
+    /// every version read or written.
     pub fn finish(mut self) -> Ending {
         self.core.at = i64::MIN;
         let mut keys: Vec<Val> = self.keys.keys().copied().collect();
@@ -130,16 +170,18 @@ impl RegisterCheck {
         for key in keys {
             self.retire_key(key, true);
         }
-        let mut ending = self.core.ending();
-        if ending.unknown.is_none() {
-            ending.unknown = Some(Unknown {
+        let open = match self.stamped {
+            true => self.unplaced.take(),
+            false => Some(Unknown {
                 keyword: "version-orders",
                 reason: "a register's reads do not show its version order, which only the \
                          whole history settles"
                     .to_string(),
                 op: i64::MIN,
-            });
-        }
+            }),
+        };
+        let mut ending = self.core.ending();
+        ending.unknown = ending.unknown.or(open);
         ending
     }
 
@@ -155,6 +197,7 @@ impl RegisterCheck {
             }
             if v.is_nil() {
                 self.key(m.key).nil_written = true;
+                self.unplace(format!("nil is written to {}", name(m.key)));
                 continue;
             }
             let last = !(txn[i + 1..].iter()).any(|n| n.kind == MopKind::Write && n.key == m.key);
@@ -188,6 +231,7 @@ impl RegisterCheck {
                     outcome: Outcome::Pending,
                     twice: false,
                     read_by: i64::MIN,
+                    placed: None,
                 });
                 self.key(key).values.push(v);
             }
@@ -197,6 +241,7 @@ impl RegisterCheck {
                     true => w.last = last,
                     false => w.twice = true,
                 }
+                self.unplace(format!("two transactions write one value to {}", name(key)));
             }
         }
     }
@@ -223,6 +268,12 @@ impl RegisterCheck {
         };
         self.settle(&t, outcome, u64::MAX);
         if outcome != Outcome::Aborted {
+            // Unread, it can go last in each key's order, where it closes
+            // no cycle: it has no edge out.
+            let read = (t.writes.iter()).any(|kv| self.readers_of(*kv));
+            if read {
+                self.unplace("a crashed transaction's write was read".to_string());
+            }
             return;
         }
         // A read of one of its writes, made while it was under way.
@@ -254,12 +305,15 @@ impl RegisterCheck {
         }
     }
 
-    fn commit(&mut self, process: i64, txn: &[MicroOp]) {
+    fn commit(&mut self, process: i64, txn: &[MicroOp], stamp: Option<i64>) {
         let Some(t) = self.invoked.remove(&process) else {
             return;
         };
         self.settle(&t, Outcome::Committed, self.core.seq);
         let tx = self.core.commit(process, t.tx);
+        if self.stamped {
+            self.place_writes(tx, txn, stamp);
+        }
         if !internally_consistent(txn) {
             self.core.found("internal", tx.index);
         }
@@ -293,6 +347,8 @@ impl RegisterCheck {
             }
             k.nil_readers.push(tx);
             let writers = k.writers.clone();
+            // (Every writer of the key follows the initial version, in
+            // any order.)
             for w in writers {
                 self.core.link(tx, w, RW);
             }
@@ -317,20 +373,121 @@ impl RegisterCheck {
         if w.outcome != Outcome::Aborted {
             self.core.link(w.tx, tx, WR);
         }
+        if self.stamped {
+            // A crashed writer's version has no place; a pending one gets
+            // it if it commits (and, read, is unplaced if it crashes).
+            if w.placed.is_none() && w.outcome == Outcome::Indeterminate {
+                self.unplace("a crashed transaction's write was read".to_string());
+            }
+            self.read_placed(tx, key, v, w.placed);
+        }
         true
+    }
+
+    /// With commit timestamps: places each key's last write of committed
+    /// `tx` at `stamp` in the key's version order.
+    fn place_writes(&mut self, tx: Tx, txn: &[MicroOp], stamp: Option<i64>) {
+        for (i, m) in txn.iter().enumerate() {
+            let (MopKind::Write, MopValue::Val(v)) = (m.kind, m.value()) else {
+                continue;
+            };
+            let later = (txn[i + 1..].iter()).any(|n| n.kind == MopKind::Write && n.key == m.key);
+            let ours = (self.writers.get(&(m.key, v))).is_some_and(|w| w.tx.node == tx.node);
+            if later || !ours {
+                continue;
+            }
+            match stamp {
+                Some(stamp) => self.place(m.key, v, tx, stamp),
+                None => {
+                    let why = format!("transaction {} commits with no timestamp", tx.index);
+                    self.unplace(why);
+                }
+            }
+        }
+    }
+
+    /// Places version `v` of `key`, written by `tx`, at commit timestamp
+    /// `stamp`, between the versions before and after it: ww edges to and
+    /// from their writers, rw edges from the readers of the version before
+    /// and from its own readers to the writer of the one after. Edges a
+    /// version placed later between two would replace stay: the path
+    /// through it has them already.
+    fn place(&mut self, key: Val, v: Val, tx: Tx, stamp: i64) {
+        if self.writers.get(&(key, v)).is_some_and(|w| w.twice) {
+            return;
+        }
+        let k = self.key(key);
+        if k.order.contains_key(&stamp) {
+            let why = format!("two writes to {} commit at timestamp {stamp}", name(key));
+            self.unplace(why);
+            return;
+        }
+        let before = k.order.range(..stamp).next_back().map(|(_, &p)| p);
+        let after = k.order.range(stamp..).next().map(|(_, &p)| p);
+        k.order.insert(stamp, (v, tx));
+        let before_readers = match before {
+            Some((pv, _)) => k.readers.get(&pv).cloned().unwrap_or_default(),
+            None => k.nil_readers.clone(),
+        };
+        let own_readers = k.readers.get(&v).cloned().unwrap_or_default();
+        if let Some(w) = self.writers.get_mut(&(key, v)) {
+            w.placed = Some(stamp);
+        }
+        if let Some((_, p)) = before {
+            self.core.link(p, tx, WW);
+        }
+        for r in before_readers {
+            self.core.link(r, tx, RW);
+        }
+        if let Some((_, n)) = after {
+            self.core.link(tx, n, WW);
+            for r in own_readers {
+                self.core.link(r, n, RW);
+            }
+        }
+    }
+
+    /// With commit timestamps: `tx` read version `v` of `key`, placed at
+    /// `placed` if it is: an rw edge to the writer of the version after.
+    fn read_placed(&mut self, tx: Tx, key: Val, v: Val, placed: Option<i64>) {
+        let k = self.key(key);
+        k.readers.entry(v).or_default().push(tx);
+        let next = placed.and_then(|at| k.order.range(at + 1..).next().map(|(_, &(_, n))| n));
+        if let Some(n) = next {
+            self.core.link(tx, n, RW);
+        }
+    }
+
+    /// Whether a committed transaction read the value `(key, v)`.
+    fn readers_of(&self, (key, v): (Val, Val)) -> bool {
+        let w = self.writers.get(&(key, v));
+        w.is_some_and(|w| w.read_by != i64::MIN)
+    }
+
+    /// With commit timestamps, a version the stream cannot place: the
+    /// answer cannot be `valid`.
+    fn unplace(&mut self, reason: String) {
+        if self.stamped && self.unplaced.is_none() {
+            self.unplaced = Some(Unknown {
+                keyword: "version-orders",
+                reason,
+                op: self.core.at,
+            });
+        }
     }
 
     /// Whether a read of `tx` shows a value that `tx` writes to the key
     /// only later, and no other transaction wrote (Elle's future read).
     fn future_read(&self, tx: Tx, txn: &[MicroOp]) -> bool {
-        txn.iter().enumerate().any(|(j, m)| {
-            let (MopKind::Write, MopValue::Val(v)) = (m.kind, m.value()) else {
+        txn.iter().enumerate().any(|(i, r)| {
+            let (MopKind::Read, MopValue::Val(v)) = (r.kind, r.value()) else {
                 return false;
             };
-            let read = |r: &MicroOp| r.kind == MopKind::Read && r.key == m.key;
+            let writes =
+                |m: &MicroOp| m.kind == MopKind::Write && m.key == r.key && m.value() == r.value();
             let ours =
-                (self.writers.get(&(m.key, v))).is_some_and(|w| w.tx.node == tx.node && !w.twice);
-            ours && (txn[..j].iter()).any(|r| read(r) && r.value() == MopValue::Val(v))
+                (self.writers.get(&(r.key, v))).is_some_and(|w| w.tx.node == tx.node && !w.twice);
+            ours && !txn[..i].iter().any(writes) && txn[i + 1..].iter().any(writes)
         })
     }
 

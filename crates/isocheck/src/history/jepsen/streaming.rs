@@ -102,6 +102,20 @@ impl StreamedOp {
         }
     }
 
+    /// The commit timestamp the op carries (`:commit-timestamp`, or
+    /// `:txn-info {:commit_ts …}`), if any.
+    pub fn commit_stamp(&self) -> Result<Option<i64>, HistoryError> {
+        let text = |span: Span| self.text_of(span).unwrap_or("");
+        let extras = self.extras.iter().map(|&(k, v)| (text(k), text(v)));
+        match crate::history::commit_order::stamp_of(extras, false) {
+            Ok(stamp) => Ok(stamp.map(|s| s.commit)),
+            Err(key) => Err(crate::history::commit_order::timestamp_error(
+                key,
+                self.op.span,
+            )),
+        }
+    }
+
     /// The elements a read micro-op of this op read (none for a scalar).
     pub fn read_list(&self, mop: &MicroOp) -> &[Val] {
         match mop.value() {
