@@ -407,3 +407,84 @@ fn the_histories_cover_each_verdict() {
     eprintln!("{counts:?}");
     assert!(counts.iter().flatten().all(|&n| n > 0), "{counts:?}");
 }
+
+/// The findings `drain` gives after each op of `text` (by op), and the
+/// ending; the offline checker's verdict must be the same.
+fn op_by_op(text: &str) -> (Vec<(usize, String)>, CheckerEnding) {
+    let options = JepsenOptions::default();
+    let bytes = text.as_bytes().to_vec();
+    let mut ops = OpStream::new(
+        "hand.edn",
+        move || Ok(std::io::Cursor::new(bytes)),
+        Default::default(),
+    );
+    let mut s = CheckerStream::new(None, &options);
+    let mut found = Vec::new();
+    let mut i = 0;
+    while let Some(op) = ops.next() {
+        let op = op.expect("the history reads");
+        s.op(&op, ops.values()).expect("a checker's op");
+        found.extend(s.drain().into_iter().map(|f| (i, f.name)));
+        i += 1;
+    }
+    let end = s.finish().expect("a checker's history");
+    let Ok((_, Some((valid, types)))) = offline(text, None, &options) else {
+        panic!("not a streamed checker's history")
+    };
+    assert_eq!((end.validity, &end.anomaly_types), (valid, &types));
+    (found, end)
+}
+
+/// A counter's read above what the adds invoked before it could sum to
+/// waits for the add under way, and is reported when that add fails, not
+/// before; an add that succeeds, crashes or never completes leaves it
+/// within its bound. A read below its lower bound is reported at once.
+#[test]
+fn a_counter_read_waits_for_the_add_its_upper_bound_needs() {
+    let head = "{:index 0, :type :invoke, :process 0, :f :add, :value 5}
+{:index 1, :type :invoke, :process 1, :f :read, :value nil}
+{:index 2, :type :ok, :process 1, :f :read, :value 5}
+";
+    let above = "read-above-upper-bound".to_string();
+    for (end, expected) in [
+        (
+            "{:index 3, :type :fail, :process 0, :f :add, :value 5}\n",
+            vec![(3, above)],
+        ),
+        (
+            "{:index 3, :type :ok, :process 0, :f :add, :value 5}\n",
+            vec![],
+        ),
+        (
+            "{:index 3, :type :info, :process 0, :f :add, :value 5}\n",
+            vec![],
+        ),
+        ("", vec![]),
+    ] {
+        let (found, _) = op_by_op(&format!("{head}{end}"));
+        assert_eq!(found, expected, "{end}");
+    }
+    let below = "{:index 0, :type :invoke, :process 0, :f :add, :value 5}
+{:index 1, :type :ok, :process 0, :f :add, :value 5}
+{:index 2, :type :invoke, :process 1, :f :read, :value nil}
+{:index 3, :type :ok, :process 1, :f :read, :value 4}
+";
+    let (found, _) = op_by_op(below);
+    assert_eq!(found, [(3, "read-below-lower-bound".to_string())]);
+}
+
+/// A bank's first read is the first invoked: a read that completes while
+/// an earlier one is under way waits for it, and is judged against its
+/// total when it completes.
+#[test]
+fn a_bank_read_waits_for_the_first_invoked_read() {
+    let text = "{:index 0, :type :invoke, :process 0, :f :read, :value nil}
+{:index 1, :type :invoke, :process 1, :f :read, :value nil}
+{:index 2, :type :ok, :process 1, :f :read, :value {0 5, 1 5}}
+{:index 3, :type :invoke, :process 2, :f :transfer, :value {:from 0, :to 1, :amount 1}}
+{:index 4, :type :ok, :process 0, :f :read, :value {0 6, 1 6}}
+";
+    let (found, end) = op_by_op(text);
+    assert_eq!(found, [(4, "wrong-total".to_string())]);
+    assert_eq!(end.anomaly_types, ["wrong-total"]);
+}
