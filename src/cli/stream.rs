@@ -78,12 +78,13 @@ const SUPPORTS: &str = "--stream checks Jepsen EDN list-append histories in one 
 
 /// The options of the streaming check.
 #[derive(clap::Args, Debug, Clone, Default)]
-#[command(next_help_heading = "Streaming (list-append, in one pass)")]
+#[command(next_help_heading = "Streaming (list-append, counter, set, bank; in one pass)")]
 pub struct StreamArgs {
     /// Check the history in one pass as it is read, printing each anomaly
     /// as soon as the op that shows it is read: Jepsen EDN list-append
     /// histories, against strict-serializable (the default),
-    /// strong-session-serializable or serializable.
+    /// strong-session-serializable or serializable; and Jepsen's counter,
+    /// set and bank histories, as their checkers judge them.
     #[arg(long)]
     pub stream: bool,
     /// Follow FILE as a writer appends to it (implies --stream): the check
