@@ -14,8 +14,7 @@
 //! move on to fresh keys for ever, and a forgotten key leaves nothing
 //! behind, so a long run's store holds only the keys still in use.
 
-use super::workload::{Key, Value};
-use std::collections::BTreeMap;
+use super::workload::{Key, KeyMap, Value};
 
 /// What a transaction's reads see, besides its own writes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -68,8 +67,8 @@ const PRUNE_AT: usize = 64;
 
 pub struct Db {
     list: bool,
-    /// The keys with versions or a lock (or both), in key order.
-    keys: BTreeMap<Key, KeyState>,
+    /// The keys with versions or a lock (or both).
+    keys: KeyMap<KeyState>,
     clock: u64,
     open: Vec<Option<Open>>,
 }
@@ -79,7 +78,7 @@ impl Db {
     pub fn new(threads: usize, list: bool) -> Db {
         Db {
             list,
-            keys: BTreeMap::new(),
+            keys: KeyMap::default(),
             clock: 0,
             open: (0..threads).map(|_| None).collect(),
         }

@@ -11,10 +11,39 @@
 //! it is made, so a long run holds only the keys in use.
 
 use super::rng::Rng;
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{HashMap, VecDeque};
+use std::hash::{BuildHasherDefault, Hasher};
 
 pub type Key = u64;
 pub type Value = u64;
+
+/// A map by key for the keys in use, looked up at every micro-op: key ids
+/// grow for ever, so a vector by key id would too. Nothing iterates it, so
+/// its order changes no history.
+pub type KeyMap<V> = HashMap<Key, V, BuildHasherDefault<KeyHasher>>;
+
+/// Hashes a key with one multiply. Keys are handed out in sequence and
+/// nobody chooses them to collide, so SipHash's defence buys nothing (a
+/// `BTreeMap` made rw-register `gen` with 1,000 keys half as slow again).
+/// The product's low bits, the table's index, take consecutive keys to
+/// distinct buckets, and its high bits, the table's tags, mix every bit
+/// of the key.
+#[derive(Default)]
+pub struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(self.0 << 8 | u64::from(b));
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
 
 /// One micro-op as planned: a read of a key or a write (an append in
 /// list-append) of a value.
@@ -156,9 +185,8 @@ pub struct Workload {
     /// The keys the picker's indices stand for.
     slots: Vec<Key>,
     /// The keys in use: the pool's, those the plan being made retired, and
-    /// those [`Workload::fresh_key`] handed out. A map, not a vector by key
-    /// id, since key ids grow for ever.
-    keys: BTreeMap<Key, Counts>,
+    /// those [`Workload::fresh_key`] handed out.
+    keys: KeyMap<Counts>,
     /// The key [`Workload::fresh_key`] hands out next.
     next_key: Key,
     /// Keys the plan being made retired: it may still ask whether they
@@ -299,9 +327,13 @@ impl Workload {
     /// without drawing, so that such a run draws as it did before the
     /// option existed (its histories unchanged, byte for byte).
     fn repeated_value(&self, rng: &mut Rng, key: Key) -> Option<Value> {
-        let earlier = self.keys.get(&key).map_or(0, |c| c.written);
         let rate = self.shape.duplicate_values;
-        (rate > 0.0 && earlier > 0 && rng.chance(rate)).then(|| 1 + rng.below(earlier))
+        let earlier = if rate > 0.0 {
+            self.keys.get(&key).map_or(0, |c| c.written)
+        } else {
+            0
+        };
+        (earlier > 0 && rng.chance(rate)).then(|| 1 + rng.below(earlier))
     }
 
     /// Whether writes to `key` may still come (it is not retired).
