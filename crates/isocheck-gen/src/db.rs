@@ -9,8 +9,12 @@
 //! transaction until it commits; a dirty view also sees another open
 //! transaction's uncommitted writes. Transactions are indexed by the client
 //! thread running them: each thread has at most one open.
+//!
+//! Keys are held in a map, not a vector indexed by key id: the workloads
+//! move on to fresh keys for ever, and a forgotten key leaves nothing
+//! behind, so a long run's store holds only the keys still in use.
 
-use super::workload::{Key, Value};
+use super::workload::{Key, KeyMap, Value};
 
 /// What a transaction's reads see, besides its own writes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -63,7 +67,8 @@ const PRUNE_AT: usize = 64;
 
 pub struct Db {
     list: bool,
-    keys: Vec<KeyState>,
+    /// The keys with versions or a lock (or both).
+    keys: KeyMap<KeyState>,
     clock: u64,
     open: Vec<Option<Open>>,
 }
@@ -73,7 +78,7 @@ impl Db {
     pub fn new(threads: usize, list: bool) -> Db {
         Db {
             list,
-            keys: Vec::new(),
+            keys: KeyMap::default(),
             clock: 0,
             open: (0..threads).map(|_| None).collect(),
         }
@@ -133,11 +138,12 @@ impl Db {
     /// every key any version or open write has, in one view.
     pub fn select(&self, thread: usize, pred: impl Fn(Value) -> bool, out: &mut Vec<(Key, Value)>) {
         let pending = self.open.iter().flatten().flat_map(|o| &o.writes);
-        let keys = pending
-            .map(|&(k, _)| k.saturating_add(1))
-            .fold(self.keys.len() as Key, Key::max);
+        let mut keys: Vec<Key> = pending.map(|&(k, _)| k).collect();
+        keys.extend(self.keys.keys());
+        keys.sort_unstable();
+        keys.dedup();
         let mut seen = Vec::new();
-        for key in 0..keys {
+        for key in keys {
             seen.clear();
             self.read(thread, key, &mut seen);
             out.extend(seen.iter().filter(|&&v| pred(v)).map(|&v| (key, v)));
@@ -147,7 +153,7 @@ impl Db {
     /// The versions of `key` a view sees (all of them; a register read keeps
     /// the last).
     fn committed(&self, key: Key, view: View, out: &mut Vec<Value>) {
-        let Some(state) = self.keys.get(key as usize) else {
+        let Some(state) = self.keys.get(&key) else {
             return;
         };
         let at = view.snapshot.unwrap_or(self.clock);
@@ -165,7 +171,7 @@ impl Db {
     /// Another open transaction with uncommitted writes to `key`: the lock
     /// holder, or else any.
     fn dirty_writer(&self, thread: usize, key: Key) -> Option<&Open> {
-        let holder = self.keys.get(key as usize).and_then(|s| s.lock);
+        let holder = self.keys.get(&key).and_then(|s| s.lock);
         match holder {
             Some(t) if t as usize != thread => self.open[t as usize].as_ref(),
             Some(_) => None,
@@ -198,14 +204,11 @@ impl Db {
     /// Takes (or already holds) the write lock of `key`; false if another
     /// transaction holds it.
     fn lock(&mut self, thread: usize, key: Key) -> bool {
-        let i = key as usize;
-        if self.keys.len() <= i {
-            self.keys.resize_with(i + 1, KeyState::default);
-        }
-        match self.keys[i].lock {
+        let state = self.keys.entry(key).or_default();
+        match state.lock {
             Some(t) => t as usize == thread,
             None => {
-                self.keys[i].lock = Some(thread as u32);
+                state.lock = Some(thread as u32);
                 if let Some(txn) = self.open[thread].as_mut() {
                     txn.locks.push(key);
                 }
@@ -244,14 +247,14 @@ impl Db {
 
     /// Forgets a key no transaction will touch again.
     pub fn forget(&mut self, key: Key) {
-        if let Some(state) = self.keys.get_mut(key as usize) {
-            *state = KeyState::default();
-        }
+        self.keys.remove(&key);
     }
 
     fn release(&mut self, txn: &Open) {
-        for &k in &txn.locks {
-            self.keys[k as usize].lock = None;
+        for k in &txn.locks {
+            if let Some(state) = self.keys.get_mut(k) {
+                state.lock = None;
+            }
         }
     }
 
@@ -261,40 +264,43 @@ impl Db {
         };
         txn.writes.iter().any(|&(k, _)| {
             self.keys
-                .get(k as usize)
+                .get(&k)
                 .and_then(|s| s.versions.last())
                 .is_some_and(|&(ts, _)| ts > snapshot)
         })
     }
 
     fn install(&mut self, key: Key, ts: u64, value: Value) {
-        let i = key as usize;
-        if self.keys.len() <= i {
-            self.keys.resize_with(i + 1, KeyState::default);
+        let versions = &mut self.keys.entry(key).or_default().versions;
+        versions.push((ts, value));
+        if self.list || versions.len() < 2 * PRUNE_AT {
+            return;
         }
-        self.keys[i].versions.push((ts, value));
-        if !self.list && self.keys[i].versions.len() >= 2 * PRUNE_AT {
-            self.prune(i);
+        let horizon = self.horizon();
+        if let Some(state) = self.keys.get_mut(&key) {
+            prune(&mut state.versions, horizon);
         }
     }
 
-    /// Drops register versions no open or future view can see: those older
-    /// than the last version at or before the oldest open snapshot.
-    fn prune(&mut self, i: usize) {
-        let horizon = self
-            .open
+    /// The oldest timestamp an open or future view can read at.
+    fn horizon(&self) -> u64 {
+        self.open
             .iter()
             .flatten()
             .filter_map(|o| o.view.snapshot)
             .min()
-            .unwrap_or(self.clock);
-        let versions = &mut self.keys[i].versions;
-        let keep_from = versions
-            .partition_point(|&(ts, _)| ts <= horizon)
-            .saturating_sub(1)
-            .min(versions.len() - PRUNE_AT);
-        versions.drain(..keep_from);
+            .unwrap_or(self.clock)
     }
+}
+
+/// Drops register versions no open or future view can see: those older
+/// than the last version at or before `horizon`.
+fn prune(versions: &mut Vec<(u64, Value)>, horizon: u64) {
+    let keep_from = versions
+        .partition_point(|&(ts, _)| ts <= horizon)
+        .saturating_sub(1)
+        .min(versions.len().saturating_sub(PRUNE_AT));
+    versions.drain(..keep_from);
 }
 
 /// Appends a transaction's uncommitted writes to `key`.
@@ -431,6 +437,25 @@ mod tests {
     }
 
     #[test]
+    fn forgotten_keys_leave_nothing_behind() {
+        let mut db = Db::new(2, true);
+        db.begin(1, View::default(), LOCKS);
+        db.write(1, 1_000_000, 1).unwrap();
+        for key in 0..1000 {
+            db.begin(0, View::default(), LOCKS);
+            db.write(0, key, 1).unwrap();
+            db.commit(0).unwrap();
+            db.forget(key);
+        }
+        // Only the key the open transaction holds locked is left.
+        assert_eq!(db.keys.keys().collect::<Vec<_>>(), [&1_000_000]);
+        db.begin(0, View::default(), Rules::default());
+        assert_eq!(read(&db, 0, 999), Vec::<u64>::new());
+        db.commit(1).unwrap();
+        assert_eq!(read(&db, 0, 1_000_000), [1]);
+    }
+
+    #[test]
     fn register_versions_are_pruned_behind_the_oldest_snapshot() {
         let mut db = Db::new(2, false);
         let commit = |db: &mut Db, v: Value| {
@@ -441,10 +466,10 @@ mod tests {
         (1..=500).for_each(|v| commit(&mut db, v));
         db.begin(1, snapshot(&db), SI);
         (501..=1000).for_each(|v| commit(&mut db, v));
-        assert!(db.keys[0].versions.len() <= 502);
+        assert!(db.keys[&0].versions.len() <= 502);
         assert_eq!(read(&db, 1, 0), [500]);
         db.abort(1);
         (1001..=1200).for_each(|v| commit(&mut db, v));
-        assert!(db.keys[0].versions.len() < 2 * PRUNE_AT);
+        assert!(db.keys[&0].versions.len() < 2 * PRUNE_AT);
     }
 }

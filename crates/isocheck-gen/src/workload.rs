@@ -7,13 +7,43 @@
 //! short and each key's versions few however long the run (the command line
 //! retires only list-append keys unless asked). Keys beyond those are handed
 //! out fresh by [`Workload::fresh_key`] (the forced fault scenarios use
-//! them).
+//! them). What the workload knows of a key goes once the plan that retires
+//! it is made, so a long run holds only the keys in use.
 
 use super::rng::Rng;
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
+use std::hash::{BuildHasherDefault, Hasher};
 
 pub type Key = u64;
 pub type Value = u64;
+
+/// A map by key for the keys in use, looked up at every micro-op: key ids
+/// grow for ever, so a vector by key id would too. Nothing iterates it, so
+/// its order changes no history.
+pub type KeyMap<V> = HashMap<Key, V, BuildHasherDefault<KeyHasher>>;
+
+/// Hashes a key with one multiply. Keys are handed out in sequence and
+/// nobody chooses them to collide, so SipHash's defence buys nothing (a
+/// `BTreeMap` made rw-register `gen` with 1,000 keys half as slow again).
+/// The product's low bits, the table's index, take consecutive keys to
+/// distinct buckets, and its high bits, the table's tags, mix every bit
+/// of the key.
+#[derive(Default)]
+pub struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(self.0 << 8 | u64::from(b));
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
 
 /// One micro-op as planned: a read of a key or a write (an append in
 /// list-append) of a value.
@@ -138,20 +168,36 @@ impl Picker {
     }
 }
 
+/// What the workload knows of a key in use.
+#[derive(Clone, Copy, Default)]
+struct Counts {
+    /// The values handed out so far (the next value is one more).
+    written: u64,
+    /// The writes planned so far, repeated values included: the key
+    /// retires after `max_writes_per_key` of them.
+    writes: u64,
+}
+
 /// The client side of a run: plans transactions and hands out values.
 pub struct Workload {
     shape: Shape,
     picker: Picker,
     /// The keys the picker's indices stand for.
     slots: Vec<Key>,
-    /// Per key, the values handed out so far (the next value is one more).
-    written: Vec<u64>,
-    /// Per key, the writes planned so far, repeated values included: a key
-    /// retires after `max_writes_per_key` of them.
-    writes: Vec<u64>,
+    /// The keys in use: the pool's, those the plan being made retired, and
+    /// those [`Workload::fresh_key`] handed out.
+    keys: KeyMap<Counts>,
+    /// The key [`Workload::fresh_key`] hands out next.
+    next_key: Key,
+    /// Keys the plan being made retired: it may still ask whether they
+    /// are active, so they go once it is made.
+    retiring: Vec<Key>,
     /// Keys retired from the pool, with the serial number of the last plan
     /// that could have used them, oldest first.
     retired: VecDeque<(Key, u64)>,
+    /// Whether retired keys are kept in `retired` for
+    /// [`Workload::take_dead_keys`].
+    keep_retired: bool,
     /// Plans made so far.
     serial: u64,
 }
@@ -162,12 +208,21 @@ impl Workload {
         Workload {
             picker: Picker::new(shape.distribution, n),
             slots: (0..n).collect(),
-            written: vec![0; n as usize],
-            writes: vec![0; n as usize],
+            keys: (0..n).map(|k| (k, Counts::default())).collect(),
+            next_key: n,
+            retiring: Vec::new(),
             retired: VecDeque::new(),
+            keep_retired: true,
             serial: 0,
             shape,
         }
+    }
+
+    /// Keeps no retired keys for [`Workload::take_dead_keys`]: for a run
+    /// whose database forgets nothing, which never asks for them.
+    pub fn without_dead_keys(mut self) -> Workload {
+        self.keep_retired = false;
+        self
     }
 
     pub fn kind(&self) -> Kind {
@@ -181,16 +236,17 @@ impl Workload {
 
     /// A key no transaction has used.
     pub fn fresh_key(&mut self) -> Key {
-        self.written.push(0);
-        self.writes.push(0);
-        self.written.len() as Key - 1
+        let key = self.next_key;
+        self.next_key += 1;
+        self.keys.insert(key, Counts::default());
+        key
     }
 
     /// A value never written to `key` before.
     pub fn next_value(&mut self, key: Key) -> Value {
-        let w = &mut self.written[key as usize];
-        *w += 1;
-        *w
+        let counts = self.keys.entry(key).or_default();
+        counts.written += 1;
+        counts.written
     }
 
     /// Retired keys that no transaction planned at or after `oldest_open`
@@ -215,6 +271,9 @@ impl Workload {
             Kind::MiniTransactions => self.plan_mini(rng),
         };
         self.serial += 1;
+        for key in self.retiring.drain(..) {
+            self.keys.remove(&key);
+        }
         mops
     }
 
@@ -242,16 +301,25 @@ impl Workload {
         let value = self
             .repeated_value(rng, key)
             .unwrap_or_else(|| self.next_value(key));
-        let writes = &mut self.writes[key as usize];
-        *writes += 1;
-        if *writes >= self.shape.max_writes_per_key {
+        let counts = self.keys.entry(key).or_default();
+        counts.writes += 1;
+        if counts.writes >= self.shape.max_writes_per_key {
             let slot = slot.or_else(|| self.slots.iter().position(|&s| s == key));
             if let Some(slot) = slot {
                 self.slots[slot] = self.fresh_key();
-                self.retired.push_back((key, self.serial));
+                self.retire(key);
             }
         }
         value
+    }
+
+    /// Takes `key`, just out of the pool, off the keys in use once the
+    /// plan is made (and keeps it for [`Workload::take_dead_keys`]).
+    fn retire(&mut self, key: Key) {
+        self.retiring.push(key);
+        if self.keep_retired {
+            self.retired.push_back((key, self.serial));
+        }
     }
 
     /// With probability `duplicate_values`, one of the values already
@@ -259,14 +327,19 @@ impl Workload {
     /// without drawing, so that such a run draws as it did before the
     /// option existed (its histories unchanged, byte for byte).
     fn repeated_value(&self, rng: &mut Rng, key: Key) -> Option<Value> {
-        let earlier = self.written[key as usize];
         let rate = self.shape.duplicate_values;
-        (rate > 0.0 && earlier > 0 && rng.chance(rate)).then(|| 1 + rng.below(earlier))
+        let earlier = if rate > 0.0 {
+            self.keys.get(&key).map_or(0, |c| c.written)
+        } else {
+            0
+        };
+        (earlier > 0 && rng.chance(rate)).then(|| 1 + rng.below(earlier))
     }
 
     /// Whether writes to `key` may still come (it is not retired).
     fn active(&self, key: Key) -> bool {
-        self.writes[key as usize] < self.shape.max_writes_per_key
+        let writes = self.keys.get(&key).map_or(u64::MAX, |c| c.writes);
+        writes < self.shape.max_writes_per_key
     }
 
     /// Writes follow a read of their key (which counts toward `len`) unless
@@ -411,6 +484,33 @@ mod tests {
         let mut dead = Vec::new();
         w.take_dead_keys(u64::MAX, &mut dead);
         assert!(dead.len() > 50);
+    }
+
+    #[test]
+    fn only_the_keys_in_use_are_kept() {
+        for kind in [Kind::ListAppend, Kind::RwRegister, Kind::MiniTransactions] {
+            let mut w = Workload::new(shape(kind));
+            let mut rng = Rng::new(9);
+            for _ in 0..5000 {
+                w.plan(&mut rng);
+            }
+            assert!(w.next_key > 500, "{kind:?}: {}", w.next_key);
+            // The pool's five keys: the retired ones went with their plans.
+            assert_eq!(w.keys.len(), 5, "{kind:?}");
+            let mut dead = Vec::new();
+            w.take_dead_keys(u64::MAX, &mut dead);
+            assert_eq!(dead.len() as u64, w.next_key - 5, "{kind:?}");
+        }
+    }
+
+    #[test]
+    fn without_dead_keys_none_are_kept() {
+        let mut w = Workload::new(shape(Kind::ListAppend)).without_dead_keys();
+        let mut rng = Rng::new(10);
+        for _ in 0..1000 {
+            w.plan(&mut rng);
+        }
+        assert!(w.next_key > 100 && w.retired.is_empty());
     }
 
     #[test]

@@ -160,6 +160,11 @@ pub trait Database: Send + Sync {
     /// Keys no transaction will touch again, which the database may drop
     /// (the simulated one does, so that a long run's memory stays flat).
     fn forget(&self, _keys: &[Key]) {}
+    /// Whether [`Database::forget`] drops anything: if not, the clients
+    /// do not work out which keys are dead.
+    fn forgets(&self) -> bool {
+        false
+    }
 }
 
 /// How an op that did not complete `:ok` ended: `:fail` or `:info`, and

@@ -136,15 +136,33 @@ pub struct Txns<W: Write> {
     /// The serial numbers of the plans under way: keys the workload retired
     /// before the oldest of them are dead, and the database forgets them.
     pub open: Mutex<BTreeSet<u64>>,
+    /// Whether the database forgets dead keys ([`Database::forgets`]):
+    /// if not, no plan is kept in `open` and no key is found dead, so a
+    /// finished transaction takes no lock.
+    forgets: bool,
 }
 
 impl<W: Write> Txns<W> {
-    pub fn new(budget: Budget, workload: Workload, rng: Rng, recorder: Arc<Recorder<W>>) -> Self {
+    /// The transactions of `workload` on a database that forgets dead keys
+    /// or not (`forgets`).
+    pub fn new(
+        budget: Budget,
+        workload: Workload,
+        rng: Rng,
+        recorder: Arc<Recorder<W>>,
+        forgets: bool,
+    ) -> Self {
+        let workload = if forgets {
+            workload
+        } else {
+            workload.without_dead_keys()
+        };
         Txns {
             budget,
             workload: Mutex::new((workload, rng)),
             recorder,
             open: Mutex::new(BTreeSet::new()),
+            forgets,
         }
     }
 }
@@ -172,7 +190,9 @@ impl<W: Write + Send> Job for Txns<W> {
         let (workload, rng) = &mut *guard;
         let serial = workload.next_serial();
         let mops = workload.plan(rng);
-        lock(&self.open).insert(serial);
+        if self.forgets {
+            lock(&self.open).insert(serial);
+        }
         Some(Plan { serial, mops })
     }
 
@@ -186,6 +206,9 @@ impl<W: Write + Send> Job for Txns<W> {
     }
 
     fn done(&self, plan: &Plan, db: &dyn Database) {
+        if !self.forgets {
+            return;
+        }
         let mut dead = Vec::new();
         {
             // The workload first, as `next` takes them.
@@ -415,6 +438,7 @@ pub(super) mod tests {
             Workload::new(isocheck_gen::Params::default().shape),
             Rng::new(1),
             Arc::clone(&recorder),
+            Unreachable.forgets(),
         );
         run(0, 1, &Unreachable, &job);
         let counts = recorder.counts();

@@ -526,7 +526,8 @@ impl Crew {
             (None, None) => {
                 let workload = Workload::new(o.shape.clone());
                 let recorder = Arc::clone(recorder);
-                let job = client::Txns::new(budget, workload, Rng::new(o.seed), recorder);
+                let rng = Rng::new(o.seed);
+                let job = client::Txns::new(budget, workload, rng, recorder, db.forgets());
                 spawn_clients(o.processes, db, Arc::new(job), &gate)
             }
         };

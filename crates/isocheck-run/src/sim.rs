@@ -69,6 +69,10 @@ impl Database for Sim {
         }
     }
 
+    fn forgets(&self) -> bool {
+        true
+    }
+
     fn connect(&self) -> Result<Box<dyn Connection>, DbError> {
         let slot = lock(&self.shared.free)
             .pop()
