@@ -332,7 +332,7 @@ fn standard_input_streams_as_a_file_does() {
 #[test]
 fn usage_errors_name_what_stream_supports() {
     let valid = "fixtures/check/valid.edn";
-    let cases: [&[&str]; 12] = [
+    let cases: [&[&str]; 13] = [
         &["check", "--stream", "-m", "snapshot-isolation", valid],
         &[
             "check",
@@ -359,7 +359,14 @@ fn usage_errors_name_what_stream_supports() {
         &["check", "--stream", "-v", valid],
         &["check", "--stream", "--input-format", "json", valid],
         &["check", "--stream", "fixtures/json/list-append.json"],
-        &["check", "--stream", "--workload", "rw-register", valid],
+        &["check", "--stream", "--workload", "closed-predicate", valid],
+        &[
+            "check",
+            "--stream",
+            "--transaction-order",
+            "/nonexistent/order.edn",
+            valid,
+        ],
         &["check", "--stream", valid, valid],
         &["check", "--follow", "-"],
         &["check", "--stream", "--idle", "2", valid],
@@ -440,7 +447,7 @@ fn an_unknown_answer_goes_to_the_offline_check_while_the_input_is_held() {
 }
 
 #[test]
-fn a_workload_other_than_list_append_stops_at_its_first_op() {
+fn a_workload_other_than_the_first_ops_stops_at_its_first_op() {
     let file = TempPath::new("stream-rw-register.edn");
     let path = file.0.to_str().expect("a UTF-8 temporary path");
     let args = [
@@ -454,16 +461,81 @@ fn a_workload_other_than_list_append_stops_at_its_first_op() {
         path,
     ];
     assert!(isocheck(&args).status.success());
-    for (history, what) in [
-        (path, "a micro-op other than :append and :r"),
-        ("fixtures/lwt/cycle.edn", "not a transaction"),
-    ] {
-        let o = isocheck(&["check", "--stream", history]);
+    let valid = "fixtures/check/valid.edn";
+    let cases = [
+        (
+            path,
+            "list-append",
+            "not a list-append history",
+            ":append and :r",
+        ),
+        (
+            valid,
+            "rw-register",
+            "not an rw-register history",
+            ":w and :r",
+        ),
+        (
+            "fixtures/lwt/cycle.edn",
+            "list-append",
+            "not a list-append",
+            "not a transaction",
+        ),
+    ];
+    for (history, workload, kind, what) in cases {
+        let o = isocheck(&["check", "--stream", "--workload", workload, history]);
         assert_eq!(o.status.code(), Some(3), "{history}");
         let err = stderr(&o);
-        assert!(err.contains("not a list-append history"), "{err}");
+        assert!(err.contains(kind), "{err}");
         assert!(err.contains(what), "{err}");
-        assert!(err.contains("the op at byte 0"), "the first op: {err}");
+        assert!(err.contains("the op at byte"), "the first client op: {err}");
+    }
+    // Without --workload, the first ops tell it; a cas-register's ops are
+    // no transactions.
+    let o = isocheck(&["check", "--stream", "fixtures/lwt/cycle.edn"]);
+    assert_eq!(o.status.code(), Some(3));
+    assert!(stderr(&o).contains("not a transaction"), "{}", stderr(&o));
+}
+
+/// rw-register histories stream: the findings as they come, and the final
+/// verdict the offline check's (on the held input without timestamps; the
+/// stream's own with `--transaction-order timestamps`, which decides).
+#[test]
+fn rw_register_histories_stream_to_the_offline_verdict() {
+    let levels = [
+        "strict-serializable",
+        "read-committed",
+        "snapshot-isolation",
+    ];
+    for (i, level) in levels.iter().enumerate() {
+        for stamped in [false, true] {
+            let file = TempPath::new(&format!("stream-rw-{i}-{stamped}.edn"));
+            let path = file.0.to_str().expect("a UTF-8 temporary path");
+            let mut args = vec!["gen", "rw-register", "--txns", "300", "--level", level];
+            args.extend(["--seed", "7", "-o", path]);
+            if stamped {
+                args.push("--timestamps");
+            }
+            assert!(isocheck(&args).status.success());
+            let order: &[&str] = match stamped {
+                true => &["--transaction-order", "timestamps"],
+                false => &[],
+            };
+            for model in ["strict-serializable", "serializable"] {
+                let mut common = vec!["check", "-m", model, "--format", "edn"];
+                common.extend(order);
+                let whole = isocheck(&[&common[..], &[path]].concat());
+                let streamed = isocheck(&[&common[..], &["--stream", path]].concat());
+                let (w, s) = (stdout(&whole), stdout(&streamed));
+                let last = s.lines().last().unwrap_or_default();
+                let at = format!("{level} {model} stamped {stamped}: {s}");
+                assert_eq!(streamed.status.code(), whole.status.code(), "{at}");
+                assert_eq!(valid_of(last), valid_of(&w), "{at}");
+                if !stamped {
+                    assert_eq!(types_of(last), types_of(&w), "{at}");
+                }
+            }
+        }
     }
 }
 

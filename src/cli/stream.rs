@@ -1,14 +1,16 @@
-//! `isocheck check --stream` and `--follow`: a Jepsen EDN list-append
-//! history read once, op by op (`OpStream`), through the library's
+//! `isocheck check --stream` and `--follow`: a Jepsen EDN history read
+//! once, op by op (`OpStream`), through the library's
 //! streaming check (`isocheck::stream`), each finding printed as soon as
 //! the op that shows it is read, then the verdict. Under `--follow` the file
 //! is followed as a writer appends to it, until it has not grown for
 //! `--idle` seconds or Ctrl-C or SIGTERM says it is complete.
 //!
-//! Only what the stream decides is accepted: list-append, and the three
-//! models it has the orders of (strict-serializable: real time;
-//! strong-session-serializable: process order; serializable: neither);
-//! and Jepsen's counter, set and bank histories, which it judges as their
+//! Only what the stream decides is accepted: list-append and rw-register
+//! transactions (`--transaction-order timestamps` for rw-register's
+//! version orders; without, the verdict is the offline check's on the held
+//! input), and the three models it has the orders of (strict-serializable:
+//! real time; strong-session-serializable: process order; serializable:
+//! neither); and Jepsen's counter, set and bank histories, which it judges as their
 //! checkers do (`stream::checkers`), the workload given or learned from
 //! the ops. Everything that needs the whole history (other models and
 //! workloads, the reports with excerpts, `--html`, `--directory`) is a
@@ -17,6 +19,7 @@
 use super::check::{exit_status, CheckArgs, CheckFormat};
 use super::output;
 use super::EXIT_INPUT;
+use isocheck::history::commit_order::{self, OrderSource};
 use isocheck::history::jepsen::streaming::{OpStream, StreamOptions, StreamedOp};
 use isocheck::history::ValueTable;
 use isocheck::history::{
@@ -26,7 +29,8 @@ use isocheck::limits::{self, Reason, Stop};
 use isocheck::models::Model;
 use isocheck::report::{self, diagnostic};
 use isocheck::stream::{
-    About, CheckerEnding, CheckerStream, Family, Finding, Held, Options, Shape, StreamCheck,
+    About, CheckerEnding, CheckerStream, Ending as StreamEnding, Family, Finding, Held, Options,
+    RwRegisterCheck, Shape, StreamCheck,
 };
 use isocheck::JepsenOptions;
 use isocheck::Validity;
@@ -55,6 +59,14 @@ pub struct Window {
 /// end (see [`offline`]): past it, the verdict is the stream's own.
 const HOLD: usize = 1 << 30;
 
+/// The reason an rw-register's stream without timestamps gives for not
+/// saying `valid`.
+const VERSIONS: &str = "version-orders";
+
+/// The most transactions held while none tells the family (reads of `nil`
+/// alone): past them, list-append's, as the whole-file reader takes them.
+const PENDING: usize = 100_000;
+
 /// Why a checker's stream that never learned its workload cannot judge it.
 const UNLEARNED: &str = "the history never showed whether it is a counter's or a set's (an :add, \
      and an :ok read) or a bank's (a :transfer); give --workload";
@@ -72,17 +84,19 @@ const MODELS: [Model; 3] = [
 ];
 
 /// What `--stream` and `--follow` take, in one line, for each refusal.
-const SUPPORTS: &str = "--stream checks Jepsen EDN list-append histories in one pass, against \
-     strict-serializable (the default), strong-session-serializable or serializable, and \
-     Jepsen's counter, set and bank histories as their checkers do";
+const SUPPORTS: &str = "--stream checks Jepsen EDN list-append and rw-register histories in one \
+     pass, against strict-serializable (the default), strong-session-serializable or \
+     serializable, and Jepsen's counter, set and bank histories as their checkers do";
 
 /// The options of the streaming check.
 #[derive(clap::Args, Debug, Clone, Default)]
-#[command(next_help_heading = "Streaming (list-append, counter, set, bank; in one pass)")]
+#[command(
+    next_help_heading = "Streaming (list-append, rw-register, counter, set, bank; in one pass)"
+)]
 pub struct StreamArgs {
     /// Check the history in one pass as it is read, printing each anomaly
-    /// as soon as the op that shows it is read: Jepsen EDN list-append
-    /// histories, against strict-serializable (the default),
+    /// as soon as the op that shows it is read: Jepsen EDN list-append and
+    /// rw-register histories, against strict-serializable (the default),
     /// strong-session-serializable or serializable; and Jepsen's counter,
     /// set and bank histories, as their checkers judge them.
     #[arg(long)]
@@ -168,6 +182,9 @@ struct Plan {
     workload: Option<Workload>,
     /// The bank checker's options.
     jepsen: JepsenOptions,
+    /// `--transaction-order timestamps`: commit timestamps order an
+    /// rw-register's versions.
+    stamped: bool,
 }
 
 impl Plan {
@@ -267,7 +284,7 @@ fn plan(a: &CheckArgs) -> Result<Plan, String> {
     }
     if let Some(w) = a.input.workload.filter(|&w| Family::of(w).is_none()) {
         return Err(format!(
-            "--workload {} is not list-append, counter, set or bank",
+            "--workload {} is not list-append, rw-register, counter, set or bank",
             w.name()
         ));
     }
@@ -297,6 +314,7 @@ fn plan(a: &CheckArgs) -> Result<Plan, String> {
         hold: HOLD,
         workload: a.input.workload,
         jepsen: a.jepsen.options(),
+        stamped: a.transaction_order.is_some(),
     })
 }
 
@@ -339,7 +357,10 @@ fn whole_history_option(a: &CheckArgs) -> Option<&'static str> {
         (a.html.is_some(), "--html"),
         (a.directory.is_some(), "--directory"),
         (a.verbose, "--verbose"),
-        (a.transaction_order.is_some(), "--transaction-order"),
+        (
+            (a.transaction_order.as_deref()).is_some_and(|o| o != "timestamps"),
+            "--transaction-order FILE",
+        ),
         (!m.anomalies.is_empty(), "--anomalies"),
         (m.sequential_keys, "--sequential-keys"),
         (m.linearizable_keys, "--linearizable-keys"),
@@ -368,13 +389,21 @@ enum Halt {
 /// Each boxed: both are large, and made once.
 enum Check {
     ListAppend(Box<StreamCheck>),
+    RwRegister(Box<RwRegisterCheck>),
     /// Counter, set or bank.
     Checker(Box<CheckerStream>),
 }
 
 /// A stream under way: the check, and what it found so far.
 struct Streamed {
+    /// The check, once the family is known.
     check: Option<Check>,
+    family: Option<Family>,
+    /// Transactions that told no family yet (reads of `nil`), for the
+    /// check the first that does starts.
+    pending: Vec<StreamedOp>,
+    options: Options,
+    stamped: bool,
     /// How a checker's stream starts, once the ops show it is one.
     workload: Option<Workload>,
     jepsen: JepsenOptions,
@@ -394,18 +423,16 @@ struct Streamed {
 impl Streamed {
     fn new(plan: &Plan) -> Streamed {
         let family = plan.workload.and_then(Family::of);
-        let check = match family {
-            Some(Family::Checker) => {
-                Check::Checker(Box::new(CheckerStream::new(plan.workload, &plan.jepsen)))
-            }
-            _ => Check::ListAppend(Box::new(StreamCheck::new(plan.options))),
-        };
-        Streamed {
-            check: Some(check),
+        let mut streamed = Streamed {
+            check: None,
+            family: None,
+            pending: Vec::new(),
+            options: plan.options,
+            stamped: plan.stamped,
             workload: plan.workload,
             jepsen: plan.jepsen.clone(),
             name: plan.name(),
-            held: held(plan.hold, family),
+            held: Held::new(plan.hold),
             shape: family.map_or_else(Shape::new, Shape::of),
             out: Out {
                 format: plan.format,
@@ -414,7 +441,31 @@ impl Streamed {
             names: BTreeSet::new(),
             last: i64::MIN,
             ops: 0,
+        };
+        if let Some(family) = family {
+            streamed.start(family);
         }
+        streamed
+    }
+
+    /// Starts the check of `family`. The checkers' verdict is their
+    /// offline one (tests/stream_checkers.rs), and so is rw-register's
+    /// with timestamps: the input is not held for them, keeping the memory
+    /// the stream's. rw-register's without them needs the whole history:
+    /// held, and a window that retires transactions does not release it.
+    fn start(&mut self, family: Family) {
+        self.family = Some(family);
+        self.check = Some(match family {
+            Family::ListAppend => Check::ListAppend(Box::new(StreamCheck::new(self.options))),
+            Family::RwRegister => {
+                let check = RwRegisterCheck::new(self.options, self.stamped);
+                Check::RwRegister(Box::new(check))
+            }
+            Family::Checker => {
+                self.held.release();
+                Check::Checker(Box::new(CheckerStream::new(self.workload, &self.jepsen)))
+            }
+        });
     }
 
     /// Reads the history to its end (under `--follow`, until `done`),
@@ -441,21 +492,64 @@ impl Streamed {
                 .map_err(|e| Halt::Input(input_error(e, Some(&op), &name)))?;
             self.print_findings().map_err(Halt::Write)?;
         }
+        // Transactions that never told their family: list-append's, as
+        // the whole-file reader takes them.
+        if let Some(op) = self.pending.first().cloned() {
+            let family = self.shape.settle();
+            self.begin(family, &op, ops.values())
+                .map_err(|e| Halt::Input(input_error(e, Some(&op), &name)))?;
+            self.print_findings().map_err(Halt::Write)?;
+        }
         Ok(())
     }
 
-    /// Takes one op, once it is known to fit the history's family
-    /// (`values`: the stream's, its `:f` one of them).
+    /// Takes one op (`values`: the stream's, its `:f` one of them): to the
+    /// family's check once the ops told it, held until then.
     fn take(&mut self, op: &StreamedOp, values: &ValueTable) -> Result<(), HistoryError> {
-        let family = self.shape.learn(op, values);
-        if let (Some(Check::ListAppend(_)), Some(Family::Checker)) = (&self.check, family) {
-            // Only ops of no client came before. The checkers' verdict is
-            // their offline one (tests/stream_checkers.rs): the input is
-            // not held for it, keeping the memory the stream's.
-            let check = CheckerStream::new(self.workload, &self.jepsen);
-            self.check = Some(Check::Checker(Box::new(check)));
-            self.held.release();
+        self.last = op.op.index;
+        self.ops += 1;
+        let family = match self.shape.learn(op, values) {
+            None if op.op.process.client().is_some() => {
+                if self.pending.len() < PENDING {
+                    self.pending.push(op.clone());
+                    return Ok(());
+                }
+                Some(self.shape.settle())
+            }
+            family => family,
+        };
+        if let Some(family) = family.filter(|&f| self.family != Some(f)) {
+            self.begin(family, op, values)?;
         }
+        self.feed(op, values)
+    }
+
+    /// Starts the check of `family`, which `op` told (or the end of the
+    /// stream did, with no `op`), and gives it the transactions held.
+    fn begin(
+        &mut self,
+        family: Family,
+        op: &StreamedOp,
+        values: &ValueTable,
+    ) -> Result<(), HistoryError> {
+        if self.stamped && family != Family::RwRegister {
+            return Err(HistoryError::new(
+                isocheck::history::error::ErrorKind::TransactionOrder(
+                    "--transaction-order is about rw-register versions".to_string(),
+                ),
+                "leave out --transaction-order: only an rw-register history's versions need it",
+            )
+            .at(op.op.span, "not an rw-register history's op"));
+        }
+        self.start(family);
+        for held in std::mem::take(&mut self.pending) {
+            self.feed(&held, values)?;
+        }
+        Ok(())
+    }
+
+    /// Gives `op` to the check, once it is known to fit the family.
+    fn feed(&mut self, op: &StreamedOp, values: &ValueTable) -> Result<(), HistoryError> {
         match &mut self.check {
             Some(Check::ListAppend(check)) => {
                 self.shape.check(op)?;
@@ -464,11 +558,20 @@ impl Streamed {
                     self.held.release();
                 }
             }
+            Some(Check::RwRegister(check)) => {
+                self.shape.check(op)?;
+                let stamp = match self.stamped {
+                    true => op.commit_stamp()?,
+                    false => None,
+                };
+                check.op(&op.op, op.txn(), stamp);
+                if self.stamped && check.retired() > 0 {
+                    self.held.release();
+                }
+            }
             Some(Check::Checker(check)) => check.op(op, values)?,
             None => {}
         }
-        self.last = op.op.index;
-        self.ops += 1;
         Ok(())
     }
 
@@ -476,6 +579,7 @@ impl Streamed {
     fn print_findings(&mut self) -> Result<(), ExitCode> {
         let found = match &mut self.check {
             Some(Check::ListAppend(check)) => check.drain(),
+            Some(Check::RwRegister(check)) => check.drain(),
             Some(Check::Checker(check)) => check.drain(),
             None => Vec::new(),
         };
@@ -490,7 +594,8 @@ impl Streamed {
     fn finish(&mut self) -> Result<Verdict, Halt> {
         match self.check.take() {
             None => Ok(self.verdict(None, Counts::Ops(self.ops))),
-            Some(Check::ListAppend(check)) => Ok(self.list_append_end(check)),
+            Some(Check::ListAppend(check)) => Ok(self.transactions_end(check.finish())),
+            Some(Check::RwRegister(check)) => Ok(self.transactions_end(check.finish())),
             Some(Check::Checker(check)) => {
                 let ending = check.finish();
                 let ending = ending.map_err(|e| Halt::Input(input_error(e, None, &self.name)))?;
@@ -530,9 +635,8 @@ impl Streamed {
         verdict
     }
 
-    /// A list-append stream ended: its verdict.
-    fn list_append_end(&mut self, check: Box<StreamCheck>) -> Verdict {
-        let ending = check.finish();
+    /// A stream of transactions ended: its verdict.
+    fn transactions_end(&mut self, ending: StreamEnding) -> Verdict {
         self.last_findings(ending.findings);
         let why = ending.unknown.map(|u| Why {
             reason: u.keyword,
@@ -557,7 +661,7 @@ impl Streamed {
             return Ok(Ending::Stream(verdict));
         }
         Ok(
-            match limits::attempt(|| offline(plan, &self.held, &verdict)) {
+            match limits::attempt(|| offline(plan, self.family, &self.held, &verdict)) {
                 Ok(Some(ending)) => ending,
                 Ok(None) => Ending::Stream(verdict),
                 Err(stop) => {
@@ -596,16 +700,6 @@ impl Streamed {
     }
 }
 
-/// The input held for the offline verdict: none for a checker's stream,
-/// whose verdict is the offline checker's already.
-fn held(hold: usize, family: Option<Family>) -> Held {
-    let held = Held::new(hold);
-    if family == Some(Family::Checker) {
-        held.release();
-    }
-    held
-}
-
 /// The limit that stopped a check, in a sentence.
 fn limit_text(stop: &Stop) -> String {
     match stop.reason {
@@ -623,11 +717,19 @@ fn limit_text(stop: &Stop) -> String {
 /// the stream printed as it went. `None` when the input was not held (or
 /// does not read as a whole, which the stream would have said), leaving the
 /// stream's own verdict.
-fn offline(plan: &Plan, held: &Held, verdict: &Verdict) -> Option<Ending> {
+fn offline(plan: &Plan, family: Option<Family>, held: &Held, verdict: &Verdict) -> Option<Ending> {
+    let workload = match family? {
+        Family::ListAppend => Workload::ListAppend,
+        Family::RwRegister => Workload::RwRegister,
+        Family::Checker => return None,
+    };
     let text = String::from_utf8(held.take()?).ok()?;
     let name = plan.name();
-    let history =
-        isocheck::history::parse_text(Format::Edn, &name, text, Some(Workload::ListAppend)).ok()?;
+    let mut history =
+        isocheck::history::parse_text(Format::Edn, &name, text, Some(workload)).ok()?;
+    if plan.stamped {
+        commit_order::attach(&mut history, &OrderSource::Timestamps).ok()?;
+    }
     let opts = isocheck::CheckOptions {
         consistency_models: Some(vec![model_name(plan.model).to_string()]),
         ..isocheck::CheckOptions::default()
@@ -635,13 +737,13 @@ fn offline(plan: &Plan, held: &Held, verdict: &Verdict) -> Option<Ending> {
     let outcome = isocheck::check(&history, &opts).ok()?;
     let report = match plan.format {
         CheckFormat::Human => {
-            let txns = match verdict.counts {
-                Counts::Txns { txns, .. } => txns,
-                Counts::Ops(_) | Counts::Streamed(_) => 0,
+            let (txns, retired) = match verdict.counts {
+                Counts::Txns { txns, retired } => (txns, retired),
+                Counts::Ops(_) | Counts::Streamed(_) => (0, 0),
             };
             format!(
-                "{txns} transactions streamed, 0 retired: the input was held whole, and \
-                 the verdict is the offline check's\n{}",
+                "{txns} transactions streamed, {retired} retired: the input was held whole, \
+                 and the verdict is the offline check's\n{}",
                 outcome.human(&history, super::stderr_color())
             )
         }
@@ -1078,6 +1180,7 @@ impl Online {
             hold: 0,
             workload: None,
             jepsen: JepsenOptions::default(),
+            stamped: false,
         };
         let thread = {
             let done = Arc::clone(&done);
@@ -1096,8 +1199,10 @@ impl Online {
                         }
                         Err(Halt::Write(_)) => return OnlineEnd::default(),
                     };
+                    // An rw-register's versions need the whole history.
+                    let open = (verdict.unknown.as_ref()).is_some_and(|w| w.reason == VERSIONS);
                     let retired = match verdict.counts {
-                        Counts::Txns { retired, .. } if retired > 0 => {
+                        Counts::Txns { retired, .. } if retired > 0 && !open => {
                             Some((verdict.validity(), verdict.edn(plan.model), retired))
                         }
                         _ => None,

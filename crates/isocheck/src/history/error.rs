@@ -73,6 +73,9 @@ pub enum ErrorKind {
     /// workload the streaming check decides.
     #[error("not a list-append history: {0}")]
     NotListAppend(String),
+    /// A streamed rw-register history's op that is not rw-register's.
+    #[error("not an rw-register history: {0}")]
+    NotRwRegister(String),
     /// A streamed history's completion with no invocation.
     #[error("process {process} completes an op it did not invoke")]
     Uninvoked {
@@ -183,7 +186,8 @@ impl HistoryError {
             ErrorKind::DuplicateWrite { .. } => "isocheck::duplicate_write",
             ErrorKind::MixedWorkload
             | ErrorKind::ReadNotAList { .. }
-            | ErrorKind::NotListAppend(_) => "isocheck::workload",
+            | ErrorKind::NotListAppend(_)
+            | ErrorKind::NotRwRegister(_) => "isocheck::workload",
             ErrorKind::Format(_) => "isocheck::format",
             ErrorKind::RegisterOp(_) => "isocheck::register",
             ErrorKind::CheckerOp(_) => "isocheck::checker",

@@ -1,13 +1,16 @@
 //! Which streaming check a history is for, and whether its ops fit it.
 //! The whole-file reader learns the workload from every op
 //! (`history/build.rs`); a stream cannot wait for the end, so it takes
-//! `--workload`'s, or learns the [`Family`] from the first client op (a
-//! transaction of micro-ops is list-append's; an `:add`, `:read` or
-//! `:transfer` of a value that is none is one of Jepsen's checkers'), and
-//! refuses at the first op that does not fit, with the error the
-//! whole-file reader would give where there is one. For list-append that
-//! is [`Shape::check`]: its clients' ops are transactions of appends and
-//! reads of lists, each process invoking once at a time. The checkers'
+//! `--workload`'s, or learns the [`Family`] from the client ops (an
+//! `:add`, `:read` or `:transfer` of a value that is none is one of
+//! Jepsen's checkers'; a transaction with an append or a read of a list is
+//! list-append's, one with a write or a read of a single value
+//! rw-register's; a transaction of reads of `nil` alone tells neither, and
+//! its caller holds it until one does), and refuses at the first op that
+//! does not fit, with the error the whole-file reader would give where
+//! there is one. For transactions that is [`Shape::check`]: its clients'
+//! ops are transactions of the family's micro-ops, each process invoking
+//! once at a time. The checkers'
 //! stream ([`super::CheckerStream`]) judges its own ops, and tells a
 //! counter's from a set's or a bank's as it goes.
 
@@ -25,6 +28,8 @@ use crate::infer::util::FxMap;
 pub enum Family {
     /// List-append transactions: [`super::StreamCheck`].
     ListAppend,
+    /// rw-register transactions: [`super::RwRegisterCheck`].
+    RwRegister,
     /// Jepsen's counter, set and bank: [`super::CheckerStream`].
     Checker,
 }
@@ -34,6 +39,7 @@ impl Family {
     pub fn of(w: Workload) -> Option<Family> {
         match w {
             Workload::ListAppend => Some(Family::ListAppend),
+            Workload::RwRegister => Some(Family::RwRegister),
             w if super::checkers::STREAMED.contains(&w) => Some(Family::Checker),
             _ => None,
         }
@@ -64,34 +70,52 @@ impl Shape {
     }
 
     /// The family, learned from `op` (`values` is the stream's table, its
-    /// `:f` a value of it) if not known yet: `None` until a client op.
+    /// `:f` a value of it) if not known yet: `None` until a client op
+    /// tells it.
     pub fn learn(&mut self, op: &StreamedOp, values: &ValueTable) -> Option<Family> {
         if self.family.is_none() && op.op.process.client().is_some() {
             let f = checker_f(values, op.op.f);
             let checker = matches!(f, CheckerF::Add | CheckerF::Read | CheckerF::Transfer);
-            self.family = match checker && op.txn().is_empty() {
-                true => Some(Family::Checker),
-                false => Some(Family::ListAppend),
+            self.family = match (checker, op.op.value) {
+                (true, _) if op.txn().is_empty() => Some(Family::Checker),
+                (_, OpValue::Txn { .. }) => transaction_family(op),
+                // Not a transaction: list-append's check says so.
+                _ => Some(Family::ListAppend),
             };
         }
         self.family
     }
 
-    /// `Ok` when `op`, after the ops before it, is a list-append client's
-    /// (or not a client's: a nemesis op, or one without `:process`, which
-    /// the check skips); otherwise why not, spanned in the input as the
-    /// op's own spans are. Each completion needs its invocation: without
-    /// it, a read may show an append the stream has not seen yet.
+    /// Takes the family a stream of transactions that never told it
+    /// defaults to: list-append, as the whole-file reader's.
+    pub fn settle(&mut self) -> Family {
+        *self.family.get_or_insert(Family::ListAppend)
+    }
+
+    /// `Ok` when `op`, after the ops before it, is a client's of the
+    /// transactions' family (or not a client's: a nemesis op, or one
+    /// without `:process`, which the check skips); otherwise why not,
+    /// spanned in the input as the op's own spans are. Each completion
+    /// needs its invocation: without it, a read may show a write the
+    /// stream has not seen yet.
     pub fn check(&mut self, op: &StreamedOp) -> Result<(), HistoryError> {
         let Process::Client(process) = op.op.process else {
             return Ok(());
         };
+        let register = self.family == Some(Family::RwRegister);
         if let OpValue::Other(span) = op.op.value {
-            let e = not_list_append("a client op whose :value is not a transaction");
+            let what = "a client op whose :value is not a transaction";
+            let e = match register {
+                true => not_rw_register(what),
+                false => not_list_append(what),
+            };
             return Err(e.at(span, "not a vector of micro-ops"));
         }
         for m in op.txn() {
-            micro_op(op, m)?;
+            match register {
+                true => register_micro_op(m)?,
+                false => micro_op(op, m)?,
+            }
         }
         match (op.op.ty, self.under_way.insert(process, ())) {
             (OpType::Invoke, None) => Ok(()),
@@ -102,6 +126,19 @@ impl Shape {
             }
         }
     }
+}
+
+/// The family a transaction's micro-ops tell, if they do.
+fn transaction_family(op: &StreamedOp) -> Option<Family> {
+    let completed = op.op.ty != OpType::Invoke;
+    op.txn().iter().find_map(|m| match (m.kind, m.value()) {
+        (MopKind::Append, _) | (MopKind::Read, MopValue::List { .. }) => Some(Family::ListAppend),
+        (MopKind::Write, _) => Some(Family::RwRegister),
+        (MopKind::Read, MopValue::Val(v)) if completed && !v.is_nil() => Some(Family::RwRegister),
+        // Another kind: list-append's check says what it is.
+        (MopKind::Read, _) => None,
+        _ => Some(Family::ListAppend),
+    })
 }
 
 /// A micro-op of list-append's: `[:append k v]`, or `[:r k l]` with `l` a
@@ -119,6 +156,29 @@ fn micro_op(op: &StreamedOp, m: &MicroOp) -> Result<(), HistoryError> {
             Err(e.at(m.span, "not list-append's"))
         }
     }
+}
+
+/// A micro-op of rw-register's: `[:w k v]`, or `[:r k v]` with `v` a
+/// single value.
+fn register_micro_op(m: &MicroOp) -> Result<(), HistoryError> {
+    match (m.kind, m.value()) {
+        (MopKind::Write, MopValue::Val(_)) | (MopKind::Read, MopValue::Val(_)) => Ok(()),
+        (MopKind::Read, MopValue::List { .. }) => {
+            let e = not_rw_register("a read that returned a list, not a single value");
+            Err(e.at(m.span, "a list-append read?"))
+        }
+        _ => {
+            let e = not_rw_register("a micro-op other than :w and :r");
+            Err(e.at(m.span, "not rw-register's"))
+        }
+    }
+}
+
+fn not_rw_register(what: &str) -> HistoryError {
+    HistoryError::new(
+        ErrorKind::NotRwRegister(what.to_string()),
+        "the streaming check takes one workload a history; check a history that mixes them whole",
+    )
 }
 
 fn not_list_append(what: &str) -> HistoryError {
