@@ -46,12 +46,17 @@ fn generated(seed: u64) -> (String, History, bool) {
 
 /// [`generated`], with commit timestamps on `:ok` ops if `stamped`.
 fn generated_with(seed: u64, stamped: bool) -> (String, History, bool) {
+    generated_sized(seed, stamped, 5 + Rng::new(seed ^ 1).below(60), 5)
+}
+
+/// [`generated_with`], of `txns` transactions over at most `keys` keys.
+fn generated_sized(seed: u64, stamped: bool, txns: u64, keys: u64) -> (String, History, bool) {
     let mut r = Rng::new(seed);
     let level = LEVELS[r.below(LEVELS.len() as u64) as usize];
     let mut p = Params {
         seed,
         processes: 2 + r.below(5),
-        txns: 5 + r.below(60),
+        txns,
         fault: FAULTS[r.below(FAULTS.len() as u64) as usize],
         fail_rate: [0.0, 0.1][r.below(2) as usize],
         info_rate: match level {
@@ -63,7 +68,7 @@ fn generated_with(seed: u64, stamped: bool) -> (String, History, bool) {
         ..Params::default()
     };
     p.shape.kind = Kind::RwRegister;
-    p.shape.keys = 1 + r.below(5);
+    p.shape.keys = 1 + r.below(keys);
     p.shape.min_ops = 1;
     p.shape.max_ops = 1 + r.below(5);
     p.shape.duplicate_values = [0.0, 0.0, 0.3][r.below(3) as usize];
@@ -84,6 +89,16 @@ fn offline(h: &History, model: &str) -> (Validity, Vec<String>) {
     let v = check::verdict::verdict(&a);
     let types = v.anomaly_types().map(str::to_string).collect();
     (v.valid, types)
+}
+
+/// [`offline`], an empty graph counted as valid: nothing to say either
+/// way, which a stream that decides says as valid.
+fn offline_decided(h: &History, model: &str) -> (Validity, Vec<String>) {
+    let (valid, types) = offline(h, model);
+    match types == ["empty-transaction-graph"] {
+        true => (Validity::True, types),
+        false => (valid, types),
+    }
 }
 
 /// The stream's ending on `text`, fed op by op as `check --stream` reads
@@ -193,12 +208,7 @@ fn with_commit_timestamps_the_stream_decides() {
             _ => u64::MAX,
         };
         for (model, realtime) in MODELS {
-            let (valid, types) = offline(&h, model);
-            // Nothing to say either way, which the stream says as valid.
-            let valid = match types == ["empty-transaction-graph"] {
-                true => Validity::True,
-                false => valid,
-            };
+            let (valid, types) = offline_decided(&h, model);
             let end = streamed_with(&text, realtime, window, true);
             let names: Vec<&str> = end.findings.iter().map(|f| f.name.as_str()).collect();
             let ours = match (names.is_empty(), &end.unknown) {
@@ -224,6 +234,49 @@ fn with_commit_timestamps_the_stream_decides() {
     assert!(counts.iter().all(|&n| n > 0), "{counts:?}");
     assert!(
         counts[2] < counts[0] + counts[1],
+        "mostly decided: {counts:?}"
+    );
+}
+
+/// Long histories on one or two keys, which never go quiet: the window
+/// prunes their old versions, and an op that needs one makes the answer
+/// unknown, never the other verdict; most are still decided.
+#[test]
+fn keys_in_use_prune_old_versions_right_or_unknown() {
+    let mut counts = [0usize; 3]; // valid, invalid, unknown
+    let order = OrderSource::parse("timestamps");
+    for seed in 0..common::cases(60, 600) as u64 {
+        let (text, mut h, repeats) = generated_sized(seed, true, 400 + seed % 7 * 50, 2);
+        if repeats {
+            continue;
+        }
+        commit_order::attach(&mut h, &order).expect("generated timestamps");
+        let window = 10 + seed % 5 * 15;
+        for (model, realtime) in MODELS {
+            let (valid, types) = offline_decided(&h, model);
+            let end = streamed_with(&text, realtime, window, true);
+            let ours = match (end.findings.is_empty(), &end.unknown) {
+                (false, _) => Validity::False,
+                (true, None) => Validity::True,
+                (true, Some(_)) => Validity::Unknown,
+            };
+            if ours != Validity::Unknown {
+                let names: Vec<&str> = end.findings.iter().map(|f| f.name.as_str()).collect();
+                assert_eq!(
+                    ours, valid,
+                    "seed {seed}, {model}, window {window}: {names:?}, offline {types:?}"
+                );
+            }
+            counts[match ours {
+                Validity::True => 0,
+                Validity::False => 1,
+                Validity::Unknown => 2,
+            }] += 1;
+        }
+    }
+    eprintln!("valid, invalid, unknown: {counts:?}");
+    assert!(
+        counts[0] + counts[1] > counts[2],
         "mostly decided: {counts:?}"
     );
 }

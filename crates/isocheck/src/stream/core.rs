@@ -365,6 +365,11 @@ impl Core {
         tx
     }
 
+    /// Whether `tx`'s node is still in the window.
+    pub fn is_live(&self, tx: Tx) -> bool {
+        self.dag.is_live(tx.node)
+    }
+
     /// An aborted transaction takes part in no edge.
     pub fn abort(&mut self, tx: Tx) {
         self.dag.retire(tx.node);

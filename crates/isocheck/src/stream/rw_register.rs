@@ -41,7 +41,12 @@
 use super::core::{Core, Ending, Finding, Options, Outcome, Tx, Unknown, RW, WR, WW};
 use crate::history::{MicroOp, MopKind, MopValue, Op, OpType, Process, Val};
 use crate::infer::util::FxMap;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
+
+/// The versions of a key in use kept however old (see
+/// [`RwRegisterCheck::prune`]): enough that a read of a recent one finds
+/// its writer after the window retired it.
+const KEPT: usize = 64;
 
 /// A key as a reason names it.
 fn name(key: Val) -> String {
@@ -71,9 +76,15 @@ struct Writer {
 #[derive(Default)]
 struct Key {
     /// The values written to it, in the order of invocation.
-    values: Vec<Val>,
+    values: VecDeque<Val>,
     /// The transactions that wrote it and did not abort.
-    writers: Vec<Tx>,
+    writers: VecDeque<Tx>,
+    /// Old versions the window retired from a key still in use: a read of
+    /// one, or of `nil`, or a version placed before them, needs what is
+    /// gone.
+    pruned: bool,
+    /// With commit timestamps, the latest timestamp pruned.
+    pruned_stamp: i64,
     /// Committed transactions that read its initial version: each has an
     /// rw edge to every writer.
     nil_readers: Vec<Tx>,
@@ -210,7 +221,7 @@ impl RwRegisterCheck {
         keys.dedup();
         for key in keys {
             let k = self.key(key);
-            k.writers.push(tx);
+            k.writers.push_back(tx);
             let readers = k.nil_readers.clone();
             for r in readers {
                 self.core.link(r, tx, RW);
@@ -233,7 +244,7 @@ impl RwRegisterCheck {
                     read_by: i64::MIN,
                     placed: None,
                 });
-                self.key(key).values.push(v);
+                self.key(key).values.push_back(v);
             }
             Entry::Occupied(mut e) => {
                 let w = e.get_mut();
@@ -314,6 +325,9 @@ impl RwRegisterCheck {
         if self.stamped {
             self.place_writes(tx, txn, stamp);
         }
+        for &(key, _) in &t.writes {
+            self.prune(key);
+        }
         if !internally_consistent(txn) {
             self.core.found("internal", tx.index);
         }
@@ -345,6 +359,14 @@ impl RwRegisterCheck {
             if k.nil_written {
                 return false;
             }
+            if k.pruned {
+                let why = format!(
+                    "it reads nil from {}, whose old writers the window retired",
+                    name(key)
+                );
+                self.core.lost(why);
+                return false;
+            }
             k.nil_readers.push(tx);
             let writers = k.writers.clone();
             // (Every writer of the key follows the initial version, in
@@ -355,7 +377,13 @@ impl RwRegisterCheck {
             return true;
         }
         let Some(w) = self.writers.get_mut(&(key, v)) else {
-            self.core.found("garbage-read", tx.index);
+            match self.keys.get(&key).is_some_and(|k| k.pruned) {
+                true => self.core.lost(format!(
+                    "it reads a version of {} the window retired",
+                    name(key)
+                )),
+                false => self.core.found("garbage-read", tx.index),
+            }
             return false;
         };
         if w.twice || w.tx.node == tx.node {
@@ -417,6 +445,14 @@ impl RwRegisterCheck {
             return;
         }
         let k = self.key(key);
+        if k.pruned && stamp <= k.pruned_stamp {
+            let why = format!(
+                "it commits a write to {} before versions the window retired",
+                name(key)
+            );
+            self.core.lost(why);
+            return;
+        }
         if k.order.contains_key(&stamp) {
             let why = format!("two writes to {} commit at timestamp {stamp}", name(key));
             self.unplace(why);
@@ -508,6 +544,56 @@ impl RwRegisterCheck {
             at: self.core.at,
             what: super::About::Txns(txns),
         });
+    }
+
+    /// Drops the oldest versions of a key in use whose writers the window
+    /// retired (committed or crashed), once it holds more than [`KEPT`]:
+    /// a key written all the time never goes quiet, and its state would
+    /// grow with the history. What needed them later makes the answer
+    /// unknown (see `pruned`). Readers of `nil` go too, under real time,
+    /// once retired: a later writer began after they completed, so their
+    /// edge to it is real time's.
+    fn prune(&mut self, key: Val) {
+        let Some(k) = self.keys.get(&key) else {
+            return;
+        };
+        if k.values.len() <= KEPT {
+            return;
+        }
+        let gone = |w: &Writer| w.outcome != Outcome::Pending && !self.core.is_live(w.tx);
+        let mut dropped = Vec::new();
+        for &v in k.values.iter().take(k.values.len() - KEPT) {
+            match self.writers.get(&(key, v)) {
+                Some(w) if !gone(w) => break,
+                w => dropped.push((v, w.and_then(|w| w.placed))),
+            }
+        }
+        let realtime = self.core.options.realtime;
+        let live = |t: &Tx| self.core.is_live(*t);
+        let keep_writers = k.writers.iter().position(&live).unwrap_or(k.writers.len());
+        let keep_readers: Vec<Tx> = match realtime {
+            true => k.nil_readers.iter().copied().filter(live).collect(),
+            false => k.nil_readers.clone(),
+        };
+        if dropped.is_empty() {
+            return;
+        }
+        let Some(k) = self.keys.get_mut(&key) else {
+            return;
+        };
+        k.pruned = true;
+        k.nil_readers = keep_readers;
+        k.writers.drain(..keep_writers);
+        for (v, placed) in dropped {
+            k.values.pop_front();
+            k.readers.remove(&v);
+            k.lost.remove(&v);
+            if let Some(at) = placed {
+                k.order.remove(&at);
+                k.pruned_stamp = k.pruned_stamp.max(at);
+            }
+            self.writers.remove(&(key, v));
+        }
     }
 
     /// Retires `key`: its state goes. Not (but at the end) while one of its
