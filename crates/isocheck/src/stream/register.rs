@@ -1,0 +1,692 @@
+//! The streaming register check (issue 37): a cas-register (or mutex)
+//! history's ops taken once, in order, each key's linearizability decided
+//! by the offline check (`registers`) on the ops the stream holds of it,
+//! in memory bounded by a window of ops per key.
+//!
+//! What it owns: pairing each client's invocation with its completion into
+//! a [`RegisterOp`] (the whole-file reader's `history::register` read, the
+//! history's form — one register, or `jepsen.independent` tuples — fixed by
+//! the first op with a value), holding each key's ops, and deciding when a
+//! key's ops can be let go. What it decides is the offline check's
+//! decision ([`registers::check_ops`]: the value chain, then the search),
+//! never a second implementation of it.
+//!
+//! # The window: ops per key
+//!
+//! Linearizability is local, so each key is held and retired on its own:
+//! a window of ops per key (`window`) bounds each key's held ops, and the
+//! live keys are those touched in the last `window` ops of the stream (a
+//! total over keys would let one busy key evict the rest). Once a key holds
+//! `window` ops and none of them is pending, it is *cut*: its held ops are
+//! decided; a violation is reported then (a violation among ops none of
+//! which is pending is one of the whole history: every later op is invoked
+//! after they all completed, so it can only come after them). If they are
+//! linearizable and the value chain alone decides them with one order (the
+//! values it writes unique, at most one blind write), the register's value
+//! after them is known; the key starts afresh from a write of that value
+//! at the cut, and the rest is let go. That is exact: every later op comes
+//! after the cut in any linearization, so the rest of the key is
+//! linearizable iff it is from that value. Two things are remembered:
+//! - `:info` ops the chain left out (no op observed their value) may take
+//!   effect later, unobserved (which changes nothing the check sees) or
+//!   observed: a later `:ok` op that observes one's value makes the key's
+//!   answer unknown (`Unknown`, with the op), not a verdict the retired
+//!   `:info` op could change.
+//! - A value written before the cut and observed after it, by no new
+//!   write, is rightly unwritten: the chain overwrote it, and only a later
+//!   write could bring it back.
+//!
+//! A key whose ops the chain cannot follow past a cut (a value written
+//! twice, several blind writes — every mutex, whose two states repeat), or
+//! that never has a moment with none pending, cannot be cut: held past
+//! twice the window, it is decided as held (a violation is still one of
+//! the whole history, pending ops taken as `:info`), and else its answer
+//! is unknown with the op that overflowed it.
+//!
+//! A key untouched for `window` ops, with none pending, retires whole: its
+//! held ops are decided (reported if a violation) and let go, the key kept
+//! only as its outcome. A later `:ok` op on a retired key that was not a
+//! violation makes its answer unknown; `:fail` ops and reads that did not
+//! complete `:ok` carry nothing, and an `:info` write or cas no later op
+//! can observe (its key is retired) changes nothing.
+//!
+//! With an unbounded window (`u64::MAX`) nothing is cut or retired, and
+//! every key is decided at the end on all its ops: the offline verdict.
+//! Violations are then reported at the end; with a window, as each key is
+//! cut or retired. Not yet: reporting a violation at the op that shows it
+//! (between cuts).
+
+use super::Unknown;
+use crate::history::error::{ErrorKind, HistoryError};
+use crate::history::jepsen::streaming::StreamedOp;
+use crate::history::register::{key_values, mutex_states, value_shape, Shape};
+use crate::history::value::ValueTable;
+use crate::history::{OpType, OpValue, Process, RegisterF, RegisterOp, Status, Val, Workload};
+use crate::infer::util::{FxMap, FxSet};
+use crate::registers::{self, RegId, Violation};
+use std::collections::VecDeque;
+
+/// A violation of linearizability on one key, as the offline check names
+/// it ([`Violation::name`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RegisterFinding {
+    /// `realtime`, `fork`, `unwritten`, `cycle`, `no-order` or
+    /// `no-linearization`.
+    pub name: &'static str,
+    /// The key, as the history writes it (`nil` for a single register).
+    pub key: String,
+    /// The `:index`es of the ops the violation names (each op's
+    /// completion's, else its invocation's), in the violation's order.
+    pub ops: Vec<i64>,
+}
+
+/// What a finished register stream says.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RegisterEnding {
+    /// Findings not yet taken by [`RegisterStream::drain`].
+    pub findings: Vec<RegisterFinding>,
+    /// Keys whose answer is unknown, each with why and the op.
+    pub unknown: Vec<Unknown>,
+    /// Keys seen.
+    pub keys: u64,
+    /// Times a key was cut or retired on the way.
+    pub retired: u64,
+}
+
+/// The streaming register check: [`RegisterStream::op`] per op, findings
+/// taken as they come ([`RegisterStream::drain`]), the rest at
+/// [`RegisterStream::finish`].
+pub struct RegisterStream {
+    window: u64,
+    /// The values of the ops' keys and registers, interned here (the
+    /// stream's own table holds `:f` only for us).
+    values: ValueTable,
+    /// Whether values are `[key value]` tuples, once an op with a value
+    /// said so.
+    independent: Option<bool>,
+    workload: Option<Workload>,
+    /// The mutex's (free, held) states, interned.
+    mutex: (Val, Val),
+    /// Ops taken, and so the position of the next (real time).
+    taken: u32,
+    /// Each client's invocation under way.
+    open: FxMap<i64, Open>,
+    live: FxMap<Val, Key>,
+    /// Keys let go, and whether a violation was found on them.
+    retired: FxMap<Val, Outcome>,
+    /// (position, key) of each touch, oldest first, to retire idle keys.
+    touches: VecDeque<(u32, Val)>,
+    findings: Vec<RegisterFinding>,
+    unknown: Vec<Unknown>,
+    retirements: u64,
+}
+
+/// What became of a key that is no longer held.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Outcome {
+    /// Linearizable as far as it was held.
+    Decided,
+    Violated,
+    Unknown,
+}
+
+/// Why a key is let go.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Retire {
+    /// Untouched for the window.
+    Idle,
+    /// Held past the window, uncut: this op overflowed it (its answer is
+    /// unknown unless a violation is found).
+    Overflow(i64),
+    /// The stream ended.
+    End,
+}
+
+/// An invocation waiting for its completion.
+struct Open {
+    f: RegisterF,
+    shape: Shape,
+    /// Its slot in its key's held ops (`None`: the key is not held).
+    at: Option<(Val, usize)>,
+}
+
+/// A key's held ops since its last cut.
+struct Key {
+    ops: Vec<RegisterOp>,
+    /// The `:index` each held op is reported by.
+    index: Vec<i64>,
+    /// Held ops still pending.
+    pending: usize,
+    /// The last op that touched it.
+    touched: u32,
+    /// Values of `:info` ops let go unobserved.
+    unobserved: FxSet<Val>,
+}
+
+impl RegisterStream {
+    /// A check whose keys hold at most `window` ops (`u64::MAX`: all).
+    pub fn new(window: u64) -> RegisterStream {
+        let mut values = ValueTable::default();
+        let mutex = mutex_states(&mut values);
+        RegisterStream {
+            window: window.max(1),
+            values,
+            independent: None,
+            workload: None,
+            mutex,
+            taken: 0,
+            open: FxMap::default(),
+            live: FxMap::default(),
+            retired: FxMap::default(),
+            touches: VecDeque::new(),
+            findings: Vec::new(),
+            unknown: Vec::new(),
+            retirements: 0,
+        }
+    }
+
+    /// Takes the next op (`stream`: the table of the stream's values, for
+    /// its `:f`). An error when the op is not a register op of the
+    /// history's workload and form, or a process invokes twice.
+    pub fn op(&mut self, op: &StreamedOp, stream: &ValueTable) -> Result<(), HistoryError> {
+        let pos = self.taken;
+        self.taken = self.taken.checked_add(1).ok_or_else(|| too_long(op))?;
+        let Process::Client(process) = op.op.process else {
+            return Ok(());
+        };
+        let f = register_f(&stream.text(op.op.f)).ok_or_else(|| not_register(op))?;
+        self.workload_of(f, op)?;
+        let shape = self.shape(op)?;
+        match (op.op.ty, self.open.remove(&process)) {
+            (OpType::Invoke, Some(_)) => Err(double_invoke(process, op)),
+            (OpType::Invoke, None) => {
+                let open = self.invoke(f, shape, pos, op)?;
+                self.open.insert(process, open);
+                self.retire_idle(pos);
+                Ok(())
+            }
+            (ty, open) => {
+                let open = open.unwrap_or(Open {
+                    f,
+                    shape: Shape::Nil,
+                    at: None,
+                });
+                self.complete(open, shape, ty, pos, op)
+            }
+        }
+    }
+
+    /// The violations found since the last call.
+    pub fn drain(&mut self) -> Vec<RegisterFinding> {
+        std::mem::take(&mut self.findings)
+    }
+
+    /// Times a key was cut or retired so far.
+    pub fn retired(&self) -> u64 {
+        self.retirements
+    }
+
+    /// The first key whose answer became unknown, if any.
+    pub fn unknown(&self) -> Option<&Unknown> {
+        self.unknown.first()
+    }
+
+    /// Decides every key still held (pending ops taken as `:info`).
+    pub fn finish(mut self) -> RegisterEnding {
+        let keys: Vec<Val> = self.live.keys().copied().collect();
+        for key in keys {
+            self.retire(key, Retire::End);
+        }
+        RegisterEnding {
+            findings: self.findings,
+            unknown: self.unknown,
+            keys: self.retired.len() as u64,
+            retired: self.retirements,
+        }
+    }
+
+    /// Fixes the workload at the first op; a later op of the other one is
+    /// refused, as the whole-file reader refuses it.
+    fn workload_of(&mut self, f: RegisterF, op: &StreamedOp) -> Result<(), HistoryError> {
+        let w = match f {
+            RegisterF::Acquire | RegisterF::Release => Workload::Mutex,
+            _ => Workload::CasRegister,
+        };
+        match *self.workload.get_or_insert(w) == w {
+            true => Ok(()),
+            false => Err(not_register(op)),
+        }
+    }
+
+    /// The shape of the op's value, interned here.
+    fn shape(&mut self, op: &StreamedOp) -> Result<Shape, HistoryError> {
+        let OpValue::Other(span) = op.op.value else {
+            return Ok(Shape::Nil);
+        };
+        let text = op.text_of(span).unwrap_or("");
+        value_shape(&mut self.values, text, false)
+            .map_err(|e| HistoryError::from(e.shifted(span.start())))
+    }
+
+    /// Holds an invocation in its key, when the form names its key.
+    fn invoke(
+        &mut self,
+        f: RegisterF,
+        shape: Shape,
+        pos: u32,
+        op: &StreamedOp,
+    ) -> Result<Open, HistoryError> {
+        let independent = self.form(f, shape, op)?;
+        let (free, held) = self.mutex;
+        // Its status and value come with its completion; the key is the
+        // invocation's (a read's `[k nil]` names it).
+        let Some((key, value, new)) = key_values(
+            &mut self.values,
+            independent,
+            f,
+            (shape, shape),
+            Status::Indeterminate,
+            (free, held),
+        )
+        .or_else(|| (f == RegisterF::Read).then_some((Val::NIL, Val::NIL, Val::NIL)))
+        else {
+            return Err(bad_value(op));
+        };
+        let key = match (independent, shape) {
+            (true, Shape::Pair(k, _) | Shape::Tuple(k, ..)) => k,
+            _ => key,
+        };
+        let o = RegisterOp {
+            invoke: Some(pos),
+            completion: None,
+            key,
+            value,
+            new,
+            f,
+            status: Status::Indeterminate,
+        };
+        let at = self.hold(o, op.op.index, pos);
+        Ok(Open { f, shape, at })
+    }
+
+    /// Whether values are tuples: fixed by the first op with a value (as
+    /// the whole-file reader decides it for the whole history); an op that
+    /// does not fit a tuple form fixed before is refused.
+    fn form(&mut self, f: RegisterF, shape: Shape, op: &StreamedOp) -> Result<bool, HistoryError> {
+        let tuple = match (f, shape) {
+            (_, Shape::Nil) => return Ok(self.independent.unwrap_or(false)),
+            (RegisterF::Cas, s) => matches!(s, Shape::Tuple(..)),
+            (_, s) => matches!(s, Shape::Pair(..) | Shape::Tuple(..)),
+        };
+        match *self.independent.get_or_insert(tuple) {
+            true if !tuple => Err(mixed_form(op)),
+            independent => Ok(independent),
+        }
+    }
+
+    /// Holds `o` in its key (made live unless retired), and returns its
+    /// slot; `None` when the key is not held.
+    fn hold(&mut self, o: RegisterOp, index: i64, pos: u32) -> Option<(Val, usize)> {
+        if self.retired.contains_key(&o.key) {
+            return None;
+        }
+        let key = o.key;
+        let k = self.live.entry(key).or_insert_with(|| Key {
+            ops: Vec::new(),
+            index: Vec::new(),
+            pending: 0,
+            touched: pos,
+            unobserved: FxSet::default(),
+        });
+        k.pending += usize::from(o.completion.is_none());
+        k.touched = pos;
+        k.ops.push(o);
+        k.index.push(index);
+        let slot = k.ops.len() - 1;
+        self.touch(pos, key);
+        Some((key, slot))
+    }
+
+    /// Completes an op (one without invocation was invoked at the start of
+    /// time, as the whole-file reader has it).
+    fn complete(
+        &mut self,
+        open: Open,
+        shape: Shape,
+        ty: OpType,
+        pos: u32,
+        op: &StreamedOp,
+    ) -> Result<(), HistoryError> {
+        let status = match ty {
+            OpType::Ok => Status::Committed,
+            OpType::Fail => Status::Aborted,
+            _ => Status::Indeterminate,
+        };
+        let judged = match shape {
+            Shape::Nil => open.shape,
+            s => s,
+        };
+        let independent = self.form(open.f, judged, op)?;
+        let Some((key, value, new)) = key_values(
+            &mut self.values,
+            independent,
+            open.f,
+            (judged, open.shape),
+            status,
+            self.mutex,
+        ) else {
+            return Err(bad_value(op));
+        };
+        let o = RegisterOp {
+            invoke: open.at.map(|_| pos),
+            completion: Some(pos),
+            key,
+            value,
+            new,
+            f: open.f,
+            status,
+        };
+        match open.at {
+            Some((k, slot)) if k == key => self.fill(key, slot, o, op.op.index),
+            Some(_) => return Err(other_key(op)),
+            None => self.unheld(o, op.op.index, pos),
+        }
+        self.maybe_cut(key, op.op.index);
+        self.retire_idle(pos);
+        Ok(())
+    }
+
+    /// Fills a held invocation's slot with its completion.
+    fn fill(&mut self, key: Val, slot: usize, o: RegisterOp, index: i64) {
+        let Some(k) = self.live.get_mut(&key) else {
+            return;
+        };
+        let Some(held) = k.ops.get_mut(slot) else {
+            return;
+        };
+        let invoke = held.invoke;
+        *held = RegisterOp { invoke, ..o };
+        k.index[slot] = index;
+        k.pending = k.pending.saturating_sub(1);
+        k.touched = o.completion.unwrap_or(k.touched);
+        let touched = k.touched;
+        self.touch(touched, key);
+        self.observes_unobserved(key, &o, index);
+    }
+
+    /// Notes that `key` was touched at `pos`, for [`Self::retire_idle`]
+    /// (nothing to note when nothing retires).
+    fn touch(&mut self, pos: u32, key: Val) {
+        if self.window != u64::MAX {
+            self.touches.push_back((pos, key));
+        }
+    }
+
+    /// A completion without a held invocation: with no invocation at all,
+    /// held as invoked at the start of time; on a retired key, unknown
+    /// when it could matter.
+    fn unheld(&mut self, o: RegisterOp, index: i64, pos: u32) {
+        let Some(&outcome) = self.retired.get(&o.key) else {
+            let o = RegisterOp { invoke: None, ..o };
+            self.hold(o, index, pos);
+            self.observes_unobserved(o.key, &o, index);
+            return;
+        };
+        if outcome == Outcome::Decided && o.status == Status::Committed {
+            let reason = format!(
+                "an :ok op on key {} after the key was retired (untouched for the window, \
+                 its ops decided and let go)",
+                self.values.display(o.key)
+            );
+            self.give_up(o.key, reason, index);
+        }
+    }
+
+    /// An `:ok` op observing the value of an `:info` op let go unobserved
+    /// at a cut: that op may have taken effect, and is gone. An `:info` cas
+    /// from such a value is as unobserved (it can take effect only after
+    /// the one gone did), until an op observes it.
+    fn observes_unobserved(&mut self, key: Val, o: &RegisterOp, index: i64) {
+        let Some(k) = self.live.get_mut(&key) else {
+            return;
+        };
+        let follows = o.status == Status::Indeterminate && o.f != RegisterF::Read;
+        if follows && k.unobserved.contains(&o.value) {
+            k.unobserved.extend(registers::written(o));
+        }
+        let Some(v) = registers::observed(o) else {
+            return;
+        };
+        if k.unobserved.contains(&v) {
+            let reason = format!(
+                "an op observed {} on key {}, the value of an :info op the window let go \
+                 unobserved",
+                self.values.display(v),
+                self.values.display(key)
+            );
+            self.give_up(key, reason, index);
+        }
+    }
+
+    /// Cuts a key that holds a window of ops, none pending; gives it up at
+    /// twice the window when it cannot be cut.
+    fn maybe_cut(&mut self, key: Val, index: i64) {
+        let Some(k) = self.live.get(&key) else {
+            return;
+        };
+        let (held, pending) = (k.ops.len() as u64, k.pending);
+        if held < self.window {
+            return;
+        }
+        if pending == 0 && self.cut(key) {
+            return;
+        }
+        if pending > 0 && held < self.window.saturating_mul(2) {
+            return;
+        }
+        self.retire(key, Retire::Overflow(index));
+    }
+
+    /// Decides a key's held ops (none pending) and, when linearizable with
+    /// one order the chain alone gives, starts it afresh from the value
+    /// they leave. False when it cannot be cut that way.
+    fn cut(&mut self, key: Val) -> bool {
+        let workload = self.workload.unwrap_or(Workload::CasRegister);
+        let Some(k) = self.live.get_mut(&key) else {
+            return false;
+        };
+        if workload == Workload::Mutex {
+            return false;
+        }
+        let chains = registers::check_chains_of(&k.ops);
+        if !chains.violations.is_empty() || !chains.undecided.is_empty() {
+            return false;
+        }
+        let Some((last, unobserved)) = registers::chain_end(&k.ops) else {
+            return false;
+        };
+        let pos = k.touched;
+        let head = last.map(|i| {
+            let w = &k.ops[i as usize];
+            let o = RegisterOp {
+                invoke: Some(pos),
+                completion: Some(pos),
+                key,
+                value: registers::chain_value(w),
+                new: Val::NIL,
+                f: RegisterF::Write,
+                status: Status::Committed,
+            };
+            (o, k.index[i as usize])
+        });
+        k.unobserved.extend(unobserved);
+        k.ops.clear();
+        k.index.clear();
+        if let Some((o, index)) = head {
+            k.ops.push(o);
+            k.index.push(index);
+        }
+        self.retirements += 1;
+        true
+    }
+
+    /// Retires the keys untouched for the window (none of their ops
+    /// pending), as of position `pos`.
+    fn retire_idle(&mut self, pos: u32) {
+        while let Some(&(at, key)) = self.touches.front() {
+            if u64::from(pos) - u64::from(at) < self.window {
+                break;
+            }
+            self.touches.pop_front();
+            let idle = self
+                .live
+                .get(&key)
+                .is_some_and(|k| k.touched == at && k.pending == 0);
+            if idle {
+                self.retire(key, Retire::Idle);
+            }
+        }
+    }
+
+    /// Decides a key's held ops and lets them go.
+    fn retire(&mut self, key: Val, why: Retire) {
+        let Some(k) = self.live.remove(&key) else {
+            return;
+        };
+        let workload = self.workload.unwrap_or(Workload::CasRegister);
+        let analysis = registers::check_ops(workload, &k.ops);
+        self.retired.insert(key, Outcome::Decided);
+        if why != Retire::End {
+            self.retirements += 1;
+        }
+        for v in &analysis.violations {
+            let finding = RegisterFinding {
+                name: v.name(),
+                key: self.values.display(key),
+                ops: violation_ops(v)
+                    .into_iter()
+                    .filter_map(|i| k.index.get(i as usize).copied())
+                    .collect(),
+            };
+            self.findings.push(finding);
+        }
+        if !analysis.violations.is_empty() {
+            self.retired.insert(key, Outcome::Violated);
+        } else if let Some(u) = analysis.undecided.first() {
+            let op = registers_op(u, &k.index);
+            let reason = format!(
+                "key {} undecided ({}): the search stopped",
+                self.values.display(key),
+                u.name()
+            );
+            self.give_up(key, reason, op);
+        } else if let Retire::Overflow(op) = why {
+            let reason = format!(
+                "key {} held more ops than the window ({}), with values the chain cannot \
+                 follow past them or an op always pending",
+                self.values.display(key),
+                self.window
+            );
+            self.give_up(key, reason, op);
+        }
+    }
+
+    /// Makes a key's answer unknown (once), and lets it go.
+    fn give_up(&mut self, key: Val, reason: String, op: i64) {
+        self.live.remove(&key);
+        let before = self.retired.insert(key, Outcome::Unknown);
+        if matches!(before, Some(Outcome::Violated)) {
+            self.retired.insert(key, Outcome::Violated);
+        } else if before != Some(Outcome::Unknown) {
+            self.unknown.push(Unknown { reason, op });
+        }
+    }
+}
+
+/// The held ops a violation names.
+fn violation_ops(v: &Violation) -> Vec<RegId> {
+    match v {
+        Violation::Realtime { op, preceding, .. } => vec![*op, *preceding],
+        Violation::Fork { ops, .. } => ops.to_vec(),
+        Violation::Unwritten { op, .. } => vec![*op],
+        Violation::Cycle { ops, .. } => ops.clone(),
+        Violation::NoOrder { writes, .. } => writes.clone(),
+        Violation::NoLinearization { op, .. } => vec![*op],
+    }
+}
+
+/// The `:index` of the first op an undecided key names.
+fn registers_op(u: &registers::Undecided, index: &[i64]) -> i64 {
+    let first = match u {
+        registers::Undecided::DuplicateWrites { ops, .. } => ops.first(),
+        registers::Undecided::BlindWrites { writes, .. } => writes.first(),
+    };
+    first
+        .and_then(|&i| index.get(i as usize).copied())
+        .unwrap_or(-1)
+}
+
+/// The register op an `:f` names.
+fn register_f(f: &str) -> Option<RegisterF> {
+    Some(match f {
+        ":read" => RegisterF::Read,
+        ":write" => RegisterF::Write,
+        ":cas" => RegisterF::Cas,
+        ":acquire" => RegisterF::Acquire,
+        ":release" => RegisterF::Release,
+        _ => return None,
+    })
+}
+
+fn not_register(op: &StreamedOp) -> HistoryError {
+    HistoryError::new(
+        ErrorKind::RegisterOp("this op is not a register op of the history's workload".into()),
+        "a cas-register history holds :read, :write and :cas ops only, a mutex history \
+         :acquire and :release",
+    )
+    .at(op.op.span, "this op")
+}
+
+fn bad_value(op: &StreamedOp) -> HistoryError {
+    HistoryError::new(
+        ErrorKind::RegisterOp("this op's value does not fit the history's form".into()),
+        "a register op's value is a value ([old new] for :cas), or with jepsen.independent \
+         a [key value] tuple ([key [old new]] for :cas)",
+    )
+    .at(op.op.span, "this op")
+}
+
+fn mixed_form(op: &StreamedOp) -> HistoryError {
+    HistoryError::new(
+        ErrorKind::RegisterOp(
+            "this op's value is not a [key value] tuple, as the ops before it were".into(),
+        ),
+        "the streaming check fixes the form at the first op with a value; check a history \
+         that mixes the forms whole",
+    )
+    .at(op.op.span, "this op")
+}
+
+fn other_key(op: &StreamedOp) -> HistoryError {
+    HistoryError::new(
+        ErrorKind::RegisterOp("this completion names another key than its invocation".into()),
+        "the streaming check holds an op in its invocation's key",
+    )
+    .at(op.op.span, "this op")
+}
+
+fn double_invoke(process: i64, op: &StreamedOp) -> HistoryError {
+    HistoryError::new(
+        ErrorKind::DoubleInvoke { process },
+        crate::history::build::ONE_OP_AT_A_TIME,
+    )
+    .at(op.op.span, "second invocation")
+}
+
+fn too_long(op: &StreamedOp) -> HistoryError {
+    HistoryError::new(
+        ErrorKind::RegisterOp("more ops than the streaming check counts (2^32)".into()),
+        "check a shorter history",
+    )
+    .at(op.op.span, "this op")
+}
