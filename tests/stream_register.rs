@@ -138,7 +138,11 @@ fn a_small_window_answers_right_or_unknown() {
         let ((ours, _), end) = streamed(&text, window);
         match ours {
             Some(ours) => {
-                assert_eq!(Some(ours), expected, "seed {seed}, window {window}: {end:?}\n{text}");
+                assert_eq!(
+                    Some(ours),
+                    expected,
+                    "seed {seed}, window {window}: {end:?}\n{text}"
+                );
                 counts[usize::from(!ours)] += 1;
             }
             None => counts[2] += 1,
@@ -249,7 +253,11 @@ fn an_info_op_observed_after_its_cut_is_unknown() {
         ":type :ok, :f :read, :process 2, :value [1 3]",
     ]);
     for window in [u64::MAX, 1, 2, 4, 8] {
-        assert_eq!(verdict(&unobserved, window), (Some(true), vec![]), "window {window}");
+        assert_eq!(
+            verdict(&unobserved, window),
+            (Some(true), vec![]),
+            "window {window}"
+        );
     }
 }
 
@@ -304,4 +312,47 @@ fn a_violation_is_drained_at_the_cut() {
     // cas 2→7 forks from cas 2→3 (ops 5 and 7); nothing is left for the end.
     assert_eq!(drained, vec![("fork", vec![5, 7])]);
     assert!(s.finish().findings.is_empty());
+}
+
+/// A mutex's states repeat, so its keys go to the offline search: held
+/// whole they are decided as offline; a window they outgrow leaves them
+/// unknown, never the other verdict.
+#[test]
+fn mutex_histories() {
+    let step = |p: u32, f: &str| {
+        [
+            format!(":type :invoke, :f :{f}, :process {p}, :value nil"),
+            format!(":type :ok, :f :{f}, :process {p}, :value nil"),
+        ]
+    };
+    let history = |steps: &[(u32, &str)]| {
+        let lines: Vec<String> = steps.iter().flat_map(|&(p, f)| step(p, f)).collect();
+        ops(&lines.iter().map(String::as_str).collect::<Vec<_>>())
+    };
+    let valid = history(&[
+        (0, "acquire"),
+        (0, "release"),
+        (1, "acquire"),
+        (1, "release"),
+    ]);
+    let twice = history(&[
+        (0, "acquire"),
+        (0, "release"),
+        (1, "acquire"),
+        (2, "acquire"),
+    ]);
+    assert_eq!(verdict(&valid, u64::MAX), (Some(true), vec![]));
+    assert_eq!(
+        verdict(&twice, u64::MAX),
+        (
+            Some(false),
+            vec![("no-linearization".to_string(), "nil".to_string())]
+        )
+    );
+    for window in [1, 2, 3] {
+        assert_ne!(verdict(&valid, window).0, Some(false), "window {window}");
+        assert_ne!(verdict(&twice, window).0, Some(true), "window {window}");
+    }
+    let (_, end) = streamed(&valid, 2);
+    assert!(end.unknown[0].reason.contains("window"), "{end:?}");
 }

@@ -192,9 +192,14 @@ pub(super) fn read(
             Some(OpType::Fail) => Status::Aborted,
             _ => Status::Indeterminate,
         };
-        let Some((key, value, new)) =
-            key_values(&mut ops.values, independent, f, (s, si), status, (free, held))
-        else {
+        let Some((key, value, new)) = key_values(
+            &mut ops.values,
+            independent,
+            f,
+            (s, si),
+            status,
+            (free, held),
+        ) else {
             return Err(bad_value(ops, invoke, completion, f, independent));
         };
         out.push(RegisterOp {

@@ -340,7 +340,9 @@ fn check_key(
 /// (`stream::register`) starts a key afresh from that value.
 pub(crate) fn chain_end(regs: &[RegisterOp]) -> Option<(Option<RegId>, Vec<Val>)> {
     let ids: Vec<RegId> = (0..regs.len() as RegId)
-        .filter(|&i| regs[i as usize].f != RegisterF::Read || regs[i as usize].status == Status::Committed)
+        .filter(|&i| {
+            regs[i as usize].f != RegisterF::Read || regs[i as usize].status == Status::Committed
+        })
         .collect();
     let k = KeyOps {
         regs,

@@ -288,8 +288,7 @@ impl RegisterStream {
             Status::Indeterminate,
             (free, held),
         )
-        .or_else(|| (f == RegisterF::Read).then_some((Val::NIL, Val::NIL, Val::NIL)))
-        else {
+        .or_else(|| (f == RegisterF::Read).then_some((Val::NIL, Val::NIL, Val::NIL))) else {
             return Err(bad_value(op));
         };
         let key = match (independent, shape) {
