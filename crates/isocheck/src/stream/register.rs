@@ -17,10 +17,11 @@
 //! a window of ops per key (`window`) bounds each key's held ops, and the
 //! live keys are those touched in the last `window` ops of the stream (a
 //! total over keys would let one busy key evict the rest). Once a key holds
-//! `window` ops and none of them is pending, it is *cut*: its held ops are
-//! decided; a violation is reported then (a violation among ops none of
-//! which is pending is one of the whole history: every later op is invoked
-//! after they all completed, so it can only come after them). If they are
+//! `window` ops and no write or cas of it is pending, it is *cut*: its held
+//! ops are decided; a violation is reported then (a violation among ops
+//! none of which is pending is one of the whole history: every later op is
+//! invoked after they all completed, so it can only come after them; a
+//! pending read constrains no other op). If they are
 //! linearizable and the value chain alone decides them with one order (the
 //! values it writes unique, at most one blind write), the register's value
 //! after them is known; the key starts afresh from a write of that value
@@ -34,16 +35,22 @@
 //!   `:info` op could change.
 //! - A value written before the cut and observed after it, by no new
 //!   write, is rightly unwritten: the chain overwrote it, and only a later
-//!   write could bring it back.
+//!   write could bring it back. But a read pending at the cut is carried
+//!   over: it may have run while such a value was current, so when it
+//!   returns one (not the value at the cut, nor one written since) the
+//!   key's answer is unknown, with the read.
 //!
 //! A key whose ops the chain cannot follow past a cut (a value written
-//! twice, several blind writes — every mutex, whose two states repeat), or
-//! that never has a moment with none pending, cannot be cut: held past
-//! twice the window, it is decided as held (a violation is still one of
-//! the whole history, pending ops taken as `:info`), and else its answer
-//! is unknown with the op that overflowed it.
+//! twice, several blind writes — every mutex, whose two states repeat)
+//! when it holds the window, or that has an op pending until it holds
+//! twice the window, is decided as held (a violation is still one of the
+//! whole history, pending ops taken as `:info`), and else its answer is
+//! unknown with the op that overflowed it. Memory: at most twice the
+//! window of ops per live key, the keys touched in the last window of ops
+//! (or with an op pending); and each key's outcome once it retires.
 //!
-//! A key untouched for `window` ops, with none pending, retires whole: its
+//! A key untouched for `window` ops, with none pending, is cut, keeping
+//! only the value it holds; one that cannot be cut retires whole: its
 //! held ops are decided (reported if a violation) and let go, the key kept
 //! only as its outcome. A later `:ok` op on a retired key that was not a
 //! violation makes its answer unknown; `:fail` ops and reads that did not
@@ -157,6 +164,10 @@ struct Key {
     index: Vec<i64>,
     /// Held ops still pending.
     pending: usize,
+    /// Of those, the writes and cas (which block a cut).
+    writing: usize,
+    /// The last cut, and the value the register held there.
+    cut: Option<(u32, Val)>,
     /// The last op that touched it.
     touched: u32,
     /// Values of `:info` ops let go unobserved.
@@ -206,11 +217,15 @@ impl RegisterStream {
                 Ok(())
             }
             (ty, open) => {
-                let open = open.unwrap_or(Open {
-                    f,
-                    shape: Shape::Nil,
-                    at: None,
-                });
+                // The completion's `:f`, as the whole-file reader takes it.
+                let open = match open {
+                    Some(open) => Open { f, ..open },
+                    None => Open {
+                        f,
+                        shape: Shape::Nil,
+                        at: None,
+                    },
+                };
                 self.complete(open, shape, ty, pos, op)
             }
         }
@@ -334,10 +349,14 @@ impl RegisterStream {
             ops: Vec::new(),
             index: Vec::new(),
             pending: 0,
+            writing: 0,
+            cut: None,
             touched: pos,
             unobserved: FxSet::default(),
         });
-        k.pending += usize::from(o.completion.is_none());
+        let pending = o.completion.is_none();
+        k.pending += usize::from(pending);
+        k.writing += usize::from(pending && o.f != RegisterF::Read);
         k.touched = pos;
         k.ops.push(o);
         k.index.push(index);
@@ -407,10 +426,42 @@ impl RegisterStream {
         *held = RegisterOp { invoke, ..o };
         k.index[slot] = index;
         k.pending = k.pending.saturating_sub(1);
+        if o.f != RegisterF::Read {
+            k.writing = k.writing.saturating_sub(1);
+        }
         k.touched = o.completion.unwrap_or(k.touched);
         let touched = k.touched;
+        let carried = k.cut.filter(|&(at, _)| invoke.is_some_and(|i| i < at));
         self.touch(touched, key);
+        if let Some((_, head)) = carried {
+            self.carried_read(key, &o, head, index);
+        }
         self.observes_unobserved(key, &o, index);
+    }
+
+    /// A read carried over a cut, invoked before it: right where the chain
+    /// after the cut places it (it read the value left at the cut, or one
+    /// written after), unknown when it read a value written before the
+    /// cut only, which may have been current while it ran.
+    fn carried_read(&mut self, key: Val, o: &RegisterOp, head: Val, index: i64) {
+        let Some(k) = self.live.get(&key) else {
+            return;
+        };
+        if o.status != Status::Committed || o.f != RegisterF::Read || o.value == head {
+            return;
+        }
+        let written_since = k
+            .ops
+            .iter()
+            .any(|w| w.status != Status::Aborted && registers::written(w) == Some(o.value));
+        if !written_since {
+            let reason = format!(
+                "a read invoked before key {} was cut returned {}, written before the cut                  only: the window let go of when it was current",
+                self.values.display(key),
+                self.values.display(o.value)
+            );
+            self.give_up(key, reason, index);
+        }
     }
 
     /// Notes that `key` was touched at `pos`, for [`Self::retire_idle`]
@@ -467,28 +518,29 @@ impl RegisterStream {
         }
     }
 
-    /// Cuts a key that holds a window of ops, none pending; gives it up at
-    /// twice the window when it cannot be cut.
+    /// Cuts a key that holds a window of ops, no write or cas pending;
+    /// gives it up at twice the window when it cannot be cut.
     fn maybe_cut(&mut self, key: Val, index: i64) {
         let Some(k) = self.live.get(&key) else {
             return;
         };
-        let (held, pending) = (k.ops.len() as u64, k.pending);
+        let (held, writing) = (k.ops.len() as u64, k.writing);
         if held < self.window {
             return;
         }
-        if pending == 0 && self.cut(key) {
+        if writing == 0 && self.cut(key) {
             return;
         }
-        if pending > 0 && held < self.window.saturating_mul(2) {
+        if writing > 0 && held < self.window.saturating_mul(2) {
             return;
         }
         self.retire(key, Retire::Overflow(index));
     }
 
-    /// Decides a key's held ops (none pending) and, when linearizable with
-    /// one order the chain alone gives, starts it afresh from the value
-    /// they leave. False when it cannot be cut that way.
+    /// Decides a key's held ops (no write or cas pending) and, when
+    /// linearizable with one order the chain alone gives, starts it afresh
+    /// from the value they leave, with the reads still pending carried
+    /// over. False when it cannot be cut that way.
     fn cut(&mut self, key: Val) -> bool {
         let workload = self.workload.unwrap_or(Workload::CasRegister);
         let Some(k) = self.live.get_mut(&key) else {
@@ -496,6 +548,11 @@ impl RegisterStream {
         };
         if workload == Workload::Mutex {
             return false;
+        }
+        if k.cut
+            .is_some_and(|(at, _)| k.ops.len() == 1 && k.touched == at)
+        {
+            return true; // nothing since the last cut
         }
         let chains = registers::check_chains_of(&k.ops);
         if !chains.violations.is_empty() || !chains.undecided.is_empty() {
@@ -519,11 +576,26 @@ impl RegisterStream {
             (o, k.index[i as usize])
         });
         k.unobserved.extend(unobserved);
-        k.ops.clear();
-        k.index.clear();
+        k.cut = Some((pos, head.map_or(Val::NIL, |(o, _)| o.value)));
+        let ops = std::mem::take(&mut k.ops);
+        let index = std::mem::take(&mut k.index);
         if let Some((o, index)) = head {
             k.ops.push(o);
             k.index.push(index);
+        }
+        // The pending reads move to the new slots their invocations' now
+        // point to.
+        let mut moved = FxMap::default();
+        for (slot, (o, i)) in ops.into_iter().zip(index).enumerate() {
+            if o.completion.is_none() {
+                moved.insert(slot, k.ops.len());
+                k.ops.push(o);
+                k.index.push(i);
+            }
+        }
+        let open = self.open.values_mut().filter_map(|o| o.at.as_mut());
+        for (_, slot) in open.filter(|(k, _)| *k == key) {
+            *slot = moved.get(slot).copied().unwrap_or(usize::MAX);
         }
         self.retirements += 1;
         true
@@ -533,7 +605,7 @@ impl RegisterStream {
     /// pending), as of position `pos`.
     fn retire_idle(&mut self, pos: u32) {
         while let Some(&(at, key)) = self.touches.front() {
-            if u64::from(pos) - u64::from(at) < self.window {
+            if u64::from(pos.saturating_sub(at)) < self.window {
                 break;
             }
             self.touches.pop_front();
@@ -541,7 +613,9 @@ impl RegisterStream {
                 .live
                 .get(&key)
                 .is_some_and(|k| k.touched == at && k.pending == 0);
-            if idle {
+            // Cut, an idle key keeps only the value it holds (as retired
+            // ones keep their outcome); one that cannot be cut retires.
+            if idle && !self.cut(key) {
                 self.retire(key, Retire::Idle);
             }
         }
