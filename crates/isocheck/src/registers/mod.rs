@@ -333,12 +333,12 @@ fn check_key(
 /// Where one key's value chain ends, when the chain alone decides that its
 /// ops (none of them pending) are linearizable and leaves one order: the
 /// op whose value the register holds after them all (`None`: the initial
-/// `nil`), and the values of the `:info` ops left out of the chain (no op
-/// observed them: they may still take effect later). `None` when the chain
+/// `nil`), and the `:info` ops left out of the chain (no op observed them:
+/// they may still take effect later). `None` when the chain
 /// does not decide the key (a violation, a value written twice, more than
 /// one blind write, a cycle). The streaming check
 /// (`stream::register`) starts a key afresh from that value.
-pub(crate) fn chain_end(regs: &[RegisterOp]) -> Option<(Option<RegId>, Vec<Val>)> {
+pub(crate) fn chain_end(regs: &[RegisterOp]) -> Option<(Option<RegId>, Vec<RegId>)> {
     let ids: Vec<RegId> = (0..regs.len() as RegId)
         .filter(|&i| {
             regs[i as usize].f != RegisterF::Read || regs[i as usize].status == Status::Committed
@@ -361,10 +361,11 @@ pub(crate) fn chain_end(regs: &[RegisterOp]) -> Option<(Option<RegId>, Vec<Val>)
     let last = blocks.rest.first().unwrap_or(&blocks.first).last().copied();
     let left_out = ids
         .iter()
-        .map(|&i| k.op(i))
-        .zip(ids.iter().map(|&i| included[i as usize]))
-        .filter(|(o, inc)| o.status == Status::Indeterminate && !inc)
-        .filter_map(|(o, _)| written(o))
+        .copied()
+        .filter(|&i| {
+            let o = k.op(i);
+            o.status == Status::Indeterminate && written(o).is_some() && !included[i as usize]
+        })
         .collect();
     Some((last, left_out))
 }

@@ -29,10 +29,14 @@
 //! after the cut in any linearization, so the rest of the key is
 //! linearizable iff it is from that value. Two things are remembered:
 //! - `:info` ops the chain left out (no op observed their value) may take
-//!   effect later, unobserved (which changes nothing the check sees) or
-//!   observed: a later `:ok` op that observes one's value makes the key's
-//!   answer unknown (`Unknown`, with the op), not a verdict the retired
-//!   `:info` op could change.
+//!   effect later. One that is a cas from the value left at the cut is
+//!   carried over, as it stands: taking effect right after the cut is
+//!   taking effect after every op before it (none observed it). Any other
+//!   may take effect only once its expected value is written again (or,
+//!   a blind write, at any time), unobserved (which changes nothing the
+//!   check sees) or observed: a later `:ok` op that observes its value
+//!   makes the key's answer unknown (`Unknown`, with the op), not a
+//!   verdict the `:info` op let go could change.
 //! - A value written before the cut and observed after it, by no new
 //!   write, is rightly unwritten: the chain overwrote it, and only a later
 //!   write could bring it back. But a read pending at the cut is carried
@@ -456,7 +460,8 @@ impl RegisterStream {
             .any(|w| w.status != Status::Aborted && registers::written(w) == Some(o.value));
         if !written_since {
             let reason = format!(
-                "a read invoked before key {} was cut returned {}, written before the cut                  only: the window let go of when it was current",
+                "a read invoked before key {} was cut returned {}, written before the cut only: \
+                 the window let go of when it was current",
                 self.values.display(key),
                 self.values.display(o.value)
             );
@@ -558,7 +563,7 @@ impl RegisterStream {
         if !chains.violations.is_empty() || !chains.undecided.is_empty() {
             return false;
         }
-        let Some((last, unobserved)) = registers::chain_end(&k.ops) else {
+        let Some((last, left_out)) = registers::chain_end(&k.ops) else {
             return false;
         };
         let pos = k.touched;
@@ -575,8 +580,20 @@ impl RegisterStream {
             };
             (o, k.index[i as usize])
         });
-        k.unobserved.extend(unobserved);
-        k.cut = Some((pos, head.map_or(Val::NIL, |(o, _)| o.value)));
+        let value = head.map_or(Val::NIL, |(o, _)| o.value);
+        k.cut = Some((pos, value));
+        // An `:info` cas from the value left may still take effect right
+        // after the cut: it is carried over. Any other may take effect
+        // only once its expected value is written again (its value is
+        // remembered, an op observing it unknown).
+        let mut carried = vec![false; k.ops.len()];
+        for i in left_out {
+            let o = &k.ops[i as usize];
+            match o.f == RegisterF::Cas && o.value == value {
+                true => carried[i as usize] = true,
+                false => k.unobserved.extend(registers::written(o)),
+            }
+        }
         let ops = std::mem::take(&mut k.ops);
         let index = std::mem::take(&mut k.index);
         if let Some((o, index)) = head {
@@ -587,7 +604,7 @@ impl RegisterStream {
         // point to.
         let mut moved = FxMap::default();
         for (slot, (o, i)) in ops.into_iter().zip(index).enumerate() {
-            if o.completion.is_none() {
+            if carried[slot] || o.completion.is_none() {
                 moved.insert(slot, k.ops.len());
                 k.ops.push(o);
                 k.index.push(i);
