@@ -34,9 +34,10 @@
 //!   taking effect after every op before it (none observed it). Any other
 //!   may take effect only once its expected value is written again (or,
 //!   a blind write, at any time), unobserved (which changes nothing the
-//!   check sees) or observed: a later `:ok` op that observes its value
-//!   makes the key's answer unknown (`Unknown`, with the op), not a
-//!   verdict the `:info` op let go could change.
+//!   check sees) or observed: a later `:ok` op that observes its value,
+//!   or that of an `:info` or pending cas from it (transitively), makes
+//!   the key's answer unknown (`Unknown`, with the op), not a verdict the
+//!   `:info` op let go could change.
 //! - A value written before the cut and observed after it, by no new
 //!   write, is rightly unwritten: the chain overwrote it, and only a later
 //!   write could bring it back. But a read pending at the cut is carried
@@ -498,29 +499,56 @@ impl RegisterStream {
     }
 
     /// An `:ok` op observing the value of an `:info` op let go unobserved
-    /// at a cut: that op may have taken effect, and is gone. An `:info` cas
-    /// from such a value is as unobserved (it can take effect only after
-    /// the one gone did), until an op observes it.
+    /// at a cut: that op may have taken effect, and is gone.
     fn observes_unobserved(&mut self, key: Val, o: &RegisterOp, index: i64) {
+        let seen = self
+            .live
+            .get(&key)
+            .is_some_and(|k| registers::observed(o).is_some_and(|v| k.unobserved.contains(&v)));
+        if seen {
+            self.gone_observed(key, o.value, index);
+        }
+    }
+
+    /// Makes a key unknown: an op observed `value`, of an `:info` op let go.
+    fn gone_observed(&mut self, key: Val, value: Val, index: i64) {
+        let reason = format!(
+            "an op observed {} on key {}, the value of an :info op the window let go \
+             unobserved",
+            self.values.display(value),
+            self.values.display(key)
+        );
+        self.give_up(key, reason, index);
+    }
+
+    /// Before a key's held ops are decided: whether an `:ok` one observes
+    /// the value of an `:info` op let go, or of an `:info` or pending cas
+    /// from such a value (which can take effect only after the one let go
+    /// did), however the ops came; if so the key is given up.
+    fn gives_up_on_gone(&mut self, key: Val) -> bool {
         let Some(k) = self.live.get_mut(&key) else {
-            return;
+            return false;
         };
-        let follows = o.status == Status::Indeterminate && o.f != RegisterF::Read;
-        if follows && k.unobserved.contains(&o.value) {
-            k.unobserved.extend(registers::written(o));
+        loop {
+            let before = k.unobserved.len();
+            for o in &k.ops {
+                let maybe = o.status == Status::Indeterminate && o.f == RegisterF::Cas;
+                if maybe && k.unobserved.contains(&o.value) {
+                    k.unobserved.extend(registers::written(o));
+                }
+            }
+            if k.unobserved.len() == before {
+                break;
+            }
         }
-        let Some(v) = registers::observed(o) else {
-            return;
-        };
-        if k.unobserved.contains(&v) {
-            let reason = format!(
-                "an op observed {} on key {}, the value of an :info op the window let go \
-                 unobserved",
-                self.values.display(v),
-                self.values.display(key)
-            );
-            self.give_up(key, reason, index);
+        let seen = k.ops.iter().zip(&k.index).find_map(|(o, &i)| {
+            let v = registers::observed(o)?;
+            k.unobserved.contains(&v).then_some((v, i))
+        });
+        if let Some((v, i)) = seen {
+            self.gone_observed(key, v, i);
         }
+        seen.is_some()
     }
 
     /// Cuts a key that holds a window of ops, no write or cas pending;
@@ -554,6 +582,12 @@ impl RegisterStream {
         if workload == Workload::Mutex {
             return false;
         }
+        if !k.unobserved.is_empty() && self.gives_up_on_gone(key) {
+            return true;
+        }
+        let Some(k) = self.live.get_mut(&key) else {
+            return false;
+        };
         if k.cut
             .is_some_and(|(at, _)| k.ops.len() == 1 && k.touched == at)
         {
@@ -640,6 +674,9 @@ impl RegisterStream {
 
     /// Decides a key's held ops and lets them go.
     fn retire(&mut self, key: Val, why: Retire) {
+        if self.gives_up_on_gone(key) {
+            return;
+        }
         let Some(k) = self.live.remove(&key) else {
             return;
         };
