@@ -466,7 +466,7 @@ impl RegisterStream {
                 self.values.display(key),
                 self.values.display(o.value)
             );
-            self.give_up(key, reason, index);
+            self.give_up(key, "retired", reason, index);
         }
     }
 
@@ -494,7 +494,7 @@ impl RegisterStream {
                  its ops decided and let go)",
                 self.values.display(o.key)
             );
-            self.give_up(o.key, reason, index);
+            self.give_up(o.key, "retired", reason, index);
         }
     }
 
@@ -518,7 +518,7 @@ impl RegisterStream {
             self.values.display(value),
             self.values.display(key)
         );
-        self.give_up(key, reason, index);
+        self.give_up(key, "retired", reason, index);
     }
 
     /// Before a key's held ops are decided: whether an `:ok` one observes
@@ -706,7 +706,7 @@ impl RegisterStream {
                 self.values.display(key),
                 u.name()
             );
-            self.give_up(key, reason, op);
+            self.give_up(key, registers::OUTSIDE_FRAGMENT, reason, op);
         } else if let Retire::Overflow(op) = why {
             let reason = format!(
                 "key {} held more ops than the window ({}), with values the chain cannot \
@@ -714,18 +714,24 @@ impl RegisterStream {
                 self.values.display(key),
                 self.window
             );
-            self.give_up(key, reason, op);
+            self.give_up(key, "retired", reason, op);
         }
     }
 
-    /// Makes a key's answer unknown (once), and lets it go.
-    fn give_up(&mut self, key: Val, reason: String, op: i64) {
+    /// Makes a key's answer unknown (once), and lets it go: the window let
+    /// go of what an op needs (`retired`), or the search stopped at a
+    /// limit (`outside-fragment`, as the offline check says).
+    fn give_up(&mut self, key: Val, keyword: &'static str, reason: String, op: i64) {
         self.live.remove(&key);
         let before = self.retired.insert(key, Outcome::Unknown);
         if matches!(before, Some(Outcome::Violated)) {
             self.retired.insert(key, Outcome::Violated);
         } else if before != Some(Outcome::Unknown) {
-            self.unknown.push(Unknown { reason, op });
+            self.unknown.push(Unknown {
+                keyword,
+                reason,
+                op,
+            });
         }
     }
 }
