@@ -393,3 +393,21 @@ fn mutex_histories() {
     let (_, end) = streamed(&valid, 2);
     assert!(end.unknown[0].reason.contains("window"), "{end:?}");
 }
+
+/// A completion without invocation was invoked at the start of time (as
+/// the whole-file reader has it): held whole it is placed so; after its
+/// key was cut it may have run among the ops let go, so unknown.
+#[test]
+fn a_completion_without_invocation() {
+    let late = with(&[":type :ok, :f :cas, :process 1, :value [1 [1 9]]"]);
+    assert_eq!(verdict(&late, u64::MAX).0, Some(false));
+    let (ours, end) = streamed(&late, 2);
+    assert_eq!(ours.0, None, "{end:?}");
+    assert_eq!(end.unknown[0].op, 6, "{end:?}");
+    let first = ops(&[
+        ":type :ok, :f :write, :process 1, :value [1 1]",
+        ":type :invoke, :f :read, :process 0, :value [1 nil]",
+        ":type :ok, :f :read, :process 0, :value [1 1]",
+    ]);
+    assert_eq!(verdict(&first, u64::MAX), (Some(true), vec![]));
+}

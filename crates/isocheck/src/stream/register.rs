@@ -47,12 +47,13 @@
 //!
 //! A key whose ops the chain cannot follow past a cut (a value written
 //! twice, several blind writes — every mutex, whose two states repeat)
-//! when it holds the window, or that has an op pending until it holds
-//! twice the window, is decided as held (a violation is still one of the
-//! whole history, pending ops taken as `:info`), and else its answer is
-//! unknown with the op that overflowed it. Memory: at most twice the
-//! window of ops per live key, the keys touched in the last window of ops
-//! (or with an op pending); and each key's outcome once it retires.
+//! when it holds the window, or that has a write or cas pending until it
+//! holds twice the window, is decided as held (a violation is still one of
+//! the whole history, pending ops taken as `:info`), and else its answer
+//! is unknown with the op that overflowed it. Memory: at most twice the
+//! window of ops for each key touched in the last window of ops (or with
+//! an op pending); for every other key, the value it holds (with the
+//! `:info` ops carried and the values remembered), or its outcome.
 //!
 //! A key untouched for `window` ops, with none pending, is cut, keeping
 //! only the value it holds; one that cannot be cut retires whole: its
@@ -65,8 +66,10 @@
 //! With an unbounded window (`u64::MAX`) nothing is cut or retired, and
 //! every key is decided at the end on all its ops: the offline verdict.
 //! Violations are then reported at the end; with a window, as each key is
-//! cut or retired. Not yet: reporting a violation at the op that shows it
-//! (between cuts).
+//! cut or retired, named as the offline check names them on the ops held
+//! (a stale read past a cut is `unwritten` where the whole history's chain
+//! says `realtime`: the verdict is the same). Not yet: reporting a
+//! violation at the op that shows it, between cuts.
 
 use super::Unknown;
 use crate::history::error::{ErrorKind, HistoryError};
@@ -484,6 +487,16 @@ impl RegisterStream {
     fn unheld(&mut self, o: RegisterOp, index: i64, pos: u32) {
         let Some(&outcome) = self.retired.get(&o.key) else {
             let o = RegisterOp { invoke: None, ..o };
+            let cut = self.live.get(&o.key).is_some_and(|k| k.cut.is_some());
+            if cut && o.status != Status::Aborted {
+                // It may have run before the cut, among the ops let go.
+                let reason = format!(
+                    "an op without invocation on key {}, which the window cut before",
+                    self.values.display(o.key)
+                );
+                self.give_up(o.key, "retired", reason, index);
+                return;
+            }
             self.hold(o, index, pos);
             self.observes_unobserved(o.key, &o, index);
             return;
