@@ -63,13 +63,23 @@
 //! complete `:ok` carry nothing, and an `:info` write or cas no later op
 //! can observe (its key is retired) changes nothing.
 //!
-//! With an unbounded window (`u64::MAX`) nothing is cut or retired, and
-//! every key is decided at the end on all its ops: the offline verdict.
-//! Violations are then reported at the end; with a window, as each key is
-//! cut or retired, named as the offline check names them on the ops held
-//! (a stale read past a cut is `unwritten` where the whole history's chain
-//! says `realtime`: the verdict is the same). Not yet: reporting a
-//! violation at the op that shows it, between cuts.
+//! # When a violation is reported
+//!
+//! At the `:ok` op that shows it, what the value chain decides whatever
+//! comes after (a later op is invoked after this one completed, so it
+//! cannot come before it): an `unwritten` value, that no op held writes
+//! (none invoked so far, or one that failed; with a window, a value
+//! overwritten before a cut, which only a new write could bring back),
+//! and a `fork`, a second cas from a value no more than one op wrote. The
+//! key is then done with. Anything else (real time, cycles, blind writes'
+//! orders, the search) is found when the key's held ops are decided: as
+//! it is cut or retired, or at the end. So with an unbounded window
+//! (`u64::MAX`), where nothing is cut or retired, the verdict is the
+//! offline one and so are the violations of every key decided at the end;
+//! a key found at an op is named as the ops so far show it (a read whose
+//! writer is invoked after it completed is `unwritten` there, `realtime`
+//! to the whole history's chain; the verdict is the same). Not yet: real
+//! time violations at the op that shows them.
 
 use super::Unknown;
 use crate::history::error::{ErrorKind, HistoryError};
@@ -93,6 +103,8 @@ pub struct RegisterFinding {
     /// The `:index`es of the ops the violation names (each op's
     /// completion's, else its invocation's), in the violation's order.
     pub ops: Vec<i64>,
+    /// The op taken when it was found (`None`: at the end).
+    pub at: Option<i64>,
 }
 
 /// What a finished register stream says.
@@ -148,8 +160,8 @@ enum Outcome {
 /// Why a key is let go.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Retire {
-    /// Untouched for the window.
-    Idle,
+    /// Untouched for the window (as this op was taken).
+    Idle(i64),
     /// Held past the window, uncut: this op overflowed it (its answer is
     /// unknown unless a violation is found).
     Overflow(i64),
@@ -180,6 +192,10 @@ struct Key {
     touched: u32,
     /// Values of `:info` ops let go unobserved.
     unobserved: FxSet<Val>,
+    /// How many held ops, not failed, write each value.
+    writers: FxMap<Val, u32>,
+    /// The first `:ok` cas from each value (its `:index`).
+    expecting: FxMap<Val, i64>,
 }
 
 impl RegisterStream {
@@ -221,7 +237,7 @@ impl RegisterStream {
             (OpType::Invoke, None) => {
                 let open = self.invoke(f, shape, pos, op)?;
                 self.open.insert(process, open);
-                self.retire_idle(pos);
+                self.retire_idle(pos, op.op.index);
                 Ok(())
             }
             (ty, open) => {
@@ -361,7 +377,12 @@ impl RegisterStream {
             cut: None,
             touched: pos,
             unobserved: FxSet::default(),
+            writers: FxMap::default(),
+            expecting: FxMap::default(),
         });
+        if let Some(v) = registers::written(&o).filter(|_| o.status != Status::Aborted) {
+            *k.writers.entry(v).or_default() += 1;
+        }
         let pending = o.completion.is_none();
         k.pending += usize::from(pending);
         k.writing += usize::from(pending && o.f != RegisterF::Read);
@@ -418,7 +439,7 @@ impl RegisterStream {
             None => self.unheld(o, op.op.index, pos),
         }
         self.maybe_cut(key, op.op.index);
-        self.retire_idle(pos);
+        self.retire_idle(pos, op.op.index);
         Ok(())
     }
 
@@ -431,7 +452,11 @@ impl RegisterStream {
             return;
         };
         let invoke = held.invoke;
+        let writes = registers::written(held);
         *held = RegisterOp { invoke, ..o };
+        if let Some(v) = writes.filter(|_| o.status == Status::Aborted) {
+            k.writers.entry(v).and_modify(|n| *n = n.saturating_sub(1));
+        }
         k.index[slot] = index;
         k.pending = k.pending.saturating_sub(1);
         if o.f != RegisterF::Read {
@@ -445,6 +470,52 @@ impl RegisterStream {
             self.carried_read(key, &o, head, index);
         }
         self.observes_unobserved(key, &o, index);
+        self.early(key, &o, index);
+    }
+
+    /// What the value chain decides at an `:ok` op already, whatever comes
+    /// after (every later op is invoked after this one completed, so it
+    /// cannot come before it): a value no op held writes (nor one let go
+    /// unobserved: that is unknown, found before), written before a cut
+    /// or never; a second cas from a value written at most once.
+    fn early(&mut self, key: Val, o: &RegisterOp, index: i64) {
+        if self.workload != Some(Workload::CasRegister) || o.status != Status::Committed {
+            return;
+        }
+        let Some(k) = self.live.get_mut(&key) else {
+            return;
+        };
+        let Some(v) = registers::observed(o) else {
+            return;
+        };
+        let writers = k.writers.get(&v).copied().unwrap_or(0);
+        let found = if !v.is_nil() && writers == 0 {
+            Some(("unwritten", vec![index]))
+        } else if registers::written(o).is_none() {
+            None
+        } else {
+            match k.expecting.get(&v) {
+                Some(&first) if writers <= u32::from(!v.is_nil()) => {
+                    Some(("fork", vec![first, index]))
+                }
+                Some(_) => None,
+                None => {
+                    k.expecting.insert(v, index);
+                    None
+                }
+            }
+        };
+        if let Some((name, ops)) = found {
+            let finding = RegisterFinding {
+                name,
+                key: self.values.display(key),
+                ops,
+                at: Some(index),
+            };
+            self.findings.push(finding);
+            self.live.remove(&key);
+            self.retired.insert(key, Outcome::Violated);
+        }
     }
 
     /// A read carried over a cut, invoked before it: right where the chain
@@ -499,6 +570,7 @@ impl RegisterStream {
             }
             self.hold(o, index, pos);
             self.observes_unobserved(o.key, &o, index);
+            self.early(o.key, &o, index);
             return;
         };
         if outcome == Outcome::Decided && o.status == Status::Committed {
@@ -657,6 +729,11 @@ impl RegisterStream {
                 k.index.push(i);
             }
         }
+        k.expecting.clear();
+        k.writers.clear();
+        for v in k.ops.iter().filter_map(registers::written) {
+            *k.writers.entry(v).or_default() += 1;
+        }
         let open = self.open.values_mut().filter_map(|o| o.at.as_mut());
         for (_, slot) in open.filter(|(k, _)| *k == key) {
             *slot = moved.get(slot).copied().unwrap_or(usize::MAX);
@@ -667,7 +744,7 @@ impl RegisterStream {
 
     /// Retires the keys untouched for the window (none of their ops
     /// pending), as of position `pos`.
-    fn retire_idle(&mut self, pos: u32) {
+    fn retire_idle(&mut self, pos: u32, index: i64) {
         while let Some(&(at, key)) = self.touches.front() {
             if u64::from(pos.saturating_sub(at)) < self.window {
                 break;
@@ -680,7 +757,7 @@ impl RegisterStream {
             // Cut, an idle key keeps only the value it holds (as retired
             // ones keep their outcome); one that cannot be cut retires.
             if idle && !self.cut(key) {
-                self.retire(key, Retire::Idle);
+                self.retire(key, Retire::Idle(index));
             }
         }
     }
@@ -707,6 +784,10 @@ impl RegisterStream {
                     .into_iter()
                     .filter_map(|i| k.index.get(i as usize).copied())
                     .collect(),
+                at: match why {
+                    Retire::Idle(op) | Retire::Overflow(op) => Some(op),
+                    Retire::End => None,
+                },
             };
             self.findings.push(finding);
         }
