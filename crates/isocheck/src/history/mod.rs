@@ -15,7 +15,7 @@ pub mod formats;
 pub mod jepsen;
 pub mod model;
 pub mod predicate;
-mod register;
+pub(crate) mod register;
 pub mod source;
 pub mod span;
 mod stream;

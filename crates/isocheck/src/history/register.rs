@@ -50,7 +50,7 @@ fn workload_of(f: RegisterF) -> Workload {
 }
 
 /// The mutex's two states, interned: (free, held).
-fn mutex_states(values: &mut ValueTable) -> (Val, Val) {
+pub(crate) fn mutex_states(values: &mut ValueTable) -> (Val, Val) {
     (
         values.intern_canonical(":free"),
         values.intern_canonical(":held"),
@@ -84,7 +84,7 @@ pub(super) fn detect(ops: &mut Ops, pairs: &[Pair]) -> Option<Workload> {
 
 /// The shape of an op's `:value`, its parts interned.
 #[derive(Clone, Copy, Debug)]
-enum Shape {
+pub(crate) enum Shape {
     Nil,
     /// Not a two-element vector.
     Value(Val),
@@ -112,19 +112,27 @@ fn shape(
         return Ok(Shape::Nil);
     };
     // The value is read from its front: a clipped span would cut it short.
-    let slice = span.text_from(text);
+    value_shape(values, span.text_from(text), json).map_err(|e| e.shifted(span.start()).into())
+}
+
+/// The shape of a value's text (`slice`, from the value's first byte), read
+/// as EDN, or JSON when `json`.
+pub(crate) fn value_shape(
+    values: &mut ValueTable,
+    slice: &str,
+    json: bool,
+) -> Result<Shape, SyntaxError> {
     // Small integers, the common case, without the generic reader; not
     // `017`, which EDN reads as octal 15.
     let octal = slice.len() > 1 && slice.starts_with('0');
     if let Some(n) = slice.parse::<u64>().ok().filter(|_| !octal) {
         return Ok(Shape::Value(values.uint(n)));
     }
-    let shape = match json {
+    match json {
         true => json::with_node(slice, json::Context::Value, |n| node_shape(values, n))
             .unwrap_or(Ok(Shape::Nil)),
         false => edn::read_first(slice).and_then(|node| node_shape(values, &node)),
-    };
-    shape.map_err(|e| e.shifted(span.start()).into())
+    }
 }
 
 fn node_shape(values: &mut ValueTable, node: &Node<'_>) -> Result<Shape, SyntaxError> {
@@ -184,44 +192,15 @@ pub(super) fn read(
             Some(OpType::Fail) => Status::Aborted,
             _ => Status::Indeterminate,
         };
-        let v = &mut ops.values;
-        let whole = |v: &mut ValueTable, s: Shape| match s {
-            Shape::Nil => Val::NIL,
-            Shape::Value(x) => x,
-            Shape::Pair(x, y) => v.list(&[x, y]),
-            Shape::Tuple(x, a, b) => {
-                let ab = v.list(&[a, b]);
-                v.list(&[x, ab])
-            }
-        };
-        let (key, value, new) = match (independent, f, s) {
-            (true, _, Shape::Nil) => {
-                // An indeterminate or failed read without a value: its key
-                // from the invocation, if it names one.
-                let key = match si {
-                    Shape::Pair(k, _) | Shape::Tuple(k, ..) => k,
-                    _ => Val::NIL,
-                };
-                if status == Status::Committed || f != RegisterF::Read {
-                    return Err(bad_value(ops, invoke, completion, f, true));
-                }
-                (key, Val::NIL, Val::NIL)
-            }
-            (true, RegisterF::Cas, Shape::Tuple(k, a, b)) => (k, a, b),
-            (true, _, Shape::Pair(k, x)) => (k, x, Val::NIL),
-            (true, _, Shape::Tuple(k, a, b)) => (k, v.list(&[a, b]), Val::NIL),
-            (false, RegisterF::Cas, Shape::Pair(a, b)) => (Val::NIL, a, b),
-            (false, RegisterF::Cas, Shape::Tuple(a, x, y)) => (Val::NIL, a, v.list(&[x, y])),
-            (false, RegisterF::Cas, _) => {
-                return Err(bad_value(ops, invoke, completion, f, false));
-            }
-            (false, _, s) => (Val::NIL, whole(v, s), Val::NIL),
-            (true, _, _) => return Err(bad_value(ops, invoke, completion, f, true)),
-        };
-        let (value, new) = match f {
-            RegisterF::Acquire => (free, held),
-            RegisterF::Release => (held, free),
-            _ => (value, new),
+        let Some((key, value, new)) = key_values(
+            &mut ops.values,
+            independent,
+            f,
+            (s, si),
+            status,
+            (free, held),
+        ) else {
+            return Err(bad_value(ops, invoke, completion, f, independent));
         };
         out.push(RegisterOp {
             invoke,
@@ -234,6 +213,56 @@ pub(super) fn read(
         });
     }
     Ok((out, independent))
+}
+
+/// An op's key, value and new value (see [`RegisterOp`]) from the shape of
+/// its value (the completion's, else the invocation's) and its invocation's
+/// shape, in the history's form (`independent`); `None` when the value does
+/// not fit the form. `mutex`: the interned (free, held) states.
+pub(crate) fn key_values(
+    v: &mut ValueTable,
+    independent: bool,
+    f: RegisterF,
+    (s, si): (Shape, Shape),
+    status: Status,
+    (free, held): (Val, Val),
+) -> Option<(Val, Val, Val)> {
+    let whole = |v: &mut ValueTable, s: Shape| match s {
+        Shape::Nil => Val::NIL,
+        Shape::Value(x) => x,
+        Shape::Pair(x, y) => v.list(&[x, y]),
+        Shape::Tuple(x, a, b) => {
+            let ab = v.list(&[a, b]);
+            v.list(&[x, ab])
+        }
+    };
+    let (key, value, new) = match (independent, f, s) {
+        (true, _, Shape::Nil) => {
+            // An indeterminate or failed read without a value: its key
+            // from the invocation, if it names one.
+            let key = match si {
+                Shape::Pair(k, _) | Shape::Tuple(k, ..) => k,
+                _ => Val::NIL,
+            };
+            if status == Status::Committed || f != RegisterF::Read {
+                return None;
+            }
+            (key, Val::NIL, Val::NIL)
+        }
+        (true, RegisterF::Cas, Shape::Tuple(k, a, b)) => (k, a, b),
+        (true, _, Shape::Pair(k, x)) => (k, x, Val::NIL),
+        (true, _, Shape::Tuple(k, a, b)) => (k, v.list(&[a, b]), Val::NIL),
+        (false, RegisterF::Cas, Shape::Pair(a, b)) => (Val::NIL, a, b),
+        (false, RegisterF::Cas, Shape::Tuple(a, x, y)) => (Val::NIL, a, v.list(&[x, y])),
+        (false, RegisterF::Cas, _) => return None,
+        (false, _, s) => (Val::NIL, whole(v, s), Val::NIL),
+        (true, _, _) => return None,
+    };
+    Some(match f {
+        RegisterF::Acquire => (key, free, held),
+        RegisterF::Release => (key, held, free),
+        _ => (key, value, new),
+    })
 }
 
 fn not_register(

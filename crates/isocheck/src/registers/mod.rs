@@ -249,18 +249,30 @@ fn comp(o: &RegisterOp) -> i64 {
 /// its two states over and over, which the chain cannot tell apart, so its
 /// keys go to the search at once.
 pub fn check(h: &History) -> RegisterAnalysis {
-    if h.workload == Workload::Mutex {
-        return linearizable::search_every_key(&h.registers);
+    check_ops(h.workload, &h.registers)
+}
+
+/// [`check`] of the ops of a `workload` history (the streaming check's
+/// held ops of one key, `stream::register`).
+pub(crate) fn check_ops(workload: Workload, regs: &[RegisterOp]) -> RegisterAnalysis {
+    if workload == Workload::Mutex {
+        return linearizable::search_every_key(regs);
     }
-    let mut out = check_chains(h);
-    linearizable::settle(&h.registers, &mut out);
+    let mut out = check_chains_of(regs);
+    linearizable::settle(regs, &mut out);
     out
 }
 
 /// The value-chain check alone: keys it cannot decide are left in
-/// [`RegisterAnalysis::undecided`].
+/// [`RegisterAnalysis::undecided`]. (Its own tests' and the `internals`
+/// feature's: the checks call [`check_chains_of`].)
+#[cfg_attr(not(any(test, feature = "internals")), allow(dead_code))]
 pub fn check_chains(h: &History) -> RegisterAnalysis {
-    let regs = &h.registers;
+    check_chains_of(&h.registers)
+}
+
+/// [`check_chains`] of a history's register ops.
+pub(crate) fn check_chains_of(regs: &[RegisterOp]) -> RegisterAnalysis {
     let mut index: HashMap<Val, usize> = HashMap::new();
     let mut groups: Vec<(Val, Vec<RegId>)> = Vec::new();
     for (i, o) in regs.iter().enumerate() {
@@ -316,6 +328,46 @@ fn check_key(
         return;
     }
     k.order_blocks(&blocks, structure, out);
+}
+
+/// Where one key's value chain ends, when the chain alone decides that its
+/// ops (none of them pending) are linearizable and leaves one order: the
+/// op whose value the register holds after them all (`None`: the initial
+/// `nil`), and the `:info` ops left out of the chain (no op observed them:
+/// they may still take effect later). `None` when the chain
+/// does not decide the key (a violation, a value written twice, more than
+/// one blind write, a cycle). The streaming check
+/// (`stream::register`) starts a key afresh from that value.
+pub(crate) fn chain_end(regs: &[RegisterOp]) -> Option<(Option<RegId>, Vec<RegId>)> {
+    let ids: Vec<RegId> = (0..regs.len() as RegId)
+        .filter(|&i| {
+            regs[i as usize].f != RegisterF::Read || regs[i as usize].status == Status::Committed
+        })
+        .collect();
+    let k = KeyOps {
+        regs,
+        key: regs.first()?.key,
+        ids: &ids,
+    };
+    let writers = k.writers().ok()?;
+    let mut included = vec![false; regs.len()];
+    k.mark_chain(&writers, &mut included);
+    let mut violations = Vec::new();
+    let s = k.structure(&writers, &included, &mut violations);
+    let blocks = k.blocks(&s);
+    if !violations.is_empty() || blocks.reached() < s.cas_count || blocks.rest.len() > 1 {
+        return None;
+    }
+    let last = blocks.rest.first().unwrap_or(&blocks.first).last().copied();
+    let left_out = ids
+        .iter()
+        .copied()
+        .filter(|&i| {
+            let o = k.op(i);
+            o.status == Status::Indeterminate && written(o).is_some() && !included[i as usize]
+        })
+        .collect();
+    Some((last, left_out))
 }
 
 /// One key's ops, as [`check_key`]'s phases read them.

@@ -63,6 +63,7 @@ pub mod checkers;
 mod core;
 mod held;
 mod list_append;
+mod register;
 mod rw_register;
 mod workload;
 
@@ -70,5 +71,6 @@ pub use checkers::{CheckerEnding, CheckerStream};
 pub use core::{About, Ending, Finding, Options, Unknown};
 pub use held::{Held, HeldReader};
 pub use list_append::StreamCheck;
+pub use register::{RegisterEnding, RegisterFinding, RegisterStream};
 pub use rw_register::RwRegisterCheck;
 pub use workload::{Family, Shape};
