@@ -490,11 +490,6 @@ fn a_workload_other_than_the_first_ops_stops_at_its_first_op() {
         assert!(err.contains(what), "{err}");
         assert!(err.contains("the op at byte"), "the first client op: {err}");
     }
-    // Without --workload, the first ops tell it; a cas-register's ops are
-    // no transactions.
-    let o = isocheck(&["check", "--stream", "fixtures/lwt/cycle.edn"]);
-    assert_eq!(o.status.code(), Some(3));
-    assert!(stderr(&o).contains("not a transaction"), "{}", stderr(&o));
 }
 
 /// rw-register histories stream: the findings as they come, and the final
@@ -745,4 +740,43 @@ fn run_online_streams_the_history_as_it_is_recorded() {
         "{}",
         stderr(&o)
     );
+}
+
+/// cas-register and mutex histories stream, learned from their ops: the
+/// findings as they come, and the final verdict and exit status the
+/// offline check's (on the held input, when the stream's is not valid).
+#[test]
+fn register_histories_stream_to_the_offline_verdict() {
+    let mut files: Vec<String> = std::fs::read_dir("fixtures/lwt")
+        .expect("fixtures/lwt")
+        .filter_map(|e| e.ok().map(|e| e.path().display().to_string()))
+        .filter(|p| p.ends_with(".edn"))
+        .collect();
+    files.sort();
+    let mut generated = Vec::new();
+    for (i, fault) in ["none", "realtime", "lost-update", "aborted-read"]
+        .iter()
+        .enumerate()
+    {
+        let file = TempPath::new(&format!("stream-cas-{i}.edn"));
+        let path = file.0.to_str().expect("a UTF-8 temporary path").to_string();
+        let mut args = vec!["gen", "cas-register", "--txns", "2000", "--seed", "3"];
+        if *fault != "none" {
+            args.extend(["--fault", fault]);
+        }
+        args.extend(["-o", &path]);
+        assert!(isocheck(&args).status.success(), "{fault}");
+        files.push(path);
+        generated.push(file);
+    }
+    for file in &files {
+        let whole = isocheck(&["check", "--format", "edn", file]);
+        let streamed = isocheck(&["check", "--stream", "--format", "edn", file]);
+        let (w, s) = (stdout(&whole), stdout(&streamed));
+        let last = s.lines().last().unwrap_or_default();
+        let at = format!("{file}: {s}\n{}", stderr(&streamed));
+        assert_eq!(streamed.status.code(), whole.status.code(), "{at}");
+        assert_eq!(valid_of(last), valid_of(&w), "{at}");
+        assert_eq!(types_of(last), types_of(&w), "{at}");
+    }
 }

@@ -10,7 +10,8 @@
 //! version orders; without, the verdict is the offline check's on the held
 //! input), and the three models it has the orders of (strict-serializable:
 //! real time; strong-session-serializable: process order; serializable:
-//! neither); and Jepsen's counter, set and bank histories, which it judges as their
+//! neither); cas-register and mutex histories, each key's linearizability
+//! (`stream::RegisterStream`, a window of ops per key); and Jepsen's counter, set and bank histories, which it judges as their
 //! checkers do (`stream::checkers`), the workload given or learned from
 //! the ops. Everything that needs the whole history (other models and
 //! workloads, the reports with excerpts, `--html`, `--directory`) is a
@@ -30,7 +31,7 @@ use isocheck::models::Model;
 use isocheck::report::{self, diagnostic};
 use isocheck::stream::{
     About, CheckerEnding, CheckerStream, Ending as StreamEnding, Family, Finding, Held, Options,
-    RwRegisterCheck, Shape, StreamCheck,
+    RegisterEnding, RegisterFinding, RegisterStream, RwRegisterCheck, Shape, StreamCheck,
 };
 use isocheck::JepsenOptions;
 use isocheck::Validity;
@@ -86,19 +87,21 @@ const MODELS: [Model; 3] = [
 /// What `--stream` and `--follow` take, in one line, for each refusal.
 const SUPPORTS: &str = "--stream checks Jepsen EDN list-append and rw-register histories in one \
      pass, against strict-serializable (the default), strong-session-serializable or \
-     serializable, and Jepsen's counter, set and bank histories as their checkers do";
+     serializable; cas-register and mutex histories for linearizability, per key; and Jepsen's \
+     counter, set and bank histories as their checkers do";
 
 /// The options of the streaming check.
 #[derive(clap::Args, Debug, Clone, Default)]
 #[command(
-    next_help_heading = "Streaming (list-append, rw-register, counter, set, bank; in one pass)"
+    next_help_heading = "Streaming (transactions, registers, counter, set, bank; in one pass)"
 )]
 pub struct StreamArgs {
     /// Check the history in one pass as it is read, printing each anomaly
     /// as soon as the op that shows it is read: Jepsen EDN list-append and
     /// rw-register histories, against strict-serializable (the default),
-    /// strong-session-serializable or serializable; and Jepsen's counter,
-    /// set and bank histories, as their checkers judge them.
+    /// strong-session-serializable or serializable; cas-register and mutex
+    /// histories, for linearizability; and Jepsen's counter, set and bank
+    /// histories, as their checkers judge them.
     #[arg(long)]
     pub stream: bool,
     /// Follow FILE as a writer appends to it (implies --stream): the check
@@ -110,7 +113,8 @@ pub struct StreamArgs {
     /// (`Ns`, fractions allowed), after which a transaction is retired,
     /// and a key untouched for half as long, keeping memory bounded; an op
     /// that needs one retired makes the answer unknown, never wrong.
-    /// `none`: never retire. Default: 100000.
+    /// Registers: ops per key (`N` only). `none`: never retire. Default:
+    /// 100000.
     #[arg(long, value_name = "N|Ns|none", value_parser = parse_window)]
     pub window: Option<Window>,
     /// --follow: seconds without the file growing after which the history
@@ -284,7 +288,7 @@ fn plan(a: &CheckArgs) -> Result<Plan, String> {
     }
     if let Some(w) = a.input.workload.filter(|&w| Family::of(w).is_none()) {
         return Err(format!(
-            "--workload {} is not list-append, rw-register, counter, set or bank",
+            "--workload {} is not list-append, rw-register, cas-register, mutex, counter, set or bank",
             w.name()
         ));
     }
@@ -392,6 +396,8 @@ enum Check {
     RwRegister(Box<RwRegisterCheck>),
     /// Counter, set or bank.
     Checker(Box<CheckerStream>),
+    /// cas-register or mutex.
+    Register(Box<RegisterStream>),
 }
 
 /// A stream under way: the check, and what it found so far.
@@ -465,6 +471,9 @@ impl Streamed {
                 self.held.release();
                 Check::Checker(Box::new(CheckerStream::new(self.workload, &self.jepsen)))
             }
+            // A window of ops per key (linearizability is local); one of
+            // time does not cut registers.
+            Family::Register => Check::Register(Box::new(RegisterStream::new(self.options.window))),
         });
     }
 
@@ -495,7 +504,7 @@ impl Streamed {
         // Transactions that never told their family: list-append's, as
         // the whole-file reader takes them.
         if let Some(op) = self.pending.first().cloned() {
-            let family = self.shape.settle();
+            let family = self.shape.settle(&op);
             self.begin(family, &op, ops.values())
                 .map_err(|e| Halt::Input(input_error(e, Some(&op), &name)))?;
             self.print_findings().map_err(Halt::Write)?;
@@ -514,7 +523,7 @@ impl Streamed {
                     self.pending.push(op.clone());
                     return Ok(());
                 }
-                Some(self.shape.settle())
+                Some(self.shape.settle(op))
             }
             family => family,
         };
@@ -570,6 +579,12 @@ impl Streamed {
                 }
             }
             Some(Check::Checker(check)) => check.op(op, values)?,
+            Some(Check::Register(check)) => {
+                check.op(op, values)?;
+                if check.retired() > 0 {
+                    self.held.release();
+                }
+            }
             None => {}
         }
         Ok(())
@@ -580,6 +595,9 @@ impl Streamed {
         let found = match &mut self.check {
             Some(Check::ListAppend(check)) => check.drain(),
             Some(Check::RwRegister(check)) => check.drain(),
+            Some(Check::Register(check)) => (check.drain().into_iter())
+                .map(RegisterFinding::finding)
+                .collect(),
             Some(Check::Checker(check)) => check.drain(),
             None => Vec::new(),
         };
@@ -596,6 +614,7 @@ impl Streamed {
             None => Ok(self.verdict(None, Counts::Ops(self.ops))),
             Some(Check::ListAppend(check)) => Ok(self.transactions_end(check.finish())),
             Some(Check::RwRegister(check)) => Ok(self.transactions_end(check.finish())),
+            Some(Check::Register(check)) => Ok(self.register_end(check.finish())),
             Some(Check::Checker(check)) => {
                 let ending = check.finish();
                 let ending = ending.map_err(|e| Halt::Input(input_error(e, None, &self.name)))?;
@@ -632,6 +651,26 @@ impl Streamed {
         }
         let mut verdict = self.verdict(why, Counts::Streamed(ending.ops));
         verdict.checker = Some(ending.workload);
+        verdict
+    }
+
+    /// A register stream ended: its verdict, unknown for the first key the
+    /// window left undecided.
+    fn register_end(&mut self, ending: RegisterEnding) -> Verdict {
+        self.last_findings(
+            ending
+                .findings
+                .into_iter()
+                .map(RegisterFinding::finding)
+                .collect(),
+        );
+        let why = ending.unknown.into_iter().next().map(|u| Why {
+            reason: u.keyword,
+            text: u.reason,
+            op: u.op,
+        });
+        let mut verdict = self.verdict(why, Counts::Streamed(self.ops));
+        verdict.checker = Some(Some(Workload::CasRegister));
         verdict
     }
 
@@ -719,14 +758,15 @@ fn limit_text(stop: &Stop) -> String {
 /// stream's own verdict.
 fn offline(plan: &Plan, family: Option<Family>, held: &Held, verdict: &Verdict) -> Option<Ending> {
     let workload = match family? {
-        Family::ListAppend => Workload::ListAppend,
-        Family::RwRegister => Workload::RwRegister,
+        Family::ListAppend => Some(Workload::ListAppend),
+        Family::RwRegister => Some(Workload::RwRegister),
+        // cas-register or mutex: the reader tells which.
+        Family::Register => plan.workload,
         Family::Checker => return None,
     };
     let text = String::from_utf8(held.take()?).ok()?;
     let name = plan.name();
-    let mut history =
-        isocheck::history::parse_text(Format::Edn, &name, text, Some(workload)).ok()?;
+    let mut history = isocheck::history::parse_text(Format::Edn, &name, text, workload).ok()?;
     if plan.stamped {
         commit_order::attach(&mut history, &OrderSource::Timestamps).ok()?;
     }
@@ -855,6 +895,10 @@ fn human_finding(f: &Finding) -> String {
             }
         }
         About::ReadValue { op, detail } => format!("op {op} {detail}"),
+        About::Key { key, ops } => {
+            let ops: Vec<String> = ops.iter().map(i64::to_string).collect();
+            format!("key {key}, ops {}", ops.join(", "))
+        }
         About::Elements { read, count, first } => {
             let more = if *count > first.len() { ", …" } else { "" };
             let which = match f.name.as_str() {
@@ -900,6 +944,10 @@ fn edn_finding(f: &Finding) -> String {
         About::ReadValue { op, detail } => {
             format!(":read {op}, :detail {}", serde_json::json!(detail))
         }
+        About::Key { key, ops } => {
+            let ops: Vec<String> = ops.iter().map(i64::to_string).collect();
+            format!(":key {key}, :ops [{}]", ops.join(" "))
+        }
         About::Elements { read, count, first } => {
             format!(
                 ":read {read}, :count {count}, :elements [{}]",
@@ -931,6 +979,11 @@ struct JsonFinding<'a> {
     /// EDN text, as the EDN line has them.
     #[serde(skip_serializing_if = "Option::is_none")]
     elements: Option<&'a [String]>,
+    /// EDN text, as the history writes it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    key: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    ops: Option<&'a [i64]>,
 }
 
 fn json_finding(f: &Finding) -> String {
@@ -948,12 +1001,15 @@ fn json_finding(f: &Finding) -> String {
         detail: None,
         count: None,
         elements: None,
+        key: None,
+        ops: None,
     };
     match &f.what {
         About::Cycle(txns) => v.cycle = Some(txns),
         About::Read(txn) => v.txn = Some(*txn),
         About::Txns(txns) => v.txns = Some(txns),
         About::ReadValue { op, detail } => (v.read, v.detail) = (Some(*op), Some(detail.as_str())),
+        About::Key { key, ops } => (v.key, v.ops) = (Some(key.as_str()), Some(ops.as_slice())),
         About::Elements { read, count, first } => {
             (v.read, v.count, v.elements) = (Some(*read), Some(*count), Some(first.as_slice()));
         }

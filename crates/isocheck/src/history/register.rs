@@ -41,6 +41,19 @@ impl Fs {
     }
 }
 
+/// The register or mutex op `f` names, by the stream's `values` (which
+/// need not hold the names yet).
+pub(crate) fn register_f(values: &ValueTable, f: Val) -> Option<RegisterF> {
+    const NAMED: [(RegisterF, &str); 5] = [
+        (RegisterF::Read, ":read"),
+        (RegisterF::Write, ":write"),
+        (RegisterF::Cas, ":cas"),
+        (RegisterF::Acquire, ":acquire"),
+        (RegisterF::Release, ":release"),
+    ];
+    (NAMED.iter()).find_map(|&(r, k)| (values.lookup(k) == Some(f)).then_some(r))
+}
+
 /// The workload whose ops include `f`.
 fn workload_of(f: RegisterF) -> Workload {
     match f {

@@ -87,6 +87,15 @@ pub enum About {
         /// What is wrong, in words.
         detail: String,
     },
+    /// A register's key (as the history writes it) and the ops (their
+    /// `:index`es) a violation of its linearizability names
+    /// (`stream::RegisterStream`).
+    Key {
+        /// The key.
+        key: String,
+        /// The ops.
+        ops: Vec<i64>,
+    },
     /// Elements a set's last read lost or showed unexpected.
     Elements {
         /// The read's completion's `:index`.

@@ -81,7 +81,7 @@
 //! to the whole history's chain; the verdict is the same). Not yet: real
 //! time violations at the op that shows them.
 
-use super::Unknown;
+use super::{About, Finding, Unknown};
 use crate::history::error::{ErrorKind, HistoryError};
 use crate::history::jepsen::streaming::StreamedOp;
 use crate::history::register::{key_values, mutex_states, value_shape, Shape};
@@ -105,6 +105,20 @@ pub struct RegisterFinding {
     pub ops: Vec<i64>,
     /// The op taken when it was found (`None`: at the end).
     pub at: Option<i64>,
+}
+
+impl RegisterFinding {
+    /// The finding as every stream's findings are printed.
+    pub fn finding(self) -> Finding {
+        Finding {
+            name: self.name.to_string(),
+            at: self.at.unwrap_or(i64::MIN),
+            what: About::Key {
+                key: self.key,
+                ops: self.ops,
+            },
+        }
+    }
 }
 
 /// What a finished register stream says.

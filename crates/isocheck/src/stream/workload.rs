@@ -18,8 +18,9 @@ use crate::history::build::ONE_OP_AT_A_TIME;
 use crate::history::checker_ops::checker_f;
 use crate::history::error::{ErrorKind, HistoryError};
 use crate::history::jepsen::streaming::StreamedOp;
+use crate::history::register::register_f;
 use crate::history::{
-    CheckerF, MicroOp, MopKind, MopValue, OpType, OpValue, Process, ValueTable, Workload,
+    CheckerF, MicroOp, MopKind, MopValue, OpType, OpValue, Process, RegisterF, ValueTable, Workload,
 };
 use crate::infer::util::FxMap;
 
@@ -32,6 +33,8 @@ pub enum Family {
     RwRegister,
     /// Jepsen's counter, set and bank: [`super::CheckerStream`].
     Checker,
+    /// cas-register and mutex ops: [`super::RegisterStream`].
+    Register,
 }
 
 impl Family {
@@ -40,6 +43,7 @@ impl Family {
         match w {
             Workload::ListAppend => Some(Family::ListAppend),
             Workload::RwRegister => Some(Family::RwRegister),
+            Workload::CasRegister | Workload::Mutex => Some(Family::Register),
             w if super::checkers::STREAMED.contains(&w) => Some(Family::Checker),
             _ => None,
         }
@@ -75,8 +79,12 @@ impl Shape {
     pub fn learn(&mut self, op: &StreamedOp, values: &ValueTable) -> Option<Family> {
         if self.family.is_none() && op.op.process.client().is_some() {
             let f = checker_f(values, op.op.f);
-            let checker = matches!(f, CheckerF::Add | CheckerF::Read | CheckerF::Transfer);
+            let checker = matches!(f, CheckerF::Add | CheckerF::Transfer);
+            let register = register_f(values, op.op.f).is_some_and(|f| f != RegisterF::Read);
             self.family = match (checker, op.op.value) {
+                // A read is a register's or a checker's: the next ops say.
+                _ if f == CheckerF::Read && op.txn().is_empty() => None,
+                _ if register && op.txn().is_empty() => Some(Family::Register),
                 (true, _) if op.txn().is_empty() => Some(Family::Checker),
                 (_, OpValue::Txn { .. }) => transaction_family(op),
                 // Not a transaction: list-append's check says so.
@@ -86,10 +94,15 @@ impl Shape {
         self.family
     }
 
-    /// Takes the family a stream of transactions that never told it
-    /// defaults to: list-append, as the whole-file reader's.
-    pub fn settle(&mut self) -> Family {
-        *self.family.get_or_insert(Family::ListAppend)
+    /// Takes the family a stream whose first op `first` never told it
+    /// defaults to: list-append's for transactions, as the whole-file
+    /// reader's, and the checkers' for reads (a register's needs a write).
+    pub fn settle(&mut self, first: &StreamedOp) -> Family {
+        let default = match first.op.value {
+            OpValue::Txn { .. } => Family::ListAppend,
+            _ => Family::Checker,
+        };
+        *self.family.get_or_insert(default)
     }
 
     /// `Ok` when `op`, after the ops before it, is a client's of the
