@@ -6,10 +6,12 @@
 //! their keys' state and say which edges their reads give.
 
 use crate::graph::online_dag::{CycleEdge, NodeId, OnlineDag, Refused};
-use crate::history::{Op, Val};
+use crate::history::{MicroOp, Op, OpType, Process, Val};
 use crate::infer::util::FxMap;
 use roaring::RoaringBitmap;
 use std::collections::VecDeque;
+use std::hash::Hash;
+use std::ops::{Deref, DerefMut};
 
 /// Edge labels say what the path an edge stands for is made of, so that
 /// the edge a retirement adds in place of two (their composition,
@@ -194,6 +196,76 @@ pub(super) struct Tx {
     pub completed: u64,
 }
 
+/// One transaction's write of a value to a key (list-append's append of an
+/// element, rw-register's write), as the reads that show it see it. Each
+/// workload's record of a write holds one and derefs to it.
+#[derive(Clone, Copy)]
+pub(super) struct Write {
+    pub tx: Tx,
+    /// Its transaction's last write of the key.
+    pub last: bool,
+    pub outcome: Outcome,
+    /// The `:index` of the first committed read that showed it
+    /// (`i64::MIN`: none), should the writer abort later.
+    pub read_by: i64,
+}
+
+impl Write {
+    /// `tx`'s write, under way; its last of the key if `last`.
+    pub fn new(tx: Tx, last: bool) -> Write {
+        Write {
+            tx,
+            last,
+            outcome: Outcome::Pending,
+            read_by: i64::MIN,
+        }
+    }
+}
+
+/// Records the outcome of `tx`'s writes `kvs` in `writes`, and when it
+/// completed (`u64::MAX`: it did not commit).
+pub(super) fn settle<W: DerefMut<Target = Write>>(
+    writes: &mut FxMap<(Val, Val), W>,
+    kvs: &[(Val, Val)],
+    tx: Tx,
+    outcome: Outcome,
+    completed: u64,
+) {
+    for kv in kvs {
+        if let Some(w) = writes.get_mut(kv).filter(|w| w.tx.node == tx.node) {
+            w.outcome = outcome;
+            w.tx.completed = completed;
+        }
+    }
+}
+
+/// The first committed read, made while `tx` was under way, of one of its
+/// writes `kvs`: once it aborted, that read is `G1a`.
+pub(super) fn read_while_under_way<W: Deref<Target = Write>>(
+    writes: &FxMap<(Val, Val), W>,
+    kvs: &[(Val, Val)],
+    tx: Tx,
+) -> Option<i64> {
+    (kvs.iter())
+        .filter_map(|kv| writes.get(kv))
+        .filter(|w| w.tx.node == tx.node && w.read_by != i64::MIN)
+        .map(|w| w.read_by)
+        .next()
+}
+
+/// Whether a write of one of `values` to `key` may still abort.
+pub(super) fn pending<'a, W: Deref<Target = Write>>(
+    writes: &FxMap<(Val, Val), W>,
+    key: Val,
+    mut values: impl Iterator<Item = &'a Val>,
+) -> bool {
+    values.any(|&v| {
+        writes
+            .get(&(key, v))
+            .is_some_and(|w| w.outcome == Outcome::Pending)
+    })
+}
+
 /// What a node stands for: a transaction's invocation `:index` and when
 /// (in ops taken) it was invoked and completed, or a tick.
 #[derive(Clone, Copy)]
@@ -209,6 +281,81 @@ impl Slot {
         invoked: 0,
         completed: u64::MAX,
     };
+}
+
+/// The accessors of a streaming check of transactions, by its `core`
+/// field: one definition for each workload's check.
+macro_rules! core_accessors {
+    () => {
+        /// The findings made since the last call.
+        pub fn drain(&mut self) -> Vec<Finding> {
+            self.core.drain()
+        }
+
+        /// How many transactions the window retired so far.
+        pub fn retired(&self) -> u64 {
+            self.core.retired()
+        }
+
+        /// The first op that needed something retired, if any yet.
+        pub fn unknown(&self) -> Option<&Unknown> {
+            self.core.unknown()
+        }
+    };
+}
+pub(super) use core_accessors;
+
+/// A workload's streaming check of transactions on a [`Core`]: what it
+/// does as a transaction is invoked and ends, and its keys, which retire.
+pub(super) trait Keys {
+    fn core(&mut self) -> &mut Core;
+    /// The keys it holds.
+    fn keys_held(&self) -> Vec<Val>;
+    /// Process `process` invoked the transaction `txn`, at `:index` `index`.
+    fn invoke(&mut self, process: i64, index: i64, txn: &[MicroOp]);
+    /// Process `process`'s transaction ended without committing.
+    fn end(&mut self, process: i64, outcome: Outcome);
+    /// Retires `key`, at the `end` of the stream or as the window does.
+    fn retire_key(&mut self, key: Val, end: bool);
+}
+
+/// Takes one client op: an invocation, or a completion (`commit` for an
+/// `:ok` one, with the process), then retires what left the window.
+pub(super) fn take<T: Keys>(
+    check: &mut T,
+    op: &Op,
+    txn: &[MicroOp],
+    commit: impl FnOnce(&mut T, i64),
+) {
+    let Process::Client(process) = op.process else {
+        return;
+    };
+    check.core().begin(op);
+    match op.ty {
+        OpType::Invoke => check.invoke(process, op.index, txn),
+        OpType::Ok => commit(check, process),
+        OpType::Fail => check.end(process, Outcome::Aborted),
+        OpType::Info => check.end(process, Outcome::Indeterminate),
+    }
+    retire_old(check);
+}
+
+/// After an op: retires what left the window, nodes and keys.
+fn retire_old(check: &mut impl Keys) {
+    check.core().retire_nodes();
+    while let Some(key) = check.core().due_key() {
+        check.retire_key(key, false);
+    }
+}
+
+/// At the end of the stream: every key held retires, in the keys' order.
+pub(super) fn retire_all(check: &mut impl Keys) {
+    check.core().at = i64::MIN;
+    let mut keys = check.keys_held();
+    keys.sort_unstable_by_key(|k| k.raw());
+    for key in keys {
+        check.retire_key(key, true);
+    }
 }
 
 /// The graph, orders and window of one streaming check.
@@ -374,6 +521,29 @@ impl Core {
         tx
     }
 
+    /// Notes that transaction `index` read `version` of a key first and
+    /// then wrote the key (`firsts`: the key's, per version, the first
+    /// transaction to, `i64::MIN` once reported): the second to do so is a
+    /// lost update.
+    pub fn read_then_wrote<V: Hash + Eq>(
+        &mut self,
+        firsts: &mut FxMap<V, i64>,
+        version: V,
+        index: i64,
+    ) {
+        let first = firsts.entry(version).or_insert(index);
+        if *first == index || *first == i64::MIN {
+            return;
+        }
+        let txns = vec![*first, index];
+        *first = i64::MIN;
+        self.findings.push(Finding {
+            name: "lost-update".to_string(),
+            at: self.at,
+            what: About::Txns(txns),
+        });
+    }
+
     /// Whether `tx`'s node is still in the window.
     pub fn is_live(&self, tx: Tx) -> bool {
         self.dag.is_live(tx.node)
@@ -404,18 +574,37 @@ impl Core {
 
     /// Touches `key` again, now: a key that cannot retire yet waits its
     /// next turn.
-    pub fn retouch(&mut self, key: Val) {
+    fn retouch(&mut self, key: Val) {
         self.touched.insert(key, self.txns);
         self.touches.push_back((key, self.txns, self.now));
     }
 
     /// `key`'s state is gone: retired by the window (a later touch makes
     /// the answer unknown), or at the end of the stream.
-    pub fn forget(&mut self, key: Val, retired: bool) {
+    fn forget(&mut self, key: Val, retired: bool) {
         self.touched.remove(&key);
         if retired {
             self.retired_keys.insert(key.raw());
         }
+    }
+
+    /// Takes `key`'s state out of `keys` to retire it, unless (but at the
+    /// `end`) a write of it may still abort (`pending`): then it waits its
+    /// next turn.
+    pub fn retiring<K>(
+        &mut self,
+        keys: &mut FxMap<Val, K>,
+        key: Val,
+        end: bool,
+        pending: impl FnOnce(&K) -> bool,
+    ) -> Option<K> {
+        if pending(keys.get(&key)?) && !end {
+            self.retouch(key);
+            return None;
+        }
+        let k = keys.remove(&key)?;
+        self.forget(key, !end);
+        Some(k)
     }
 
     /// Retires the nodes that left the window: made over `window`

@@ -1,23 +1,34 @@
 //! The streaming list-append check: see the module above.
 
-use super::core::{About, Core, Ending, Finding, Options, Outcome, Tx, Unknown, RW, WR, WW};
-use crate::history::{MicroOp, MopKind, MopValue, Op, OpType, Process, Val};
+use super::core::{
+    core_accessors, pending, read_while_under_way, retire_all, settle, take, About, Core, Ending,
+    Finding, Keys, Options, Outcome, Tx, Unknown, Write, RW, WR, WW,
+};
+use crate::history::{MicroOp, MopKind, MopValue, Op, Val};
 use crate::infer::util::FxMap;
+use std::ops::{Deref, DerefMut};
 
 /// The appender of one element of one key.
 #[derive(Clone, Copy)]
 struct Appender {
-    tx: Tx,
-    /// Its transaction's last append to the key.
-    last: bool,
-    outcome: Outcome,
+    write: Write,
     /// Some read showed the element.
     observed: bool,
     /// The element has its place in the key's order.
     placed: bool,
-    /// The `:index` of the first committed read that showed it
-    /// (`i64::MIN`: none), should the appender abort later.
-    read_by: i64,
+}
+
+impl Deref for Appender {
+    type Target = Write;
+    fn deref(&self) -> &Write {
+        &self.write
+    }
+}
+
+impl DerefMut for Appender {
+    fn deref_mut(&mut self) -> &mut Write {
+        &mut self.write
+    }
 }
 
 /// One key's version order so far, who waits for its next element, and
@@ -67,79 +78,18 @@ impl StreamCheck {
     /// Takes one op, with its micro-ops and `read(mop)`, the elements a
     /// read returned.
     pub fn op<'a>(&mut self, op: &Op, txn: &[MicroOp], read: impl Fn(&MicroOp) -> &'a [Val]) {
-        let Process::Client(process) = op.process else {
-            return;
-        };
-        self.core.begin(op);
-        match op.ty {
-            OpType::Invoke => self.invoke(process, op.index, txn),
-            OpType::Ok => self.commit(process, txn, read),
-            OpType::Fail => self.end(process, Outcome::Aborted),
-            OpType::Info => self.end(process, Outcome::Indeterminate),
-        }
-        self.core.retire_nodes();
-        while let Some(key) = self.core.due_key() {
-            self.retire_key(key, false);
-        }
+        take(self, op, txn, |check, process| {
+            check.commit(process, txn, read)
+        });
     }
 
-    /// The findings made since the last call.
-    pub fn drain(&mut self) -> Vec<Finding> {
-        self.core.drain()
-    }
-
-    /// How many transactions the window retired so far.
-    pub fn retired(&self) -> u64 {
-        self.core.retired()
-    }
-
-    /// The first op that needed something retired, if any yet.
-    pub fn unknown(&self) -> Option<&Unknown> {
-        self.core.unknown()
-    }
+    core_accessors!();
 
     /// Ends the stream: appends no read showed follow the last element
     /// shown. What the stream says.
     pub fn finish(mut self) -> Ending {
-        self.core.at = i64::MIN;
-        let mut keys: Vec<Val> = self.keys.keys().copied().collect();
-        keys.sort_unstable_by_key(|k| k.raw());
-        for key in keys {
-            self.retire_key(key, true);
-        }
+        retire_all(&mut self);
         self.core.ending()
-    }
-
-    fn invoke(&mut self, process: i64, index: i64, txn: &[MicroOp]) {
-        let tx = self.core.invoke(index);
-        let mut appends = Vec::new();
-        for (i, m) in txn.iter().enumerate() {
-            let (MopKind::Append, MopValue::Val(e)) = (m.kind, m.value()) else {
-                continue;
-            };
-            if !self.touch(m.key) {
-                continue;
-            }
-            let later = txn[i + 1..]
-                .iter()
-                .any(|n| n.kind == MopKind::Append && n.key == m.key);
-            let appender = Appender {
-                tx,
-                last: !later,
-                outcome: Outcome::Pending,
-                observed: false,
-                placed: false,
-                read_by: i64::MIN,
-            };
-            if let std::collections::hash_map::Entry::Vacant(v) = self.appenders.entry((m.key, e)) {
-                v.insert(appender);
-                if let Some(k) = self.keys.get_mut(&m.key) {
-                    k.appended.push(e);
-                }
-            }
-            appends.push((m.key, e));
-        }
-        self.invoked.insert(process, Invoked { tx, appends });
     }
 
     /// Notes that an op touched `key`; false (and the answer unknown) if
@@ -152,43 +102,17 @@ impl StreamCheck {
         true
     }
 
-    /// An aborted or indeterminate completion.
-    fn end(&mut self, process: i64, outcome: Outcome) {
-        let Some(t) = self.invoked.remove(&process) else {
-            return;
-        };
-        self.settle(&t, outcome, u64::MAX);
-        if outcome == Outcome::Aborted {
-            // A read of one of its appends, made while it was under way.
-            let read = (t.appends.iter())
-                .filter_map(|kv| self.appenders.get(kv))
-                .filter(|a| a.tx.node == t.tx.node && a.read_by != i64::MIN)
-                .map(|a| a.read_by)
-                .next();
-            if let Some(op) = read {
-                self.core.found("G1a", op);
-            }
-            self.core.abort(t.tx);
-        }
-    }
-
-    /// Records the outcome of the appends of `t`, and when it completed.
-    fn settle(&mut self, t: &Invoked, outcome: Outcome, completed: u64) {
-        for kv in &t.appends {
-            if let Some(a) = self.appenders.get_mut(kv) {
-                if a.tx.node == t.tx.node {
-                    a.outcome = outcome;
-                    a.tx.completed = completed;
-                }
-            }
-        }
-    }
-
     fn commit<'a>(&mut self, process: i64, txn: &[MicroOp], read: impl Fn(&MicroOp) -> &'a [Val]) {
         let Some(t) = self.invoked.remove(&process) else {
             return;
         };
-        self.settle(&t, Outcome::Committed, self.core.seq);
+        settle(
+            &mut self.appenders,
+            &t.appends,
+            t.tx,
+            Outcome::Committed,
+            self.core.seq,
+        );
         let tx = self.core.commit(process, t.tx);
         if !internally_consistent(txn, &read) {
             self.core.found("internal", tx.index);
@@ -218,20 +142,9 @@ impl StreamCheck {
     /// Notes that transaction `index` read `version` of `key` first and
     /// then appended to it: the second to do so is a lost update.
     fn read_then_appended(&mut self, index: i64, key: Val, version: u64) {
-        let Some(k) = self.keys.get_mut(&key) else {
-            return;
-        };
-        let first = k.lost.entry(version).or_insert(index);
-        if *first == index || *first == i64::MIN {
-            return;
+        if let Some(k) = self.keys.get_mut(&key) {
+            self.core.read_then_wrote(&mut k.lost, version, index);
         }
-        let txns = vec![*first, index];
-        *first = i64::MIN;
-        self.core.findings.push(Finding {
-            name: "lost-update".to_string(),
-            at: self.core.at,
-            what: About::Txns(txns),
-        });
     }
 
     /// A committed transaction `tx`'s read of `key`, the list `l`:
@@ -323,44 +236,6 @@ impl StreamCheck {
         true
     }
 
-    /// Retires `key`: appends no read showed follow the last element shown
-    /// (they get a ww edge from its appender and an rw edge from its
-    /// readers), and the key's state goes. Not (but at the `end`) while
-    /// one of those appends may still abort: it waits its next turn.
-    fn retire_key(&mut self, key: Val, end: bool) {
-        let Some(k) = self.keys.get_mut(&key) else {
-            return;
-        };
-        let pending = (k.appended.iter())
-            .filter_map(|&e| self.appenders.get(&(key, e)))
-            .any(|a| a.outcome == Outcome::Pending);
-        if pending && !end {
-            self.core.retouch(key);
-            return;
-        }
-        let Some(k) = self.keys.remove(&key) else {
-            return;
-        };
-        self.core.forget(key, !end);
-        self.dirty_updates(key, &k.order);
-        let last = k.order.last().and_then(|&e| self.appenders.get(&(key, e)));
-        let last = last.map(|a| a.tx);
-        for e in &k.appended {
-            let Some(a) = self.appenders.remove(&(key, *e)) else {
-                continue;
-            };
-            if a.observed || a.outcome == Outcome::Aborted {
-                continue;
-            }
-            if let Some(p) = last {
-                self.core.link(p, a.tx, WW);
-            }
-            for &r in &k.waiting {
-                self.core.link(r, a.tx, RW);
-            }
-        }
-    }
-
     /// Elle's dirty updates in a retiring key's `order` (every outcome
     /// known by then): an aborted append followed, past indeterminate ones,
     /// by a committed one. The initial state counts as committed.
@@ -442,4 +317,87 @@ fn internally_consistent<'a>(txn: &[MicroOp], read: &impl Fn(&MicroOp) -> &'a [V
         }
     }
     true
+}
+
+impl Keys for StreamCheck {
+    fn core(&mut self) -> &mut Core {
+        &mut self.core
+    }
+
+    fn keys_held(&self) -> Vec<Val> {
+        self.keys.keys().copied().collect()
+    }
+
+    fn invoke(&mut self, process: i64, index: i64, txn: &[MicroOp]) {
+        let tx = self.core.invoke(index);
+        let mut appends = Vec::new();
+        for (i, m) in txn.iter().enumerate() {
+            let (MopKind::Append, MopValue::Val(e)) = (m.kind, m.value()) else {
+                continue;
+            };
+            if !self.touch(m.key) {
+                continue;
+            }
+            let later = txn[i + 1..]
+                .iter()
+                .any(|n| n.kind == MopKind::Append && n.key == m.key);
+            let appender = Appender {
+                write: Write::new(tx, !later),
+                observed: false,
+                placed: false,
+            };
+            if let std::collections::hash_map::Entry::Vacant(v) = self.appenders.entry((m.key, e)) {
+                v.insert(appender);
+                if let Some(k) = self.keys.get_mut(&m.key) {
+                    k.appended.push(e);
+                }
+            }
+            appends.push((m.key, e));
+        }
+        self.invoked.insert(process, Invoked { tx, appends });
+    }
+
+    /// An aborted or indeterminate completion.
+    fn end(&mut self, process: i64, outcome: Outcome) {
+        let Some(t) = self.invoked.remove(&process) else {
+            return;
+        };
+        settle(&mut self.appenders, &t.appends, t.tx, outcome, u64::MAX);
+        if outcome == Outcome::Aborted {
+            // A read of one of its appends, made while it was under way.
+            if let Some(op) = read_while_under_way(&self.appenders, &t.appends, t.tx) {
+                self.core.found("G1a", op);
+            }
+            self.core.abort(t.tx);
+        }
+    }
+
+    /// Retires `key`: appends no read showed follow the last element shown
+    /// (they get a ww edge from its appender and an rw edge from its
+    /// readers), and the key's state goes. Not (but at the `end`) while
+    /// one of those appends may still abort: it waits its next turn.
+    fn retire_key(&mut self, key: Val, end: bool) {
+        let appenders = &self.appenders;
+        let pending = |k: &Key| pending(appenders, key, k.appended.iter());
+        let Some(k) = self.core.retiring(&mut self.keys, key, end, pending) else {
+            return;
+        };
+        self.dirty_updates(key, &k.order);
+        let last = k.order.last().and_then(|&e| self.appenders.get(&(key, e)));
+        let last = last.map(|a| a.tx);
+        for e in &k.appended {
+            let Some(a) = self.appenders.remove(&(key, *e)) else {
+                continue;
+            };
+            if a.observed || a.outcome == Outcome::Aborted {
+                continue;
+            }
+            if let Some(p) = last {
+                self.core.link(p, a.tx, WW);
+            }
+            for &r in &k.waiting {
+                self.core.link(r, a.tx, RW);
+            }
+        }
+    }
 }

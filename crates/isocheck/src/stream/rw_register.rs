@@ -38,10 +38,14 @@
 //! touched it for half the window), so memory grows with the writes to a
 //! key that is never quiet.
 
-use super::core::{Core, Ending, Finding, Options, Outcome, Tx, Unknown, RW, WR, WW};
-use crate::history::{MicroOp, MopKind, MopValue, Op, OpType, Process, Val};
+use super::core::{
+    core_accessors, pending, read_while_under_way, retire_all, settle, take, Core, Ending, Finding,
+    Keys, Options, Outcome, Tx, Unknown, Write, RW, WR, WW,
+};
+use crate::history::{MicroOp, MopKind, MopValue, Op, Val};
 use crate::infer::util::FxMap;
 use std::collections::{BTreeMap, VecDeque};
+use std::ops::{Deref, DerefMut};
 
 /// The versions of a key in use kept however old (see
 /// [`RwRegisterCheck::prune`]): enough that a read of a recent one finds
@@ -59,17 +63,24 @@ fn name(key: Val) -> String {
 /// The transaction that wrote one value of one key.
 #[derive(Clone, Copy)]
 struct Writer {
-    tx: Tx,
-    /// Its transaction's last write of the key.
-    last: bool,
-    outcome: Outcome,
+    write: Write,
     /// Another transaction wrote the value too: reads of it name neither.
     twice: bool,
-    /// The `:index` of the first committed read that showed it
-    /// (`i64::MIN`: none), should the writer abort later.
-    read_by: i64,
     /// Its commit timestamp, once placed in the key's version order.
     placed: Option<i64>,
+}
+
+impl Deref for Writer {
+    type Target = Write;
+    fn deref(&self) -> &Write {
+        &self.write
+    }
+}
+
+impl DerefMut for Writer {
+    fn deref_mut(&mut self) -> &mut Write {
+        &mut self.write
+    }
 }
 
 /// One key: who wrote it, who read its initial version.
@@ -140,47 +151,18 @@ impl RwRegisterCheck {
     /// Takes one op, with its micro-ops (a read's value is its scalar)
     /// and the commit timestamp its completion carries, if any.
     pub fn op(&mut self, op: &Op, txn: &[MicroOp], stamp: Option<i64>) {
-        let Process::Client(process) = op.process else {
-            return;
-        };
-        self.core.begin(op);
-        match op.ty {
-            OpType::Invoke => self.invoke(process, op.index, txn),
-            OpType::Ok => self.commit(process, txn, stamp),
-            OpType::Fail => self.end(process, Outcome::Aborted),
-            OpType::Info => self.end(process, Outcome::Indeterminate),
-        }
-        self.core.retire_nodes();
-        while let Some(key) = self.core.due_key() {
-            self.retire_key(key, false);
-        }
+        take(self, op, txn, |check, process| {
+            check.commit(process, txn, stamp)
+        });
     }
 
-    /// The findings made since the last call.
-    pub fn drain(&mut self) -> Vec<Finding> {
-        self.core.drain()
-    }
-
-    /// How many transactions the window retired so far.
-    pub fn retired(&self) -> u64 {
-        self.core.retired()
-    }
-
-    /// The first op that needed something retired, if any yet.
-    pub fn unknown(&self) -> Option<&Unknown> {
-        self.core.unknown()
-    }
+    core_accessors!();
 
     /// Ends the stream. With no finding, the answer is unknown: the
     /// version orders are open, but with commit timestamps that placed
     /// every version read or written.
     pub fn finish(mut self) -> Ending {
-        self.core.at = i64::MIN;
-        let mut keys: Vec<Val> = self.keys.keys().copied().collect();
-        keys.sort_unstable_by_key(|k| k.raw());
-        for key in keys {
-            self.retire_key(key, true);
-        }
+        retire_all(&mut self);
         let open = match self.stamped {
             true => self.unplaced.take(),
             false => Some(Unknown {
@@ -196,40 +178,6 @@ impl RwRegisterCheck {
         ending
     }
 
-    fn invoke(&mut self, process: i64, index: i64, txn: &[MicroOp]) {
-        let tx = self.core.invoke(index);
-        let mut writes = Vec::new();
-        for (i, m) in txn.iter().enumerate() {
-            let (MopKind::Write, MopValue::Val(v)) = (m.kind, m.value()) else {
-                continue;
-            };
-            if !self.touch(m.key) {
-                continue;
-            }
-            if v.is_nil() {
-                self.key(m.key).nil_written = true;
-                self.unplace(format!("nil is written to {}", name(m.key)));
-                continue;
-            }
-            let last = !(txn[i + 1..].iter()).any(|n| n.kind == MopKind::Write && n.key == m.key);
-            self.wrote(tx, m.key, v, last);
-            writes.push((m.key, v));
-        }
-        // Each key once, however often it wrote it.
-        let mut keys: Vec<Val> = writes.iter().map(|&(k, _)| k).collect();
-        keys.sort_unstable_by_key(|k| k.raw());
-        keys.dedup();
-        for key in keys {
-            let k = self.key(key);
-            k.writers.push_back(tx);
-            let readers = k.nil_readers.clone();
-            for r in readers {
-                self.core.link(r, tx, RW);
-            }
-        }
-        self.invoked.insert(process, Invoked { tx, writes });
-    }
-
     /// Notes that `tx` wrote `v` to `key`, its last write of the key if
     /// `last`.
     fn wrote(&mut self, tx: Tx, key: Val, v: Val, last: bool) {
@@ -237,11 +185,8 @@ impl RwRegisterCheck {
         match self.writers.entry((key, v)) {
             Entry::Vacant(e) => {
                 e.insert(Writer {
-                    tx,
-                    last,
-                    outcome: Outcome::Pending,
+                    write: Write::new(tx, last),
                     twice: false,
-                    read_by: i64::MIN,
                     placed: None,
                 });
                 self.key(key).values.push_back(v);
@@ -272,55 +217,17 @@ impl RwRegisterCheck {
         self.keys.entry(key).or_default()
     }
 
-    /// An aborted or indeterminate completion.
-    fn end(&mut self, process: i64, outcome: Outcome) {
-        let Some(t) = self.invoked.remove(&process) else {
-            return;
-        };
-        self.settle(&t, outcome, u64::MAX);
-        if outcome != Outcome::Aborted {
-            // Unread, it can go last in each key's order, where it closes
-            // no cycle: it has no edge out.
-            let read = (t.writes.iter()).any(|kv| self.readers_of(*kv));
-            if read {
-                self.unplace("a crashed transaction's write was read".to_string());
-            }
-            return;
-        }
-        // A read of one of its writes, made while it was under way.
-        let read = (t.writes.iter())
-            .filter_map(|kv| self.writers.get(kv))
-            .filter(|w| w.tx.node == t.tx.node && w.read_by != i64::MIN)
-            .map(|w| w.read_by)
-            .next();
-        if let Some(op) = read {
-            self.core.found("G1a", op);
-        }
-        for &(key, _) in &t.writes {
-            if let Some(k) = self.keys.get_mut(&key) {
-                k.writers.retain(|w| w.node != t.tx.node);
-            }
-        }
-        self.core.abort(t.tx);
-    }
-
-    /// Records the outcome of the writes of `t`, and when it completed.
-    fn settle(&mut self, t: &Invoked, outcome: Outcome, completed: u64) {
-        for kv in &t.writes {
-            if let Some(w) = self.writers.get_mut(kv) {
-                if w.tx.node == t.tx.node {
-                    w.outcome = outcome;
-                    w.tx.completed = completed;
-                }
-            }
-        }
-    }
-
     fn commit(&mut self, process: i64, txn: &[MicroOp], stamp: Option<i64>) {
         let Some(t) = self.invoked.remove(&process) else {
             return;
         };
-        self.settle(&t, Outcome::Committed, self.core.seq);
+        settle(
+            &mut self.writers,
+            &t.writes,
+            t.tx,
+            Outcome::Committed,
+            self.core.seq,
+        );
         let tx = self.core.commit(process, t.tx);
         if self.stamped {
             self.place_writes(tx, txn, stamp);
@@ -530,20 +437,9 @@ impl RwRegisterCheck {
     /// Notes that transaction `index` read version `v` of `key` first and
     /// then wrote it: the second to do so is a lost update.
     fn read_then_wrote(&mut self, index: i64, key: Val, v: Val) {
-        let Some(k) = self.keys.get_mut(&key) else {
-            return;
-        };
-        let first = k.lost.entry(v).or_insert(index);
-        if *first == index || *first == i64::MIN {
-            return;
+        if let Some(k) = self.keys.get_mut(&key) {
+            self.core.read_then_wrote(&mut k.lost, v, index);
         }
-        let txns = vec![*first, index];
-        *first = i64::MIN;
-        self.core.findings.push(Finding {
-            name: "lost-update".to_string(),
-            at: self.core.at,
-            what: super::About::Txns(txns),
-        });
     }
 
     /// Drops the oldest versions of a key in use whose writers the window
@@ -595,29 +491,6 @@ impl RwRegisterCheck {
             self.writers.remove(&(key, v));
         }
     }
-
-    /// Retires `key`: its state goes. Not (but at the end) while one of its
-    /// writers may still abort, which a read of it would make `G1a`: it
-    /// waits its next turn.
-    fn retire_key(&mut self, key: Val, end: bool) {
-        let Some(k) = self.keys.get(&key) else {
-            return;
-        };
-        let pending = (k.values.iter())
-            .filter_map(|&v| self.writers.get(&(key, v)))
-            .any(|w| w.outcome == Outcome::Pending);
-        if pending && !end {
-            self.core.retouch(key);
-            return;
-        }
-        let Some(k) = self.keys.remove(&key) else {
-            return;
-        };
-        self.core.forget(key, !end);
-        for v in k.values {
-            self.writers.remove(&(key, v));
-        }
-    }
 }
 
 /// Whether each read of a transaction shows what its earlier micro-ops of
@@ -638,4 +511,88 @@ fn internally_consistent(txn: &[MicroOp]) -> bool {
         }
     }
     true
+}
+
+impl Keys for RwRegisterCheck {
+    fn core(&mut self) -> &mut Core {
+        &mut self.core
+    }
+
+    fn keys_held(&self) -> Vec<Val> {
+        self.keys.keys().copied().collect()
+    }
+
+    fn invoke(&mut self, process: i64, index: i64, txn: &[MicroOp]) {
+        let tx = self.core.invoke(index);
+        let mut writes = Vec::new();
+        for (i, m) in txn.iter().enumerate() {
+            let (MopKind::Write, MopValue::Val(v)) = (m.kind, m.value()) else {
+                continue;
+            };
+            if !self.touch(m.key) {
+                continue;
+            }
+            if v.is_nil() {
+                self.key(m.key).nil_written = true;
+                self.unplace(format!("nil is written to {}", name(m.key)));
+                continue;
+            }
+            let last = !(txn[i + 1..].iter()).any(|n| n.kind == MopKind::Write && n.key == m.key);
+            self.wrote(tx, m.key, v, last);
+            writes.push((m.key, v));
+        }
+        // Each key once, however often it wrote it.
+        let mut keys: Vec<Val> = writes.iter().map(|&(k, _)| k).collect();
+        keys.sort_unstable_by_key(|k| k.raw());
+        keys.dedup();
+        for key in keys {
+            let k = self.key(key);
+            k.writers.push_back(tx);
+            let readers = k.nil_readers.clone();
+            for r in readers {
+                self.core.link(r, tx, RW);
+            }
+        }
+        self.invoked.insert(process, Invoked { tx, writes });
+    }
+
+    /// An aborted or indeterminate completion.
+    fn end(&mut self, process: i64, outcome: Outcome) {
+        let Some(t) = self.invoked.remove(&process) else {
+            return;
+        };
+        settle(&mut self.writers, &t.writes, t.tx, outcome, u64::MAX);
+        if outcome != Outcome::Aborted {
+            // Unread, it can go last in each key's order, where it closes
+            // no cycle: it has no edge out.
+            let read = (t.writes.iter()).any(|kv| self.readers_of(*kv));
+            if read {
+                self.unplace("a crashed transaction's write was read".to_string());
+            }
+            return;
+        }
+        if let Some(op) = read_while_under_way(&self.writers, &t.writes, t.tx) {
+            self.core.found("G1a", op);
+        }
+        for &(key, _) in &t.writes {
+            if let Some(k) = self.keys.get_mut(&key) {
+                k.writers.retain(|w| w.node != t.tx.node);
+            }
+        }
+        self.core.abort(t.tx);
+    }
+
+    /// Retires `key`: its state goes. Not (but at the end) while one of its
+    /// writers may still abort, which a read of it would make `G1a`: it
+    /// waits its next turn.
+    fn retire_key(&mut self, key: Val, end: bool) {
+        let writers = &self.writers;
+        let pending = |k: &Key| pending(writers, key, k.values.iter());
+        let Some(k) = self.core.retiring(&mut self.keys, key, end, pending) else {
+            return;
+        };
+        for v in k.values {
+            self.writers.remove(&(key, v));
+        }
+    }
 }
