@@ -354,3 +354,34 @@ fn reads_show_what_offline_names() {
     assert!(end.findings.is_empty());
     assert_eq!(end.unknown.map(|u| u.keyword), Some("version-orders"));
 }
+
+/// Commit timestamps at the ends of their range are timestamps like any
+/// other: a read of the version committed last finds no later one.
+#[test]
+fn extreme_commit_timestamps() {
+    let stamped = |index: usize, ty: &str, process: u32, value: &str, ts: i64| {
+        let op = txn(index, ty, process, value);
+        match ty {
+            "ok" => op.replace("}\n", &format!(", :commit-timestamp {ts}}}\n")),
+            _ => op,
+        }
+    };
+    let text = [
+        stamped(0, "invoke", 0, "[[:w :x 1]]", 0),
+        stamped(1, "ok", 0, "[[:w :x 1]]", i64::MIN),
+        stamped(2, "invoke", 1, "[[:r :x nil] [:w :x 2]]", 0),
+        stamped(3, "ok", 1, "[[:r :x 1] [:w :x 2]]", i64::MAX),
+        stamped(4, "invoke", 2, "[[:r :x nil]]", 0),
+        stamped(5, "ok", 2, "[[:r :x 2]]", i64::MAX - 1),
+    ]
+    .concat();
+    // Versions at MIN and MAX, a read of the one at MAX (by a transaction
+    // stamped before it: the order is the versions', not the readers').
+    let end = streamed_with(&text, false, u64::MAX, true);
+    assert!(end.unknown.is_none(), "{:?}", end.unknown);
+    assert!(end.findings.is_empty(), "{:?}", end.findings);
+    let rw = Some(Workload::RwRegister);
+    let mut h = parse_text(Format::Edn, "extreme.edn", text, rw).expect("parses");
+    commit_order::attach(&mut h, &OrderSource::parse("timestamps")).expect("timestamps");
+    assert_eq!(offline_decided(&h, "serializable").0, Validity::True);
+}

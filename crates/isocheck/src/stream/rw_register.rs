@@ -45,7 +45,7 @@ use super::core::{
 use crate::history::{MicroOp, MopKind, MopValue, Op, Val};
 use crate::infer::util::FxMap;
 use std::collections::{BTreeMap, VecDeque};
-use std::ops::{Deref, DerefMut};
+use std::ops::{Bound, Deref, DerefMut};
 
 /// The versions of a key in use kept however old (see
 /// [`RwRegisterCheck::prune`]): enough that a read of a recent one finds
@@ -395,7 +395,8 @@ impl RwRegisterCheck {
     fn read_placed(&mut self, tx: Tx, key: Val, v: Val, placed: Option<i64>) {
         let k = self.key(key);
         k.readers.entry(v).or_default().push(tx);
-        let next = placed.and_then(|at| k.order.range(at + 1..).next().map(|(_, &(_, n))| n));
+        let after = |at| (Bound::Excluded(at), Bound::Unbounded);
+        let next = placed.and_then(|at| k.order.range(after(at)).next().map(|(_, &(_, n))| n));
         if let Some(n) = next {
             self.core.link(tx, n, RW);
         }
