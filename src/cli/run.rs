@@ -298,8 +298,13 @@ fn online_model(a: &RunArgs, o: &run::Options) -> Result<Option<Model>, String> 
     if !a.online {
         return Ok(None);
     }
-    if a.workload != RunWorkload::ListAppend {
-        return Err("--online checks list-append runs only".to_string());
+    let transactions = [
+        RunWorkload::ListAppend,
+        RunWorkload::RwRegister,
+        RunWorkload::MiniTransactions,
+    ];
+    if !transactions.contains(&a.workload) {
+        return Err("--online checks list-append and rw-register runs only".to_string());
     }
     match super::stream::online_model(&o.models) {
         Some(m) => Ok(Some(m)),
