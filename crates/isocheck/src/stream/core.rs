@@ -162,7 +162,7 @@ pub struct Unknown {
 /// What a finished stream says.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Ending {
-    /// Every finding, in the order found (those [`StreamCheck::drain`]
+    /// Every finding, in the order found (those `drain`
     /// took not included).
     pub findings: Vec<Finding>,
     /// Set when a later op needed something retired: with no finding, the

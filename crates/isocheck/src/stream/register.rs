@@ -92,7 +92,7 @@ use crate::registers::{self, RegId, Violation};
 use std::collections::VecDeque;
 
 /// A violation of linearizability on one key, as the offline check names
-/// it ([`Violation::name`]).
+/// it (`Violation::name`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RegisterFinding {
     /// `realtime`, `fork`, `unwritten`, `cycle`, `no-order` or

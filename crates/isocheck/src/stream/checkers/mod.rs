@@ -6,7 +6,7 @@
 //! [`CheckerStream`] pairs each client's invocation with its completion,
 //! reads their values as `history::checker_ops` does for the whole file
 //! (the same shapes, errors and spans), and hands each pair to the check
-//! of its workload: [`counter`], [`set`], [`bank`]. Memory: the counter
+//! of its workload: `counter`, `set`, `bank`. Memory: the counter
 //! holds one entry per process and the reads whose upper bound still
 //! waits on an add under way; the bank its accounts (and, until the first
 //! read is known, the reads completed before it); the set the elements
