@@ -400,6 +400,35 @@ enum Check {
     Register(Box<RegisterStream>),
 }
 
+impl Check {
+    /// The findings made since the last call.
+    fn drain(&mut self) -> Vec<Finding> {
+        match self {
+            Check::ListAppend(check) => check.drain(),
+            Check::RwRegister(check) => check.drain(),
+            Check::Register(check) => (check.drain().into_iter())
+                .map(RegisterFinding::finding)
+                .collect(),
+            Check::Checker(check) => check.drain(),
+        }
+    }
+
+    /// Whether the final verdict may still be the offline check's on the
+    /// held input: not once the window retired something (the whole
+    /// history would need the memory the stream did without), nor for a
+    /// checker's stream, whose verdict is the checker's already; but
+    /// always for an rw-register's without timestamps (`stamped`), which
+    /// cannot say `valid`.
+    fn needs_input(&self, stamped: bool) -> bool {
+        match self {
+            Check::ListAppend(check) => check.retired() == 0,
+            Check::RwRegister(check) => !stamped || check.retired() == 0,
+            Check::Register(check) => check.retired() == 0,
+            Check::Checker(_) => false,
+        }
+    }
+}
+
 /// A stream under way: the check, and what it found so far.
 struct Streamed {
     /// The check, once the family is known.
@@ -454,11 +483,8 @@ impl Streamed {
         streamed
     }
 
-    /// Starts the check of `family`. The checkers' verdict is their
-    /// offline one (tests/stream_checkers.rs), and so is rw-register's
-    /// with timestamps: the input is not held for them, keeping the memory
-    /// the stream's. rw-register's without them needs the whole history:
-    /// held, and a window that retires transactions does not release it.
+    /// Starts the check of `family` (what of the input it keeps held:
+    /// [`Check::needs_input`], after each op fed).
     fn start(&mut self, family: Family) {
         self.family = Some(family);
         self.check = Some(match family {
@@ -468,7 +494,6 @@ impl Streamed {
                 Check::RwRegister(Box::new(check))
             }
             Family::Checker => {
-                self.held.release();
                 Check::Checker(Box::new(CheckerStream::new(self.workload, &self.jepsen)))
             }
             // A window of ops per key (linearizability is local); one of
@@ -563,9 +588,6 @@ impl Streamed {
             Some(Check::ListAppend(check)) => {
                 self.shape.check(op)?;
                 check.op(&op.op, op.txn(), |m| op.read_list(m));
-                if check.retired() > 0 {
-                    self.held.release();
-                }
             }
             Some(Check::RwRegister(check)) => {
                 self.shape.check(op)?;
@@ -574,34 +596,21 @@ impl Streamed {
                     false => None,
                 };
                 check.op(&op.op, op.txn(), stamp);
-                if self.stamped && check.retired() > 0 {
-                    self.held.release();
-                }
             }
             Some(Check::Checker(check)) => check.op(op, values)?,
-            Some(Check::Register(check)) => {
-                check.op(op, values)?;
-                if check.retired() > 0 {
-                    self.held.release();
-                }
-            }
+            Some(Check::Register(check)) => check.op(op, values)?,
             None => {}
+        }
+        if (self.check.as_ref()).is_some_and(|c| !c.needs_input(self.stamped)) {
+            self.held.release();
         }
         Ok(())
     }
 
     /// Prints the findings the check made since the last call.
     fn print_findings(&mut self) -> Result<(), ExitCode> {
-        let found = match &mut self.check {
-            Some(Check::ListAppend(check)) => check.drain(),
-            Some(Check::RwRegister(check)) => check.drain(),
-            Some(Check::Register(check)) => (check.drain().into_iter())
-                .map(RegisterFinding::finding)
-                .collect(),
-            Some(Check::Checker(check)) => check.drain(),
-            None => Vec::new(),
-        };
-        for f in found {
+        let found = self.check.as_mut().map(Check::drain);
+        for f in found.unwrap_or_default() {
             self.out.line(&self.out.finding(&f))?;
             self.names.insert(f.name);
         }

@@ -403,7 +403,7 @@ impl RwRegisterCheck {
     }
 
     /// Whether a committed transaction read the value `(key, v)`.
-    fn readers_of(&self, (key, v): (Val, Val)) -> bool {
+    fn was_read(&self, (key, v): (Val, Val)) -> bool {
         let w = self.writers.get(&(key, v));
         w.is_some_and(|w| w.read_by != i64::MIN)
     }
@@ -566,7 +566,7 @@ impl Keys for RwRegisterCheck {
         if outcome != Outcome::Aborted {
             // Unread, it can go last in each key's order, where it closes
             // no cycle: it has no edge out.
-            let read = (t.writes.iter()).any(|kv| self.readers_of(*kv));
+            let read = (t.writes.iter()).any(|kv| self.was_read(*kv));
             if read {
                 self.unplace("a crashed transaction's write was read".to_string());
             }
